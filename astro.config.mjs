@@ -1,0 +1,30 @@
+// @ts-check
+import node from '@astrojs/node';
+import { defineConfig, envField } from 'astro/config';
+
+/** Bodies larger than this are refused with 413; a contact message is at most ~20 KB. */
+const BODY_SIZE_LIMIT = 64 * 1024;
+
+export default defineConfig({
+  output: 'static',
+  adapter: node({ mode: 'standalone', bodySizeLimit: BODY_SIZE_LIMIT }),
+  // Nothing here needs a session, and the adapter would otherwise create a file store.
+  session: false,
+  security: {
+    // Astro's check answers 403 in plain text to any form post without an Origin
+    // header and to every cross-origin post; src/middleware.ts applies our own
+    // policy instead (docs/decisions/0003-origin-policy.md).
+    checkOrigin: false,
+  },
+  env: {
+    schema: {
+      // Read at build time and inlined into the contact script: public by design.
+      CONTACT_FORM_ENDPOINT: envField.string({
+        context: 'client',
+        access: 'public',
+        optional: true,
+        url: true,
+      }),
+    },
+  },
+});

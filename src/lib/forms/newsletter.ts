@@ -1,0 +1,10 @@
+import * as v from 'valibot';
+import { EmailField } from './email.ts';
+
+/** The newsletter form of SPEC.md 2.1: one email address. */
+export const NewsletterSchema = v.object({
+  email: EmailField,
+});
+
+/** A validated newsletter subscription. */
+export type NewsletterInput = v.InferOutput<typeof NewsletterSchema>;

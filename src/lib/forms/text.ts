@@ -1,0 +1,34 @@
+/**
+ * Normalises what a visitor typed before it is checked: NFC, so that "é" typed two
+ * ways counts the same, and trimmed, so that surrounding spaces never count.
+ */
+export function cleanText(value: string): string {
+  return value.normalize('NFC').trim();
+}
+
+/**
+ * Counts characters as people do: Unicode code points, not UTF-16 units.
+ * Hint: an emoji such as 😀 is one character here, where `"😀".length` is 2.
+ */
+export function characterCount(value: string): number {
+  let count = 0;
+  for (const _ of value) count++;
+  return count;
+}
+
+/**
+ * Whether the text holds a character that has no business in a one-line field:
+ * C0 and C1 controls (CR, LF, NUL, ...), line and paragraph separators, and the
+ * bidirectional overrides and isolates that can disguise text.
+ */
+export function hasControlCharacters(value: string): boolean {
+  return /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/u.test(value);
+}
+
+/**
+ * Whether a multi-line text holds a control character other than tab and line breaks.
+ * Hint: a message may span lines, so CR and LF are allowed there, NUL and the rest are not.
+ */
+export function hasControlCharactersInMultiline(value: string): boolean {
+  return /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u.test(value);
+}

@@ -1,0 +1,41 @@
+import * as v from 'valibot';
+import { INVALID_EMAIL } from '../forms/email.ts';
+import { NewsletterSchema } from '../forms/newsletter.ts';
+import { failure, readForm, success } from '../http.ts';
+import type { Logger } from '../log.ts';
+import type { NewsletterProvider, SubscribeFailure } from './provider.ts';
+
+/** What the newsletter handler needs. */
+export type NewsletterDeps = { provider: NewsletterProvider; logger: Logger };
+
+/** The answer a visitor gets for each way a subscription can fail: one table, one place. */
+export const NEWSLETTER_FAILURES: Record<SubscribeFailure, { status: number; error: string; headers?: Record<string, string> }> = {
+  'invalid-address': { status: 400, error: INVALID_EMAIL },
+  'not-resubscribable': {
+    status: 400,
+    error: 'This address unsubscribed earlier, so we cannot add it again here. Use the subscribe link in one of our earlier emails, or contact us.',
+  },
+  unavailable: {
+    status: 503,
+    error: 'The newsletter service is busy right now. Please try again in a few minutes.',
+    headers: { 'retry-after': '120' },
+  },
+  misconfigured: { status: 502, error: 'We could not subscribe you right now. Please try again later.' },
+};
+
+/** POST /api/newsletter (SPEC.md 4.1): read the form, validate the email, subscribe, answer. */
+export async function handleNewsletter(request: Request, { provider, logger }: NewsletterDeps): Promise<Response> {
+  const form = await readForm(request);
+  if (!form.ok) return form.response;
+
+  const parsed = v.safeParse(NewsletterSchema, form.fields);
+  if (!parsed.success) return failure(400, INVALID_EMAIL);
+
+  const outcome = await provider.subscribe(parsed.output.email);
+  if (outcome.ok) return success();
+
+  const answer = NEWSLETTER_FAILURES[outcome.reason];
+  const log = outcome.reason === 'misconfigured' ? logger.error : logger.warn;
+  log('newsletter.subscribe_failed', { provider: provider.name, reason: outcome.reason, detail: outcome.detail });
+  return failure(answer.status, answer.error, answer.headers);
+}

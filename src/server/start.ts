@@ -1,0 +1,72 @@
+/**
+ * Starts the site: reads the configuration (stopping with every problem named), opens
+ * the database, then serves the built Astro site from our own `node:http` server.
+ * Run it with `npm run serve` (after `npm run build`) or `npm start` (which builds first).
+ */
+import { existsSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { ConfigError, describeConfig, requireConfig } from '../lib/config.ts';
+import { createLogger } from '../lib/log.ts';
+import { createServices, installServices } from '../lib/services.ts';
+import { createHttpServer, type NodeHandler } from './http-server.ts';
+
+const ENTRY = new URL('../../dist/server/entry.mjs', import.meta.url);
+
+// A .env file beside package.json is read if present; ENV_FILE names another, or '' for none.
+const envFile = process.env.ENV_FILE ?? '.env';
+if (envFile && existsSync(envFile)) process.loadEnvFile(envFile);
+
+let config;
+try {
+  config = requireConfig(process.env);
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  process.stderr.write(`${error.message}\nSee .env.example and the configuration table in README.md.\n`);
+  process.exit(1);
+}
+
+const logger = createLogger({ level: config.logLevel });
+const services = createServices(config, logger);
+installServices(services);
+logger.info('server.config', describeConfig(config));
+if (config.newsletterChoice === 'default') {
+  logger.info('newsletter.local', { note: 'No newsletter provider is configured: subscribers are stored in the local database (npm run subscribers -- export).' });
+}
+if (!config.smtp) {
+  logger.info('contact.smtp_off', { note: 'SMTP_URL is not set: contact messages are stored, not emailed (npm run inbox -- list).' });
+}
+
+if (!existsSync(ENTRY)) {
+  process.stderr.write('The site is not built yet: run `npm run build` first, or `npm start` to build and serve.\n');
+  process.exit(1);
+}
+// The adapter starts its own server on import unless told not to; we serve through ours.
+process.env.ASTRO_NODE_AUTOSTART = 'disabled';
+const { handler } = (await import(ENTRY.href)) as { handler: NodeHandler };
+
+const server = createHttpServer(handler);
+server.listen(config.port, config.host, () => {
+  const { port } = server.address() as AddressInfo;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  logger.info('server.listening', { url: `http://${host}:${port}`, port });
+});
+
+let stopping = false;
+function stop(signal: string): void {
+  if (stopping) return;
+  stopping = true;
+  logger.info('server.stopping', { signal });
+  const force = setTimeout(() => {
+    logger.warn('server.stop_timeout', { note: 'requests still running after 10 s were cut off' });
+    server.closeAllConnections();
+  }, 10_000);
+  force.unref();
+  server.close(() => {
+    services.db.close();
+    logger.info('server.stopped');
+    process.exit(0);
+  });
+  server.closeIdleConnections();
+}
+process.on('SIGTERM', () => stop('SIGTERM'));
+process.on('SIGINT', () => stop('SIGINT'));

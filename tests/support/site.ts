@@ -1,0 +1,75 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const START = join(ROOT, 'src/server/start.ts');
+
+/** A running copy of the built site, in its own process with its own data directory. */
+export type Site = {
+  url: string;
+  dataDir: string;
+  process: ChildProcess;
+  /** Every line the server printed, stdout and stderr, parsed when it is JSON. */
+  logs: Array<Record<string, unknown> | string>;
+  /** Sends a signal and waits for the process to exit; answers its exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+};
+
+/**
+ * Starts `src/server/start.ts` on a free port of 127.0.0.1 with only the given
+ * environment (plus PATH), so a developer's own settings never leak into a test.
+ */
+export async function startSite(env: Record<string, string> = {}, options: { dataDir?: string } = {}): Promise<Site> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'site-forms-'));
+  const child = spawn(process.execPath, [START], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', ENV_FILE: '', HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, RATE_LIMIT_MAX: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: Site['logs'] = [];
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const onLine = (line: string) => {
+      let entry: Record<string, unknown> | string = line;
+      try {
+        entry = JSON.parse(line) as Record<string, unknown>;
+      } catch {}
+      logs.push(entry);
+      if (typeof entry === 'object' && entry.event === 'server.listening') resolve(`http://127.0.0.1:${entry.port}`);
+    };
+    for (const stream of [child.stdout!, child.stderr!]) {
+      let buffer = '';
+      stream.setEncoding('utf8').on('data', (chunk: string) => {
+        buffer += chunk;
+        let newline: number;
+        while ((newline = buffer.indexOf('\n')) >= 0) {
+          onLine(buffer.slice(0, newline));
+          buffer = buffer.slice(newline + 1);
+        }
+      });
+    }
+    void exited.then((code) => reject(new Error(`server exited with ${code} before listening:\n${logs.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n')}`)));
+  });
+  return {
+    url,
+    dataDir,
+    process: child,
+    logs,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      const code = await exited;
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      return code;
+    },
+  };
+}
+
+/** Posts a form as a browser's script would: multipart, no Origin unless given. */
+export function postForm(url: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
+  const body = new FormData();
+  for (const [name, value] of Object.entries(fields)) body.append(name, value);
+  return fetch(url, { method: 'POST', body, headers });
+}
