@@ -1,3 +1,4 @@
+/// <reference types="vitest/config" />
 import { getViteConfig } from 'astro/config';
 
 // Through Astro's Vite config, so that `astro:env/client` and the rest resolve in tests

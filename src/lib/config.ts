@@ -118,16 +118,21 @@ const PROVIDER_KEYS = {
  * Hint: problems name the variable, never its value, because values may be secrets.
  */
 export function readConfig(env: Record<string, string | undefined>): ConfigResult {
-  const parsed = v.safeParse(EnvSchema, env);
+  const problems: string[] = [];
+  let parsed = v.safeParse(EnvSchema, env);
   if (!parsed.success) {
+    // Name the malformed variables, then check the rest without them so that every
+    // problem is listed in one go rather than one per restart.
     const nested = v.flatten<typeof EnvSchema>(parsed.issues).nested ?? {};
-    return {
-      ok: false,
-      problems: Object.entries(nested).map(([name, messages]) => `${name} ${messages?.[0] ?? 'is invalid'}`),
-    };
+    const rest = { ...env };
+    for (const [name, messages] of Object.entries(nested)) {
+      problems.push(`${name} ${messages?.[0] ?? 'is invalid'}`);
+      delete rest[name];
+    }
+    parsed = v.safeParse(EnvSchema, rest);
+    if (!parsed.success) return { ok: false, problems };
   }
   const e = parsed.output;
-  const problems: string[] = [];
   const missing = (name: string, value: string | undefined, because: string): string => {
     if (value === undefined) problems.push(`${name} is required ${because}`);
     return value ?? '';

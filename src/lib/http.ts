@@ -76,7 +76,7 @@ function tooLarge(limit: number): Response {
   return failure(413, `The form is too large; the limit is ${Math.floor(limit / 1024)} KB`);
 }
 
-async function readBody(request: Request, limit: number): Promise<Uint8Array | 'too-large' | 'unreadable'> {
+async function readBody(request: Request, limit: number): Promise<Uint8Array<ArrayBuffer> | 'too-large' | 'unreadable'> {
   if (!request.body) return new Uint8Array();
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

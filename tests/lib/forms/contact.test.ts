@@ -1,0 +1,126 @@
+import { describe, expect, test } from 'vitest';
+import { CONTACT_MESSAGES, parseContact } from '../../../src/lib/forms/contact.ts';
+import { INVALID_EMAIL } from '../../../src/lib/forms/email.ts';
+
+const valid = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello there, this is a message.', honeypot: '' };
+const chars = (n: number, c = 'a') => c.repeat(n);
+
+describe('contact name', () => {
+  test.each([
+    ['1 character', chars(1), false],
+    ['2 characters', chars(2), true],
+    ['100 characters', chars(100), true],
+    ['101 characters', chars(101), false],
+    ['empty', '', false],
+    ['only spaces', '     ', false],
+    ['2 characters inside spaces', '  ab  ', true],
+    ['2 emoji (4 UTF-16 units)', '😀😀', true],
+    ['100 emoji (200 UTF-16 units)', chars(100, '😀'), true],
+    ['101 emoji', chars(101, '😀'), false],
+    ['a decomposed é plus one letter (NFC makes it 2)', 'e\u0301x', true],
+  ])('%s is %s', (_, name, accepted) => {
+    const result = parseContact({ ...valid, name });
+    expect(result.ok).toBe(accepted);
+    if (!result.ok) expect(result.errors).toEqual({ name: [CONTACT_MESSAGES.nameLength] });
+  });
+
+  test.each([
+    ['CR LF', 'Ada\r\nBcc: x@evil.test'],
+    ['NUL', 'Ada\u0000'],
+    ['a C1 control', 'Ada\u0085x'],
+    ['a line separator', 'Ada\u2028x'],
+    ['a bidi override', 'Ada\u202ex'],
+    ['a bidi isolate', 'Ada\u2066x'],
+  ])('rejects a name with %s', (_, name) => {
+    expect(parseContact({ ...valid, name })).toEqual({ ok: false, errors: { name: [CONTACT_MESSAGES.nameCharacters] } });
+  });
+});
+
+describe('contact message', () => {
+  test.each([
+    [9, false, CONTACT_MESSAGES.messageTooShort],
+    [10, true, undefined],
+    [5000, true, undefined],
+    [5001, false, CONTACT_MESSAGES.messageTooLong],
+  ])('%i characters: accepted %s', (length, accepted, message) => {
+    const result = parseContact({ ...valid, message: chars(length) });
+    expect(result).toEqual(accepted ? expect.objectContaining({ ok: true }) : { ok: false, errors: { message: [message] } });
+  });
+
+  test('rejects a 9-character message with the message of the spec', () => {
+    expect(parseContact({ ...valid, message: '123456789' })).toEqual({
+      ok: false,
+      errors: { message: ['Message must be at least 10 characters'] },
+    });
+  });
+
+  test('counts 10 emoji as 10 characters', () => {
+    expect(parseContact({ ...valid, message: chars(10, '😀') }).ok).toBe(true);
+  });
+
+  test('does not count surrounding white space', () => {
+    expect(parseContact({ ...valid, message: `   ${chars(9)}\n\n  ` }).ok).toBe(false);
+  });
+
+  test('keeps line breaks inside a message', () => {
+    const result = parseContact({ ...valid, message: 'Line one\r\nLine two' });
+    expect(result).toEqual({ ok: true, input: expect.objectContaining({ message: 'Line one\r\nLine two' }) });
+  });
+
+  test('rejects NUL inside a message', () => {
+    expect(parseContact({ ...valid, message: 'Hello there\u0000 friend' })).toEqual({
+      ok: false,
+      errors: { message: [CONTACT_MESSAGES.messageCharacters] },
+    });
+  });
+});
+
+describe('contact honeypot', () => {
+  test.each([
+    ['empty', { honeypot: '' }, true],
+    ['absent', { honeypot: undefined }, true],
+    ['filled', { honeypot: 'http://spam.example' }, false],
+    ['a single space', { honeypot: ' ' }, false],
+  ])('%s: accepted %s', (_, override, accepted) => {
+    const fields: Record<string, unknown> = { ...valid, ...override };
+    if (override.honeypot === undefined) delete fields.honeypot;
+    const result = parseContact(fields);
+    expect(result.ok).toBe(accepted);
+    if (!result.ok) expect(result.errors).toEqual({ honeypot: ['This field must be left empty'] });
+  });
+});
+
+describe('contact form as a whole', () => {
+  test('reports every failing field at once and leaves good fields out', () => {
+    const result = parseContact({ name: 'A', email: 'nope', message: 'short', honeypot: 'x' });
+    expect(result).toEqual({
+      ok: false,
+      errors: {
+        name: [CONTACT_MESSAGES.nameLength],
+        email: [INVALID_EMAIL],
+        message: [CONTACT_MESSAGES.messageTooShort],
+        honeypot: [CONTACT_MESSAGES.honeypot],
+      },
+    });
+  });
+
+  test('treats missing fields as empty', () => {
+    expect(parseContact({})).toEqual({
+      ok: false,
+      errors: { name: [CONTACT_MESSAGES.nameLength], email: [INVALID_EMAIL], message: [CONTACT_MESSAGES.messageTooShort] },
+    });
+  });
+
+  test('refuses a file where text is expected', () => {
+    const file = new File(['x'], 'x.txt');
+    const result = parseContact({ ...valid, name: file });
+    expect(result).toEqual({ ok: false, errors: { name: [CONTACT_MESSAGES.nameLength] } });
+  });
+
+  test('answers the cleaned input', () => {
+    expect(parseContact({ ...valid, name: '  Ade\u0301le  ', email: ' ada@example.com ' })).toEqual({
+      ok: true,
+      input: { ...valid, name: 'Ad\u00e9le', email: 'ada@example.com' },
+    });
+  });
+});

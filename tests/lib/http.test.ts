@@ -1,0 +1,83 @@
+import { describe, expect, test } from 'vitest';
+import { BODY_LIMIT_BYTES, readForm } from '../../src/lib/http.ts';
+
+const post = (body: BodyInit, headers: Record<string, string> = {}) =>
+  new Request('http://site.test/api/contact', { method: 'POST', body, headers });
+
+async function refusal(result: Awaited<ReturnType<typeof readForm>>) {
+  if (result.ok) throw new Error('expected a refusal');
+  return { status: result.response.status, body: await result.response.json() };
+}
+
+describe('readForm', () => {
+  test('reads multipart/form-data', async () => {
+    const form = new FormData();
+    form.append('name', 'Ada');
+    await expect(readForm(post(form))).resolves.toEqual({ ok: true, fields: expect.objectContaining({ name: 'Ada' }) });
+  });
+
+  test('reads application/x-www-form-urlencoded', async () => {
+    const result = await readForm(post('name=Ada&email=a%40b.co', { 'content-type': 'application/x-www-form-urlencoded' }));
+    expect(result).toEqual({ ok: true, fields: expect.objectContaining({ name: 'Ada', email: 'a@b.co' }) });
+  });
+
+  test('keeps the first of duplicated fields', async () => {
+    const result = await readForm(post('name=first&name=second', { 'content-type': 'application/x-www-form-urlencoded' }));
+    expect(result.ok && result.fields.name).toBe('first');
+  });
+
+  test('keeps a field named __proto__ as a plain field', async () => {
+    const result = await readForm(post('__proto__=x', { 'content-type': 'application/x-www-form-urlencoded' }));
+    expect(result.ok && Object.getPrototypeOf(result.fields)).toBe(null);
+    expect(result.ok && result.fields.__proto__).toBe('x');
+  });
+
+  test.each([
+    ['JSON', 'application/json', '{"email":"a@b.co"}'],
+    ['plain text', 'text/plain', 'email=a@b.co'],
+    ['no content type', '', 'email=a@b.co'],
+  ])('refuses %s with 415', async (_, type, body) => {
+    const request = new Request('http://site.test/api/contact', { method: 'POST', body: new Blob([body], { type }) });
+    const { status, body: answer } = await refusal(await readForm(request));
+    expect(status).toBe(415);
+    expect(answer).toEqual({ success: false, error: expect.any(String) });
+  });
+
+  test('refuses a body past the limit with 413, even without a Content-Length', async () => {
+    const big = 'x'.repeat(BODY_LIMIT_BYTES + 1);
+    const stream = new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(`message=${big}`));
+        controller.close();
+      },
+    });
+    const request = new Request('http://site.test/api/contact', {
+      method: 'POST',
+      body: stream,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      duplex: 'half',
+    } as RequestInit);
+    const { status, body } = await refusal(await readForm(request));
+    expect(status).toBe(413);
+    expect(body.success).toBe(false);
+  });
+
+  test('refuses a declared Content-Length past the limit with 413 before reading', async () => {
+    const request = post('name=Ada', { 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(10 * 1024 * 1024) });
+    expect((await refusal(await readForm(request))).status).toBe(413);
+  });
+
+  test('refuses a malformed multipart body with 400', async () => {
+    const body = '--abc\r\nContent-Disposition: form-data; name="name"\r\n\r\nAda'; // no closing boundary
+    const request = post(body, { 'content-type': 'multipart/form-data; boundary=abc' });
+    const { status, body: answer } = await refusal(await readForm(request));
+    expect(status).toBe(400);
+    expect(answer).toEqual({ success: false, error: 'The form could not be read' });
+  });
+
+  test('refuses multipart with the wrong boundary with 400', async () => {
+    const body = '--other\r\nContent-Disposition: form-data; name="name"\r\n\r\nAda\r\n--other--\r\n';
+    const request = post(body, { 'content-type': 'multipart/form-data; boundary=abc' });
+    expect((await refusal(await readForm(request))).status).toBe(400);
+  });
+});
