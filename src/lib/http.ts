@@ -109,3 +109,11 @@ async function readBody(request: Request, limit: number): Promise<Uint8Array<Arr
 export function methodNotAllowed(allowed: readonly string[]): Response {
   return failure(405, `Use ${allowed.join(' or ')} for this address`, { allow: allowed.join(', ') });
 }
+
+/** 429 with `Retry-After`, for a client or an address past its limit. */
+export function tooManyRequests(retryAfterSeconds: number): Response {
+  const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
+  return failure(429, `Too many attempts. Please try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, {
+    'retry-after': String(retryAfterSeconds),
+  });
+}

@@ -2,6 +2,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import { type Config, requireConfig } from './config.ts';
 import { createSubmissionStore, type SubmissionStore } from './contact/store.ts';
 import { createLogger, type Logger } from './log.ts';
+import { type AbuseLimits, createAbuseLimits } from './rate-limit.ts';
 import type { NewsletterProvider } from './newsletter/provider.ts';
 import { createNewsletterProvider } from './newsletter/registry.ts';
 import { openDatabase } from './store/database.ts';
@@ -13,6 +14,7 @@ export type Services = {
   db: DatabaseSync;
   provider: NewsletterProvider;
   store: SubmissionStore;
+  limits: AbuseLimits;
   /** Called after a submission is stored, so delivery can start without waiting for the next poll. */
   onStored: (id: number) => void;
 };
@@ -26,6 +28,7 @@ export function createServices(config: Config, logger: Logger): Services {
     db,
     provider: createNewsletterProvider(config.newsletter, db),
     store: createSubmissionStore(db),
+    limits: createAbuseLimits(config, logger),
     onStored: () => {},
   };
 }

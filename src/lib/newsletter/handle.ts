@@ -1,12 +1,13 @@
 import * as v from 'valibot';
 import { INVALID_EMAIL } from '../forms/email.ts';
 import { NewsletterSchema } from '../forms/newsletter.ts';
-import { failure, readForm, success } from '../http.ts';
+import { failure, readForm, success, tooManyRequests } from '../http.ts';
 import type { Logger } from '../log.ts';
+import type { AbuseLimits } from '../rate-limit.ts';
 import type { NewsletterProvider, SubscribeFailure } from './provider.ts';
 
 /** What the newsletter handler needs. */
-export type NewsletterDeps = { provider: NewsletterProvider; logger: Logger };
+export type NewsletterDeps = { provider: NewsletterProvider; logger: Logger; limits?: Pick<AbuseLimits, 'checkAddress'> };
 
 /** The answer a visitor gets for each way a subscription can fail: one table, one place. */
 export const NEWSLETTER_FAILURES: Record<SubscribeFailure, { status: number; error: string; headers?: Record<string, string> }> = {
@@ -24,12 +25,15 @@ export const NEWSLETTER_FAILURES: Record<SubscribeFailure, { status: number; err
 };
 
 /** POST /api/newsletter (SPEC.md 4.1): read the form, validate the email, subscribe, answer. */
-export async function handleNewsletter(request: Request, { provider, logger }: NewsletterDeps): Promise<Response> {
+export async function handleNewsletter(request: Request, { provider, logger, limits }: NewsletterDeps): Promise<Response> {
   const form = await readForm(request);
   if (!form.ok) return form.response;
 
   const parsed = v.safeParse(NewsletterSchema, form.fields);
   if (!parsed.success) return failure(400, INVALID_EMAIL);
+
+  const allowed = (await limits?.checkAddress(parsed.output.email)) ?? { ok: true };
+  if (!allowed.ok) return tooManyRequests(allowed.retryAfterSeconds);
 
   const outcome = await provider.subscribe(parsed.output.email);
   if (outcome.ok) return success();

@@ -1,0 +1,90 @@
+import { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Config } from './config.ts';
+import { describeError, type Logger } from './log.ts';
+
+/** The verdict on one request. */
+export type LimitVerdict = { ok: true } | { ok: false; retryAfterSeconds: number };
+
+/** The routes limited per client; each has its own budget. */
+export type LimitedRoute = 'newsletter' | 'contact';
+
+/** The abuse limits of the endpoints. */
+export interface AbuseLimits {
+  /** Counts one post from a client (by its key) on a route. */
+  checkClient(route: LimitedRoute, clientKey: string): Promise<LimitVerdict>;
+  /** Counts one subscription attempt for an address. */
+  checkAddress(email: string): Promise<LimitVerdict>;
+  close(): Promise<void>;
+}
+
+/** Subscriptions allowed per address and day, whatever the client. */
+export const SUBSCRIPTIONS_PER_ADDRESS_PER_DAY = 3;
+
+const ALWAYS: LimitVerdict = { ok: true };
+
+/**
+ * Builds the limits of the configuration: in memory, or shared through Redis with the
+ * memory limiter as insurance while Redis is unreachable.
+ * Hint: `RATE_LIMIT_MAX=0` turns every limit off, for development and tests.
+ */
+export function createAbuseLimits(config: Pick<Config, 'rateLimit' | 'redisUrl'>, logger: Logger): AbuseLimits {
+  const { max, windowSeconds } = config.rateLimit;
+  if (max === 0) return { checkClient: async () => ALWAYS, checkAddress: async () => ALWAYS, close: async () => {} };
+
+  const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
+  const limiter = (keyPrefix: string, points: number, duration: number) => {
+    const memory = new RateLimiterMemory({ keyPrefix, points, duration });
+    if (!redis) return memory;
+    // rejectIfRedisNotReady: while Redis is down, go straight to memory instead of queueing.
+    return new RateLimiterRedis({ storeClient: redis, keyPrefix, points, duration, rejectIfRedisNotReady: true, insuranceLimiter: memory });
+  };
+  const perClient = {
+    newsletter: limiter('site-forms:newsletter', max, windowSeconds),
+    contact: limiter('site-forms:contact', max, windowSeconds),
+  };
+  const perAddress = limiter('site-forms:address', SUBSCRIPTIONS_PER_ADDRESS_PER_DAY, 24 * 3600);
+
+  return {
+    checkClient: (route, key) => consume(perClient[route], key, logger),
+    checkAddress: (email) => consume(perAddress, email.toLowerCase(), logger),
+    async close() {
+      redis?.disconnect();
+    },
+  };
+}
+
+async function consume(limiter: RateLimiterMemory | RateLimiterRedis, key: string, logger: Logger): Promise<LimitVerdict> {
+  try {
+    await limiter.consume(key);
+    return ALWAYS;
+  } catch (rejection) {
+    if (rejection instanceof RateLimiterRes) {
+      return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)) };
+    }
+    // A store failure with no insurance left: let the visitor through rather than lose a message.
+    logger.error('rate_limit.failed', { error: describeError(rejection) });
+    return ALWAYS;
+  }
+}
+
+function connectRedis(url: string, logger: Logger): Redis {
+  const redis = new Redis(url, {
+    // Fail fast while disconnected; the memory limiter takes over.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 2000,
+    retryStrategy: (attempt) => Math.min(attempt * 500, 5000),
+  });
+  let down = false;
+  redis.on('error', (error) => {
+    if (down) return;
+    down = true;
+    logger.warn('rate_limit.redis_unreachable', { error: describeError(error), note: 'limits are kept in memory until Redis is back' });
+  });
+  redis.on('ready', () => {
+    if (down) logger.info('rate_limit.redis_back');
+    down = false;
+  });
+  return redis;
+}

@@ -1,0 +1,83 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createLogger, silentLogger } from '../../src/lib/log.ts';
+import { createAbuseLimits } from '../../src/lib/rate-limit.ts';
+import { type RedisServer, startRedis } from '../support/redis.ts';
+
+const config = (max: number, redisUrl?: string) => ({ rateLimit: { max, windowSeconds: 600 }, redisUrl });
+
+async function countAllowed(check: () => Promise<{ ok: boolean }>, times: number) {
+  let allowed = 0;
+  for (let i = 0; i < times; i++) if ((await check()).ok) allowed++;
+  return allowed;
+}
+
+describe('abuse limits in memory', () => {
+  test('allows RATE_LIMIT_MAX posts per client and route, then answers with a retry delay', async () => {
+    const limits = createAbuseLimits(config(5), silentLogger);
+    await expect(countAllowed(() => limits.checkClient('contact', '203.0.113.7'), 8)).resolves.toBe(5);
+    const verdict = await limits.checkClient('contact', '203.0.113.7');
+    expect(verdict).toEqual({ ok: false, retryAfterSeconds: expect.any(Number) });
+    expect(verdict.ok === false && verdict.retryAfterSeconds).toBeGreaterThan(500);
+  });
+
+  test('other clients and the other route are unaffected', async () => {
+    const limits = createAbuseLimits(config(2), silentLogger);
+    await countAllowed(() => limits.checkClient('contact', 'a'), 5);
+    await expect(limits.checkClient('contact', 'b')).resolves.toEqual({ ok: true });
+    await expect(limits.checkClient('newsletter', 'a')).resolves.toEqual({ ok: true });
+  });
+
+  test('allows 3 subscriptions per address per day, whatever its case', async () => {
+    const limits = createAbuseLimits(config(100), silentLogger);
+    const emails = ['Ada@Example.com', 'ada@example.com', 'ADA@EXAMPLE.COM', 'ada@example.com'];
+    const verdicts = [];
+    for (const email of emails) verdicts.push((await limits.checkAddress(email)).ok);
+    expect(verdicts).toEqual([true, true, true, false]);
+  });
+
+  test('RATE_LIMIT_MAX=0 turns limiting off', async () => {
+    const limits = createAbuseLimits(config(0), silentLogger);
+    await expect(countAllowed(() => limits.checkClient('contact', 'a'), 50)).resolves.toBe(50);
+    await expect(countAllowed(() => limits.checkAddress('a@b.co'), 50)).resolves.toBe(50);
+  });
+});
+
+describe('abuse limits shared through a real Redis', () => {
+  let redis: RedisServer;
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(() => redis.stop());
+
+  test('two instances share one budget', async () => {
+    const one = createAbuseLimits(config(4, redis.url), silentLogger);
+    const two = createAbuseLimits(config(4, redis.url), silentLogger);
+    await new Promise((r) => setTimeout(r, 200));
+    let allowed = 0;
+    for (let i = 0; i < 4; i++) {
+      if ((await one.checkClient('newsletter', 'shared-client')).ok) allowed++;
+      if ((await two.checkClient('newsletter', 'shared-client')).ok) allowed++;
+    }
+    expect(allowed).toBe(4);
+    const client = new Redis(redis.url);
+    await expect(client.get('site-forms:newsletter:shared-client')).resolves.toBe('8');
+    client.disconnect();
+    await one.close();
+    await two.close();
+  });
+
+  test('falls back to memory when Redis is unreachable, logging it once', async () => {
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'debug', write: (line) => lines.push(line) });
+    const dead = await startRedis();
+    const limits = createAbuseLimits(config(2, dead.url), logger);
+    await new Promise((r) => setTimeout(r, 200));
+    await dead.stop();
+    // Still limited, now by the in-memory insurance.
+    await expect(countAllowed(() => limits.checkClient('contact', 'while-down'), 5)).resolves.toBe(2);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(lines.filter((l) => l.includes('rate_limit.redis_unreachable'))).toHaveLength(1);
+    await limits.close();
+  });
+});
