@@ -14,23 +14,64 @@ export const SERVER_TIMEOUTS = {
   keepAliveTimeout: 65_000,
 } as const;
 
+/** Our server, with what a graceful stop needs to know. */
+export type HttpServer = {
+  server: Server;
+  /**
+   * Stops gracefully: no new connections, requests in flight are answered, idle
+   * connections close; whatever still runs after `timeoutMs` is cut off.
+   */
+  shutdown(timeoutMs: number): Promise<'clean' | 'forced'>;
+};
+
 /**
- * Wraps the adapter's handler in a `node:http` server we control: timeouts, and a 413
- * from the declared length before any body is read.
+ * Wraps the adapter's handler in a `node:http` server we control: timeouts, a 413 from
+ * the declared length before any body is read, and a graceful stop.
  */
-export function createHttpServer(handler: NodeHandler): Server {
-  const server = createServer({ ...SERVER_TIMEOUTS, requestTimeout: SERVER_TIMEOUTS.requestTimeout }, (req, res) => {
+export function createHttpServer(handler: NodeHandler): HttpServer {
+  const inFlight = new Set<ServerResponse>();
+  let draining = false;
+
+  const server = createServer({ headersTimeout: SERVER_TIMEOUTS.headersTimeout, requestTimeout: SERVER_TIMEOUTS.requestTimeout }, (req, res) => {
+    inFlight.add(res);
+    res.once('close', () => inFlight.delete(res));
+    if (draining) closeAfter(res);
     if (declaresTooLargeBody(req)) {
       // Answer at once and close: waiting for a body that may never come would hold the socket.
       res.writeHead(413, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
       res.end(JSON.stringify({ success: false, error: `The form is too large; the limit is ${BODY_LIMIT_BYTES / 1024} KB` }));
-      req.resume();
       return;
     }
     void handler(req, res);
   });
   server.keepAliveTimeout = SERVER_TIMEOUTS.keepAliveTimeout;
-  return server;
+
+  // While stopping, a keep-alive connection ends with the answer it is carrying, so
+  // `close()` need not wait for the keep-alive timeout.
+  function closeAfter(res: ServerResponse): void {
+    if (!res.headersSent) res.shouldKeepAlive = false;
+    res.once('finish', () => setImmediate(() => server.closeIdleConnections()));
+  }
+
+  return {
+    server,
+    shutdown(timeoutMs) {
+      draining = true;
+      for (const res of inFlight) closeAfter(res);
+      return new Promise((resolve) => {
+        let forced = false;
+        const force = setTimeout(() => {
+          forced = true;
+          server.closeAllConnections();
+        }, timeoutMs);
+        server.close(() => {
+          clearTimeout(force);
+          resolve(forced ? 'forced' : 'clean');
+        });
+        server.closeIdleConnections();
+      });
+    },
+  };
 }
 
 function declaresTooLargeBody(req: IncomingMessage): boolean {

@@ -44,29 +44,27 @@ if (!existsSync(ENTRY)) {
 process.env.ASTRO_NODE_AUTOSTART = 'disabled';
 const { handler } = (await import(ENTRY.href)) as { handler: NodeHandler };
 
-const server = createHttpServer(handler);
+const { server, shutdown } = createHttpServer(handler);
 server.listen(config.port, config.host, () => {
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   logger.info('server.listening', { url: `http://${host}:${port}`, port });
 });
 
+/** How long requests in flight may take to finish once a stop is asked for. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
 let stopping = false;
-function stop(signal: string): void {
+async function stop(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   logger.info('server.stopping', { signal });
-  const force = setTimeout(() => {
-    logger.warn('server.stop_timeout', { note: 'requests still running after 10 s were cut off' });
-    server.closeAllConnections();
-  }, 10_000);
-  force.unref();
-  server.close(() => {
-    services.db.close();
-    logger.info('server.stopped');
-    process.exit(0);
-  });
-  server.closeIdleConnections();
+  const how = await shutdown(SHUTDOWN_GRACE_MS);
+  if (how === 'forced') logger.warn('server.stop_forced', { note: `requests still running after ${SHUTDOWN_GRACE_MS / 1000} s were cut off` });
+  await services.limits.close();
+  services.db.close();
+  logger.info('server.stopped');
+  process.exit(0);
 }
-process.on('SIGTERM', () => stop('SIGTERM'));
-process.on('SIGINT', () => stop('SIGINT'));
+process.on('SIGTERM', () => void stop('SIGTERM'));
+process.on('SIGINT', () => void stop('SIGINT'));
