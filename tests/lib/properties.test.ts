@@ -1,0 +1,87 @@
+import fc from 'fast-check';
+import * as v from 'valibot';
+import { describe, expect, test } from 'vitest';
+import { parseContact } from '../../src/lib/forms/contact.ts';
+import { EmailField } from '../../src/lib/forms/email.ts';
+import { NewsletterSchema } from '../../src/lib/forms/newsletter.ts';
+
+const MAX_INPUT = 64 * 1024;
+
+/** Text of any size up to the body limit, biased towards what breaks validators. */
+const anyText = fc.oneof(
+  fc.string({ maxLength: 300, unit: 'binary' }),
+  fc.string({ maxLength: MAX_INPUT, unit: 'grapheme' }),
+  fc.string({ maxLength: 2000, unit: fc.constantFrom('a', '@', '.', '-', '+', '_', ' ', '\r', '\n', '\u0000', '"', ',', '<', '>', '\u202e') }),
+  // Long runs of what a backtracking email pattern would choke on.
+  fc.nat({ max: MAX_INPUT / 2 }).map((n) => `${'a.'.repeat(n / 2)}@`),
+  fc.nat({ max: MAX_INPUT / 2 }).map((n) => `a@${'a-'.repeat(n / 2)}!`),
+  fc.nat({ max: MAX_INPUT }).map((n) => 'a'.repeat(n)),
+);
+
+/** The fastest of three runs, so a garbage-collection pause is not taken for slowness. */
+function fastestMs(run: () => void): number {
+  let best = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < 3; i++) {
+    const started = performance.now();
+    run();
+    best = Math.min(best, performance.now() - started);
+  }
+  return best;
+}
+
+const word = (chars: string, max: number) => fc.string({ minLength: 1, maxLength: max, unit: fc.constantFrom(...chars.split('')) });
+/** Addresses as people have them: the property below needs many that are accepted. */
+const plainEmail = fc
+  .tuple(word('abcdefghijklmnopqrstuvwxyz0123456789', 20), fc.option(word('abcxyz0189_+-', 8), { nil: undefined }), word('abcdefghij0123', 15), word('comnetorgiouk', 6))
+  .map(([local, tag, domain, tld]) => `${local}${tag ? `.${tag}` : ''}@${domain}.${tld.length < 2 ? `${tld}x` : tld}`);
+
+describe('validators under any input', () => {
+  test('the contact validator never throws and stays under 5 ms for inputs up to 64 KiB', () => {
+    fc.assert(
+      fc.property(anyText, anyText, anyText, anyText, (name, email, message, honeypot) => {
+        const ms = fastestMs(() => parseContact({ name, email, message, honeypot }));
+        expect(ms).toBeLessThan(5);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  test('the newsletter validator never throws and stays under 5 ms for inputs up to 64 KiB', () => {
+    fc.assert(
+      fc.property(anyText, (email) => {
+        const ms = fastestMs(() => v.safeParse(NewsletterSchema, { email }));
+        expect(ms).toBeLessThan(5);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test('an accepted email never holds CR, LF, NUL, a comma, a quote or angle brackets', () => {
+    const emailish = fc.oneof(
+      plainEmail,
+      fc.emailAddress(),
+      fc.tuple(plainEmail, fc.constantFrom('\r', '\n', '\u0000', ',', '"', '<', '>'), fc.nat({ max: 30 })).map(
+        ([email, bad, at]) => email.slice(0, at % email.length) + bad + email.slice(at % email.length),
+      ),
+      anyText,
+    );
+    fc.assert(
+      fc.property(emailish, (email) => {
+        const result = v.safeParse(EmailField, email);
+        if (result.success) expect(result.output).not.toMatch(/[\r\n\u0000,"<>]/);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  test('fast-check finds accepted emails at all (the property above is not vacuous)', () => {
+    let accepted = 0;
+    fc.assert(
+      fc.property(plainEmail, (email) => {
+        if (v.safeParse(EmailField, email).success) accepted++;
+      }),
+      { numRuns: 200 },
+    );
+    expect(accepted).toBeGreaterThan(100);
+  });
+});
