@@ -1,0 +1,177 @@
+/**
+ * `npm run bench`: our server against a bare node:http server doing the same work, on
+ * 127.0.0.1 only, bounded by request count and time. Prints requests per second, p50/p99
+ * latency and peak RSS per scenario, and the ratio ours/bare. See docs/performance.md.
+ */
+import autocannon from 'autocannon';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 25_000);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+/** No single run may take longer than this, whatever the machine. */
+const RUN_TIMEOUT_S = 60;
+
+const BOUNDARY = 'benchBoundary7MA4YWxkTrZu0gW';
+const multipart = (fields: Record<string, string>) =>
+  Object.entries(fields)
+    .map(([name, value]) => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)
+    .join('') + `--${BOUNDARY}--\r\n`;
+const formHeaders = { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` };
+
+const SCENARIOS = [
+  {
+    name: 'contact, valid',
+    expect: [200],
+    request: { method: 'POST', path: '/api/contact', headers: formHeaders, body: multipart({ name: 'Ada Lovelace', email: 'ada@example.com', message: 'A benchmark message of reasonable length.', honeypot: '' }) },
+  },
+  {
+    name: 'contact, invalid',
+    expect: [400],
+    request: { method: 'POST', path: '/api/contact', headers: formHeaders, body: multipart({ name: 'A', email: 'nope', message: 'short', honeypot: '' }) },
+  },
+  {
+    name: 'newsletter (fake provider)',
+    expect: [200],
+    request: { method: 'POST', path: '/api/newsletter', headers: formHeaders, body: multipart({ email: 'reader@example.com' }) },
+  },
+  { name: 'home page', expect: [200], request: { method: 'GET', path: '/' } },
+] as const;
+
+type Target = { name: 'ours' | 'bare'; url: string; child: ChildProcess; dataDir: string };
+type Result = { rps: number; p50: number; p99: number; peakRssMb: number; unexpected: number; total: number };
+
+async function startFakeMailchimp(): Promise<{ url: string; close(): void }> {
+  const server = createServer((req, res) => {
+    req.resume().on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"status":"subscribed"}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/3.0`, close: () => server.close() };
+}
+
+async function startTarget(name: Target['name'], script: string, env: Record<string, string>): Promise<Target> {
+  const dataDir = mkdtempSync(join(tmpdir(), `bench-${name}-`));
+  const child = spawn(process.execPath, [script], {
+    env: { PATH: process.env.PATH ?? '', ENV_FILE: '', HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+      const match = /"event":"server\.listening"[^\n]*"port":(\d+)/.exec(out);
+      if (match) resolve(Number(match[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`${name} exited with ${code}`)));
+  });
+  child.stdout!.resume();
+  return { name, url: `http://127.0.0.1:${port}`, child, dataDir };
+}
+
+/** Peak resident memory since the last reset, from /proc (Linux). */
+function peakRssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+function resetPeakRss(pid: number): void {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+  } catch {
+    // Not permitted here: the peak is then the process's lifetime peak.
+  }
+}
+
+async function run(target: Target, scenario: (typeof SCENARIOS)[number]): Promise<Result> {
+  resetPeakRss(target.child.pid!);
+  let unexpected = 0;
+  const instance = autocannon({
+    url: target.url,
+    connections: CONNECTIONS,
+    amount: REQUESTS,
+    timeout: 10,
+    requests: [scenario.request as autocannon.Request],
+  });
+  instance.on('response', (_client: unknown, statusCode: number) => {
+    if (!(scenario.expect as readonly number[]).includes(statusCode)) unexpected++;
+  });
+  const guard = setTimeout(() => instance.stop(), RUN_TIMEOUT_S * 1000);
+  const result = await instance;
+  clearTimeout(guard);
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    peakRssMb: peakRssMb(target.child.pid!),
+    unexpected: unexpected + result.errors + result.timeouts,
+    total: result.requests.total,
+  };
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+const mailchimp = await startFakeMailchimp();
+const env = { MAILCHIMP_API_KEY: 'bench-us1', MAILCHIMP_LIST_ID: 'bench', MAILCHIMP_API_BASE_URL: mailchimp.url, RATE_LIMIT_MAX: '0' };
+const targets = [
+  await startTarget('ours', new URL('../src/server/start.ts', import.meta.url).pathname, env),
+  await startTarget('bare', new URL('./bare-server.ts', import.meta.url).pathname, env),
+];
+
+process.stderr.write(
+  `bench: ${REQUESTS} requests × ${CONNECTIONS} connections per run, ${ROUNDS} rounds, interleaved; ${cpus().length} × ${cpus()[0]?.model}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}\n`,
+);
+const results = new Map<string, Result[]>();
+try {
+  // Warm-up, so neither side pays for its JIT inside a measured run.
+  for (const target of targets) for (const scenario of SCENARIOS) await run(target, { ...scenario, expect: [200, 400] });
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const scenario of SCENARIOS) {
+      for (const target of round % 2 ? [...targets].reverse() : targets) {
+        const result = await run(target, scenario);
+        const key = `${scenario.name}|${target.name}`;
+        results.set(key, [...(results.get(key) ?? []), result]);
+        process.stderr.write(`  ${scenario.name.padEnd(28)} ${target.name}: ${Math.round(result.rps)} req/s\n`);
+      }
+    }
+  }
+} finally {
+  for (const target of targets) {
+    target.child.kill('SIGTERM');
+    rmSync(target.dataDir, { recursive: true, force: true });
+  }
+  mailchimp.close();
+}
+
+const rows = [['scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB', 'unexpected', 'ours/bare req/s']];
+for (const scenario of SCENARIOS) {
+  const summary = (name: string) => {
+    const runs = results.get(`${scenario.name}|${name}`) ?? [];
+    return {
+      rps: median(runs.map((r) => r.rps)),
+      p50: median(runs.map((r) => r.p50)),
+      p99: median(runs.map((r) => r.p99)),
+      peak: Math.max(...runs.map((r) => r.peakRssMb)),
+      unexpected: runs.reduce((n, r) => n + r.unexpected, 0),
+    };
+  };
+  const ours = summary('ours');
+  const bare = summary('bare');
+  for (const [name, s] of [['ours', ours], ['bare', bare]] as const) {
+    rows.push([scenario.name, name, s.rps.toFixed(0), s.p50.toFixed(1), s.p99.toFixed(1), s.peak.toFixed(0), String(s.unexpected), name === 'ours' ? (ours.rps / bare.rps).toFixed(2) : '']);
+  }
+}
+const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+console.log([line(rows[0]!), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.slice(1).map(line)].join('\n'));
