@@ -1,0 +1,79 @@
+/** What a visitor reads when the request or the reading of its answer fails (SPEC.md 4.3, rule 5). */
+export const SOMETHING_WENT_WRONG = 'Something went wrong. Please try again.';
+
+/** An endpoint's JSON answer (SPEC.md 2.3), unchecked: the script trusts only what it tests for. */
+export type FormAnswer = { success?: unknown; error?: unknown; errors?: unknown };
+
+/** The parts of a form the scripts write to. */
+export type FormParts = {
+  /** The submit button, disabled and relabelled while a request runs. */
+  button: HTMLButtonElement;
+  /** The polite live region (`role="status"`) that carries the thanks. */
+  status: HTMLElement;
+  /** The form-level error (`role="alert"`). */
+  error: HTMLElement;
+};
+
+/** The two labels of a submit button. */
+export type ButtonLabels = { idle: string; busy: string };
+
+/**
+ * Makes a form submit through `send` instead of a page load: the button is disabled and
+ * shows `busy` while `send` runs, a throw shows SOMETHING_WENT_WRONG, and the button always
+ * comes back enabled with its `idle` label.
+ * Hint: the markup contract (one submit button, `role="status"`, `role="alert"`) is checked
+ * here once, so a broken page fails loudly instead of at the first submit.
+ */
+export function enhanceForm(form: HTMLFormElement, labels: ButtonLabels, send: (parts: FormParts) => Promise<void>): void {
+  const parts: FormParts = {
+    button: required(form, 'button[type="submit"]'),
+    status: required(form, '[role="status"]'),
+    error: required(form, '[role="alert"]'),
+  };
+  const { button } = parts;
+  // Without this listener the browser would post the form and leave the page; with it the
+  // visitor stays here and the native post remains the fallback when the script never runs.
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    // Implicit submission (Enter, requestSubmit) can still fire while a request runs.
+    if (button.disabled) return;
+    button.disabled = true;
+    button.textContent = labels.busy;
+    parts.status.textContent = parts.error.textContent = '';
+    try {
+      await send(parts);
+    } catch {
+      parts.error.textContent = SOMETHING_WENT_WRONG;
+    } finally {
+      button.disabled = false;
+      button.textContent = labels.idle;
+    }
+  });
+}
+
+/** Posts the form's data with `fetchImpl`, asking for JSON, and reads the answer; throws when either step fails. */
+export async function postForm(form: HTMLFormElement, url: string, fetchImpl: typeof fetch): Promise<FormAnswer> {
+  // Accept tells the server this is the script, so it answers JSON rather than a page.
+  const response = await fetchImpl(url, { method: 'POST', body: new FormData(form), headers: { Accept: 'application/json' } });
+  return (await response.json()) as FormAnswer;
+}
+
+/**
+ * Replaces the form's content with `text`, keeping only its status region so that
+ * screen readers announce the thanks.
+ */
+export function showThanks(form: HTMLFormElement, status: HTMLElement, text: string): void {
+  status.textContent = text;
+  form.replaceChildren(status);
+}
+
+/** The `error` string of an answer, or SOMETHING_WENT_WRONG when the answer has none. */
+export function errorText(answer: FormAnswer): string {
+  return typeof answer.error === 'string' && answer.error ? answer.error : SOMETHING_WENT_WRONG;
+}
+
+function required<T extends Element>(form: HTMLFormElement, selector: string): T {
+  const element = form.querySelector<T>(selector);
+  if (!element) throw new Error(`The form #${form.id} has no ${selector}`);
+  return element;
+}

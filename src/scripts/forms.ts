@@ -1,0 +1,14 @@
+/**
+ * The page's form script: enhances every newsletter and contact form on the page.
+ * Hint: the only module in src/scripts with effects on import; the others export pure
+ * functions that the tests drive with a stubbed fetch. Module scripts run after the
+ * document is parsed, so the forms are already there.
+ */
+import { CONTACT_FORM_ENDPOINT } from 'astro:env/client';
+import { contactEndpoint, enhanceContactForm } from './contact-form.ts';
+import { enhanceNewsletterForm } from './newsletter-form.ts';
+
+const endpoint = contactEndpoint(CONTACT_FORM_ENDPOINT);
+
+for (const form of document.querySelectorAll<HTMLFormElement>('form[data-newsletter-form]')) enhanceNewsletterForm(form);
+for (const form of document.querySelectorAll<HTMLFormElement>('form[data-contact-form]')) enhanceContactForm(form, { endpoint });

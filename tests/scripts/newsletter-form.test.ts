@@ -1,0 +1,196 @@
+// @vitest-environment happy-dom
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { enhanceNewsletterForm } from '../../src/scripts/newsletter-form.ts';
+import { answering, jsonResponse, OUTCOMES, pendingFetch, renderNewsletterForm, requestOf, settled, submit } from './form-dom.ts';
+
+const SOMETHING_WENT_WRONG = 'Something went wrong. Please try again.';
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
+describe('newsletter form, SPEC.md 4.3 rule 1: on submit', () => {
+  test('the browser does not post the form itself, so the visitor stays on the page', async () => {
+    const page = renderNewsletterForm();
+    enhanceNewsletterForm(page.form, answering({ success: true }));
+
+    const event = submit(page.form);
+
+    expect(event.defaultPrevented).toBe(true);
+    await settled(page);
+  });
+
+  test('the button is disabled and reads "Subscribing..." while the request is pending', async () => {
+    const page = renderNewsletterForm();
+    const { fetchImpl, respond } = pendingFetch();
+    enhanceNewsletterForm(page.form, fetchImpl);
+
+    submit(page.form);
+
+    expect(page.button.disabled).toBe(true);
+    expect(page.button.textContent).toBe('Subscribing...');
+    await Promise.resolve();
+    expect(page.button.textContent).toBe('Subscribing...');
+    respond({ success: true });
+    await settled(page);
+  });
+
+  test('a second submit while the first is pending sends nothing more', async () => {
+    const page = renderNewsletterForm();
+    const { fetchImpl, respond } = pendingFetch();
+    enhanceNewsletterForm(page.form, fetchImpl);
+
+    submit(page.form);
+    const second = submit(page.form);
+
+    expect(second.defaultPrevented).toBe(true);
+    expect(fetchImpl).toHaveBeenCalledTimes(1);
+    respond({ success: true });
+    await settled(page);
+  });
+});
+
+describe('newsletter form, rule 2: the request', () => {
+  test('posts the form data to /api/newsletter and asks for JSON', async () => {
+    const page = renderNewsletterForm('grace@example.com');
+    const fetchImpl = answering({ success: true });
+    enhanceNewsletterForm(page.form, fetchImpl);
+
+    submit(page.form);
+    await settled(page);
+
+    const { url, init } = requestOf(fetchImpl);
+    expect(url).toBe('/api/newsletter');
+    expect(init.method).toBe('POST');
+    expect(init.body).toBeInstanceOf(FormData);
+    expect((init.body as FormData).get('email')).toBe('grace@example.com');
+    expect(new Headers(init.headers).get('accept')).toBe('application/json');
+  });
+
+  test('uses the browser fetch when none is given', async () => {
+    const page = renderNewsletterForm();
+    const fetchImpl = answering({ success: true });
+    vi.stubGlobal('fetch', fetchImpl);
+    enhanceNewsletterForm(page.form);
+
+    submit(page.form);
+    await settled(page);
+
+    expect(requestOf(fetchImpl).url).toBe('/api/newsletter');
+  });
+});
+
+describe('newsletter form, rule 3: success', () => {
+  test('the form is replaced by "Thanks for subscribing!", read out by the polite live region', async () => {
+    const page = renderNewsletterForm();
+    enhanceNewsletterForm(page.form, answering({ success: true }));
+
+    submit(page.form);
+    await settled(page);
+
+    expect(page.form.textContent).toBe('Thanks for subscribing!');
+    expect(page.form.querySelector('input, button')).toBeNull();
+    expect(page.status.isConnected).toBe(true);
+    expect(page.status.getAttribute('role')).toBe('status');
+    expect(page.status.getAttribute('aria-live')).toBe('polite');
+    expect(page.status.textContent).toBe('Thanks for subscribing!');
+  });
+});
+
+describe('newsletter form, rule 4: success false', () => {
+  test.each([
+    ['an invalid address', 400, 'Please enter a valid email address'],
+    ['a busy provider', 503, 'The newsletter service is busy right now. Please try again in a few minutes.'],
+  ])('shows the answer’s error for %s and keeps the form and the address', async (_, status, error) => {
+    const page = renderNewsletterForm('not-an-address@');
+    enhanceNewsletterForm(page.form, answering({ success: false, error }, status));
+
+    submit(page.form);
+    await settled(page);
+
+    expect(page.formError.textContent).toBe(error);
+    expect(page.formError.getAttribute('role')).toBe('alert');
+    expect(page.field('email').value).toBe('not-an-address@');
+    expect(page.status.textContent).toBe('');
+  });
+
+  test('shows the generic message when the answer has no error text', async () => {
+    const page = renderNewsletterForm();
+    enhanceNewsletterForm(page.form, answering({ success: false }, 500));
+
+    submit(page.form);
+    await settled(page);
+
+    expect(page.formError.textContent).toBe(SOMETHING_WENT_WRONG);
+  });
+
+  test('the previous error disappears as soon as the visitor submits again', async () => {
+    const page = renderNewsletterForm();
+    const { fetchImpl, respond } = pendingFetch();
+    enhanceNewsletterForm(page.form, fetchImpl);
+    submit(page.form);
+    respond({ success: false, error: 'Please enter a valid email address' }, 400);
+    await settled(page);
+    expect(page.formError.textContent).toBe('Please enter a valid email address');
+
+    submit(page.form);
+
+    expect(page.formError.textContent).toBe('');
+    respond({ success: true });
+    await settled(page);
+    expect(page.form.textContent).toBe('Thanks for subscribing!');
+  });
+});
+
+describe('newsletter form, rule 5: the request or the reading of the answer throws', () => {
+  test('shows "Something went wrong. Please try again." when the request fails', async () => {
+    const page = renderNewsletterForm();
+    enhanceNewsletterForm(page.form, OUTCOMES['a failed request']());
+
+    submit(page.form);
+    await settled(page);
+
+    expect(page.formError.textContent).toBe(SOMETHING_WENT_WRONG);
+    expect(page.field('email').value).toBe('ada@example.com');
+  });
+
+  test('shows "Something went wrong. Please try again." when the answer is not JSON', async () => {
+    const page = renderNewsletterForm();
+    enhanceNewsletterForm(page.form, OUTCOMES['an answer that is not JSON']());
+
+    submit(page.form);
+    await settled(page);
+
+    expect(page.formError.textContent).toBe(SOMETHING_WENT_WRONG);
+  });
+
+  test('shows "Something went wrong. Please try again." when reading the answer rejects', async () => {
+    const page = renderNewsletterForm();
+    const response = jsonResponse({ success: true });
+    vi.spyOn(response, 'json').mockRejectedValue(new TypeError('The body stream was aborted'));
+    enhanceNewsletterForm(page.form, vi.fn<typeof fetch>(async () => response));
+
+    submit(page.form);
+    await settled(page);
+
+    expect(page.formError.textContent).toBe(SOMETHING_WENT_WRONG);
+    expect(page.form.textContent).not.toContain('Thanks for subscribing!');
+  });
+});
+
+describe('newsletter form, rule 6: at the end', () => {
+  test.each(Object.keys(OUTCOMES) as Array<keyof typeof OUTCOMES>)(
+    'after %s the button is enabled again and reads "Subscribe"',
+    async (outcome) => {
+      const page = renderNewsletterForm();
+      enhanceNewsletterForm(page.form, OUTCOMES[outcome]());
+
+      submit(page.form);
+      expect(page.button.disabled).toBe(true);
+      await settled(page);
+
+      expect(page.button.disabled).toBe(false);
+      expect(page.button.textContent).toBe('Subscribe');
+    },
+  );
+});
