@@ -49,6 +49,8 @@ server.listen(config.port, config.host, () => {
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   logger.info('server.listening', { url: `http://${host}:${port}`, port });
+  // Once the site is up: messages left pending by an earlier process go out first.
+  services.worker?.start();
 });
 
 let stopping = false;
@@ -61,7 +63,11 @@ function stop(signal: string): void {
     server.closeAllConnections();
   }, 10_000);
   force.unref();
-  server.close(() => {
+  // The worker finishes the message it is sending (so its outcome is recorded) while
+  // requests drain; the database closes only after both.
+  const workerStopped = services.worker?.stop();
+  server.close(async () => {
+    await workerStopped;
     services.db.close();
     logger.info('server.stopped');
     process.exit(0);
