@@ -5,7 +5,7 @@ import { SMTPServer } from 'smtp-server';
 /** One message as the SMTP server accepted it: the envelope and the raw bytes of DATA. */
 export type ReceivedMail = { from: string; to: string[]; raw: string; user: string | undefined };
 
-/** How the server answers the DATA of one attempt (numbered from 1): accept, or an SMTP error reply. */
+/** How the server answers the DATA of one attempt (numbered from 1): accept, or an SMTP error reply; late, if it is a promise. */
 export type SmtpAnswer = 'accept' | { code: number; message: string };
 
 /** A real SMTP server on 127.0.0.1 standing in for the site owner's mail provider. */
@@ -18,7 +18,7 @@ export type FakeSmtpServer = {
   /** How many times a client reached DATA, accepted or not. */
   attempts(): number;
   /** The answer to every following attempt, until changed. */
-  answer(decide: (attempt: number) => SmtpAnswer): void;
+  answer(decide: (attempt: number) => SmtpAnswer | Promise<SmtpAnswer>): void;
   close(): Promise<void>;
 };
 
@@ -28,9 +28,9 @@ export type FakeSmtpServer = {
  * when `credentials` are given (then they are required).
  */
 export async function startSmtpServer(
-  options: { port?: number; answer?: (attempt: number) => SmtpAnswer; credentials?: { user: string; pass: string } } = {},
+  options: { port?: number; answer?: (attempt: number) => SmtpAnswer | Promise<SmtpAnswer>; credentials?: { user: string; pass: string } } = {},
 ): Promise<FakeSmtpServer> {
-  let decide = options.answer ?? (() => 'accept' as const);
+  let decide: (attempt: number) => SmtpAnswer | Promise<SmtpAnswer> = options.answer ?? (() => 'accept');
   let attempts = 0;
   const received: ReceivedMail[] = [];
   const server = new SMTPServer({
@@ -47,9 +47,9 @@ export async function startSmtpServer(
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
+      stream.on('end', async () => {
         attempts += 1;
-        const answer = decide(attempts);
+        const answer = await decide(attempts);
         if (answer !== 'accept') {
           callback(Object.assign(new Error(answer.message), { responseCode: answer.code }));
           return;
