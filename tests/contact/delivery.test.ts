@@ -5,7 +5,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, test } from 'vitest';
 import { parseMail } from '../support/mime.ts';
 import { postForm, type Site, startSite } from '../support/site.ts';
-import { eventually, type FakeSmtpServer, freePort, startSilentServer, startSmtpServer } from '../support/smtp.ts';
+import { eventually, type FakeSmtpServer, freePort, type SmtpAnswer, startSilentServer, startSmtpServer } from '../support/smtp.ts';
 import { runInbox } from './run-inbox.ts';
 
 const valid = { name: 'Ada Lovelace', email: 'ada@example.org', message: 'Hello, I would like to know more about your work.', honeypot: '' };
@@ -148,7 +148,7 @@ describe('contact messages by email, through the built server', () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const smtp = await smtpServer({
-      answer: async () => {
+      answer: async (): Promise<SmtpAnswer> => {
         dataStarted = true;
         await gate;
         return 'accept';
