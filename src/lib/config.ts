@@ -24,6 +24,7 @@ const integer = (min: number, max: number) =>
     v.maxValue(max, `must be at most ${max}`),
   );
 const emailAddress = v.pipe(text, v.email('must be an email address'));
+const DataDirField = v.optional(text, './data');
 
 /**
  * The environment variables the server reads, as strings; every one is optional so
@@ -32,7 +33,7 @@ const emailAddress = v.pipe(text, v.email('must be an email address'));
 const EnvSchema = v.object({
   HOST: v.optional(text, 'localhost'),
   PORT: v.optional(integer(0, 65535), '4321'),
-  DATA_DIR: v.optional(text, './data'),
+  DATA_DIR: DataDirField,
   ALLOWED_ORIGINS: v.optional(text, ''),
   NEWSLETTER_PROVIDER: v.optional(
     v.union([v.literal(''), v.picklist(PROVIDER_NAMES)], `must be one of ${PROVIDER_NAMES.join(', ')}`),
@@ -58,6 +59,7 @@ const EnvSchema = v.object({
   ),
   CONTACT_TO: v.optional(v.union([v.literal(''), emailAddress], 'must be an email address')),
   CONTACT_FROM: v.optional(v.union([v.literal(''), emailAddress], 'must be an email address')),
+  DELIVERY_RETRY_BASE_MS: v.optional(integer(1, 3_600_000), '30000'),
   RATE_LIMIT_MAX: v.optional(integer(0, 1_000_000), '5'),
   RATE_LIMIT_WINDOW_SECONDS: v.optional(integer(1, 31 * 24 * 3600), '600'),
   TRUST_PROXY: v.optional(integer(0, 20), '0'),
@@ -97,6 +99,8 @@ export type Config = {
   /** Why the provider was chosen, for the start-up log. */
   newsletterChoice: 'configured' | 'inferred' | 'default';
   smtp: SmtpConfig | undefined;
+  /** The wait after the first failed delivery attempt; it doubles up to an hour. */
+  delivery: { retryBaseMs: number };
   rateLimit: { max: number; windowSeconds: number };
   trustProxy: number;
   redisUrl: string | undefined;
@@ -229,12 +233,21 @@ export function readConfig(env: Record<string, string | undefined>): ConfigResul
       newsletter,
       newsletterChoice,
       smtp,
+      delivery: { retryBaseMs: e.DELIVERY_RETRY_BASE_MS },
       rateLimit: { max: e.RATE_LIMIT_MAX, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS },
       trustProxy: e.TRUST_PROXY,
       redisUrl: e.REDIS_URL || undefined,
       logLevel: e.LOG_LEVEL,
     },
   };
+}
+
+/**
+ * The data directory alone, for the command-line tools, which should work even while
+ * another part of the configuration is being fixed.
+ */
+export function readDataDir(env: Record<string, string | undefined>): string {
+  return v.parse(DataDirField, env.DATA_DIR);
 }
 
 /** The error thrown by `requireConfig`, listing every problem on its own line. */
@@ -268,6 +281,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     ...(n.provider === 'kit' && { kit: { apiKey: mask(n.kit.apiKey), formId: n.kit.formId, baseUrl: n.kit.baseUrl } }),
     ...(n.provider === 'resend' && { resend: { apiKey: mask(n.resend.apiKey), audienceId: n.resend.audienceId, baseUrl: n.resend.baseUrl } }),
     smtp: config.smtp ? { url: withoutPassword(config.smtp.url), to: config.smtp.to, from: config.smtp.from } : 'off (messages are stored, not sent)',
+    deliveryRetryBaseMs: config.delivery.retryBaseMs,
     rateLimit: config.rateLimit.max === 0 ? 'off' : config.rateLimit,
     trustProxy: config.trustProxy,
     redisUrl: config.redisUrl ? withoutPassword(config.redisUrl) : undefined,

@@ -1,6 +1,10 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { type Config, requireConfig } from './config.ts';
+import { createSmtpMailer } from './contact/mailer.ts';
+import { composeContactEmail } from './contact/message.ts';
+import { createOutbox } from './contact/outbox.ts';
 import { createSubmissionStore, type SubmissionStore } from './contact/store.ts';
+import { createDeliveryWorker, type DeliveryWorker } from './contact/worker.ts';
 import { createLogger, type Logger } from './log.ts';
 import { type AbuseLimits, createAbuseLimits } from './rate-limit.ts';
 import type { NewsletterProvider } from './newsletter/provider.ts';
@@ -15,13 +19,28 @@ export type Services = {
   provider: NewsletterProvider;
   store: SubmissionStore;
   limits: AbuseLimits;
+  /** Emails stored contact messages to the owner; `undefined` without SMTP_URL, when they are only stored. */
+  worker: DeliveryWorker | undefined;
   /** Called after a submission is stored, so delivery can start without waiting for the next poll. */
   onStored: (id: number) => void;
 };
 
-/** Builds the services: opens the database and the chosen newsletter provider. */
+/**
+ * Builds the services: opens the database, the chosen newsletter provider and, when SMTP
+ * is configured, the delivery worker (not started: the server starts it once listening).
+ */
 export function createServices(config: Config, logger: Logger): Services {
   const db = openDatabase(config.dataDir);
+  const smtp = config.smtp;
+  const worker = smtp
+    ? createDeliveryWorker({
+        outbox: createOutbox(db),
+        mailer: createSmtpMailer(smtp),
+        compose: (submission) => composeContactEmail(submission, smtp),
+        logger,
+        retryBaseMs: config.delivery.retryBaseMs,
+      })
+    : undefined;
   return {
     config,
     logger,
@@ -29,7 +48,8 @@ export function createServices(config: Config, logger: Logger): Services {
     provider: createNewsletterProvider(config.newsletter, db),
     store: createSubmissionStore(db),
     limits: createAbuseLimits(config, logger),
-    onStored: () => {},
+    worker,
+    onStored: worker ? () => worker.poke() : () => {},
   };
 }
 
@@ -49,6 +69,11 @@ export function installServices(services: Services): void {
  */
 export function services(): Services {
   const slot = globalThis as Slot;
-  slot[SLOT] ??= createServices(requireConfig(process.env), createLogger());
+  if (!slot[SLOT]) {
+    slot[SLOT] = createServices(requireConfig(process.env), createLogger());
+    // Under `astro dev` nobody else starts the worker, and a developer with SMTP_URL set
+    // expects the form to email as it will in production.
+    slot[SLOT].worker?.start();
+  }
   return slot[SLOT];
 }

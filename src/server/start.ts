@@ -49,6 +49,8 @@ server.listen(config.port, config.host, () => {
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   logger.info('server.listening', { url: `http://${host}:${port}`, port });
+  // Once the site is up: messages left pending by an earlier process go out first.
+  services.worker?.start();
 });
 
 /** How long requests in flight may take to finish once a stop is asked for. */
@@ -59,8 +61,12 @@ async function stop(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   logger.info('server.stopping', { signal });
+  // The worker finishes the message it is sending (so its outcome is recorded) while
+  // requests drain; the database closes only after both.
+  const workerStopped = services.worker?.stop();
   const how = await shutdown(SHUTDOWN_GRACE_MS);
   if (how === 'forced') logger.warn('server.stop_forced', { note: `requests still running after ${SHUTDOWN_GRACE_MS / 1000} s were cut off` });
+  await workerStopped;
   await services.limits.close();
   services.db.close();
   logger.info('server.stopped');

@@ -16,6 +16,7 @@ describe('configuration', () => {
       newsletter: { provider: 'local' },
       newsletterChoice: 'default',
       smtp: undefined,
+      delivery: { retryBaseMs: 30_000 },
       rateLimit: { max: 5, windowSeconds: 600 },
     });
   });
@@ -50,6 +51,11 @@ describe('configuration', () => {
     ['an allowed origin that is not a URL', { ALLOWED_ORIGINS: 'example.com' }, 'ALLOWED_ORIGINS'],
     ['SMTP without a recipient', { SMTP_URL: 'smtp://localhost:25', CONTACT_FROM: 'site@example.com' }, 'CONTACT_TO'],
     ['an SMTP URL of another scheme', { SMTP_URL: 'http://localhost' }, 'SMTP_URL'],
+    ['SMTP without a sender', { SMTP_URL: 'smtp://localhost:25', CONTACT_TO: 'owner@example.com' }, 'CONTACT_FROM'],
+    ['a recipient that is not an address', { SMTP_URL: 'smtp://localhost:25', CONTACT_TO: 'owner', CONTACT_FROM: 'site@example.com' }, 'CONTACT_TO'],
+    ['a sender that is not an address', { SMTP_URL: 'smtp://localhost:25', CONTACT_TO: 'owner@example.com', CONTACT_FROM: 'Site <site@example.com>' }, 'CONTACT_FROM'],
+    ['a retry delay that is not a number', { DELIVERY_RETRY_BASE_MS: '30s' }, 'DELIVERY_RETRY_BASE_MS'],
+    ['a retry delay of zero', { DELIVERY_RETRY_BASE_MS: '0' }, 'DELIVERY_RETRY_BASE_MS'],
   ])('names the variable for %s', (_, env, variable) => {
     const problems = problemsOf(env);
     expect(problems).toEqual(expect.arrayContaining([expect.stringMatching(new RegExp(`^${variable} `))]));
@@ -75,6 +81,19 @@ describe('configuration', () => {
       expect((error as Error).message).toMatch(/PORT/);
       expect((error as Error).message).not.toContain(secret);
     }
+  });
+
+  test('SMTP_URL with CONTACT_TO and CONTACT_FROM turns email delivery on, smtps:// included', () => {
+    expect(requireConfig({ SMTP_URL: 'smtps://user:pass@smtp.example.com:465', CONTACT_TO: 'owner@example.com', CONTACT_FROM: 'site@example.com' }).smtp).toEqual({
+      url: 'smtps://user:pass@smtp.example.com:465',
+      to: 'owner@example.com',
+      from: 'site@example.com',
+    });
+    expect(requireConfig({ CONTACT_TO: 'owner@example.com' }).smtp).toBeUndefined();
+  });
+
+  test('DELIVERY_RETRY_BASE_MS shortens the first retry delay (a knob for tests and impatient owners)', () => {
+    expect(requireConfig({ DELIVERY_RETRY_BASE_MS: '250' }).delivery).toEqual({ retryBaseMs: 250 });
   });
 
   test('parses ALLOWED_ORIGINS into origins', () => {

@@ -27,6 +27,16 @@ const MIGRATIONS: string[] = [
      email TEXT PRIMARY KEY,
      created_at TEXT NOT NULL
    );`,
+  // The delivery history of each contact message, one row per attempt or requeue, so the
+  // inbox can show what happened and the worker can tell when a round of retries began.
+  `CREATE TABLE delivery_attempts (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     submission_id INTEGER NOT NULL REFERENCES submissions (id) ON DELETE CASCADE,
+     attempted_at TEXT NOT NULL,
+     outcome TEXT NOT NULL CHECK (outcome IN ('sent', 'retrying', 'failed', 'requeued')),
+     error TEXT
+   );
+   CREATE INDEX delivery_attempts_submission ON delivery_attempts (submission_id, id);`,
 ];
 
 /**
@@ -45,12 +55,18 @@ export function openDatabase(dataDir: string): DatabaseSync {
 }
 
 function migrate(db: DatabaseSync): void {
-  const { user_version: applied } = db.prepare('PRAGMA user_version').get() as { user_version: number };
-  for (let step = applied; step < MIGRATIONS.length; step++) {
+  // The version is read inside the write lock: the server and the inbox command may open
+  // the same file at once, and only one of them may apply a step.
+  for (;;) {
     db.exec('BEGIN IMMEDIATE');
     try {
-      db.exec(MIGRATIONS[step]!);
-      db.exec(`PRAGMA user_version = ${step + 1}`);
+      const { user_version: applied } = db.prepare('PRAGMA user_version').get() as { user_version: number };
+      if (applied >= MIGRATIONS.length) {
+        db.exec('COMMIT');
+        return;
+      }
+      db.exec(MIGRATIONS[applied]!);
+      db.exec(`PRAGMA user_version = ${applied + 1}`);
       db.exec('COMMIT');
     } catch (error) {
       db.exec('ROLLBACK');

@@ -1,0 +1,188 @@
+import { toCsv } from '../csv.ts';
+import type { DeliveryEvent, Outbox, Submission } from './outbox.ts';
+
+/** The commands of `npm run inbox`, as parsed from its arguments. */
+export type InboxCommand =
+  | { name: 'help' }
+  | { name: 'list' }
+  | { name: 'show'; id: number }
+  | { name: 'export'; format: 'csv' | 'json' }
+  | { name: 'retry'; id: number };
+
+/** What `npm run inbox` prints for help, and after a usage error. */
+export const INBOX_USAGE = `Usage: npm run inbox -- <command>
+
+Commands:
+  list                       every contact message, newest first: id, time, name, email, status
+  show <id>                  one message in full, with its delivery history
+  export --format csv|json   every message, to stdout (npm run --silent inbox -- export --format json > all.json)
+  retry <id>                 put a failed message back in the queue; the running server sends it within seconds
+
+Reads forms.db in DATA_DIR (default ./data); variables may also come from .env, or the file ENV_FILE names.
+`;
+
+/** The exit codes of the command: 1 when the message asked for is missing or cannot be retried, 2 for a usage error. */
+export const EXIT = { ok: 0, notFound: 1, usage: 2 } as const;
+
+/** Reads the arguments after `npm run inbox --`, answering a command or what is wrong with them. */
+export function parseInboxArgs(args: readonly string[]): { ok: true; command: InboxCommand } | { ok: false; problem: string } {
+  const [name, ...rest] = args;
+  const noMore = (command: InboxCommand, extra: readonly string[]) =>
+    extra.length === 0 ? { ok: true as const, command } : { ok: false as const, problem: `Unexpected argument: ${extra[0]}` };
+  const id = (value: string | undefined) => (value !== undefined && /^[1-9]\d{0,15}$/.test(value) ? Number(value) : undefined);
+  switch (name) {
+    case undefined:
+      return { ok: false, problem: 'No command given.' };
+    case 'help':
+    case '--help':
+    case '-h':
+      return { ok: true, command: { name: 'help' } };
+    case 'list':
+      return noMore({ name: 'list' }, rest);
+    case 'show':
+    case 'retry': {
+      const value = id(rest[0]);
+      if (value === undefined) return { ok: false, problem: `${name} needs the id of a message, a whole number such as 12.` };
+      return noMore({ name, id: value }, rest.slice(1));
+    }
+    case 'export': {
+      let format: string | undefined;
+      let extra = rest;
+      if (rest[0] === '--format') {
+        format = rest[1];
+        extra = rest.slice(2);
+      } else if (rest[0]?.startsWith('--format=')) {
+        format = rest[0].slice('--format='.length);
+        extra = rest.slice(1);
+      }
+      if (format !== 'csv' && format !== 'json') return { ok: false, problem: 'export needs --format csv or --format json.' };
+      return noMore({ name: 'export', format }, extra);
+    }
+    default:
+      return { ok: false, problem: `Unknown command: ${name}` };
+  }
+}
+
+/** Where a command writes: `out` is its result (stdout), `err` is for people (stderr). */
+export type InboxIo = { outbox: Outbox; out: (text: string) => void; err: (text: string) => void; now?: () => Date };
+
+/** Runs one inbox command against the outbox and answers its exit code. */
+export function runInboxCommand(command: InboxCommand, { outbox, out, err, now = () => new Date() }: InboxIo): number {
+  switch (command.name) {
+    case 'help':
+      out(INBOX_USAGE);
+      return EXIT.ok;
+    case 'list': {
+      const all = outbox.list();
+      if (all.length === 0) {
+        err('No contact messages yet.\n');
+        return EXIT.ok;
+      }
+      out(table(['ID', 'RECEIVED (UTC)', 'NAME', 'EMAIL', 'STATUS'], all.map((s) => [String(s.id), shortTime(s.createdAt), oneLine(s.name), oneLine(s.email), s.status])));
+      return EXIT.ok;
+    }
+    case 'show': {
+      const submission = outbox.find(command.id);
+      if (!submission) return notFound(command.id, err);
+      out(describe(submission, outbox.history(command.id)));
+      return EXIT.ok;
+    }
+    case 'export': {
+      const rows = outbox.list().map(exported);
+      out(command.format === 'json' ? `${JSON.stringify(rows, null, 2)}\n` : toCsv(EXPORT_COLUMNS, rows));
+      return EXIT.ok;
+    }
+    case 'retry': {
+      const result = outbox.requeue(command.id, now());
+      if (!result.found) return notFound(command.id, err);
+      const s = result.submission;
+      switch (result.from) {
+        case 'failed':
+          out(`Message #${s.id} is pending again; the running server sends it within a few seconds (if SMTP_URL is set).\n`);
+          return EXIT.ok;
+        case 'pending':
+          out(`Message #${s.id} is already pending; next attempt at ${s.nextAttemptAt ?? 'once the server runs'}.\n`);
+          return EXIT.ok;
+        case 'sent':
+          err(`Message #${s.id} was delivered at ${s.sentAt}; there is nothing to retry.\n`);
+          return EXIT.notFound;
+      }
+    }
+  }
+}
+
+/** The fields of one message in an export, named as in JSON. */
+const EXPORT_COLUMNS = ['id', 'createdAt', 'name', 'email', 'message', 'status', 'attempts', 'nextAttemptAt', 'lastError', 'sentAt'] as const;
+
+function exported(s: Submission): Record<(typeof EXPORT_COLUMNS)[number], unknown> {
+  return {
+    id: s.id,
+    createdAt: s.createdAt,
+    name: s.name,
+    email: s.email,
+    message: s.message,
+    status: s.status,
+    attempts: s.attempts,
+    nextAttemptAt: s.nextAttemptAt,
+    lastError: s.lastError,
+    sentAt: s.sentAt,
+  };
+}
+
+function notFound(id: number, err: (text: string) => void): number {
+  err(`No contact message #${id}. See npm run inbox -- list.\n`);
+  return EXIT.notFound;
+}
+
+function describe(s: Submission, history: DeliveryEvent[]): string {
+  const status =
+    s.status === 'sent'
+      ? `sent at ${s.sentAt}`
+      : s.status === 'failed'
+        ? `failed: ${oneLine(s.lastError ?? 'unknown reason')} (npm run inbox -- retry ${s.id} sends it again)`
+        : s.attempts === 0
+          ? 'pending, not attempted yet'
+          : `pending, ${s.attempts} failed attempt${s.attempts === 1 ? '' : 's'}, next at ${s.nextAttemptAt}`;
+  const lines = [
+    `Message #${s.id}`,
+    `Received: ${s.createdAt}`,
+    `From:     ${oneLine(s.name)} <${oneLine(s.email)}>`,
+    `Status:   ${status}`,
+    '',
+    printable(s.message),
+    '',
+    history.length === 0 ? 'Delivery history: none yet' : 'Delivery history:',
+    ...history.map((e) => `  ${e.at}  ${e.outcome.padEnd(8)}  ${e.error ? oneLine(e.error) : ''}`.trimEnd()),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(width(h), ...rows.map((r) => width(r[i] ?? ''))));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c + ' '.repeat((widths[i] ?? 0) - width(c)))
+      .join('  ')
+      .trimEnd();
+  return `${[header, ...rows].map(line).join('\n')}\n`;
+}
+
+function width(text: string): number {
+  return [...text].length;
+}
+
+function shortTime(iso: string): string {
+  return iso.replace('T', ' ').replace(/\.\d+Z$|Z$/, '');
+}
+
+// What reaches the terminal is what a visitor typed: control characters (escape sequences
+// above all) are shown as U+FFFD rather than obeyed by the terminal.
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/gu;
+
+function printable(text: string): string {
+  return text.replace(/\r\n?/g, '\n').replace(CONTROL, '\uFFFD');
+}
+
+function oneLine(text: string): string {
+  return printable(text).replace(/[\n\t\u2028\u2029]/g, ' ');
+}

@@ -1,0 +1,194 @@
+import { describeError, type Logger } from '../log.ts';
+import type { Mailer, SendResult } from './mailer.ts';
+import type { ContactEmail } from './message.ts';
+import type { Outbox, Submission } from './outbox.ts';
+
+/** When the worker looks for due messages and how long it keeps retrying, in milliseconds. */
+export type DeliveryPolicy = {
+  /** How often the outbox is read even when nothing is known to be due: the inbox command may have requeued a message. */
+  pollIntervalMs: number;
+  /** The wait after the first failed attempt; it doubles after each further one. */
+  retryBaseMs: number;
+  /** The longest wait between two attempts. */
+  retryMaxMs: number;
+  /** How long after the first attempt of a round a transient failure still leads to another attempt. */
+  retryForMs: number;
+};
+
+/** About 30 s doubling to 1 h, for 24 h: an hour-long outage of the mail server costs no message. */
+export const DELIVERY_POLICY: DeliveryPolicy = {
+  pollIntervalMs: 5_000,
+  retryBaseMs: 30_000,
+  retryMaxMs: 60 * 60_000,
+  retryForMs: 24 * 60 * 60_000,
+};
+
+/** What the worker needs; `clock` and the policy are there for tests. */
+export type DeliveryWorkerOptions = {
+  outbox: Outbox;
+  mailer: Mailer;
+  compose: (submission: Submission) => ContactEmail;
+  logger: Logger;
+  clock?: () => Date;
+} & Partial<DeliveryPolicy>;
+
+/** Delivers the outbox in the background of the server process. */
+export interface DeliveryWorker {
+  /** Starts delivering: at once (messages left pending by an earlier process go first), then on every poll. */
+  start(): void;
+  /** Says a message was just stored, so it goes out now rather than at the next poll. */
+  poke(): void;
+  /** Delivers every message due now, one after another; answers when none is left due. */
+  deliverDue(): Promise<void>;
+  /** Stops polling and waits for the message being sent, if any, to be settled. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The wait before the next attempt after `attempts` failed ones: base × 2^(attempts-1), capped.
+ * Hint: no jitter, since one server sends to one owner and there is no crowd to spread out.
+ */
+export function retryDelay(attempts: number, policy: Pick<DeliveryPolicy, 'retryBaseMs' | 'retryMaxMs'> = DELIVERY_POLICY): number {
+  return Math.min(policy.retryMaxMs, policy.retryBaseMs * 2 ** Math.max(0, attempts - 1));
+}
+
+const BATCH = 10;
+
+/**
+ * A worker that sends pending messages one at a time and records each outcome: sent,
+ * retrying later (transient failure), or failed (permanent failure, or 24 h of retries).
+ * Hint: a message is marked `sent` only after the SMTP server accepted it, so a crash at any
+ * point leaves it `pending` and it is sent again on the next start, with the same Message-ID.
+ */
+export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
+  const { outbox, mailer, compose, logger } = options;
+  const clock = options.clock ?? (() => new Date());
+  const policy: DeliveryPolicy = {
+    pollIntervalMs: options.pollIntervalMs ?? DELIVERY_POLICY.pollIntervalMs,
+    retryBaseMs: options.retryBaseMs ?? DELIVERY_POLICY.retryBaseMs,
+    retryMaxMs: options.retryMaxMs ?? DELIVERY_POLICY.retryMaxMs,
+    retryForMs: options.retryForMs ?? DELIVERY_POLICY.retryForMs,
+  };
+
+  let state: 'idle' | 'running' | 'stopped' = 'idle';
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let current: Promise<void> | undefined;
+  let again = false;
+  // A function, not a comparison, because stop() changes the state while a send is awaited.
+  const stopped = () => state === 'stopped';
+
+  async function deliverOne(submission: Submission): Promise<void> {
+    let result: SendResult;
+    try {
+      result = await mailer.send(compose(submission));
+    } catch (error) {
+      // A mailer answers refusals; a throw is a bug or a broken message, and worth a retry
+      // once the code is fixed rather than the loss of the message.
+      result = { ok: false, permanent: false, reason: `unexpected error: ${describeError(error)}` };
+    }
+    const at = clock();
+    const attempts = submission.attempts + 1;
+    if (result.ok) {
+      outbox.markSent(submission.id, at);
+      logger.info('contact.delivered', { id: submission.id, attempts });
+      return;
+    }
+    if (result.permanent) {
+      outbox.markFailed(submission.id, at, result.reason);
+      logger.error('contact.delivery_failed', { id: submission.id, attempts, reason: withoutAddresses(result.reason), next: 'fix the cause, then npm run inbox -- retry <id>' });
+      return;
+    }
+    // Measured from the first attempt, not from storing: messages stored while no mail
+    // server was configured, or while the site was down, still get their full 24 h.
+    const roundStart = outbox.roundStartedAt(submission.id) ?? at;
+    if (at.getTime() - roundStart.getTime() >= policy.retryForMs) {
+      const reason = `gave up after ${attempts} attempts over ${Math.round(policy.retryForMs / 3_600_000)} h; last: ${result.reason}`;
+      outbox.markFailed(submission.id, at, reason);
+      logger.error('contact.delivery_failed', { id: submission.id, attempts, reason: withoutAddresses(reason), next: 'fix the cause, then npm run inbox -- retry <id>' });
+      return;
+    }
+    const next = new Date(at.getTime() + retryDelay(attempts, policy));
+    outbox.markRetry(submission.id, at, next, result.reason);
+    logger.warn('contact.delivery_retry', { id: submission.id, attempts, nextAttemptAt: next.toISOString(), reason: withoutAddresses(result.reason) });
+  }
+
+  async function deliverAllDue(): Promise<void> {
+    // Read again after each batch: messages stored meanwhile, and retries that fell due, go too.
+    while (!stopped()) {
+      const batch = outbox.due(clock(), BATCH);
+      if (batch.length === 0) return;
+      for (const submission of batch) {
+        // Checked before each message: stop() lets the message being sent finish, no more.
+        if (stopped()) return;
+        await deliverOne(submission);
+      }
+    }
+  }
+
+  function deliverDue(): Promise<void> {
+    current ??= deliverAllDue()
+      .catch((error: unknown) => logger.error('contact.outbox_error', { error: describeError(error) }))
+      .finally(() => {
+        current = undefined;
+      });
+    return current;
+  }
+
+  function run(): void {
+    if (state !== 'running') return;
+    if (current) {
+      again = true;
+      return;
+    }
+    void deliverDue().then(() => {
+      if (again) {
+        again = false;
+        run();
+      } else {
+        schedule();
+      }
+    });
+  }
+
+  function schedule(delay?: number): void {
+    if (state !== 'running') return;
+    clearTimeout(timer);
+    if (delay === undefined) {
+      delay = policy.pollIntervalMs;
+      try {
+        // Wake for the next retry when it falls due before the next poll.
+        const next = outbox.nextDueAt();
+        if (next) delay = Math.max(0, Math.min(delay, next.getTime() - clock().getTime()));
+      } catch (error) {
+        logger.error('contact.outbox_error', { error: describeError(error) });
+      }
+    }
+    timer = setTimeout(run, delay);
+    // The HTTP server keeps the process alive; this timer alone should not.
+    timer.unref();
+  }
+
+  return {
+    start() {
+      if (state !== 'idle') return;
+      state = 'running';
+      logger.info('contact.delivery_started', { pending: outbox.pendingCount() });
+      run();
+    },
+    poke() {
+      // After the answer has gone out, not inside the request that stored the message.
+      if (state === 'running') schedule(0);
+    },
+    deliverDue,
+    async stop() {
+      state = 'stopped';
+      clearTimeout(timer);
+      await current;
+    },
+  };
+}
+
+/** Keeps the domain of addresses in a reason and drops the rest, since logs never hold an address. */
+function withoutAddresses(text: string): string {
+  return text.replace(/[^\s<>"'(),;:@]+@(?=[^\s<>"'@]+)/g, '…@');
+}

@@ -1,0 +1,163 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { DatabaseSync } from 'node:sqlite';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { EXIT, type InboxCommand, parseInboxArgs, runInboxCommand } from '../../../src/lib/contact/inbox.ts';
+import { createOutbox, type Outbox } from '../../../src/lib/contact/outbox.ts';
+import { openDatabase } from '../../../src/lib/store/database.ts';
+
+describe('reading the arguments of npm run inbox', () => {
+  test.each([
+    [['list'], { name: 'list' }],
+    [['show', '12'], { name: 'show', id: 12 }],
+    [['retry', '3'], { name: 'retry', id: 3 }],
+    [['export', '--format', 'csv'], { name: 'export', format: 'csv' }],
+    [['export', '--format=json'], { name: 'export', format: 'json' }],
+    [['help'], { name: 'help' }],
+    [['--help'], { name: 'help' }],
+  ])('%j is %j', (args, command) => {
+    expect(parseInboxArgs(args)).toEqual({ ok: true, command });
+  });
+
+  test.each([
+    [[], 'No command given.'],
+    [['lsit'], 'Unknown command: lsit'],
+    [['show'], 'show needs the id of a message, a whole number such as 12.'],
+    [['show', 'abc'], 'show needs the id of a message, a whole number such as 12.'],
+    [['show', '0'], 'show needs the id of a message, a whole number such as 12.'],
+    [['retry', '-1'], 'retry needs the id of a message, a whole number such as 12.'],
+    [['export'], 'export needs --format csv or --format json.'],
+    [['export', '--format', 'xml'], 'export needs --format csv or --format json.'],
+    [['list', 'extra'], 'Unexpected argument: extra'],
+    [['show', '1', '2'], 'Unexpected argument: 2'],
+  ])('%j is a usage error: %s', (args, problem) => {
+    expect(parseInboxArgs(args)).toEqual({ ok: false, problem });
+  });
+});
+
+describe('the inbox commands', () => {
+  let dir: string;
+  let db: DatabaseSync;
+  let outbox: Outbox;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'site-forms-inbox-'));
+    db = openDatabase(dir);
+    outbox = createOutbox(db);
+  });
+  afterEach(() => {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  function insert(row: { createdAt: string; name: string; email: string; message: string; status?: string; lastError?: string; sentAt?: string }): number {
+    return Number(
+      db
+        .prepare('INSERT INTO submissions (created_at, name, email, message, status, last_error, sent_at, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+        .run(row.createdAt, row.name, row.email, row.message, row.status ?? 'pending', row.lastError ?? null, row.sentAt ?? null, row.status === 'pending' || !row.status ? row.createdAt : null)
+        .lastInsertRowid,
+    );
+  }
+
+  function run(command: InboxCommand) {
+    let out = '';
+    let err = '';
+    const code = runInboxCommand(command, { outbox, out: (t) => (out += t), err: (t) => (err += t), now: () => new Date('2026-06-01T12:00:00.000Z') });
+    return { code, out, err };
+  }
+
+  test('list shows id, time, name, email and status, newest first, in aligned columns', () => {
+    insert({ createdAt: '2026-05-01T08:00:00.000Z', name: 'Ada Lovelace', email: 'ada@example.org', message: 'First message here.', status: 'sent', sentAt: '2026-05-01T08:00:01.000Z' });
+    insert({ createdAt: '2026-05-02T09:30:00.000Z', name: 'Bob', email: 'bob@example.net', message: 'Second message here.', status: 'failed', lastError: 'EENVELOPE 550: no' });
+    expect(run({ name: 'list' })).toEqual({
+      code: EXIT.ok,
+      err: '',
+      out: [
+        'ID  RECEIVED (UTC)       NAME          EMAIL            STATUS',
+        '2   2026-05-02 09:30:00  Bob           bob@example.net  failed',
+        '1   2026-05-01 08:00:00  Ada Lovelace  ada@example.org  sent',
+        '',
+      ].join('\n'),
+    });
+  });
+
+  test('list says so on stderr when there is nothing yet', () => {
+    expect(run({ name: 'list' })).toEqual({ code: EXIT.ok, out: '', err: 'No contact messages yet.\n' });
+  });
+
+  test('show prints the whole message and its delivery history', () => {
+    const id = insert({ createdAt: '2026-05-01T08:00:00.000Z', name: 'Ada Lovelace', email: 'ada@example.org', message: 'Line one,\nline two.' });
+    outbox.markRetry(id, new Date('2026-05-01T08:00:01.000Z'), new Date('2026-05-01T08:00:31.000Z'), 'ESOCKET: connect ECONNREFUSED');
+    outbox.markSent(id, new Date('2026-05-01T08:00:31.500Z'));
+    expect(run({ name: 'show', id })).toEqual({
+      code: EXIT.ok,
+      err: '',
+      out: [
+        `Message #${id}`,
+        'Received: 2026-05-01T08:00:00.000Z',
+        'From:     Ada Lovelace <ada@example.org>',
+        'Status:   sent at 2026-05-01T08:00:31.500Z',
+        '',
+        'Line one,',
+        'line two.',
+        '',
+        'Delivery history:',
+        '  2026-05-01T08:00:01.000Z  retrying  ESOCKET: connect ECONNREFUSED',
+        '  2026-05-01T08:00:31.500Z  sent',
+        '',
+      ].join('\n'),
+    });
+  });
+
+  test('show turns terminal escape sequences in a message into visible replacement characters', () => {
+    const id = insert({ createdAt: '2026-05-01T08:00:00.000Z', name: 'Eve', email: 'eve@example.org', message: 'Hi \u001b[2Jthere, friend.' });
+    const { out } = run({ name: 'show', id });
+    expect(out).not.toContain('\u001b');
+    expect(out).toContain('Hi \uFFFD[2Jthere, friend.');
+  });
+
+  test('show of an id that does not exist exits 1 and says so on stderr', () => {
+    expect(run({ name: 'show', id: 99 })).toEqual({ code: EXIT.notFound, out: '', err: 'No contact message #99. See npm run inbox -- list.\n' });
+  });
+
+  test('export --format csv quotes commas, quotes and line breaks as RFC 4180 asks', () => {
+    insert({ createdAt: '2026-05-01T08:00:00.000Z', name: 'Lovelace, Ada', email: 'ada@example.org', message: 'She said "hello",\r\nthen left.' });
+    expect(run({ name: 'export', format: 'csv' }).out).toBe(
+      'id,createdAt,name,email,message,status,attempts,nextAttemptAt,lastError,sentAt\r\n' +
+        '1,2026-05-01T08:00:00.000Z,"Lovelace, Ada",ada@example.org,"She said ""hello"",\r\nthen left.",pending,0,2026-05-01T08:00:00.000Z,,\r\n',
+    );
+  });
+
+  test('export --format json prints one JSON array with every field', () => {
+    insert({ createdAt: '2026-05-01T08:00:00.000Z', name: 'Ada', email: 'ada@example.org', message: 'Hello there, friend.' });
+    const { out, err, code } = run({ name: 'export', format: 'json' });
+    expect({ code, err }).toEqual({ code: EXIT.ok, err: '' });
+    expect(JSON.parse(out)).toEqual([
+      { id: 1, createdAt: '2026-05-01T08:00:00.000Z', name: 'Ada', email: 'ada@example.org', message: 'Hello there, friend.', status: 'pending', attempts: 0, nextAttemptAt: '2026-05-01T08:00:00.000Z', lastError: null, sentAt: null },
+    ]);
+  });
+
+  test('export of an empty inbox is an empty array and a header row', () => {
+    expect(JSON.parse(run({ name: 'export', format: 'json' }).out)).toEqual([]);
+    expect(run({ name: 'export', format: 'csv' }).out).toBe('id,createdAt,name,email,message,status,attempts,nextAttemptAt,lastError,sentAt\r\n');
+  });
+
+  test('retry puts a failed message back in the queue, due at once, with the requeue in its history', () => {
+    const id = insert({ createdAt: '2026-05-01T08:00:00.000Z', name: 'Ada', email: 'ada@example.org', message: 'Hello there, friend.' });
+    outbox.markFailed(id, new Date('2026-05-01T08:00:01.000Z'), 'EENVELOPE 550: no such user');
+    expect(run({ name: 'retry', id })).toMatchObject({ code: EXIT.ok, out: expect.stringContaining(`#${id} is pending again`) });
+    expect(outbox.find(id)).toMatchObject({ status: 'pending', attempts: 0, nextAttemptAt: '2026-06-01T12:00:00.000Z' });
+    expect(outbox.due(new Date('2026-06-01T12:00:00.000Z'), 10).map((s) => s.id)).toEqual([id]);
+    expect(outbox.history(id).map((e) => e.outcome)).toEqual(['failed', 'requeued']);
+  });
+
+  test('retry of a pending message changes nothing; of a sent one, exits 1; of a missing one, exits 1', () => {
+    const pending = insert({ createdAt: '2026-05-01T08:00:00.000Z', name: 'Ada', email: 'ada@example.org', message: 'Hello there, friend.' });
+    const sent = insert({ createdAt: '2026-05-01T08:00:00.000Z', name: 'Bob', email: 'bob@example.org', message: 'Hello there, friend.', status: 'sent', sentAt: '2026-05-01T08:00:01.000Z' });
+    expect(run({ name: 'retry', id: pending })).toMatchObject({ code: EXIT.ok, out: expect.stringContaining('already pending') });
+    expect(run({ name: 'retry', id: sent })).toMatchObject({ code: EXIT.notFound, err: expect.stringContaining('was delivered at 2026-05-01T08:00:01.000Z') });
+    expect(run({ name: 'retry', id: 99 })).toMatchObject({ code: EXIT.notFound, err: expect.stringContaining('No contact message #99') });
+    expect(outbox.history(pending)).toEqual([]);
+    expect(outbox.find(sent)?.status).toBe('sent');
+  });
+});

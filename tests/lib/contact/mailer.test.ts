@@ -1,0 +1,166 @@
+import { afterEach, describe, expect, test } from 'vitest';
+import { classifySmtpError, createSmtpMailer, SMTP_TIMEOUTS } from '../../../src/lib/contact/mailer.ts';
+import { composeContactEmail } from '../../../src/lib/contact/message.ts';
+import { parseMail } from '../../support/mime.ts';
+import { type FakeSmtpServer, freePort, startSilentServer, startSmtpServer } from '../../support/smtp.ts';
+
+const submission = { id: 7, createdAt: '2026-05-04T10:20:30.456Z', name: 'Ada Lovelace', email: 'ada@example.org', message: 'Hello, I would like to know more.' };
+const addresses = { to: 'owner@example.com', from: 'site@example.com' };
+
+describe('classifying SMTP failures', () => {
+  const err = (fields: Record<string, unknown>) => Object.assign(new Error(String(fields.message ?? 'failed')), fields);
+  test.each([
+    ['connection refused', err({ code: 'ESOCKET', originalCode: 'ECONNREFUSED', message: 'connect ECONNREFUSED 127.0.0.1:2525' }), false],
+    ['connection reset', err({ code: 'ECONNECTION', message: 'Connection closed unexpectedly' }), false],
+    ['a greeting timeout', err({ code: 'ETIMEDOUT', timeoutType: 'GREETING_TIMEOUT', message: 'Greeting never received' }), false],
+    ['a DNS failure', err({ code: 'EDNS', message: 'getaddrinfo ENOTFOUND smtp.example.com' }), false],
+    ['421 service not available', err({ code: 'EENVELOPE', responseCode: 421, response: '421 Try again later' }), false],
+    ['451 greylisted', err({ code: 'EMESSAGE', responseCode: 451, response: '451 4.7.1 Greylisted' }), false],
+    ['454 temporary authentication failure', err({ code: 'EAUTH', responseCode: 454, response: '454 4.7.0 Temporary authentication failure' }), false],
+    ['503 bad sequence of commands', err({ code: 'EPROTOCOL', responseCode: 503, response: '503 Bad sequence' }), false],
+    ['an error nobody expected', new Error('something odd'), false],
+    ['a thrown string', 'odd', false],
+    ['550 mailbox unavailable', err({ code: 'EENVELOPE', responseCode: 550, response: '550 5.1.1 No such user' }), true],
+    ['554 rejected as spam', err({ code: 'EMESSAGE', responseCode: 554, response: '554 5.7.1 Spam' }), true],
+    ['535 bad credentials', err({ code: 'EAUTH', responseCode: 535, response: '535 5.7.8 Authentication failed' }), true],
+    ['authentication refused without a reply code', err({ code: 'EAUTH', message: 'No supported authentication method' }), true],
+    ['credentials missing', err({ code: 'ENOAUTH', message: 'Missing credentials for "PLAIN"' }), true],
+  ])('%s is %s permanent', (_, error, permanent) => {
+    const result = classifySmtpError(error);
+    expect(result.permanent).toBe(permanent);
+    expect(result.reason).not.toBe('');
+  });
+
+  test('the reason names the code, the reply code and the server reply on one line', () => {
+    expect(classifySmtpError(err({ code: 'EENVELOPE', responseCode: 550, response: '550 5.1.1 No such user\r\n' })).reason).toBe(
+      'EENVELOPE 550: 550 5.1.1 No such user',
+    );
+    expect(classifySmtpError(err({ code: 'ETIMEDOUT', timeoutType: 'GREETING_TIMEOUT', message: 'Greeting never received' })).reason).toBe(
+      'ETIMEDOUT (GREETING_TIMEOUT): Greeting never received',
+    );
+  });
+});
+
+describe('the SMTP mailer against a real SMTP server on 127.0.0.1', () => {
+  let smtp: FakeSmtpServer | undefined;
+  afterEach(async () => {
+    await smtp?.close();
+    smtp = undefined;
+  });
+
+  test('delivers To, From, Reply-To, subject, body and Message-ID as composed', async () => {
+    smtp = await startSmtpServer();
+    const config = { url: smtp.url(), ...addresses };
+    await expect(createSmtpMailer(config).send(composeContactEmail(submission, config))).resolves.toEqual({ ok: true });
+    expect(smtp.received).toHaveLength(1);
+    const [mail] = smtp.received;
+    expect(mail).toMatchObject({ from: 'site@example.com', to: ['owner@example.com'] });
+    const parsed = parseMail(mail!.raw);
+    expect(parsed.header('from')).toEqual(['site@example.com']);
+    expect(parsed.header('to')).toEqual(['owner@example.com']);
+    expect(parsed.header('reply-to')).toEqual(['Ada Lovelace <ada@example.org>']);
+    expect(parsed.header('subject')).toEqual(['New message from Ada Lovelace']);
+    expect(parsed.header('message-id')).toEqual(['<contact-7.1777890030456@example.com>']);
+    expect(parsed.text).toContain('Hello, I would like to know more.\n\n-- \nFrom: Ada Lovelace <ada@example.org>\nSent: 2026-05-04T10:20:30.456Z');
+  });
+
+  test('logs in with the user and password of SMTP_URL', async () => {
+    const credentials = { user: 'site@example.com', pass: 'p@ss:w/rd' };
+    smtp = await startSmtpServer({ credentials });
+    const config = { url: smtp.url(credentials), ...addresses };
+    await expect(createSmtpMailer(config).send(composeContactEmail(submission, config))).resolves.toEqual({ ok: true });
+    expect(smtp.received[0]?.user).toBe('site@example.com');
+  });
+
+  // The HTTP form refuses control characters in a name; these rows are what a bug or a
+  // hand-edited database could still hold, and the raw message shows none of it escapes.
+  test.each([
+    ['Eve\r\nBcc: victim@evil.test'],
+    ['Eve\nTo: victim@evil.test\r\n\r\nInjected body'],
+    ['Eve\rCc: victim@evil.test'],
+    ['victim@evil.test, other@evil.test'],
+    ['"Eve" <victim@evil.test>'],
+  ])('a name of %j adds no header and no recipient to the raw message', async (name) => {
+    smtp = await startSmtpServer();
+    const config = { url: smtp.url(), ...addresses };
+    await expect(createSmtpMailer(config).send(composeContactEmail({ ...submission, name }, config))).resolves.toEqual({ ok: true });
+    const [mail] = smtp.received;
+    expect(mail!.to).toEqual(['owner@example.com']);
+    const parsed = parseMail(mail!.raw);
+    const names = parsed.headers.map((h) => h.name);
+    expect(names.filter((n) => ['to', 'cc', 'bcc', 'from', 'reply-to', 'subject'].includes(n)).sort()).toEqual(['from', 'reply-to', 'subject', 'to']);
+    expect(parsed.header('to')).toEqual(['owner@example.com']);
+    expect(names).not.toContain('x-injected');
+    // Reply-To still holds one address, the visitor's, whatever the name looked like.
+    expect(parsed.header('reply-to')[0]).toMatch(/<ada@example\.org>$/);
+    expect(parsed.header('reply-to')[0]!.match(/@/g)?.length ?? 0).toBe(1 + (name.match(/@/g)?.length ?? 0));
+    expect(parsed.header('subject')[0]).not.toMatch(/[\r\n]/);
+    expect(parsed.text.startsWith('Hello, I would like to know more.')).toBe(true);
+  });
+
+  test('a Unicode name arrives encoded and reads back as typed', async () => {
+    smtp = await startSmtpServer();
+    const config = { url: smtp.url(), ...addresses };
+    const name = 'Zoë Ünïcödé 😀 李小龍';
+    await expect(createSmtpMailer(config).send(composeContactEmail({ ...submission, name }, config))).resolves.toEqual({ ok: true });
+    const raw = smtp.received[0]!.raw;
+    const head = raw.slice(0, raw.indexOf('\r\n\r\n'));
+    expect(head).toMatch(/^[\x20-\x7e\r\n\t]*$/);
+    const parsed = parseMail(raw);
+    expect(parsed.header('subject')).toEqual([`New message from ${name}`]);
+    expect(parsed.header('reply-to')).toEqual([`${name} <ada@example.org>`]);
+    expect(parsed.text).toContain(`From: ${name} <ada@example.org>`);
+  });
+
+  test.each([
+    [421, false],
+    [451, false],
+    [550, true],
+    [554, true],
+  ])('a %i reply is refused with permanent %s', async (code, permanent) => {
+    smtp = await startSmtpServer({ answer: () => ({ code, message: `Reply ${code}` }) });
+    const config = { url: smtp.url(), ...addresses };
+    await expect(createSmtpMailer(config).send(composeContactEmail(submission, config))).resolves.toEqual({
+      ok: false,
+      permanent,
+      reason: expect.stringContaining(`${code}`),
+    });
+  });
+
+  test('a wrong password is permanent', async () => {
+    smtp = await startSmtpServer({ credentials: { user: 'site', pass: 'right' } });
+    const config = { url: smtp.url({ user: 'site', pass: 'wrong' }), ...addresses };
+    await expect(createSmtpMailer(config).send(composeContactEmail(submission, config))).resolves.toEqual({
+      ok: false,
+      permanent: true,
+      reason: expect.stringMatching(/^EAUTH 535/),
+    });
+    expect(smtp.received).toEqual([]);
+  });
+
+  test('nobody listening is transient', async () => {
+    const config = { url: `smtp://127.0.0.1:${await freePort()}`, ...addresses };
+    await expect(createSmtpMailer(config).send(composeContactEmail(submission, config))).resolves.toEqual({
+      ok: false,
+      permanent: false,
+      reason: expect.stringContaining('ECONNREFUSED'),
+    });
+  });
+
+  test('a server that never greets is transient, after the greeting timeout and not minutes', async () => {
+    const silent = await startSilentServer();
+    try {
+      const config = { url: `smtp://127.0.0.1:${silent.port}`, ...addresses };
+      const started = Date.now();
+      const result = await createSmtpMailer(config, { ...SMTP_TIMEOUTS, greetingTimeout: 300 }).send(composeContactEmail(submission, config));
+      expect(result).toEqual({ ok: false, permanent: false, reason: expect.stringContaining('ETIMEDOUT') });
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      await silent.close();
+    }
+  });
+
+  test('the default timeouts are seconds: connect 10 s, greeting 5 s, socket 20 s', () => {
+    expect(SMTP_TIMEOUTS).toMatchObject({ connectionTimeout: 10_000, greetingTimeout: 5_000, socketTimeout: 20_000 });
+  });
+});

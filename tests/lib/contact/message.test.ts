@@ -1,0 +1,76 @@
+import { describe, expect, test } from 'vitest';
+import { composeContactEmail, contactMessageId, headerText } from '../../../src/lib/contact/message.ts';
+
+const smtp = { url: 'smtp://127.0.0.1:25', to: 'owner@example.com', from: 'site@Forms.Example.com' };
+const submission = { id: 42, createdAt: '2026-05-04T10:20:30.456Z', name: 'Ada Lovelace', email: 'ada@example.org', message: 'Hello,\nI would like to know more.' };
+
+describe('the email of a contact message', () => {
+  test('goes from CONTACT_FROM to CONTACT_TO, answers to the visitor, and names them in the subject', () => {
+    expect(composeContactEmail(submission, smtp)).toEqual({
+      from: 'site@Forms.Example.com',
+      to: 'owner@example.com',
+      replyTo: { name: 'Ada Lovelace', address: 'ada@example.org' },
+      subject: 'New message from Ada Lovelace',
+      text: 'Hello,\nI would like to know more.\n\n-- \nFrom: Ada Lovelace <ada@example.org>\nSent: 2026-05-04T10:20:30.456Z (contact message #42)\n',
+      messageId: '<contact-42.1777890030456@forms.example.com>',
+      date: new Date('2026-05-04T10:20:30.456Z'),
+      envelope: { from: 'site@Forms.Example.com', to: ['owner@example.com'] },
+    });
+  });
+
+  test('has the same Message-ID on every attempt, and a different one for another submission', () => {
+    expect(composeContactEmail(submission, smtp).messageId).toBe(composeContactEmail({ ...submission }, smtp).messageId);
+    expect(contactMessageId({ id: 43, createdAt: submission.createdAt }, smtp)).not.toBe(contactMessageId(submission, smtp));
+    // A database restored from scratch reuses ids; the time keeps the two messages apart.
+    expect(contactMessageId({ id: 42, createdAt: '2027-01-01T00:00:00.000Z' }, smtp)).not.toBe(contactMessageId(submission, smtp));
+  });
+
+  test.each([
+    ['CR LF and a Bcc header', 'Eve\r\nBcc: victim@evil.test', 'Eve Bcc: victim@evil.test'],
+    ['a bare LF', 'Eve\nX-Injected: yes', 'Eve X-Injected: yes'],
+    ['a bare CR', 'Eve\rCc: x@evil.test', 'Eve Cc: x@evil.test'],
+    ['NUL, NEL and a line separator', 'Eve\u0000\u0085\u2028Mallory', 'Eve Mallory'],
+    ['a right-to-left override', 'Eve\u202egnp.exe', 'Eve gnp.exe'],
+    ['tabs and runs of spaces', '\tAda \t  Lovelace  ', 'Ada Lovelace'],
+  ])('keeps %s out of every header', (_, name, cleaned) => {
+    const email = composeContactEmail({ ...submission, name }, smtp);
+    expect(email.subject).toBe(`New message from ${cleaned}`);
+    expect(email.replyTo).toEqual({ name: cleaned, address: 'ada@example.org' });
+    expect(email.envelope.to).toEqual(['owner@example.com']);
+    expect(email.to).toBe('owner@example.com');
+    expect(`${email.subject}${email.replyTo?.name}`).not.toMatch(/[\r\n\u0000\u0085\u2028\u202e]/u);
+  });
+
+  test.each([
+    ['Zoë Ünïcödé 😀', 'Zoë Ünïcödé 😀'],
+    ['李小龍', '李小龍'],
+    ['"Mallory, <mallory@evil.test>"', '"Mallory, <mallory@evil.test>"'],
+  ])('keeps the name %j as typed (nodemailer quotes and encodes it)', (name, expected) => {
+    expect(composeContactEmail({ ...submission, name }, smtp)).toMatchObject({ subject: `New message from ${expected}`, replyTo: { name: expected } });
+  });
+
+  test.each([
+    ['a line break', 'ada@example.org\r\nBcc: victim@evil.test'],
+    ['a second address', 'ada@example.org, victim@evil.test'],
+    ['angle brackets', 'Ada <ada@example.org>'],
+  ])('leaves Reply-To out when the stored address holds %s', (_, address) => {
+    const email = composeContactEmail({ ...submission, email: address }, smtp);
+    expect(email.replyTo).toBeUndefined();
+    expect(email.text).not.toMatch(/\r|\nBcc/);
+  });
+
+  test('names an empty (cleaned) name rather than leaving the subject dangling', () => {
+    expect(composeContactEmail({ ...submission, name: '\r\n' }, smtp).subject).toBe('New message from an unnamed visitor');
+  });
+});
+
+describe('headerText', () => {
+  test.each([
+    ['plain', 'plain'],
+    ['a\r\nb', 'a b'],
+    ['\u0007bell', 'bell'],
+    ['x\u2066y\u2069z', 'x y z'],
+  ])('%j becomes %j', (input, output) => {
+    expect(headerText(input)).toBe(output);
+  });
+});

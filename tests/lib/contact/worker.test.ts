@@ -1,0 +1,284 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { DatabaseSync } from 'node:sqlite';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import type { Mailer, SendResult } from '../../../src/lib/contact/mailer.ts';
+import type { ContactEmail } from '../../../src/lib/contact/message.ts';
+import { createOutbox, type Outbox } from '../../../src/lib/contact/outbox.ts';
+import { createSubmissionStore } from '../../../src/lib/contact/store.ts';
+import { createDeliveryWorker, DELIVERY_POLICY, type DeliveryWorkerOptions, retryDelay } from '../../../src/lib/contact/worker.ts';
+import { createLogger } from '../../../src/lib/log.ts';
+import { openDatabase } from '../../../src/lib/store/database.ts';
+import { eventually } from '../../support/smtp.ts';
+
+const input = { name: 'Ada Lovelace', email: 'ada@example.org', message: 'Hello, I would like to know more.', honeypot: '' };
+const SECOND = 1_000;
+const HOUR = 3_600 * SECOND;
+
+/** A mailer that answers from a script, one result per call, and records what it was given. */
+function scriptedMailer(...script: SendResult[]) {
+  const sent: ContactEmail[] = [];
+  const mailer: Mailer = {
+    async send(email) {
+      sent.push(email);
+      return script.shift() ?? { ok: true };
+    },
+  };
+  return { mailer, sent };
+}
+
+const transient: SendResult = { ok: false, permanent: false, reason: 'ESOCKET: connect ECONNREFUSED 127.0.0.1:25' };
+const permanent: SendResult = { ok: false, permanent: true, reason: 'EENVELOPE 550: 550 5.1.1 <owner@example.com> No such user' };
+
+let dir: string;
+let db: DatabaseSync;
+let outbox: Outbox;
+let now: number;
+let logs: Array<Record<string, unknown>>;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'site-forms-worker-'));
+  db = openDatabase(dir);
+  outbox = createOutbox(db);
+  now = Date.now();
+  logs = [];
+});
+afterEach(() => {
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Stores a submission as the form does, at the test's clock rather than the wall clock. */
+function store(): number {
+  const id = createSubmissionStore(db).save(input);
+  const at = new Date(now).toISOString();
+  db.prepare('UPDATE submissions SET created_at = ?, next_attempt_at = ? WHERE id = ?').run(at, at, id);
+  return id;
+}
+
+function worker(mailer: Mailer, options: Partial<DeliveryWorkerOptions> = {}) {
+  return createDeliveryWorker({
+    outbox,
+    mailer,
+    compose: (s) => ({ from: 'site@example.com', to: 'owner@example.com', subject: s.name, text: s.message, messageId: `<contact-${s.id}>`, date: new Date(s.createdAt), envelope: { from: 'site@example.com', to: ['owner@example.com'] } }),
+    logger: createLogger({ level: 'debug', write: (line) => logs.push(JSON.parse(line) as Record<string, unknown>) }),
+    clock: () => new Date(now),
+    ...options,
+  });
+}
+
+describe('retry delays', () => {
+  test.each([
+    [1, 30 * SECOND],
+    [2, 60 * SECOND],
+    [3, 120 * SECOND],
+    [7, 1_920 * SECOND],
+    [8, HOUR],
+    [9, HOUR],
+    [40, HOUR],
+  ])('after %i failed attempts the next waits %i ms', (attempts, delay) => {
+    expect(retryDelay(attempts)).toBe(delay);
+  });
+
+  test('keep trying for 24 hours', () => {
+    expect(DELIVERY_POLICY.retryForMs).toBe(24 * HOUR);
+  });
+});
+
+describe('the delivery worker', () => {
+  test('sends a pending message once and records it as sent', async () => {
+    const id = store();
+    const { mailer, sent } = scriptedMailer();
+    await worker(mailer).deliverDue();
+    expect(sent.map((e) => e.messageId)).toEqual([`<contact-${id}>`]);
+    expect(outbox.find(id)).toMatchObject({ status: 'sent', attempts: 1, sentAt: new Date(now).toISOString(), nextAttemptAt: null, lastError: null });
+    expect(outbox.history(id)).toEqual([{ at: new Date(now).toISOString(), outcome: 'sent', error: null }]);
+    await worker(mailer).deliverDue();
+    expect(sent).toHaveLength(1);
+  });
+
+  test('keeps a message pending while it is being sent, so a crash mid-send loses nothing', async () => {
+    const id = store();
+    let statusDuringSend: string | undefined;
+    await worker({
+      async send() {
+        statusDuringSend = outbox.find(id)?.status;
+        return { ok: true };
+      },
+    }).deliverDue();
+    expect(statusDuringSend).toBe('pending');
+  });
+
+  test('after a transient failure waits 30 s, then 60 s, then delivers', async () => {
+    const id = store();
+    const { mailer, sent } = scriptedMailer(transient, transient, { ok: true });
+    const w = worker(mailer);
+    const start = now;
+    await w.deliverDue();
+    expect(outbox.find(id)).toMatchObject({ status: 'pending', attempts: 1, lastError: transient.reason, nextAttemptAt: new Date(start + 30 * SECOND).toISOString() });
+
+    now = start + 29 * SECOND;
+    await w.deliverDue();
+    expect(sent).toHaveLength(1);
+
+    now = start + 30 * SECOND;
+    await w.deliverDue();
+    expect(outbox.find(id)).toMatchObject({ status: 'pending', attempts: 2, nextAttemptAt: new Date(now + 60 * SECOND).toISOString() });
+
+    now += 60 * SECOND;
+    await w.deliverDue();
+    expect(sent).toHaveLength(3);
+    expect(outbox.find(id)).toMatchObject({ status: 'sent', attempts: 3 });
+    expect(outbox.history(id).map((e) => e.outcome)).toEqual(['retrying', 'retrying', 'sent']);
+    expect(logs.filter((l) => l.event === 'contact.delivery_retry')).toHaveLength(2);
+  });
+
+  test('a permanent failure marks the message failed with the reason, logged as an error without the address', async () => {
+    const id = store();
+    const { mailer, sent } = scriptedMailer(permanent);
+    await worker(mailer).deliverDue();
+    expect(outbox.find(id)).toMatchObject({ status: 'failed', attempts: 1, lastError: permanent.reason, nextAttemptAt: null });
+    expect(outbox.history(id)).toEqual([expect.objectContaining({ outcome: 'failed', error: permanent.reason })]);
+    const logged = logs.find((l) => l.event === 'contact.delivery_failed');
+    expect(logged).toMatchObject({ level: 'error', id, reason: expect.stringContaining('550 5.1.1') });
+    expect(JSON.stringify(logged)).not.toContain('owner@example.com');
+    await worker(mailer).deliverDue();
+    expect(sent).toHaveLength(1);
+  });
+
+  test('gives up with "failed" once transient failures have lasted 24 hours', async () => {
+    const id = store();
+    const { mailer, sent } = scriptedMailer(...Array.from({ length: 100 }, () => transient));
+    const w = worker(mailer);
+    const start = now;
+    for (let i = 0; i < 100 && outbox.find(id)?.status === 'pending'; i++) {
+      await w.deliverDue();
+      const next = outbox.find(id)?.nextAttemptAt;
+      if (next) now = Date.parse(next);
+    }
+    const last = outbox.find(id)!;
+    expect(last).toMatchObject({ status: 'failed', lastError: expect.stringMatching(/^gave up after \d+ attempts over 24 h; last: ESOCKET/) });
+    expect(now - start).toBeGreaterThanOrEqual(24 * HOUR);
+    expect(now - start).toBeLessThan(25 * HOUR);
+    // 30 s doubling to an hour: about 8 attempts in the first 2 hours, then hourly.
+    expect(sent.length).toBeGreaterThan(25);
+    expect(sent.length).toBeLessThan(35);
+  });
+
+  test('a message stored long before SMTP was set up still gets its 24 hours of retries', async () => {
+    const id = store();
+    now += 72 * HOUR;
+    const { mailer } = scriptedMailer(transient);
+    await worker(mailer).deliverDue();
+    expect(outbox.find(id)).toMatchObject({ status: 'pending', attempts: 1 });
+  });
+
+  test('a requeued message starts a fresh round: 30 s backoff and 24 more hours', async () => {
+    const id = store();
+    await worker(scriptedMailer(permanent).mailer).deliverDue();
+    now += 48 * HOUR;
+    expect(outbox.requeue(id, new Date(now))).toMatchObject({ found: true, from: 'failed', submission: { status: 'pending', attempts: 0 } });
+    const { mailer } = scriptedMailer(transient, { ok: true });
+    const w = worker(mailer);
+    await w.deliverDue();
+    expect(outbox.find(id)).toMatchObject({ status: 'pending', attempts: 1, nextAttemptAt: new Date(now + 30 * SECOND).toISOString() });
+    now += 30 * SECOND;
+    await w.deliverDue();
+    expect(outbox.find(id)?.status).toBe('sent');
+    expect(outbox.history(id).map((e) => e.outcome)).toEqual(['failed', 'requeued', 'retrying', 'sent']);
+  });
+
+  test('sends every due message, oldest first, and leaves those not yet due', async () => {
+    const first = store();
+    const second = store();
+    const later = store();
+    db.prepare('UPDATE submissions SET next_attempt_at = ? WHERE id = ?').run(new Date(now + HOUR).toISOString(), later);
+    const { mailer, sent } = scriptedMailer();
+    await worker(mailer).deliverDue();
+    expect(sent.map((e) => e.messageId)).toEqual([`<contact-${first}>`, `<contact-${second}>`]);
+    expect(outbox.find(later)?.status).toBe('pending');
+  });
+
+  test('a mailer that throws is a transient failure, not a lost message', async () => {
+    const id = store();
+    await worker({
+      send: () => Promise.reject(new TypeError('boom')),
+    }).deliverDue();
+    expect(outbox.find(id)).toMatchObject({ status: 'pending', attempts: 1, lastError: 'unexpected error: TypeError: boom' });
+  });
+});
+
+describe('the delivery worker running in the background', () => {
+  test('on start, delivers messages left pending by an earlier process', async () => {
+    const id = store();
+    const { mailer, sent } = scriptedMailer();
+    const w = worker(mailer, { clock: undefined });
+    w.start();
+    try {
+      await eventually('the pending message to be sent', () => outbox.find(id)?.status === 'sent');
+      expect(sent).toHaveLength(1);
+      expect(logs).toContainEqual(expect.objectContaining({ event: 'contact.delivery_started', pending: 1 }));
+    } finally {
+      await w.stop();
+    }
+  });
+
+  test('poke sends a new message at once, without waiting for the poll', async () => {
+    const { mailer } = scriptedMailer();
+    const w = worker(mailer, { clock: undefined, pollIntervalMs: 60 * SECOND });
+    w.start();
+    try {
+      // Let the first pass end and the worker settle into its 60 s wait.
+      await w.deliverDue();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const id = store();
+      w.poke();
+      await eventually('the poked message to be sent', () => outbox.find(id)?.status === 'sent', 2_000);
+    } finally {
+      await w.stop();
+    }
+  });
+
+  test('retries on its own when the wait is over', async () => {
+    const id = store();
+    const { mailer, sent } = scriptedMailer(transient, transient);
+    const w = worker(mailer, { clock: undefined, retryBaseMs: 20, pollIntervalMs: 60 * SECOND });
+    w.start();
+    try {
+      await eventually('delivery after two retries', () => outbox.find(id)?.status === 'sent', 5_000);
+      expect(sent).toHaveLength(3);
+    } finally {
+      await w.stop();
+    }
+  });
+
+  test('stop waits for the message being sent, records it, and sends no other', async () => {
+    const a = store();
+    const b = store();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const sent: string[] = [];
+    const w = worker(
+      {
+        async send(email) {
+          sent.push(email.messageId);
+          await gate;
+          return { ok: true };
+        },
+      },
+      { clock: undefined },
+    );
+    w.start();
+    await eventually('the first send to begin', () => sent.length === 1);
+    let stopped = false;
+    const stopping = w.stop().then(() => (stopped = true));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(stopped).toBe(false);
+    release();
+    await stopping;
+    expect(sent).toEqual([`<contact-${a}>`]);
+    expect(outbox.find(a)?.status).toBe('sent');
+    expect(outbox.find(b)?.status).toBe('pending');
+  });
+});
