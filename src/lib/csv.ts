@@ -1,0 +1,18 @@
+/**
+ * One CSV field as RFC 4180 writes it: quoted when it holds a comma, a quote, CR or LF,
+ * with quotes doubled; `null` and `undefined` are empty.
+ */
+export function csvField(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  const text = String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+/**
+ * A CSV document: a header row of `columns`, then one record per row, every line ended
+ * by CRLF as RFC 4180 asks (spreadsheets read it, and a field's own LF stays inside its quotes).
+ */
+export function toCsv<K extends string>(columns: readonly K[], rows: readonly Record<K, unknown>[]): string {
+  const line = (values: unknown[]) => `${values.map(csvField).join(',')}\r\n`;
+  return line([...columns]) + rows.map((row) => line(columns.map((c) => row[c]))).join('');
+}
