@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { parseEnv } from 'node:util';
 import { describe, expect, test } from 'vitest';
 import { ConfigError, describeConfig, readConfig, requireConfig } from '../../src/lib/config.ts';
 
@@ -18,6 +20,11 @@ describe('configuration', () => {
       smtp: undefined,
       rateLimit: { max: 5, windowSeconds: 600 },
     });
+  });
+
+  test('.env.example copied as it is starts the site with the local provider', () => {
+    const example = parseEnv(readFileSync(new URL('../../.env.example', import.meta.url), 'utf8'));
+    expect(requireConfig(example)).toMatchObject({ newsletter: { provider: 'local' }, newsletterChoice: 'default' });
   });
 
   test('chooses Mailchimp when only its key is set, taking the server prefix from the key', () => {
