@@ -36,14 +36,24 @@ const EnvSchema = v.object({
   DATA_DIR: DataDirField,
   ALLOWED_ORIGINS: v.optional(text, ''),
   NEWSLETTER_PROVIDER: v.optional(
-    v.union([v.literal(''), v.picklist(PROVIDER_NAMES)], `must be one of ${PROVIDER_NAMES.join(', ')}`),
+    v.pipe(
+      text,
+      v.toLowerCase(),
+      v.union([v.literal(''), v.picklist(PROVIDER_NAMES)], `must be one of ${PROVIDER_NAMES.join(', ')}`),
+    ),
   ),
   MAILCHIMP_API_KEY: optionalText,
   MAILCHIMP_LIST_ID: optionalText,
   MAILCHIMP_SERVER_PREFIX: optionalText,
   MAILCHIMP_API_BASE_URL: optionalUrl,
   KIT_API_KEY: optionalText,
-  KIT_FORM_ID: optionalText,
+  // Kit's API wants the form's number; the embed code's data-uid looks similar but is not it.
+  KIT_FORM_ID: v.optional(
+    v.union(
+      [v.literal(''), v.pipe(text, v.regex(/^\d+$/))],
+      "must be the form's number, such as 1234567 (from the form's address in Kit, not the data-uid of its embed code)",
+    ),
+  ),
   KIT_API_BASE_URL: optionalUrl,
   RESEND_API_KEY: optionalText,
   RESEND_AUDIENCE_ID: optionalText,
@@ -77,7 +87,7 @@ export type MailchimpConfig = { apiKey: string; listId: string; baseUrl: string 
 /** The Kit settings, complete (SPEC.md 2.4 row 2). */
 export type KitConfig = { apiKey: string; formId: string; baseUrl: string };
 /** The Resend settings, complete (SPEC.md 2.4 row 3). */
-export type ResendConfig = { apiKey: string; audienceId: string; baseUrl: string | undefined };
+export type ResendConfig = { apiKey: string; audienceId: string; baseUrl: string };
 
 /** The chosen newsletter provider with exactly the settings it needs. */
 export type NewsletterConfig =
@@ -115,6 +125,13 @@ const PROVIDER_KEYS = {
   mailchimp: 'MAILCHIMP_API_KEY',
   kit: 'KIT_API_KEY',
   resend: 'RESEND_API_KEY',
+} as const;
+
+/** Which variable names the list, form or audience of each paid provider. */
+const PROVIDER_TARGETS = {
+  mailchimp: 'MAILCHIMP_LIST_ID',
+  kit: 'KIT_FORM_ID',
+  resend: 'RESEND_AUDIENCE_ID',
 } as const;
 
 /**
@@ -158,6 +175,13 @@ export function readConfig(env: Record<string, string | undefined>): ConfigResul
     provider = keysSet[0]!;
     newsletterChoice = 'inferred';
   } else {
+    // A list, form or audience without its key is a provider half set up: saying so beats
+    // quietly keeping its subscribers in the local database.
+    for (const p of Object.keys(PROVIDER_TARGETS) as (keyof typeof PROVIDER_TARGETS)[]) {
+      if (e[PROVIDER_TARGETS[p]]) {
+        problems.push(`${PROVIDER_KEYS[p]} is required when ${PROVIDER_TARGETS[p]} is set (or set NEWSLETTER_PROVIDER=local to keep subscribers in the database)`);
+      }
+    }
     provider = 'local';
     newsletterChoice = 'default';
   }
@@ -186,7 +210,7 @@ export function readConfig(env: Record<string, string | undefined>): ConfigResul
         provider,
         kit: {
           apiKey: missing('KIT_API_KEY', e.KIT_API_KEY, because),
-          formId: missing('KIT_FORM_ID', e.KIT_FORM_ID, because),
+          formId: missing('KIT_FORM_ID', e.KIT_FORM_ID || undefined, because),
           baseUrl: e.KIT_API_BASE_URL || 'https://api.convertkit.com/v3',
         },
       };
@@ -197,7 +221,7 @@ export function readConfig(env: Record<string, string | undefined>): ConfigResul
         resend: {
           apiKey: missing('RESEND_API_KEY', e.RESEND_API_KEY, because),
           audienceId: missing('RESEND_AUDIENCE_ID', e.RESEND_AUDIENCE_ID, because),
-          baseUrl: e.RESEND_BASE_URL || undefined,
+          baseUrl: e.RESEND_BASE_URL || 'https://api.resend.com',
         },
       };
       break;

@@ -196,10 +196,88 @@ describe('the built server with Mailchimp', () => {
     expect(JSON.parse(text)).toEqual({ success: false, error: expect.any(String) });
     expect(text).not.toMatch(/secretkey|API Key Invalid/);
   });
+
+  test('a bad key is logged as an error naming MAILCHIMP_API_KEY, and the key is in no log line', async () => {
+    mailchimp.reply(replyJson(401, { title: 'API Key Invalid', detail: 'Your API key secretkey-us21 may be invalid' }));
+    await postForm(`${site.url}/api/newsletter`, { email: 'ada@example.com' });
+    expect(site.logs).toContainEqual(expect.objectContaining({ level: 'error', event: 'newsletter.subscribe_failed', check: 'MAILCHIMP_API_KEY' }));
+    expect(JSON.stringify(site.logs)).not.toContain('secretkey');
+  });
+
+  test('a provider that keeps failing: 503 with Retry-After after three attempts', async () => {
+    mailchimp.reply(replyJson(503, { title: 'Service Unavailable' }));
+    mailchimp.requests.length = 0;
+    const response = await postForm(`${site.url}/api/newsletter`, { email: 'ada@example.com' });
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('120');
+    await expect(response.json()).resolves.toEqual({ success: false, error: expect.stringMatching(/try again in a few minutes/) });
+    expect(mailchimp.requests).toHaveLength(3);
+  });
+});
+
+describe('the built server with Kit', () => {
+  let kit: FakeHttpServer;
+  let site: Site;
+  beforeAll(async () => {
+    kit = await startFakeHttpServer(replyJson(200, { subscription: { id: 1, state: 'inactive' } }));
+    site = await startSite({ NEWSLETTER_PROVIDER: 'kit', KIT_API_KEY: 'kit-secret', KIT_FORM_ID: '1234567', KIT_API_BASE_URL: `${kit.url}/v3` });
+  });
+  afterAll(async () => {
+    await site.stop();
+    await kit.close();
+  });
+
+  test('subscribes through the form-subscribe resource and answers 200', async () => {
+    await expect(postForm(`${site.url}/api/newsletter`, { email: 'ada@example.com' }).then(answer)).resolves.toMatchObject({
+      status: 200,
+      body: { success: true },
+    });
+    const request = kit.requests.at(-1)!;
+    expect(request).toMatchObject({ method: 'POST', url: '/v3/forms/1234567/subscribe' });
+    expect(JSON.parse(request.body)).toEqual({ api_key: 'kit-secret', email: 'ada@example.com' });
+  });
+
+  test('a wrong form: 502, and an error log naming KIT_FORM_ID', async () => {
+    kit.reply(replyJson(404, { error: 'Not Found', message: "The entity you were trying to find doesn't exist" }));
+    const response = await postForm(`${site.url}/api/newsletter`, { email: 'ada@example.com' });
+    expect(response.status).toBe(502);
+    expect(site.logs).toContainEqual(expect.objectContaining({ level: 'error', check: 'KIT_FORM_ID' }));
+    expect(JSON.stringify(site.logs)).not.toContain('kit-secret');
+  });
+});
+
+describe('the built server with Resend', () => {
+  let resend: FakeHttpServer;
+  let site: Site;
+  beforeAll(async () => {
+    resend = await startFakeHttpServer(replyJson(200, { object: 'contact', id: 'c1' }));
+    site = await startSite({ RESEND_API_KEY: 're_secret', RESEND_AUDIENCE_ID: 'aud-1', RESEND_BASE_URL: resend.url });
+  });
+  afterAll(async () => {
+    await site.stop();
+    await resend.close();
+  });
+
+  test('chosen by its key alone, creates the contact in the audience and answers 200', async () => {
+    await expect(postForm(`${site.url}/api/newsletter`, { email: 'ada@example.com' }).then(answer)).resolves.toMatchObject({
+      status: 200,
+      body: { success: true },
+    });
+    const request = resend.requests.at(-1)!;
+    expect(request).toMatchObject({ method: 'POST', url: '/audiences/aud-1/contacts', headers: expect.objectContaining({ authorization: 'Bearer re_secret' }) });
+    expect(JSON.parse(request.body)).toEqual({ email: 'ada@example.com' });
+    expect(site.logs).toContainEqual(expect.objectContaining({ event: 'server.config', newsletterProvider: 'resend', newsletterChoice: 'inferred' }));
+  });
 });
 
 describe('start-up', () => {
-  test('stops with a message naming the variable when a chosen provider lacks one', async () => {
-    await expect(startSite({ NEWSLETTER_PROVIDER: 'mailchimp', MAILCHIMP_API_KEY: 'k-us1' })).rejects.toThrow(/MAILCHIMP_LIST_ID/);
+  test.each([
+    ['a chosen provider lacks a variable', { NEWSLETTER_PROVIDER: 'mailchimp', MAILCHIMP_API_KEY: 'k-us1' }, /MAILCHIMP_LIST_ID is required/],
+    ['Kit has no form', { NEWSLETTER_PROVIDER: 'kit', KIT_API_KEY: 'k' }, /KIT_FORM_ID is required/],
+    ['Resend has no audience', { RESEND_API_KEY: 're_k' }, /RESEND_AUDIENCE_ID is required/],
+    ['two keys are set and none is chosen', { MAILCHIMP_API_KEY: 'k-us1', MAILCHIMP_LIST_ID: 'l', KIT_API_KEY: 'k', KIT_FORM_ID: '1' }, /NEWSLETTER_PROVIDER is required .*MAILCHIMP_API_KEY, KIT_API_KEY/],
+    ['the provider is unknown', { NEWSLETTER_PROVIDER: 'sendgrid' }, /NEWSLETTER_PROVIDER must be one of mailchimp, kit, resend, local/],
+  ])('stops with a message naming the variable when %s', async (_, env, message) => {
+    await expect(startSite(env)).rejects.toThrow(message);
   });
 });

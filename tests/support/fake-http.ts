@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 
 /** One request as the fake provider received it. */
-export type ReceivedRequest = { method: string; url: string; headers: IncomingMessage['headers']; body: string };
+export type ReceivedRequest = { method: string; url: string; headers: IncomingMessage['headers']; body: string; receivedAt: number };
 
 /** How the fake provider answers one request. */
 export type FakeReply = (request: ReceivedRequest, res: ServerResponse, req: IncomingMessage) => void | Promise<void>;
@@ -11,6 +11,8 @@ export type FakeReply = (request: ReceivedRequest, res: ServerResponse, req: Inc
 export type FakeHttpServer = {
   url: string;
   requests: ReceivedRequest[];
+  /** Requests being answered right now, and the most there ever were at once. */
+  load: { inFlight: number; maxInFlight: number };
   /** The reply for every following request, until changed. */
   reply(handler: FakeReply): void;
   close(): Promise<void>;
@@ -20,10 +22,16 @@ export type FakeHttpServer = {
 export async function startFakeHttpServer(initial: FakeReply = replyJson(200, {})): Promise<FakeHttpServer> {
   let handler = initial;
   const requests: ReceivedRequest[] = [];
+  const load = { inFlight: 0, maxInFlight: 0 };
   const server: Server = createServer(async (req, res) => {
+    const receivedAt = performance.now();
+    load.inFlight++;
+    load.maxInFlight = Math.max(load.maxInFlight, load.inFlight);
+    // 'close' comes once per request, whether it was answered, reset or abandoned.
+    res.once('close', () => load.inFlight--);
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const received = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+    const received = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt };
     requests.push(received);
     await handler(received, res, req);
   });
@@ -32,6 +40,7 @@ export async function startFakeHttpServer(initial: FakeReply = replyJson(200, {}
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    load,
     reply(next) {
       handler = next;
     },
@@ -49,4 +58,35 @@ export function replyJson(status: number, body: unknown, headers: Record<string,
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
     res.end(JSON.stringify(body));
   };
+}
+
+/** A reply with a body of another type, such as the HTML error page of a proxy. */
+export function replyText(status: number, body: string, type = 'text/html; charset=utf-8'): FakeReply {
+  return (_, res) => {
+    res.writeHead(status, { 'content-type': type });
+    res.end(body);
+  };
+}
+
+/** No reply at all: the connection stays open until the client gives up or the server closes. */
+export function replyHang(): FakeReply {
+  return () => {};
+}
+
+/** A reply that resets the connection (TCP RST) instead of answering. */
+export function replyReset(): FakeReply {
+  return (_, __, req) => {
+    req.socket.resetAndDestroy();
+  };
+}
+
+/** A reply that waits `ms` before answering with `then`. */
+export function replyAfter(ms: number, then: FakeReply): FakeReply {
+  return (request, res, req) => new Promise<void>((resolve) => setTimeout(() => resolve(then(request, res, req)), ms));
+}
+
+/** Each reply in turn, one per request; the last one answers every request after it. */
+export function replyInTurn(...replies: FakeReply[]): FakeReply {
+  let next = 0;
+  return (request, res, req) => replies[Math.min(next++, replies.length - 1)]!(request, res, req);
 }

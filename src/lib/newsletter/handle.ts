@@ -9,7 +9,17 @@ import type { NewsletterProvider, SubscribeFailure } from './provider.ts';
 /** What the newsletter handler needs. */
 export type NewsletterDeps = { provider: NewsletterProvider; logger: Logger; limits?: Pick<AbuseLimits, 'checkAddress'> };
 
-/** The answer a visitor gets for each way a subscription can fail: one table, one place. */
+/**
+ * How long a visitor is asked to wait when the provider is unavailable: the same "few
+ * minutes" the message says, and longer than the one-minute windows of the providers'
+ * rate limits, so that the next try starts with a clean slate.
+ */
+export const NEWSLETTER_RETRY_AFTER_SECONDS = 120;
+
+/**
+ * The answer a visitor gets for each way a subscription can fail: one table, one place.
+ * Hint: "already a member" is not here, because providers answer it as success.
+ */
 export const NEWSLETTER_FAILURES: Record<SubscribeFailure, { status: number; error: string; headers?: Record<string, string> }> = {
   'invalid-address': { status: 400, error: INVALID_EMAIL },
   'not-resubscribable': {
@@ -19,7 +29,7 @@ export const NEWSLETTER_FAILURES: Record<SubscribeFailure, { status: number; err
   unavailable: {
     status: 503,
     error: 'The newsletter service is busy right now. Please try again in a few minutes.',
-    headers: { 'retry-after': '120' },
+    headers: { 'retry-after': String(NEWSLETTER_RETRY_AFTER_SECONDS) },
   },
   misconfigured: { status: 502, error: 'We could not subscribe you right now. Please try again later.' },
 };
@@ -39,7 +49,11 @@ export async function handleNewsletter(request: Request, { provider, logger, lim
   if (outcome.ok) return success();
 
   const answer = NEWSLETTER_FAILURES[outcome.reason];
-  const log = outcome.reason === 'misconfigured' ? logger.error : logger.warn;
-  log('newsletter.subscribe_failed', { provider: provider.name, reason: outcome.reason, detail: outcome.detail });
+  if (outcome.reason === 'misconfigured') {
+    // Only the owner can fix this: an error naming what to check, never the key itself.
+    logger.error('newsletter.subscribe_failed', { provider: provider.name, reason: outcome.reason, detail: outcome.detail, check: outcome.check });
+  } else {
+    logger.warn('newsletter.subscribe_failed', { provider: provider.name, reason: outcome.reason, detail: outcome.detail });
+  }
   return failure(answer.status, answer.error, answer.headers);
 }

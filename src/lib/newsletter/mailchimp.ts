@@ -1,16 +1,21 @@
 import { createRequire } from 'node:module';
 import type { MailchimpConfig } from '../config.ts';
-import type { NewsletterProvider, SubscribeOutcome } from './provider.ts';
+import { describeNetworkError, misconfigured, type NewsletterProvider, type SubscribeOutcome, unavailable } from './provider.ts';
 
-/** How long one call to Mailchimp may take; the client's own default is two minutes. */
+/** How long one call to Mailchimp may take when the caller gives no time; the client's own default is two minutes. */
 export const MAILCHIMP_TIMEOUT_MS = 10_000;
+
+/** The parts of superagent's answer we read. */
+type Answer = { status: number; headers: Record<string, string | undefined>; body: unknown };
 
 type ApiClient = {
   basePath: string;
   defaultHeaders: Record<string, string>;
   timeout: number;
   setConfig(config: Record<string, string>): void;
-  lists: { addListMember(listId: string, body: { email_address: string; status: 'subscribed' }): Promise<unknown> };
+  lists: {
+    addListMemberWithHttpInfo(listId: string, body: { email_address: string; status: 'subscribed' }): Promise<{ response: Answer }>;
+  };
 };
 
 // The package exports one shared client; its constructor gives this provider its own.
@@ -27,13 +32,15 @@ export function createMailchimpProvider(config: MailchimpConfig): NewsletterProv
   // No `server`: the client would otherwise replace the word "server" anywhere in the URL.
   client.setConfig({});
   client.defaultHeaders = { Authorization: `apikey ${config.apiKey}` };
-  client.timeout = MAILCHIMP_TIMEOUT_MS;
   return {
     name: 'mailchimp',
-    async subscribe(email) {
+    async subscribe(email, { timeoutMs = MAILCHIMP_TIMEOUT_MS } = {}) {
+      // The client takes a timeout, not a signal, and reads it while it builds the request,
+      // which happens synchronously inside this call: setting it here is per call.
+      client.timeout = Math.max(1, Math.ceil(timeoutMs));
       try {
-        await client.lists.addListMember(config.listId, { email_address: email, status: 'subscribed' });
-        return { ok: true };
+        const { response } = await client.lists.addListMemberWithHttpInfo(config.listId, { email_address: email, status: 'subscribed' });
+        return classifyMailchimpAnswer(response);
       } catch (error) {
         return classifyMailchimpError(error);
       }
@@ -41,19 +48,51 @@ export function createMailchimpProvider(config: MailchimpConfig): NewsletterProv
   };
 }
 
+/** Maps a 2xx answer: only a JSON member counts, as a proxy's or portal's HTML page is not Mailchimp. */
+export function classifyMailchimpAnswer(response: Answer): SubscribeOutcome {
+  if (isJson(response) && typeof response.body === 'object' && response.body !== null) return { ok: true };
+  return unavailable(`HTTP ${response.status} that is not JSON`);
+}
+
 /** Maps a failed Mailchimp call (superagent's error) to an outcome. */
 export function classifyMailchimpError(error: unknown): SubscribeOutcome {
-  const e = error as { status?: number; code?: string; timeout?: number; response?: { body?: { title?: string } } };
-  const status = e.status;
-  const title = typeof e.response?.body?.title === 'string' ? e.response.body.title : '';
-  if (status === undefined) {
-    return { ok: false, reason: 'unavailable', detail: `no answer (${e.code ?? (e.timeout ? 'timeout' : 'network error')})` };
-  }
+  const e = error as { status?: number; response?: Answer; statusCode?: number; rawResponse?: unknown };
+  // superagent's JSON parser fails with `statusCode` and the raw text, and no `status`.
+  const unparsed = e.rawResponse !== undefined;
+  const status = e.status ?? (unparsed ? e.statusCode : undefined);
+  if (status === undefined) return unavailable(`no answer (${describeNetworkError(error)})`);
+
+  const body = (!unparsed && e.response && isJson(e.response) ? e.response.body : undefined) as MailchimpProblem | undefined;
+  const title = typeof body?.title === 'string' ? body.title : '';
   const detail = `HTTP ${status}${title ? ` ${title}` : ''}`;
+  if (status === 401 || status === 403) return misconfigured(detail, 'MAILCHIMP_API_KEY');
+  if (status === 404) return misconfigured(detail, 'MAILCHIMP_LIST_ID');
+  if (status === 429 || status >= 500) return unavailable(detail);
+  if (body === undefined) return unavailable(`HTTP ${status} that is not JSON`);
+
   if (status === 400 && title === 'Member Exists') return { ok: true };
-  if (status === 400 && title === 'Invalid Resource') return { ok: false, reason: 'invalid-address', detail };
+  if (status === 400 && title === 'Invalid Resource') {
+    return isAboutMergeFields(body)
+      ? misconfigured(`${detail}: merge fields`, 'the required merge fields of the audience MAILCHIMP_LIST_ID')
+      : { ok: false, reason: 'invalid-address', detail };
+  }
   if (status === 400 && /compliance state|forgotten email/i.test(title)) return { ok: false, reason: 'not-resubscribable', detail };
-  if (status === 401 || status === 403 || status === 404) return { ok: false, reason: 'misconfigured', detail };
-  if (status === 429 || status >= 500) return { ok: false, reason: 'unavailable', detail };
-  return { ok: false, reason: 'misconfigured', detail };
+  return misconfigured(detail, 'MAILCHIMP_API_KEY and MAILCHIMP_LIST_ID');
+}
+
+/** Mailchimp's problem document (RFC 7807), as far as we read it. */
+type MailchimpProblem = { title?: unknown; detail?: unknown; errors?: unknown };
+
+/**
+ * "Invalid Resource" also means a merge field the audience requires (a name, say) is
+ * missing: that is the owner's audience settings, not the visitor's address.
+ */
+function isAboutMergeFields(body: MailchimpProblem): boolean {
+  if (typeof body.detail === 'string' && /merge field/i.test(body.detail)) return true;
+  const fields = Array.isArray(body.errors) ? body.errors.map((item) => (item as { field?: unknown })?.field) : [];
+  return fields.some((field) => typeof field === 'string' && field !== '' && field !== 'email_address');
+}
+
+function isJson(response: Answer): boolean {
+  return /[/+]json\b/i.test(response.headers?.['content-type'] ?? '');
 }

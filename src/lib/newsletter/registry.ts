@@ -1,21 +1,31 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { NewsletterConfig } from '../config.ts';
+import { createKitProvider } from './kit.ts';
 import { createLocalProvider } from './local.ts';
 import { createMailchimpProvider } from './mailchimp.ts';
 import type { NewsletterProvider } from './provider.ts';
+import { createResendProvider } from './resend.ts';
+import { type ResilienceOptions, withRetries } from './resilient.ts';
 
 /**
- * Builds the one provider the configuration chose.
- * Hint: a provider is built only when chosen, so an unused SDK never runs.
+ * Builds the one provider the configuration chose; a remote one is wrapped in the
+ * retries, time budget and in-flight limit of `resilient.ts`.
+ * Hint: a provider is built only when chosen, so an unused SDK never runs (Resend's
+ * constructor throws without a key).
  */
-export function createNewsletterProvider(config: NewsletterConfig, db: DatabaseSync): NewsletterProvider {
+export function createNewsletterProvider(
+  config: NewsletterConfig,
+  db: DatabaseSync,
+  resilience: Partial<ResilienceOptions> = {},
+): NewsletterProvider {
   switch (config.provider) {
     case 'mailchimp':
-      return createMailchimpProvider(config.mailchimp);
+      return withRetries(createMailchimpProvider(config.mailchimp), resilience);
+    case 'kit':
+      return withRetries(createKitProvider(config.kit), resilience);
+    case 'resend':
+      return withRetries(createResendProvider(config.resend), resilience);
     case 'local':
       return createLocalProvider(db);
-    case 'kit':
-    case 'resend':
-      throw new Error(`The ${config.provider} newsletter provider is not available yet`);
   }
 }

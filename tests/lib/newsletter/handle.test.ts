@@ -1,7 +1,7 @@
 import { describe, expect, test, vi } from 'vitest';
-import { silentLogger } from '../../../src/lib/log.ts';
-import { handleNewsletter, NEWSLETTER_FAILURES } from '../../../src/lib/newsletter/handle.ts';
-import type { NewsletterProvider, SubscribeOutcome } from '../../../src/lib/newsletter/provider.ts';
+import { createLogger, silentLogger } from '../../../src/lib/log.ts';
+import { handleNewsletter, NEWSLETTER_FAILURES, NEWSLETTER_RETRY_AFTER_SECONDS } from '../../../src/lib/newsletter/handle.ts';
+import type { NewsletterProvider, SubscribeFailure, SubscribeOutcome } from '../../../src/lib/newsletter/provider.ts';
 
 function fakeProvider(outcome: SubscribeOutcome = { ok: true }) {
   const subscribe = vi.fn(async (_email: string) => outcome);
@@ -42,8 +42,11 @@ describe('POST /api/newsletter handler', () => {
     expect(subscribe).not.toHaveBeenCalled();
   });
 
+  const failureOf = (reason: SubscribeFailure, detail: string): SubscribeOutcome =>
+    reason === 'misconfigured' ? { ok: false, reason, detail, check: 'MAILCHIMP_API_KEY' } : { ok: false, reason, detail };
+
   test.each(Object.entries(NEWSLETTER_FAILURES))('answers a provider failure "%s" with its status and a readable error', async (reason, expected) => {
-    const { provider } = fakeProvider({ ok: false, reason: reason as keyof typeof NEWSLETTER_FAILURES, detail: 'HTTP 500 raw provider text' });
+    const { provider } = fakeProvider(failureOf(reason as SubscribeFailure, 'HTTP 500 raw provider text'));
     const response = await handleNewsletter(post({ email: 'ada@example.com' }), { provider, logger: silentLogger });
     expect(response.status).toBe(expected.status);
     const body = await response.json();
@@ -55,7 +58,26 @@ describe('POST /api/newsletter handler', () => {
     const { provider } = fakeProvider({ ok: false, reason: 'unavailable', detail: 'timeout' });
     const response = await handleNewsletter(post({ email: 'ada@example.com' }), { provider, logger: silentLogger });
     expect(response.status).toBe(503);
-    expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(response.headers.get('retry-after')).toBe(String(NEWSLETTER_RETRY_AFTER_SECONDS));
+    await expect(response.json()).resolves.toEqual({ success: false, error: expect.stringMatching(/try again in a few minutes/) });
+  });
+
+  test('logs a misconfiguration as an error naming what to check', async () => {
+    const lines: string[] = [];
+    const logger = createLogger({ write: (line) => lines.push(line) });
+    const { provider } = fakeProvider({ ok: false, reason: 'misconfigured', detail: 'HTTP 404 Resource Not Found', check: 'MAILCHIMP_LIST_ID' });
+    await handleNewsletter(post({ email: 'ada@example.com' }), { provider, logger });
+    expect(lines.map((line) => JSON.parse(line))).toEqual([
+      expect.objectContaining({ level: 'error', event: 'newsletter.subscribe_failed', reason: 'misconfigured', check: 'MAILCHIMP_LIST_ID' }),
+    ]);
+  });
+
+  test.each<SubscribeFailure>(['invalid-address', 'not-resubscribable', 'unavailable'])('logs "%s" as a warning: nothing for the owner to fix', async (reason) => {
+    const lines: string[] = [];
+    const logger = createLogger({ write: (line) => lines.push(line) });
+    const { provider } = fakeProvider(failureOf(reason, 'HTTP 400'));
+    await handleNewsletter(post({ email: 'ada@example.com' }), { provider, logger });
+    expect(lines.map((line) => JSON.parse(line))).toEqual([expect.objectContaining({ level: 'warn', reason })]);
   });
 
   test('answers 415 to a JSON body', async () => {

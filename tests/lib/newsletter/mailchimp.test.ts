@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createMailchimpProvider } from '../../../src/lib/newsletter/mailchimp.ts';
-import { type FakeHttpServer, replyJson, startFakeHttpServer } from '../../support/fake-http.ts';
+import {
+  type FakeHttpServer,
+  type FakeReply,
+  replyHang,
+  replyJson,
+  replyReset,
+  replyText,
+  startFakeHttpServer,
+} from '../../support/fake-http.ts';
 
 let mailchimp: FakeHttpServer;
 beforeAll(async () => {
@@ -9,6 +17,11 @@ beforeAll(async () => {
 afterAll(() => mailchimp.close());
 
 const provider = () => createMailchimpProvider({ apiKey: 'key123-us21', listId: 'list 42', baseUrl: `${mailchimp.url}/3.0` });
+/** One attempt, as `resilient.ts` makes it: with a signal and the time left. */
+const attempt = (timeoutMs = 2_000) => provider().subscribe('ada@example.com', { signal: AbortSignal.timeout(timeoutMs), timeoutMs });
+
+const problem = (status: number, title: string, more: Record<string, unknown> = {}) =>
+  replyJson(status, { type: 'https://mailchimp.com/developer/marketing/docs/errors/', title, status, detail: '…', ...more }, { 'content-type': 'application/problem+json' });
 
 describe('Mailchimp wire format (SPEC.md 2.4 row 1)', () => {
   test('posts the address to the list-members resource with an apikey header and a JSON body', async () => {
@@ -24,18 +37,45 @@ describe('Mailchimp wire format (SPEC.md 2.4 row 1)', () => {
     expect(request!.headers['content-type']).toMatch(/^application\/json/);
     expect(JSON.parse(request!.body)).toEqual({ email_address: 'ada@example.com', status: 'subscribed' });
   });
+});
 
-  test.each([
-    ['a member that exists', 400, { title: 'Member Exists' }, { ok: true }],
-    ['an invalid address', 400, { title: 'Invalid Resource' }, { ok: false, reason: 'invalid-address' }],
-    ['an address in compliance state', 400, { title: 'Member In Compliance State' }, { ok: false, reason: 'not-resubscribable' }],
-    ['a forgotten address', 400, { title: 'Forgotten Email Not Subscribed' }, { ok: false, reason: 'not-resubscribable' }],
-    ['a bad key', 401, { title: 'API Key Invalid' }, { ok: false, reason: 'misconfigured' }],
-    ['a wrong list', 404, { title: 'Resource Not Found' }, { ok: false, reason: 'misconfigured' }],
-    ['too many requests', 429, { title: 'Too Many Requests' }, { ok: false, reason: 'unavailable' }],
-    ['a server error', 500, { title: 'Internal Server Error' }, { ok: false, reason: 'unavailable' }],
-  ])('maps %s (%i) to its outcome', async (_, status, body, outcome) => {
-    mailchimp.reply(replyJson(status, { status, ...body }));
-    await expect(provider().subscribe('ada@example.com')).resolves.toEqual(expect.objectContaining(outcome));
+describe('Mailchimp outcomes of one attempt', () => {
+  test.each<[string, FakeReply, Record<string, unknown>]>([
+    ['a new member', replyJson(200, { id: 'abc', status: 'subscribed' }), { ok: true }],
+    ['a member that exists', problem(400, 'Member Exists'), { ok: true }],
+    ['an invalid address', problem(400, 'Invalid Resource', { errors: [{ field: 'email_address', message: 'This value should be a valid email.' }] }), { reason: 'invalid-address' }],
+    ['a fake address', problem(400, 'Invalid Resource', { detail: 'ada@example.com looks fake or invalid, please enter a real email address.' }), { reason: 'invalid-address' }],
+    ['an audience that requires a name', problem(400, 'Invalid Resource', { detail: 'Your merge fields were invalid.', errors: [{ field: 'FNAME', message: 'Please enter a value' }] }), { reason: 'misconfigured', check: expect.stringContaining('merge fields') }],
+    ['an address in compliance state', problem(400, 'Member In Compliance State'), { reason: 'not-resubscribable' }],
+    ['a forgotten address', problem(400, 'Forgotten Email Not Subscribed'), { reason: 'not-resubscribable' }],
+    ['a bad key', problem(401, 'API Key Invalid'), { reason: 'misconfigured', check: 'MAILCHIMP_API_KEY' }],
+    ['a forbidden key', problem(403, 'Forbidden'), { reason: 'misconfigured', check: 'MAILCHIMP_API_KEY' }],
+    ['a wrong list', problem(404, 'Resource Not Found'), { reason: 'misconfigured', check: 'MAILCHIMP_LIST_ID' }],
+    ['another 400', problem(400, 'Bad Request'), { reason: 'misconfigured', check: 'MAILCHIMP_API_KEY and MAILCHIMP_LIST_ID' }],
+    ['too many requests', problem(429, 'Too Many Requests'), { reason: 'unavailable' }],
+    ['a server error', problem(500, 'Internal Server Error'), { reason: 'unavailable' }],
+    ['a bad gateway', problem(502, 'Bad Gateway'), { reason: 'unavailable' }],
+    ['a maintenance window', problem(503, 'Service Unavailable'), { reason: 'unavailable' }],
+    ['an HTML error page', replyText(502, '<html><body>Bad gateway</body></html>'), { reason: 'unavailable' }],
+    ['an HTML page with 200', replyText(200, '<html><body>Sign in to the Wi-Fi</body></html>'), { reason: 'unavailable' }],
+    ['an HTML page with 400', replyText(400, '<html><body>Bad request</body></html>'), { reason: 'unavailable' }],
+    ['JSON that does not parse', replyText(200, '{"id": "abc', 'application/json'), { reason: 'unavailable' }],
+    ['a reset connection', replyReset(), { reason: 'unavailable' }],
+  ])('maps %s to its outcome', async (_, reply, outcome) => {
+    mailchimp.reply(reply);
+    await expect(attempt()).resolves.toEqual(expect.objectContaining(outcome));
+  });
+
+  test('gives up on a server that never answers when the time given runs out', async () => {
+    mailchimp.reply(replyHang());
+    const started = performance.now();
+    await expect(attempt(300)).resolves.toEqual(expect.objectContaining({ ok: false, reason: 'unavailable', detail: expect.stringMatching(/timeout/) }));
+    expect(performance.now() - started).toBeLessThan(1_500);
+  });
+
+  test('never puts the key in the detail that is logged', async () => {
+    mailchimp.reply(problem(401, 'API Key Invalid', { detail: 'Your API key key123-us21 may be invalid' }));
+    const outcome = await attempt();
+    expect(JSON.stringify(outcome)).not.toContain('key123');
   });
 });

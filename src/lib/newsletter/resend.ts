@@ -1,0 +1,60 @@
+import { Resend } from 'resend';
+import type { ResendConfig } from '../config.ts';
+import { misconfigured, type NewsletterProvider, type SubscribeOutcome, unavailable } from './provider.ts';
+
+/** How long one call to Resend may take when the caller gives no time. */
+export const RESEND_TIMEOUT_MS = 10_000;
+
+/** An error value of the Resend SDK: `{ name, message, statusCode }`. */
+export type ResendError = { name?: string; message?: string; statusCode?: number | null };
+
+/**
+ * Resend's contacts API through its SDK (SPEC.md 2.4 row 3): create a contact with
+ * `email` and `audienceId`.
+ * Hint: the SDK answers `{ data, error }` and never throws, even when the network fails;
+ * its constructor does throw without a key, so this is built only when Resend is chosen.
+ */
+export function createResendProvider(config: ResendConfig): NewsletterProvider {
+  // Key and address are passed, not left to the SDK's own reading of the environment,
+  // so that config.ts stays the one place that reads it.
+  const resend = new Resend(config.apiKey, { baseUrl: config.baseUrl });
+  // The SDK puts the id into the path as it is: encoded here, an id can never become a path.
+  const audienceId = encodeURIComponent(config.audienceId);
+  return {
+    name: 'resend',
+    async subscribe(email, { signal = AbortSignal.timeout(RESEND_TIMEOUT_MS) } = {}) {
+      const { data, error } = await resend.contacts.create({ email, audienceId }, { signal });
+      if (error) return classifyResendError(error);
+      return data && typeof data.id === 'string' ? { ok: true } : unavailable('HTTP 2xx without a contact');
+    },
+  };
+}
+
+const KEY_ERRORS = new Set(['missing_api_key', 'invalid_api_key', 'restricted_api_key', 'invalid_access', 'security_error']);
+const BUSY_ERRORS = new Set(['rate_limit_exceeded', 'application_error', 'internal_server_error', 'concurrent_idempotent_requests']);
+const INPUT_ERRORS = new Set(['validation_error', 'invalid_parameter', 'missing_required_field']);
+const QUOTA_ERRORS = new Set(['daily_quota_exceeded', 'monthly_quota_exceeded']);
+
+/**
+ * Maps an error value of the SDK to an outcome.
+ * Hint: the SDK reports an answer that is not JSON, a reset and a timeout all as
+ * `application_error`, so its status code, when there is one, decides first.
+ */
+export function classifyResendError(error: ResendError): SubscribeOutcome {
+  const name = error.name ?? 'unknown';
+  const status = typeof error.statusCode === 'number' ? error.statusCode : undefined;
+  const message = typeof error.message === 'string' ? error.message : '';
+  const detail = `${status === undefined ? 'no status' : `HTTP ${status}`} ${name}`;
+
+  if (/already exists/i.test(message)) return { ok: true };
+  if (KEY_ERRORS.has(name) || status === 401 || status === 403) {
+    return misconfigured(detail, name === 'restricted_api_key' ? 'RESEND_API_KEY (it needs full access, not sending only)' : 'RESEND_API_KEY');
+  }
+  if (name === 'not_found' || status === 404) return misconfigured(detail, 'RESEND_AUDIENCE_ID');
+  if (QUOTA_ERRORS.has(name)) return misconfigured(detail, 'the quota of the Resend account of RESEND_API_KEY');
+  if (BUSY_ERRORS.has(name) || status === 429 || (status !== undefined && status >= 500)) {
+    return unavailable(status === undefined ? `no answer or not JSON (${name})` : detail);
+  }
+  if (INPUT_ERRORS.has(name) && /e-?mail/i.test(message)) return { ok: false, reason: 'invalid-address', detail };
+  return misconfigured(detail, 'RESEND_AUDIENCE_ID');
+}

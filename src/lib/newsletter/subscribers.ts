@@ -1,0 +1,83 @@
+import type { DatabaseSync } from 'node:sqlite';
+import { toCsv } from '../csv.ts';
+
+/** One subscriber of the local provider, as exported. */
+export type Subscriber = { email: string; created: string };
+
+/** The commands of `npm run subscribers`, as parsed from its arguments. */
+export type SubscribersCommand = { name: 'help' } | { name: 'export'; format: 'csv' | 'json' };
+
+/** What `npm run subscribers` prints for help, and after a usage error. */
+export const SUBSCRIBERS_USAGE = `Usage: npm run subscribers -- <command>
+
+Commands:
+  export --format csv|json   every subscriber of the local newsletter list, oldest first, to stdout
+                             (npm run --silent subscribers -- export --format csv > subscribers.csv)
+
+The CSV has the columns "Email Address" and "Created", which Mailchimp's import
+(Audience > Add contacts > Import contacts > Upload a file) recognises.
+Reads forms.db in DATA_DIR (default ./data); variables may also come from .env, or the file ENV_FILE names.
+`;
+
+/** The exit codes of the command: 1 when there is no database, 2 for a usage error. */
+export const EXIT = { ok: 0, notFound: 1, usage: 2 } as const;
+
+/** Reads the arguments after `npm run subscribers --`, answering a command or what is wrong with them. */
+export function parseSubscribersArgs(args: readonly string[]): { ok: true; command: SubscribersCommand } | { ok: false; problem: string } {
+  const [name, ...rest] = args;
+  switch (name) {
+    case undefined:
+      return { ok: false, problem: 'No command given.' };
+    case 'help':
+    case '--help':
+    case '-h':
+      return { ok: true, command: { name: 'help' } };
+    case 'export': {
+      let format: string | undefined;
+      let extra = rest;
+      if (rest[0] === '--format') {
+        format = rest[1];
+        extra = rest.slice(2);
+      } else if (rest[0]?.startsWith('--format=')) {
+        format = rest[0].slice('--format='.length);
+        extra = rest.slice(1);
+      }
+      if (format !== 'csv' && format !== 'json') return { ok: false, problem: 'export needs --format csv or --format json.' };
+      if (extra.length > 0) return { ok: false, problem: `Unexpected argument: ${extra[0]}` };
+      return { ok: true, command: { name: 'export', format } };
+    }
+    default:
+      return { ok: false, problem: `Unknown command: ${name}` };
+  }
+}
+
+/** Every subscriber the local provider stored, oldest first. */
+export function listSubscribers(db: DatabaseSync): Subscriber[] {
+  return db.prepare('SELECT email, created_at AS created FROM subscribers ORDER BY created_at, email').all() as Subscriber[];
+}
+
+/**
+ * The subscribers as a CSV file for Mailchimp's import: RFC 4180, CRLF line ends.
+ * Hint: "Email Address" is the header Mailchimp maps to the address without being asked.
+ */
+export function subscribersToCsv(subscribers: readonly Subscriber[]): string {
+  return toCsv(['Email Address', 'Created'], subscribers.map((s) => ({ 'Email Address': s.email, Created: s.created })));
+}
+
+/** Where a command writes: `out` is its result (stdout), `err` is for people (stderr). */
+export type SubscribersIo = { db: DatabaseSync; out: (text: string) => void; err: (text: string) => void };
+
+/** Runs one subscribers command and answers its exit code. */
+export function runSubscribersCommand(command: SubscribersCommand, { db, out, err }: SubscribersIo): number {
+  switch (command.name) {
+    case 'help':
+      out(SUBSCRIBERS_USAGE);
+      return EXIT.ok;
+    case 'export': {
+      const subscribers = listSubscribers(db);
+      out(command.format === 'json' ? `${JSON.stringify(subscribers, null, 2)}\n` : subscribersToCsv(subscribers));
+      err(subscribers.length === 0 ? 'No subscribers in the local database yet.\n' : `Exported ${subscribers.length} subscriber${subscribers.length === 1 ? '' : 's'}.\n`);
+      return EXIT.ok;
+    }
+  }
+}
