@@ -37,9 +37,10 @@ export function createHttpServer(handler: NodeHandler): HttpServer {
     res.once('close', () => inFlight.delete(res));
     if (draining) closeAfter(res);
     if (declaresTooLargeBody(req)) {
-      // Answer at once and close: waiting for a body that may never come would hold the socket.
-      res.writeHead(413, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
+      // Answer at once, from the header: no need to wait for a body that may never come.
+      res.writeHead(413, { 'content-type': 'application/json; charset=utf-8' });
       res.end(JSON.stringify({ success: false, error: `The form is too large; the limit is ${BODY_LIMIT_BYTES / 1024} KB` }));
+      discardBriefly(req);
       return;
     }
     void handler(req, res);
@@ -72,6 +73,25 @@ export function createHttpServer(handler: NodeHandler): HttpServer {
       });
     },
   };
+}
+
+/** How much of a refused body is read and thrown away, and for how long, before the socket is cut. */
+const DISCARD_LIMIT = { bytes: 1024 * 1024, ms: 1000 };
+
+/**
+ * Reads and throws away what a refused client is still sending, within a bound: closing
+ * at once would make a client that is mid-upload fail with a broken pipe before it reads
+ * the 413; a client that sends more, or too slowly, is cut off.
+ */
+function discardBriefly(req: IncomingMessage): void {
+  let received = 0;
+  const cut = () => req.socket.destroy();
+  const timer = setTimeout(cut, DISCARD_LIMIT.ms);
+  req.on('data', (chunk: Buffer) => {
+    received += chunk.length;
+    if (received > DISCARD_LIMIT.bytes) cut();
+  });
+  req.once('close', () => clearTimeout(timer));
 }
 
 function declaresTooLargeBody(req: IncomingMessage): boolean {
