@@ -80,6 +80,7 @@ const EnvSchema = v.object({
     ),
   ),
   LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error', 'silent'], 'must be debug, info, warn, error or silent'), 'info'),
+  API_FAST_PATH: v.optional(v.picklist(['on', 'off'], 'must be on or off'), 'on'),
 });
 
 /** The Mailchimp settings, complete (SPEC.md 2.4 row 1). */
@@ -115,6 +116,8 @@ export type Config = {
   trustProxy: number;
   redisUrl: string | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** Whether our server answers `/api/*` itself rather than through Astro (decision 0005). */
+  apiFastPath: boolean;
 };
 
 /** The answer of `readConfig`: the configuration, or every problem found. */
@@ -262,6 +265,7 @@ export function readConfig(env: Record<string, string | undefined>): ConfigResul
       trustProxy: e.TRUST_PROXY,
       redisUrl: e.REDIS_URL || undefined,
       logLevel: e.LOG_LEVEL,
+      apiFastPath: e.API_FAST_PATH === 'on',
     },
   };
 }

@@ -4,6 +4,9 @@ import { BODY_LIMIT_BYTES } from '../lib/http.ts';
 /** A Node request handler, as the Astro adapter exports one. */
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
 
+/** Answers a request itself and returns true, or returns false to leave it to the next handler. */
+export type FastPath = (req: IncomingMessage, res: ServerResponse) => boolean;
+
 /** The timeouts of our server; Node's defaults let a slow client hold a socket for minutes. */
 export const SERVER_TIMEOUTS = {
   /** Time to receive all request headers. */
@@ -26,9 +29,10 @@ export type HttpServer = {
 
 /**
  * Wraps the adapter's handler in a `node:http` server we control: timeouts, a 413 from
- * the declared length before any body is read, and a graceful stop.
+ * the declared length before any body is read, an optional fast path tried before the
+ * adapter, and a graceful stop.
  */
-export function createHttpServer(handler: NodeHandler): HttpServer {
+export function createHttpServer(handler: NodeHandler, fastPath?: FastPath): HttpServer {
   const inFlight = new Set<ServerResponse>();
   let draining = false;
 
@@ -43,6 +47,7 @@ export function createHttpServer(handler: NodeHandler): HttpServer {
       discardBriefly(req);
       return;
     }
+    if (fastPath?.(req, res)) return;
     void handler(req, res);
   });
   server.keepAliveTimeout = SERVER_TIMEOUTS.keepAliveTimeout;

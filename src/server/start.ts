@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { ConfigError, describeConfig, requireConfig } from '../lib/config.ts';
 import { createLogger } from '../lib/log.ts';
 import { createServices, installServices } from '../lib/services.ts';
+import { createApiFastPath } from './api-fast-path.ts';
 import { createHttpServer, type NodeHandler } from './http-server.ts';
 
 const ENTRY = new URL('../../dist/server/entry.mjs', import.meta.url);
@@ -44,7 +45,7 @@ if (!existsSync(ENTRY)) {
 process.env.ASTRO_NODE_AUTOSTART = 'disabled';
 const { handler } = (await import(ENTRY.href)) as { handler: NodeHandler };
 
-const { server, shutdown } = createHttpServer(handler);
+const { server, shutdown } = createHttpServer(handler, config.apiFastPath ? createApiFastPath(services) : undefined);
 server.listen(config.port, config.host, () => {
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
