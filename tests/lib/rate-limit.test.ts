@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createLogger, silentLogger } from '../../src/lib/log.ts';
 import { createAbuseLimits } from '../../src/lib/rate-limit.ts';
-import { type RedisServer, startRedis } from '../support/redis.ts';
+import { type RedisServer, redisAvailable, startRedis } from '../support/redis.ts';
 
 const config = (max: number, redisUrl?: string) => ({ rateLimit: { max, windowSeconds: 600 }, redisUrl });
 
@@ -43,7 +43,8 @@ describe('abuse limits in memory', () => {
   });
 });
 
-describe('abuse limits shared through a real Redis', () => {
+// Skipped without redis-server outside CI: `apt-get install redis-server` to run them.
+describe.skipIf(!redisAvailable)('abuse limits shared through a real Redis', () => {
   let redis: RedisServer;
   beforeAll(async () => {
     redis = await startRedis();

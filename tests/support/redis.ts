@@ -1,11 +1,17 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 
 /** A real redis-server (Debian's package) on a free port of 127.0.0.1, with no persistence. */
 export type RedisServer = { url: string; port: number; stop(): Promise<void>; start(): Promise<void> };
 
-/** Whether redis-server can be started here; CI installs it (.ci/run). */
+/** The redis-server to start; CI installs Debian's package (.ci/run). */
 export const REDIS_BINARY = process.env.REDIS_SERVER ?? 'redis-server';
+
+/**
+ * Whether the Redis tests can run. On a developer's machine without redis-server they are
+ * skipped (and say so); under CI they always run, so a missing install fails loudly.
+ */
+export const redisAvailable = Boolean(process.env.CI) || spawnSync(REDIS_BINARY, ['--version']).status === 0;
 
 async function freePort(): Promise<number> {
   const server = createServer();
