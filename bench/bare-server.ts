@@ -15,7 +15,8 @@ import { createServices } from '../src/lib/services.ts';
 
 const config = requireConfig(process.env);
 const services = createServices(config, createLogger({ level: 'warn' }));
-const home = readFileSync(new URL('../dist/client/index.html', import.meta.url));
+// Compiled to dist/bench/ by bench/run.ts, so the built pages are at ../client.
+const home = readFileSync(new URL('../client/index.html', import.meta.url));
 
 const server = createServer(async (req, res) => {
   if (req.method === 'GET' && req.url === '/') {

@@ -1,6 +1,7 @@
-import { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Redis } from 'ioredis';
+import type { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
 import type { Config } from './config.ts';
+import { requireWhenNeeded } from './lazy.ts';
 import { describeError, type Logger } from './log.ts';
 
 /** The verdict on one request. */
@@ -32,6 +33,7 @@ export function createAbuseLimits(config: Pick<Config, 'rateLimit' | 'redisUrl'>
   const { max, windowSeconds } = config.rateLimit;
   if (max === 0) return { checkClient: async () => ALWAYS, checkAddress: async () => ALWAYS, close: async () => {} };
 
+  const { RateLimiterMemory, RateLimiterRedis } = requireWhenNeeded('rate-limiter-flexible') as typeof import('rate-limiter-flexible');
   const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
   const limiter = (keyPrefix: string, points: number, duration: number) => {
     const memory = new RateLimiterMemory({ keyPrefix, points, duration });
@@ -59,8 +61,9 @@ async function consume(limiter: RateLimiterMemory | RateLimiterRedis, key: strin
     await limiter.consume(key);
     return ALWAYS;
   } catch (rejection) {
-    if (rejection instanceof RateLimiterRes) {
-      return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)) };
+    // A refusal is the library's RateLimiterRes; a store failure is an Error.
+    if (!(rejection instanceof Error) && typeof (rejection as { msBeforeNext?: unknown }).msBeforeNext === 'number') {
+      return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((rejection as { msBeforeNext: number }).msBeforeNext / 1000)) };
     }
     // A store failure with no insurance left: let the visitor through rather than lose a message.
     logger.error('rate_limit.failed', { error: describeError(rejection) });
@@ -69,6 +72,7 @@ async function consume(limiter: RateLimiterMemory | RateLimiterRedis, key: strin
 }
 
 function connectRedis(url: string, logger: Logger): Redis {
+  const { Redis } = requireWhenNeeded('ioredis') as typeof import('ioredis');
   const redis = new Redis(url, {
     // Fail fast while disconnected; the memory limiter takes over.
     enableOfflineQueue: false,

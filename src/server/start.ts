@@ -11,7 +11,8 @@ import { createServices, installServices } from '../lib/services.ts';
 import { createApiFastPath } from './api-fast-path.ts';
 import { createHttpServer, type NodeHandler } from './http-server.ts';
 
-const ENTRY = new URL('../../dist/server/entry.mjs', import.meta.url);
+// The adapter's entry sits beside the compiled dist/server/start.mjs; from source it is in dist/.
+const ENTRY = [new URL('./entry.mjs', import.meta.url), new URL('../../dist/server/entry.mjs', import.meta.url)].find((url) => existsSync(url));
 
 // A .env file beside package.json is read if present; ENV_FILE names another, or '' for none.
 const envFile = process.env.ENV_FILE ?? '.env';
@@ -37,7 +38,7 @@ if (!config.smtp) {
   logger.info('contact.smtp_off', { note: 'SMTP_URL is not set: contact messages are stored, not emailed (npm run inbox -- list).' });
 }
 
-if (!existsSync(ENTRY)) {
+if (!ENTRY) {
   process.stderr.write('The site is not built yet: run `npm run build` first, or `npm start` to build and serve.\n');
   process.exit(1);
 }

@@ -14,4 +14,6 @@ export default function buildSite(): void {
     stdio: ['ignore', 'ignore', 'inherit'],
     env: { ...process.env, ASTRO_TELEMETRY_DISABLED: '1', CONTACT_FORM_ENDPOINT: '' },
   });
+  // The compiled server entry, dist/server/start.mjs, which `npm run serve` runs.
+  execFileSync(process.execPath, ['scripts/build-server.mjs'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
 }

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const START = join(ROOT, 'src/server/start.ts');
+// What `npm run serve` runs: the compiled entry that the test set-up builds.
+const START = join(ROOT, 'dist/server/start.mjs');
 
 /** A running copy of the built site, in its own process with its own data directory. */
 export type Site = {
@@ -19,7 +20,7 @@ export type Site = {
 };
 
 /**
- * Starts `src/server/start.ts` on a free port of 127.0.0.1 with only the given
+ * Starts the built server (dist/server/start.mjs) on a free port of 127.0.0.1 with only the given
  * environment (plus PATH), so a developer's own settings never leak into a test.
  */
 export async function startSite(env: Record<string, string> = {}, options: { dataDir?: string } = {}): Promise<Site> {

@@ -1,5 +1,5 @@
-import nodemailer from 'nodemailer';
 import type { SmtpConfig } from '../config.ts';
+import { requireWhenNeeded } from '../lazy.ts';
 import type { ContactEmail } from './message.ts';
 
 /** The answer of one delivery attempt: accepted, or refused for a while or for good. */
@@ -24,6 +24,7 @@ export const SMTP_TIMEOUTS: SmtpTimeouts = { connectionTimeout: 10_000, greeting
  * when offered, smtps:// is TLS from the start), one connection per message.
  */
 export function createSmtpMailer(smtp: SmtpConfig, timeouts: SmtpTimeouts = SMTP_TIMEOUTS): Mailer {
+  const nodemailer = requireWhenNeeded('nodemailer') as typeof import('nodemailer');
   const transport = nodemailer.createTransport({
     url: smtp.url,
     ...timeouts,

@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module';
 import type { MailchimpConfig } from '../config.ts';
+import { requireWhenNeeded } from '../lazy.ts';
 import { describeNetworkError, misconfigured, type NewsletterProvider, type SubscribeOutcome, unavailable } from './provider.ts';
 
 /** How long one call to Mailchimp may take when the caller gives no time; the client's own default is two minutes. */
@@ -18,8 +18,6 @@ type ApiClient = {
   };
 };
 
-// The package exports one shared client; its constructor gives this provider its own.
-const ApiClientConstructor = createRequire(import.meta.url)('@mailchimp/mailchimp_marketing/src/ApiClient.js') as new () => ApiClient;
 
 /**
  * Mailchimp through its official client (SPEC.md 2.4 row 1): POST to the list-members
@@ -27,6 +25,8 @@ const ApiClientConstructor = createRequire(import.meta.url)('@mailchimp/mailchim
  * Hint: the header is set as a default header because the client's own auth sends Basic.
  */
 export function createMailchimpProvider(config: MailchimpConfig): NewsletterProvider {
+  // The package exports one shared client; its constructor gives this provider its own.
+  const ApiClientConstructor = requireWhenNeeded('@mailchimp/mailchimp_marketing/src/ApiClient.js') as new () => ApiClient;
   const client = new ApiClientConstructor();
   client.basePath = config.baseUrl;
   // No `server`: the client would otherwise replace the word "server" anywhere in the URL.

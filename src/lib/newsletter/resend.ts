@@ -1,5 +1,5 @@
-import { Resend } from 'resend';
 import type { ResendConfig } from '../config.ts';
+import { requireWhenNeeded } from '../lazy.ts';
 import { misconfigured, type NewsletterProvider, type SubscribeOutcome, unavailable } from './provider.ts';
 
 /** How long one call to Resend may take when the caller gives no time. */
@@ -17,6 +17,7 @@ export type ResendError = { name?: string; message?: string; statusCode?: number
 export function createResendProvider(config: ResendConfig): NewsletterProvider {
   // Key and address are passed, not left to the SDK's own reading of the environment,
   // so that config.ts stays the one place that reads it.
+  const { Resend } = requireWhenNeeded('resend') as typeof import('resend');
   const resend = new Resend(config.apiKey, { baseUrl: config.baseUrl });
   // The SDK puts the id into the path as it is: encoded here, an id can never become a path.
   const audienceId = encodeURIComponent(config.audienceId);
