@@ -5,11 +5,13 @@
  */
 import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { ConfigError, describeConfig, requireConfig } from '../lib/config.ts';
 import { createLogger } from '../lib/log.ts';
 import { createServices, installServices } from '../lib/services.ts';
 import { createApiFastPath } from './api-fast-path.ts';
 import { createHttpServer, type NodeHandler } from './http-server.ts';
+import { createStaticFastPath, loadStaticFiles } from './static-files.ts';
 
 // The adapter's entry sits beside the compiled dist/server/start.mjs; from source it is in dist/.
 const ENTRY = [new URL('./entry.mjs', import.meta.url), new URL('../../dist/server/entry.mjs', import.meta.url)].find((url) => existsSync(url));
@@ -46,7 +48,10 @@ if (!ENTRY) {
 process.env.ASTRO_NODE_AUTOSTART = 'disabled';
 const { handler } = (await import(ENTRY.href)) as { handler: NodeHandler };
 
-const { server, shutdown } = createHttpServer(handler, config.apiFastPath ? createApiFastPath(services) : undefined);
+// Before the adapter: the built pages from memory, then the API without the framework.
+const staticFiles = createStaticFastPath(loadStaticFiles(fileURLToPath(new URL('../client', ENTRY))));
+const api = config.apiFastPath ? createApiFastPath(services) : undefined;
+const { server, shutdown } = createHttpServer(handler, (req, res) => staticFiles(req, res) || (api?.(req, res) ?? false));
 server.listen(config.port, config.host, () => {
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;

@@ -1,0 +1,72 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createStaticFastPath, loadStaticFiles } from '../../src/server/static-files.ts';
+
+let url: string;
+let close: () => void;
+
+beforeAll(async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'static-'));
+  mkdirSync(join(dir, 'contact'));
+  mkdirSync(join(dir, '_astro'));
+  writeFileSync(join(dir, 'index.html'), '<h1>home</h1>');
+  writeFileSync(join(dir, 'contact', 'index.html'), '<h1>contact</h1>');
+  writeFileSync(join(dir, '_astro', 'app.abc123.js'), 'console.log(1)');
+  writeFileSync(join(dir, '404.html'), 'not found page');
+  writeFileSync(join(dir, 'data.bin'), 'unknown type');
+  const serveStatic = createStaticFastPath(loadStaticFiles(dir));
+  const server = createServer((req, res) => {
+    if (serveStatic(req, res)) return;
+    res.writeHead(418).end('fell through');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  close = () => server.close();
+});
+afterAll(() => close());
+
+describe('the built pages served from memory', () => {
+  test.each([
+    ['/', '<h1>home</h1>', 'text/html; charset=utf-8'],
+    ['/contact', '<h1>contact</h1>', 'text/html; charset=utf-8'],
+    ['/contact/', '<h1>contact</h1>', 'text/html; charset=utf-8'],
+    ['/contact/index.html', '<h1>contact</h1>', 'text/html; charset=utf-8'],
+    ['/contact?ref=nav', '<h1>contact</h1>', 'text/html; charset=utf-8'],
+    ['/_astro/app.abc123.js', 'console.log(1)', 'text/javascript; charset=utf-8'],
+  ])('GET %s', async (path, body, type) => {
+    const response = await fetch(`${url}${path}`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe(type);
+    await expect(response.text()).resolves.toBe(body);
+  });
+
+  test('hashed assets are cached for good, pages are revalidated', async () => {
+    expect((await fetch(`${url}/_astro/app.abc123.js`)).headers.get('cache-control')).toMatch(/immutable/);
+    expect((await fetch(`${url}/`)).headers.get('cache-control')).toMatch(/must-revalidate/);
+  });
+
+  test('answers 304 to a matching If-None-Match', async () => {
+    const etag = (await fetch(`${url}/`)).headers.get('etag')!;
+    expect((await fetch(`${url}/`, { headers: { 'if-none-match': etag } })).status).toBe(304);
+  });
+
+  test('HEAD has the headers and no body', async () => {
+    const response = await fetch(`${url}/`, { method: 'HEAD' });
+    expect(response.headers.get('content-length')).toBe('13');
+    await expect(response.text()).resolves.toBe('');
+  });
+
+  test.each([
+    ['an unknown path', 'GET', '/nope'],
+    ['the 404 page by name, left to the adapter', 'GET', '/404.html'],
+    ['a file of an unknown type', 'GET', '/data.bin'],
+    ['a POST', 'POST', '/'],
+    ['a path climbing out', 'GET', '/../etc/passwd'],
+  ])('leaves %s to the next handler', async (_, method, path) => {
+    expect((await fetch(`${url}${path}`, { method })).status).toBe(418);
+  });
+});
