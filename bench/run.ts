@@ -6,7 +6,7 @@
 import autocannon from 'autocannon';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { build } from 'esbuild';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 
@@ -54,39 +54,35 @@ type Result = { rps: number; p50: number; p99: number; peakRssMb: number; unexpe
 
 async function startTarget(name: Target['name'], script: string, env: Record<string, string>): Promise<Target> {
   const dataDir = mkdtempSync(join(tmpdir(), `bench-${name}-`));
+  // Logs go to a file, as in production: read through a pipe by this busy process, every
+  // log line would slow the server down (and only ours logs each request).
+  const logFile = join(dataDir, 'server.log');
+  const log = openSync(logFile, 'w');
   const child = spawn(process.execPath, [script], {
     env: { PATH: process.env.PATH ?? '', ENV_FILE: '', HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', log, 'inherit'],
   });
-  const port = await new Promise<number>((resolve, reject) => {
-    let out = '';
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      out += chunk;
-      const match = /"event":"server\.listening"[^\n]*"port":(\d+)/.exec(out);
-      if (match) resolve(Number(match[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`${name} exited with ${code}`)));
-  });
-  child.stdout!.resume();
-  return { name, url: `http://127.0.0.1:${port}`, child, dataDir };
+  closeSync(log);
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const match = /"event":"server\.listening"[^\n]*"port":(\d+)/.exec(readFileSync(logFile, 'utf8'));
+    if (match) return { name, url: `http://127.0.0.1:${match[1]}`, child, dataDir };
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`${name} did not start: ${readFileSync(logFile, 'utf8')}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
-/** Peak resident memory since the last reset, from /proc (Linux). */
+/**
+ * Peak resident memory of the process so far (VmHWM, Linux). Hint: writing 5 to
+ * clear_refs should reset it between runs, but on these machines it inflated the peak
+ * instead, so the peak is the process's whole life: warm-up and every run before.
+ */
 function peakRssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
 }
 
-function resetPeakRss(pid: number): void {
-  try {
-    writeFileSync(`/proc/${pid}/clear_refs`, '5');
-  } catch {
-    // Not permitted here: the peak is then the process's lifetime peak.
-  }
-}
-
 async function run(target: Target, scenario: Scenario): Promise<Result> {
-  resetPeakRss(target.child.pid!);
   let unexpected = 0;
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(
