@@ -2,6 +2,7 @@ import { defineMiddleware } from 'astro:middleware';
 import { clientIp, clientKey, hashClient } from './lib/client-ip.ts';
 import { failure, INTERNAL_ERROR, json, tooManyRequests } from './lib/http.ts';
 import { describeError } from './lib/log.ts';
+import { isDocumentNavigation } from './lib/navigation.ts';
 import { applyOriginPolicy } from './lib/origin.ts';
 import type { LimitedRoute } from './lib/rate-limit.ts';
 import { services } from './lib/services.ts';
@@ -57,7 +58,9 @@ export const onRequest = defineMiddleware(async (context, next) => {
       answer = tooManyRequests(verdict.retryAfterSeconds);
     } else {
       const routed = await next();
-      answer = isJson(routed)
+      // A form posted by the browser itself (no JavaScript) gets the redirect or page its
+      // route made for a person, never JSON (docs/decisions/0030-no-javascript-path.md).
+      answer = isJson(routed) || (formRoute && isDocumentNavigation(context.request))
         ? routed
         : json(routed.status >= 400 ? routed.status : 500, { success: false, error: STATUS_TEXT[routed.status] ?? INTERNAL_ERROR });
     }
