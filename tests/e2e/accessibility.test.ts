@@ -116,6 +116,33 @@ async function postNatively(page: Page, form: string): Promise<void> {
   await Promise.all([page.waitForNavigation(), page.locator(form).evaluate((element: HTMLFormElement) => element.submit())]);
 }
 
+/** What the keyboard focus is on: a field or button by id, a link by its address. */
+function focused(page: Page) {
+  return page.evaluate(() => {
+    const element = document.activeElement as HTMLElement | null;
+    if (!element || element === document.body) return { name: 'body', ring: false };
+    const style = getComputedStyle(element);
+    return {
+      name: element.id || element.getAttribute('href') || element.tagName,
+      // The ring a keyboard user sees: :focus-visible applies and draws a real outline.
+      ring: element.matches(':focus-visible') && style.outlineStyle !== 'none' && Number.parseFloat(style.outlineWidth) > 0,
+    };
+  });
+}
+
+/** Presses Tab `count` times from the top of the page and records where the focus goes. */
+async function tabOrder(page: Page, count: number) {
+  const stops = [];
+  for (let i = 0; i < count; i++) {
+    await page.keyboard.press('Tab');
+    stops.push(await focused(page));
+  }
+  return stops;
+}
+
+/** The header's stops before the content: the skip link, the site name, then the navigation. */
+const HEADER = ['#main', '/', '/', '/contact'];
+
 describe('a keyboard alone', () => {
   test('/contact: Tab reaches every field and the button in order, never the honeypot, always with a visible ring', async () => {
     const page = await visit('/contact');

@@ -109,7 +109,7 @@ describe('the contact form in a real browser', () => {
     expect(stack.smtp.attempts()).toBe(stored);
   });
 
-  test.each<[string, (page: Page) => Promise<void>, string]>([
+  test.each<[string, (page: Page) => Promise<unknown>, string]>([
     ['the request is aborted', (p) => p.route('**/api/contact', (route) => route.abort()), 'Something went wrong. Please try again.'],
     [
       'the answer is not JSON',

@@ -89,7 +89,7 @@ describe('the newsletter form in a real browser (SPEC.md 4.3)', () => {
     expect(await buttonState()).toEqual({ disabled: false, label: 'Subscribe' });
   });
 
-  test.each<[string, (page: Page) => Promise<void>]>([
+  test.each<[string, (page: Page) => Promise<unknown>]>([
     ['the request is aborted', (p) => p.route('**/api/newsletter', (route) => route.abort())],
     ['the answer is not JSON', (p) => p.route('**/api/newsletter', (route) => route.fulfill({ status: 200, body: '<html>oops</html>', contentType: 'text/html' }))],
   ])('rule 5: %s: Something went wrong, and the button comes back', async (_, breakIt) => {
