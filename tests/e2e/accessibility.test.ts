@@ -1,7 +1,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import type { BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { openPage, screenshotAtWidths } from './support/browser.ts';
+import { loadsPage, openPage, screenshotAtWidths } from './support/browser.ts';
 import { type Stack, startStack } from './support/stack.ts';
 
 /**
@@ -113,7 +113,7 @@ describe('axe: WCAG 2.2 A and AA, in every state, light and dark', () => {
 
 /** Posts a form the way the browser does without the script, and waits for the page it loads. */
 async function postNatively(page: Page, form: string): Promise<void> {
-  await Promise.all([page.waitForNavigation(), page.locator(form).evaluate((element: HTMLFormElement) => element.submit())]);
+  await loadsPage(page, () => page.locator(form).evaluate((element: HTMLFormElement) => element.submit()));
 }
 
 /** What the keyboard focus is on: a field or button by id, a link by its address. */
@@ -189,7 +189,7 @@ describe('a keyboard alone', () => {
     await page.keyboard.press('Tab');
     await page.keyboard.type('Hello! I would like to know more about your work.');
     await page.keyboard.press('Shift+Tab');
-    await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
+    await expect(loadsPage(page, () => page.keyboard.press('Enter'))).resolves.toBe(400);
     await expect(focused(page)).resolves.toMatchObject({ name: 'contact-email' });
   });
 

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } fr
 import { replyJson } from '../support/fake-http.ts';
 import { parseMail } from '../support/mime.ts';
 import { eventually } from '../support/smtp.ts';
-import { openPage } from './support/browser.ts';
+import { loadsPage, openPage } from './support/browser.ts';
 import { type Stack, startStack, SUBSCRIBED } from './support/stack.ts';
 
 /**
@@ -29,9 +29,8 @@ const field = (label: string) => page.getByLabel(label, { exact: true });
 const focusedId = () => page.evaluate(() => document.activeElement?.id);
 
 /** Submits by clicking the form's button and waits for the page the browser loads. */
-async function submit(form: string): Promise<number | undefined> {
-  const [response] = await Promise.all([page.waitForNavigation(), page.locator(`#${form} button[type="submit"]`).click()]);
-  return response?.status();
+function submit(form: string): Promise<number> {
+  return loadsPage(page, () => page.locator(`#${form} button[type="submit"]`).click());
 }
 
 /** Fails the test when the page the visitor sees is JSON rather than HTML. */

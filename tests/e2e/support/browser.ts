@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { type Browser, type BrowserContext, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type BrowserContextOptions, chromium, type Page, type Response } from 'playwright-core';
 
 /**
  * The Chromium to drive: Debian's package by default, another one through CHROMIUM_PATH.
@@ -42,6 +42,20 @@ export async function openPage(browser: Browser, options: BrowserContextOptions 
   context.setDefaultTimeout(10_000);
   const page = await context.newPage();
   return { context, page };
+}
+
+/**
+ * Does `act`, which makes the browser load a new document (a form it posts itself), and
+ * answers that document's HTTP status once it has loaded; redirects are followed.
+ */
+export async function loadsPage(page: Page, act: () => Promise<unknown>): Promise<number> {
+  const isDocument = (response: Response) =>
+    response.request().isNavigationRequest() && response.frame() === page.mainFrame() && (response.status() < 300 || response.status() >= 400);
+  const answered = page.waitForResponse(isDocument);
+  const loaded = page.waitForEvent('load');
+  await act();
+  const [response] = await Promise.all([answered, loaded]);
+  return response.status();
 }
 
 /** The widths every state is photographed at: a small phone and a laptop. */
