@@ -37,7 +37,7 @@ export const VISITOR_PAGES = {
   contact: { thanks: '/thank-you/?form=contact', retry: '/retry/contact', fields: ['name', 'email', 'message'] },
 } as const satisfies Record<string, VisitorPages>;
 
-/** The answers of the endpoint that reach a person unchanged besides the page itself. */
+/** Headers of the endpoint's answer that the page passes on to the browser. */
 const KEPT_HEADERS = ['retry-after'];
 
 /** What a person gets for a handler's JSON answer: the way to the thanks, or the form again. */
