@@ -130,6 +130,18 @@ describe('the form components re-show a refused submission', () => {
     expect(field('honeypot').value).toBe('');
   });
 
+  test('contact form: a message for a field without a place (the honeypot) joins the form’s alert', async () => {
+    const form = await renderComponent(ContactForm, {
+      values: { name: 'Bot' },
+      errors: { honeypot: ['This field must be left empty'] },
+      formError: 'Internal server error',
+    });
+
+    expect(form.querySelector('#contact-form-error')?.textContent).toBe('Internal server error This field must be left empty');
+    expect((form.elements.namedItem('honeypot') as HTMLInputElement).value).toBe('');
+    expect(form.querySelectorAll('[autofocus], [aria-invalid]')).toHaveLength(0);
+  });
+
   test('newsletter form: the address, its message and a form-level error', async () => {
     const form = await renderComponent(NewsletterForm, {
       values: { email: 'ada@' },

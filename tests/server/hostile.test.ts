@@ -253,6 +253,26 @@ describe('hostile headers and methods', () => {
     }
   });
 
+  test.each([
+    ['Host', (body: string | Buffer) => String(body).replace(/Host: [^\r]+/, 'Host: evil.example')],
+    ['X-Forwarded-Host', (body: string | Buffer) => String(body).replace('\r\n\r\n', '\r\nX-Forwarded-Host: evil.example\r\n\r\n')],
+  ])('%s set to another domain on a form posted without JavaScript: the redirect stays relative, the page never names it', async (_, rewrite) => {
+    const navigation = 'Sec-Fetch-Mode: navigate\r\nSec-Fetch-Dest: document\r\nAccept: text/html\r\n';
+    for (const [request, status] of [
+      [httpPost('/api/contact', 'multipart/form-data; boundary=XyZ', multipart(validContact), navigation), 303],
+      [httpPost('/api/contact', 'multipart/form-data; boundary=XyZ', multipart([]), navigation), 400],
+      [httpPost('/api/newsletter', 'application/x-www-form-urlencoded', 'email=a%40b.co', navigation), 303],
+      [httpPost('/api/newsletter', 'application/x-www-form-urlencoded', 'email=evil.example', navigation), 400],
+    ] as const) {
+      const answer = await raw(rewrite(request));
+      expect(answer.status).toBe(status);
+      expect(answer.head).not.toContain('evil.example');
+      for (const location of answer.head.match(/^location:.*$/gim) ?? []) expect(location).toMatch(/^location: \/thank-you\/\?form=\w+$/i);
+      // The address the visitor typed is shown again, escaped, but nothing from the headers.
+      expect(answer.body.replaceAll('value="evil.example"', '')).not.toContain('evil.example');
+    }
+  });
+
   test.each(['GET', 'PUT', 'DELETE'])('%s on the endpoints: 405 JSON', async (method) => {
     for (const path of ['/api/contact', '/api/newsletter']) {
       expectRefused(await raw(`${method} ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`), 405);

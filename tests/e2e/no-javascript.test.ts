@@ -1,0 +1,139 @@
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { replyJson } from '../support/fake-http.ts';
+import { parseMail } from '../support/mime.ts';
+import { eventually } from '../support/smtp.ts';
+import { loadsPage, openPage } from './support/browser.ts';
+import { type Stack, startStack, SUBSCRIBED } from './support/stack.ts';
+
+/**
+ * Both forms in Chromium with JavaScript turned off: the browser posts them itself, and
+ * the visitor gets pages (a thank-you page, or the form again with the messages), never JSON.
+ */
+let stack: Stack;
+let context: BrowserContext;
+let page: Page;
+
+beforeAll(async () => {
+  stack = await startStack();
+});
+afterAll(() => stack?.stop());
+beforeEach(async () => {
+  stack.mailchimp.reply(SUBSCRIBED);
+  stack.mailchimp.requests.length = 0;
+  ({ context, page } = await openPage(stack.browser, { javaScriptEnabled: false }));
+});
+afterEach(() => context.close());
+
+const field = (label: string) => page.getByLabel(label, { exact: true });
+const focusedId = () => page.evaluate(() => document.activeElement?.id);
+
+/** Submits by clicking the form's button and waits for the page the browser loads. */
+function submit(form: string): Promise<number> {
+  return loadsPage(page, () => page.locator(`#${form} button[type="submit"]`).click());
+}
+
+/** Fails the test when the page the visitor sees is JSON rather than HTML. */
+async function expectPageForPeople(): Promise<void> {
+  await expect(page.locator('body').evaluate((body) => body.textContent?.trim().startsWith('{'))).resolves.toBe(false);
+  await expect(page.locator('header nav').count()).resolves.toBe(1);
+}
+
+describe('the newsletter form without JavaScript', () => {
+  beforeEach(() => page.goto(`${stack.site.url}/`));
+
+  test('a valid address: the thank-you page, with a link back', async () => {
+    await field('Email address').fill('reader@example.com');
+    await expect(submit('newsletter-form')).resolves.toBe(200);
+    expect(new URL(page.url()).pathname).toBe('/thank-you/');
+    await expectPageForPeople();
+    await expect(page.locator('h1').textContent()).resolves.toBe('Thank you!');
+    expect(stack.mailchimp.requests).toHaveLength(1);
+
+    await page.getByRole('link', { name: 'Back to the home page' }).click();
+    expect(new URL(page.url()).pathname).toBe('/');
+  });
+
+  test('an address the server refuses: the form again, the message at the field, the address in place and focused', async () => {
+    await field('Email address').fill('reader@localhost');
+    await expect(submit('newsletter-form')).resolves.toBe(400);
+    await expectPageForPeople();
+    await expect(page.title()).resolves.toMatch(/^Error: /);
+    await expect(page.locator('#newsletter-email-error').textContent()).resolves.toBe('Please enter a valid email address');
+    await expect(field('Email address').inputValue()).resolves.toBe('reader@localhost');
+    await expect(focusedId()).resolves.toBe('newsletter-email');
+    expect(stack.mailchimp.requests).toHaveLength(0);
+
+    // Corrected, the same form posts again, from its page at /api/newsletter.
+    await field('Email address').fill('reader@example.com');
+    await expect(submit('newsletter-form')).resolves.toBe(200);
+    expect(new URL(page.url()).pathname).toBe('/thank-you/');
+  });
+
+  test('a busy provider: the page says so with 503, the address kept', async () => {
+    stack.mailchimp.reply(replyJson(503, { title: 'Service Unavailable' }));
+    await field('Email address').fill('reader@example.com');
+    await expect(submit('newsletter-form')).resolves.toBe(503);
+    await expectPageForPeople();
+    await expect(page.locator('#newsletter-form-error').textContent()).resolves.toMatch(/try again in a few minutes/);
+    await expect(field('Email address').inputValue()).resolves.toBe('reader@example.com');
+  });
+});
+
+describe('the contact form without JavaScript', () => {
+  beforeEach(() => page.goto(`${stack.site.url}/contact`));
+
+  test('a valid message: the thank-you page, and the owner receives it by email', async () => {
+    const before = stack.smtp.received.length;
+    await field('Name').fill('Grace Hopper');
+    await field('Email address').fill('grace@example.org');
+    await field('Message').fill('Sent without any JavaScript at all.');
+    await expect(submit('contact-form')).resolves.toBe(200);
+    expect(new URL(page.url())).toMatchObject({ pathname: '/thank-you/', search: '?form=contact' });
+    await expectPageForPeople();
+    await expect(page.getByRole('link', { name: 'Send another message' }).count()).resolves.toBe(1);
+
+    const [mail] = await eventually('the message to reach the owner', () => stack.smtp.received.length > before && stack.smtp.received.slice(before));
+    expect(parseMail(mail!.raw).header('subject')).toEqual(['New message from Grace Hopper']);
+  });
+
+  test('fields the server refuses: the form again with each message at its field, what was typed in place, the first invalid field focused', async () => {
+    const typed = { name: 'G ', email: 'grace@localhost', message: '<b>Hi</b> ' };
+    await field('Name').fill(typed.name);
+    await field('Email address').fill(typed.email);
+    await field('Message').fill(typed.message);
+    await expect(submit('contact-form')).resolves.toBe(400);
+    await expectPageForPeople();
+
+    for (const [label, id, message, value] of [
+      ['Name', 'contact-name', 'Name must be between 2 and 100 characters', typed.name],
+      ['Email address', 'contact-email', 'Please enter a valid email address', typed.email],
+      ['Message', 'contact-message', 'Message must be at least 10 characters', typed.message],
+    ] as const) {
+      await expect(page.locator(`#${id}-error`).textContent()).resolves.toBe(message);
+      await expect(field(label).getAttribute('aria-describedby')).resolves.toContain(`${id}-error`);
+      await expect(field(label).inputValue()).resolves.toBe(value);
+    }
+    await expect(focusedId()).resolves.toBe('contact-name');
+    await expect(page.locator('#contact-honeypot').inputValue()).resolves.toBe('');
+
+    // Corrected, the form posts again and the visitor is thanked.
+    await field('Name').fill('Grace Hopper');
+    await field('Email address').fill('grace@example.org');
+    await field('Message').fill('Now it is long enough to send.');
+    await expect(submit('contact-form')).resolves.toBe(200);
+    expect(new URL(page.url()).pathname).toBe('/thank-you/');
+  });
+
+  test('a filled honeypot: refused with a page, and the trap is never filled again', async () => {
+    await field('Name').fill('Spam Bot');
+    await field('Email address').fill('bot@example.org');
+    await field('Message').fill('Buy cheap things from my website.');
+    await page.locator('#contact-honeypot').fill('https://spam.example', { force: true });
+    await expect(submit('contact-form')).resolves.toBe(400);
+    await expectPageForPeople();
+    await expect(page.locator('#contact-form-error').textContent()).resolves.toBe('This field must be left empty');
+    await expect(page.locator('#contact-honeypot').inputValue()).resolves.toBe('');
+    await expect(page.content()).resolves.not.toContain('spam.example');
+  });
+});

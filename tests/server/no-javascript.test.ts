@@ -1,0 +1,193 @@
+import { request as httpRequest } from 'node:http';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { Window } from 'happy-dom';
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { type FakeHttpServer, replyJson, startFakeHttpServer } from '../support/fake-http.ts';
+import { type Site, startSite } from '../support/site.ts';
+
+/**
+ * The forms without JavaScript, over HTTP to the built server: a browser's own form post
+ * gets pages meant for people, while every other caller keeps the JSON of SPEC.md.
+ * (tests/e2e/no-javascript.test.ts does the same in a real browser.)
+ */
+let site: Site;
+let mailchimp: FakeHttpServer;
+
+beforeAll(async () => {
+  mailchimp = await startFakeHttpServer(replyJson(200, { status: 'subscribed' }));
+  site = await startSite({ MAILCHIMP_API_KEY: 'k-us1', MAILCHIMP_LIST_ID: 'l', MAILCHIMP_API_BASE_URL: `${mailchimp.url}/3.0` });
+});
+afterAll(async () => {
+  await site.stop();
+  await mailchimp.close();
+});
+beforeEach(() => {
+  mailchimp.reply(replyJson(200, { status: 'subscribed' }));
+  mailchimp.requests.length = 0;
+});
+
+/** What Chromium sends with a form it posts itself. */
+const NAVIGATION = {
+  accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+  'sec-fetch-dest': 'document',
+  'sec-fetch-mode': 'navigate',
+  'sec-fetch-site': 'same-origin',
+  'sec-fetch-user': '?1',
+};
+/** What Chromium sends with the form script's fetch. */
+const SCRIPT = { accept: 'application/json', 'sec-fetch-dest': 'empty', 'sec-fetch-mode': 'cors', 'sec-fetch-site': 'same-origin' };
+
+const valid = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello, I would like to know more.', honeypot: '' };
+
+function navigate(path: string, fields: Record<string, string>, headers: Record<string, string> = NAVIGATION): Promise<Response> {
+  const body = new FormData();
+  for (const [name, value] of Object.entries(fields)) body.append(name, value);
+  return fetch(`${site.url}${path}`, { method: 'POST', body, headers: { ...headers, origin: site.url }, redirect: 'manual' });
+}
+
+/** Parses an HTML answer into a document to query. */
+async function page(response: Response): Promise<Document> {
+  const window = new Window();
+  window.document.write(await response.text());
+  return window.document as unknown as Document;
+}
+
+function storedNames(): string[] {
+  const db = new DatabaseSync(join(site.dataDir, 'forms.db'), { readOnly: true });
+  try {
+    return (db.prepare('SELECT name FROM submissions').all() as Array<{ name: string }>).map((row) => row.name);
+  } finally {
+    db.close();
+  }
+}
+
+describe('newsletter without JavaScript', () => {
+  test('a valid address: subscribed, then 303 to the thank-you page with a relative Location', async () => {
+    const response = await navigate('/api/newsletter', { email: 'reader@example.com' });
+    expect(response.status).toBe(303);
+    expect(response.headers.get('location')).toBe('/thank-you/?form=newsletter');
+    expect(mailchimp.requests).toHaveLength(1);
+
+    const thanks = await fetch(new URL(response.headers.get('location')!, site.url));
+    expect(thanks.status).toBe(200);
+    const document = await page(thanks);
+    expect(document.querySelector('h1')?.textContent).toBe('Thank you!');
+    expect(document.querySelector('main a[href="/"]')).not.toBeNull();
+  });
+
+  test('an invalid address: 400 HTML, the home page again with the message at the field and the address kept', async () => {
+    const response = await navigate('/api/newsletter', { email: 'not-an-email' });
+    expect(response.status).toBe(400);
+    expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    const document = await page(response);
+    expect(document.title).toMatch(/^Error: /);
+    const email = document.querySelector<HTMLInputElement>('#newsletter-email')!;
+    expect(email.getAttribute('value')).toBe('not-an-email');
+    expect(email.getAttribute('aria-invalid')).toBe('true');
+    expect(email.getAttribute('aria-describedby')).toBe('newsletter-email-error');
+    expect(email.hasAttribute('autofocus')).toBe(true);
+    expect(document.querySelector('#newsletter-email-error')?.textContent).toBe('Please enter a valid email address');
+    expect(document.querySelector('nav a[aria-current="page"]')?.getAttribute('href')).toBe('/');
+    expect(mailchimp.requests).toHaveLength(0);
+  });
+
+  test('a busy provider: 503 HTML with Retry-After, the message in the form’s alert, the address kept', async () => {
+    mailchimp.reply(replyJson(503, { title: 'Service Unavailable' }));
+    const response = await navigate('/api/newsletter', { email: 'reader@example.com' });
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('120');
+    const document = await page(response);
+    expect(document.querySelector('[role="alert"]')?.textContent).toMatch(/try again in a few minutes/);
+    expect(document.querySelector('#newsletter-email')?.getAttribute('value')).toBe('reader@example.com');
+    expect(document.querySelector('#newsletter-email')?.hasAttribute('aria-invalid')).toBe(false);
+  });
+});
+
+describe('contact without JavaScript', () => {
+  test('a valid message: stored, then 303 to the thank-you page', async () => {
+    const response = await navigate('/api/contact', { ...valid, name: 'No Script Person' });
+    expect(response.status).toBe(303);
+    expect(response.headers.get('location')).toBe('/thank-you/?form=contact');
+    expect(storedNames()).toContain('No Script Person');
+  });
+
+  test('invalid fields: 400 HTML, each message at its field, what was typed in place, the first invalid field focused', async () => {
+    const typed = { name: 'A', email: 'ada@example.com', message: '<b>short', honeypot: '' };
+    const response = await navigate('/api/contact', typed);
+    expect(response.status).toBe(400);
+    const document = await page(response);
+    expect(document.querySelector('#contact-name-error')?.textContent).toBe('Name must be between 2 and 100 characters');
+    expect(document.querySelector('#contact-email-error')?.textContent).toBe('');
+    expect(document.querySelector('#contact-message-error')?.textContent).toBe('Message must be at least 10 characters');
+    expect(document.querySelector('#contact-name')?.getAttribute('value')).toBe('A');
+    expect(document.querySelector('#contact-email')?.getAttribute('value')).toBe('ada@example.com');
+    // Browsers drop the newline that opens a textarea; happy-dom keeps it (the e2e tests see the real value).
+    expect(document.querySelector('#contact-message')?.textContent?.replace(/^\n/, '')).toBe('<b>short');
+    expect(document.querySelector('#contact-message')?.getAttribute('aria-describedby')).toBe('contact-message-hint contact-message-error');
+    expect(document.querySelector('#contact-email')?.hasAttribute('aria-invalid')).toBe(false);
+    expect([...document.querySelectorAll('[autofocus]')].map((element) => element.id)).toEqual(['contact-name']);
+    expect(document.querySelector('nav a[aria-current="page"]')?.getAttribute('href')).toBe('/contact');
+  });
+
+  test('a filled honeypot: 400, its message with the form’s alert, and the honeypot is never filled again', async () => {
+    const response = await navigate('/api/contact', { ...valid, name: 'Honeypot Bot', honeypot: 'I am a bot' });
+    expect(response.status).toBe(400);
+    const html = await response.clone().text();
+    expect(html).not.toContain('I am a bot');
+    const document = await page(response);
+    expect(document.querySelector('[role="alert"]')?.textContent).toBe('This field must be left empty');
+    expect(document.querySelector('#contact-honeypot')?.getAttribute('value')).toBeNull();
+    expect(storedNames()).not.toContain('Honeypot Bot');
+  });
+
+  test('a browser without fetch metadata that prefers HTML is answered as a person too', async () => {
+    // node:http, because fetch adds a Sec-Fetch-Mode of its own.
+    const encoded = new Response(new URLSearchParams(valid));
+    const answer = await new Promise<{ status?: number; location?: string }>((resolve, reject) => {
+      const request = httpRequest(`${site.url}/api/contact`, { method: 'POST', headers: { accept: NAVIGATION.accept, 'content-type': encoded.headers.get('content-type')! } }, (response) => {
+        response.resume();
+        resolve({ status: response.statusCode, location: response.headers.location });
+      });
+      request.on('error', reject);
+      void encoded.text().then((body) => request.end(body));
+    });
+    expect(answer).toEqual({ status: 303, location: '/thank-you/?form=contact' });
+  });
+
+  test('the log line of a form post without JavaScript names its outcome', async () => {
+    await navigate('/api/contact', valid);
+    expect(site.logs.at(-1)).toMatchObject({ event: 'form.request', route: '/api/contact', status: 303, outcome: 'accepted' });
+  });
+});
+
+describe('everyone else keeps the JSON of SPEC.md', () => {
+  test.each<[string, Record<string, string>]>([
+    ['the form script', SCRIPT],
+    ['curl', { accept: '*/*' }],
+    ['a client with no headers', {}],
+  ])('%s: JSON for a success and for a refusal, never a redirect', async (_, headers) => {
+    const ok = await navigate('/api/contact', valid, headers);
+    expect([ok.status, ok.headers.get('content-type'), await ok.json()]).toEqual([200, 'application/json; charset=utf-8', { success: true }]);
+    const refused = await navigate('/api/newsletter', { email: 'nope' }, headers);
+    expect([refused.status, await refused.json()]).toEqual([400, { success: false, error: 'Please enter a valid email address' }]);
+    expect(refused.headers.get('location')).toBeNull();
+  });
+
+  test('the on-demand pages behind the rewrite only send a visitor who opens them to the form', async () => {
+    for (const [path, form] of [
+      ['/retry/contact', '/contact'],
+      ['/retry/newsletter', '/'],
+    ]) {
+      const response = await fetch(`${site.url}${path}`, { redirect: 'manual' });
+      expect([response.status, response.headers.get('location')]).toEqual([303, form]);
+    }
+  });
+
+  test('a GET of an endpoint from the address bar is still 405 JSON', async () => {
+    const response = await fetch(`${site.url}/api/contact`, { headers: NAVIGATION });
+    expect(response.status).toBe(405);
+    await expect(response.json()).resolves.toMatchObject({ success: false });
+  });
+});
