@@ -6,25 +6,7 @@ import fc from 'fast-check';
 import * as v from 'valibot';
 import { parseContact } from '../src/lib/forms/contact.ts';
 import { NewsletterSchema } from '../src/lib/forms/newsletter.ts';
-
-const MAX_INPUT = 64 * 1024;
-const anyText = fc.oneof(
-  fc.string({ maxLength: MAX_INPUT, unit: 'grapheme' }),
-  fc.string({ maxLength: 2000, unit: fc.constantFrom('a', '@', '.', '-', '+', ' ', '\r', '\n', '\u0000', '"', ',', '<', '>', '\u202e') }),
-  fc.nat({ max: MAX_INPUT / 2 }).map((n) => `${'a.'.repeat(n / 2)}@`),
-  fc.nat({ max: MAX_INPUT / 2 }).map((n) => `a@${'a-'.repeat(n / 2)}!`),
-  fc.nat({ max: MAX_INPUT }).map((n) => 'a'.repeat(n)),
-);
-
-function fastestMs(run: () => void): number {
-  let best = Number.POSITIVE_INFINITY;
-  for (let i = 0; i < 3; i++) {
-    const started = performance.now();
-    run();
-    best = Math.min(best, performance.now() - started);
-  }
-  return best;
-}
+import { anyText, fastestMs } from '../tests/support/hostile-text.ts';
 
 /** Median and worst time of each validator over `runs` sampled inputs. */
 export function measureValidators(runs = 300): Array<{ validator: string; medianMs: number; maxMs: number }> {

@@ -101,7 +101,10 @@ describe('contact messages by email, through the built server', () => {
     const [row] = await eventually('the message to be marked failed', () => submissions(s.dataDir)[0]?.status === 'failed' && submissions(s.dataDir));
     expect(row).toMatchObject({ attempts: 1, last_error: expect.stringContaining('550') });
     expect(smtp.attempts()).toBe(1);
-    expect(s.logs).toContainEqual(expect.objectContaining({ event: 'contact.delivery_failed', level: 'error', id: row!.id }));
+    // The log line is written just after the row is updated: wait for it too.
+    await eventually('the failure to be logged', () =>
+      s.logs.some((l) => typeof l === 'object' && l.event === 'contact.delivery_failed' && l.level === 'error' && l.id === row!.id),
+    );
 
     // While the server runs, as an owner would.
     const list = await runInbox(['list'], { DATA_DIR: s.dataDir });

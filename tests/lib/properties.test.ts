@@ -4,19 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { parseContact } from '../../src/lib/forms/contact.ts';
 import { EmailField } from '../../src/lib/forms/email.ts';
 import { NewsletterSchema } from '../../src/lib/forms/newsletter.ts';
-
-const MAX_INPUT = 64 * 1024;
-
-/** Text of any size up to the body limit, biased towards what breaks validators. */
-const anyText = fc.oneof(
-  fc.string({ maxLength: 300, unit: 'binary' }),
-  fc.string({ maxLength: MAX_INPUT, unit: 'grapheme' }),
-  fc.string({ maxLength: 2000, unit: fc.constantFrom('a', '@', '.', '-', '+', '_', ' ', '\r', '\n', '\u0000', '"', ',', '<', '>', '\u202e') }),
-  // Long runs of what a backtracking email pattern would choke on.
-  fc.nat({ max: MAX_INPUT / 2 }).map((n) => `${'a.'.repeat(n / 2)}@`),
-  fc.nat({ max: MAX_INPUT / 2 }).map((n) => `a@${'a-'.repeat(n / 2)}!`),
-  fc.nat({ max: MAX_INPUT }).map((n) => 'a'.repeat(n)),
-);
+import { anyText, fastestMs } from '../support/hostile-text.ts';
 
 /**
  * The bound a timed test can hold on a shared, noisy machine. The 5 ms budget of the
@@ -25,17 +13,6 @@ const anyText = fc.oneof(
  * 64 KiB, not milliseconds.
  */
 const NEVER_SLOWER_THAN_MS = 50;
-
-/** The fastest of three runs, so a garbage-collection pause is not taken for slowness. */
-function fastestMs(run: () => void): number {
-  let best = Number.POSITIVE_INFINITY;
-  for (let i = 0; i < 3; i++) {
-    const started = performance.now();
-    run();
-    best = Math.min(best, performance.now() - started);
-  }
-  return best;
-}
 
 const word = (chars: string, max: number) => fc.string({ minLength: 1, maxLength: max, unit: fc.constantFrom(...chars.split('')) });
 /** Addresses as people have them: the property below needs many that are accepted. */

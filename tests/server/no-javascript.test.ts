@@ -191,3 +191,37 @@ describe('everyone else keeps the JSON of SPEC.md', () => {
     await expect(response.json()).resolves.toMatchObject({ success: false });
   });
 });
+
+describe("the guard's own refusals, for a person without JavaScript", () => {
+  let limited: Site;
+  beforeAll(async () => {
+    limited = await startSite({ RATE_LIMIT_MAX: '1' });
+  });
+  afterAll(() => limited.stop());
+
+  const post = (fields: Record<string, string>, origin: string) => {
+    const body = new FormData();
+    for (const [name, value] of Object.entries(fields)) body.append(name, value);
+    return fetch(`${limited.url}/api/contact`, { method: 'POST', body, headers: { ...NAVIGATION, origin }, redirect: 'manual' });
+  };
+
+  test('too many attempts: a 429 page with Retry-After and a link back to the form, not JSON', async () => {
+    expect((await post(valid, limited.url)).status).toBe(303);
+    const refused = await post(valid, limited.url);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    const doc = await page(refused);
+    expect(doc.querySelector('[role="alert"]')?.textContent).toMatch(/Too many attempts/);
+    expect(doc.querySelector('a')?.getAttribute('href')).toBe('/contact/');
+  });
+
+  test('another website: a 403 page, and the script still gets JSON', async () => {
+    const refused = await post(valid, 'https://evil.example');
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('content-type')).toMatch(/^text\/html/);
+    const script = await fetch(`${limited.url}/api/contact`, { method: 'POST', body: new URLSearchParams(valid), headers: { ...SCRIPT, origin: 'https://evil.example' } });
+    expect(script.status).toBe(403);
+    await expect(script.json()).resolves.toEqual({ success: false, error: expect.any(String) });
+  });
+});

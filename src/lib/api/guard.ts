@@ -57,12 +57,12 @@ export async function guardApi({ request, socketAddress, services, route }: ApiR
 
   async function guarded(): Promise<Response> {
     const policy = applyOriginPolicy(request, new URL(request.url).origin, config.allowedOrigins);
-    if ('respond' in policy) return policy.respond;
+    if ('respond' in policy) return forPeople(policy.respond);
 
     let answer: Response;
     const verdict = formRoute ? await limits.checkClient(formRoute, clientKey(ip)) : { ok: true as const };
     if (!verdict.ok) {
-      answer = tooManyRequests(verdict.retryAfterSeconds);
+      answer = await forPeople(tooManyRequests(verdict.retryAfterSeconds));
     } else {
       const routed = await route();
       answer =
@@ -73,6 +73,25 @@ export async function guardApi({ request, socketAddress, services, route }: ApiR
     for (const [name, value] of Object.entries(policy.headers)) answer.headers.set(name, value);
     return answer;
   }
+
+  /** A refusal of the guard's own, as a page when a person posted the form without JavaScript. */
+  async function forPeople(refusal: Response): Promise<Response> {
+    if (!options.allowPages || !formRoute) return refusal;
+    const { error } = (await refusal.clone().json()) as { error?: string };
+    return refusalPage(refusal, error ?? INTERNAL_ERROR, formRoute === 'contact' ? '/contact/' : '/');
+  }
+}
+
+/**
+ * A small page for a person whose form post was refused before it reached the form's
+ * endpoint (too many attempts, another website): same status and headers, a link back.
+ */
+function refusalPage(refusal: Response, message: string, back: string): Response {
+  const escaped = message.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Error: form not sent</title></head><body><main><h1>Your form was not sent</h1><p role="alert">${escaped}</p><p><a href="${back}">Back to the form</a></p></main></body></html>`;
+  const headers = new Headers(refusal.headers);
+  headers.set('content-type', 'text/html; charset=utf-8');
+  return new Response(html, { status: refusal.status, headers });
 }
 
 function isJson(response: Response): boolean {

@@ -1,4 +1,5 @@
 import { toCsv } from '../csv.ts';
+import { EXIT, readFormatOption } from '../cli.ts';
 import type { DeliveryEvent, Outbox, Submission } from './outbox.ts';
 
 /** The commands of `npm run inbox`, as parsed from its arguments. */
@@ -21,8 +22,6 @@ Commands:
 Reads forms.db in DATA_DIR (default ./data); variables may also come from .env, or the file ENV_FILE names.
 `;
 
-/** The exit codes of the command: 1 when the message asked for is missing or cannot be retried, 2 for a usage error. */
-export const EXIT = { ok: 0, notFound: 1, usage: 2 } as const;
 
 /** Reads the arguments after `npm run inbox --`, answering a command or what is wrong with them. */
 export function parseInboxArgs(args: readonly string[]): { ok: true; command: InboxCommand } | { ok: false; problem: string } {
@@ -46,17 +45,9 @@ export function parseInboxArgs(args: readonly string[]): { ok: true; command: In
       return noMore({ name, id: value }, rest.slice(1));
     }
     case 'export': {
-      let format: string | undefined;
-      let extra = rest;
-      if (rest[0] === '--format') {
-        format = rest[1];
-        extra = rest.slice(2);
-      } else if (rest[0]?.startsWith('--format=')) {
-        format = rest[0].slice('--format='.length);
-        extra = rest.slice(1);
-      }
-      if (format !== 'csv' && format !== 'json') return { ok: false, problem: 'export needs --format csv or --format json.' };
-      return noMore({ name: 'export', format }, extra);
+      const option = readFormatOption(rest);
+      if (!option.ok) return option;
+      return noMore({ name: 'export', format: option.format }, option.rest);
     }
     default:
       return { ok: false, problem: `Unknown command: ${name}` };

@@ -1,4 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { EXIT, readFormatOption } from '../cli.ts';
 import { toCsv } from '../csv.ts';
 
 /** One subscriber of the local provider, as exported. */
@@ -19,8 +20,6 @@ The CSV has the columns "Email Address" and "Created", which Mailchimp's import
 Reads forms.db in DATA_DIR (default ./data); variables may also come from .env, or the file ENV_FILE names.
 `;
 
-/** The exit codes of the command: 1 when there is no database, 2 for a usage error. */
-export const EXIT = { ok: 0, notFound: 1, usage: 2 } as const;
 
 /** Reads the arguments after `npm run subscribers --`, answering a command or what is wrong with them. */
 export function parseSubscribersArgs(args: readonly string[]): { ok: true; command: SubscribersCommand } | { ok: false; problem: string } {
@@ -33,18 +32,10 @@ export function parseSubscribersArgs(args: readonly string[]): { ok: true; comma
     case '-h':
       return { ok: true, command: { name: 'help' } };
     case 'export': {
-      let format: string | undefined;
-      let extra = rest;
-      if (rest[0] === '--format') {
-        format = rest[1];
-        extra = rest.slice(2);
-      } else if (rest[0]?.startsWith('--format=')) {
-        format = rest[0].slice('--format='.length);
-        extra = rest.slice(1);
-      }
-      if (format !== 'csv' && format !== 'json') return { ok: false, problem: 'export needs --format csv or --format json.' };
-      if (extra.length > 0) return { ok: false, problem: `Unexpected argument: ${extra[0]}` };
-      return { ok: true, command: { name: 'export', format } };
+      const option = readFormatOption(rest);
+      if (!option.ok) return option;
+      if (option.rest.length > 0) return { ok: false, problem: `Unexpected argument: ${option.rest[0]}` };
+      return { ok: true, command: { name: 'export', format: option.format } };
     }
     default:
       return { ok: false, problem: `Unknown command: ${name}` };

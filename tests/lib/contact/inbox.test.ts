@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { EXIT, type InboxCommand, parseInboxArgs, runInboxCommand } from '../../../src/lib/contact/inbox.ts';
+import { EXIT } from '../../../src/lib/cli.ts';
+import { type InboxCommand, parseInboxArgs, runInboxCommand } from '../../../src/lib/contact/inbox.ts';
 import { createOutbox, type Outbox } from '../../../src/lib/contact/outbox.ts';
 import { openDatabase } from '../../../src/lib/store/database.ts';
 
