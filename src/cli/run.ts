@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import type { DatabaseSync } from 'node:sqlite';
 import { join, resolve } from 'node:path';
 import { EXIT } from '../lib/cli.ts';
-import { readDataDir } from '../lib/config.ts';
+import { loadEnvFile, readDataDir } from '../lib/config.ts';
 import { DATABASE_FILE, openDatabase } from '../lib/store/database.ts';
 
 /** What a tool is: its usage text, how it reads its arguments, and what it does with the database. */
@@ -18,9 +18,7 @@ export type Tool<Command extends { name: string }> = {
  * people to stderr, so an export can be redirected to a file as it is.
  */
 export function runTool<Command extends { name: string }>(tool: Tool<Command>): void {
-  // The same rule as the server: .env beside package.json if present; ENV_FILE names another, or '' for none.
-  const envFile = process.env.ENV_FILE ?? '.env';
-  if (envFile && existsSync(envFile)) process.loadEnvFile(envFile);
+  loadEnvFile();
 
   const out = (text: string) => void process.stdout.write(text);
   const err = (text: string) => void process.stderr.write(text);

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import * as v from 'valibot';
 
 /** The newsletter providers a deployment can choose from (SPEC.md 2.4, plus the embedded default). */
@@ -343,4 +344,14 @@ function withoutPassword(url: string): string {
   } catch {
     return '***';
   }
+}
+
+/**
+ * Loads `.env` beside package.json into `process.env` when it exists; `ENV_FILE` names
+ * another file, or '' for none. The server and the command-line tools share this rule.
+ * Hint: variables already set in the environment win over the file.
+ */
+export function loadEnvFile(): void {
+  const file = process.env.ENV_FILE ?? '.env';
+  if (file && existsSync(file)) process.loadEnvFile(file);
 }

@@ -73,7 +73,12 @@ function refuse(response: Response): FormResult {
 }
 
 function tooLarge(limit: number): Response {
-  return failure(413, `The form is too large; the limit is ${Math.floor(limit / 1024)} KB`);
+  return failure(413, tooLargeMessage(limit));
+}
+
+/** The error of a 413, also sent by our server before any body is read. */
+export function tooLargeMessage(limit = BODY_LIMIT_BYTES): string {
+  return `The form is too large; the limit is ${Math.floor(limit / 1024)} KB`;
 }
 
 async function readBody(request: Request, limit: number): Promise<Uint8Array<ArrayBuffer> | 'too-large' | 'unreadable'> {

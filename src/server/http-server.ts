@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { BODY_LIMIT_BYTES } from '../lib/http.ts';
+import { BODY_LIMIT_BYTES, tooLargeMessage } from '../lib/http.ts';
 
 /** A Node request handler, as the Astro adapter exports one. */
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
@@ -43,7 +43,7 @@ export function createHttpServer(handler: NodeHandler, fastPath?: FastPath): Htt
     if (declaresTooLargeBody(req)) {
       // Answer at once, from the header: no need to wait for a body that may never come.
       res.writeHead(413, { 'content-type': 'application/json; charset=utf-8' });
-      res.end(JSON.stringify({ success: false, error: `The form is too large; the limit is ${BODY_LIMIT_BYTES / 1024} KB` }));
+      res.end(JSON.stringify({ success: false, error: tooLargeMessage() }));
       discardBriefly(req);
       return;
     }

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, describeConfig, requireConfig } from '../lib/config.ts';
+import { ConfigError, describeConfig, loadEnvFile, requireConfig } from '../lib/config.ts';
 import { createLogger } from '../lib/log.ts';
 import { createServices, installServices } from '../lib/services.ts';
 import { createApiFastPath } from './api-fast-path.ts';
@@ -16,9 +16,7 @@ import { createStaticFastPath, loadStaticFiles } from './static-files.ts';
 // The adapter's entry sits beside the compiled dist/server/start.mjs; from source it is in dist/.
 const ENTRY = [new URL('./entry.mjs', import.meta.url), new URL('../../dist/server/entry.mjs', import.meta.url)].find((url) => existsSync(url));
 
-// A .env file beside package.json is read if present; ENV_FILE names another, or '' for none.
-const envFile = process.env.ENV_FILE ?? '.env';
-if (envFile && existsSync(envFile)) process.loadEnvFile(envFile);
+loadEnvFile();
 
 let config;
 try {

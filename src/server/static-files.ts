@@ -35,12 +35,14 @@ export function loadStaticFiles(clientDir: string): Map<string, StaticFile> {
   const files = new Map<string, StaticFile>();
   let total = 0;
   for (const path of walk(clientDir)) {
+    const name = `/${relative(clientDir, path).split(sep).join('/')}`;
+    // The adapter serves the error pages with the right status; here they would answer 200.
+    if (name === '/404.html' || name === '/500.html') continue;
     const type = CONTENT_TYPES[extname(path)];
     const size = statSync(path).size;
     if (!type || size > LIMITS.file || total + size > LIMITS.total) continue;
     total += size;
     const body = readFileSync(path);
-    const name = `/${relative(clientDir, path).split(sep).join('/')}`;
     // Vite's hashed assets never change under their name; pages may change with each build.
     const immutable = name.startsWith('/_astro/');
     const file: StaticFile = {
@@ -52,7 +54,6 @@ export function loadStaticFiles(clientDir: string): Map<string, StaticFile> {
         'cache-control': immutable ? 'public, max-age=31536000, immutable' : 'public, max-age=0, must-revalidate',
       },
     };
-    if (name === '/404.html' || name === '/500.html') continue;
     files.set(name, file);
     if (name.endsWith('/index.html')) {
       const dir = name.slice(0, -'index.html'.length);

@@ -4,6 +4,7 @@ import { describeError } from '../log.ts';
 import { applyOriginPolicy } from '../origin.ts';
 import type { LimitedRoute } from '../rate-limit.ts';
 import type { Services } from '../services.ts';
+import { apiPath } from './routes.ts';
 
 /** The form endpoints: limited per client, and logged one line per request. */
 const FORM_ROUTES: Record<string, LimitedRoute> = { '/api/newsletter': 'newsletter', '/api/contact': 'contact' };
@@ -33,7 +34,8 @@ export type ApiRequest = {
 export async function guardApi({ request, socketAddress, services, route }: ApiRequest, options: { allowPages?: boolean } = {}): Promise<Response> {
   const { config, limits, logger } = services;
   const started = performance.now();
-  const pathname = new URL(request.url).pathname.replace(/(.)\/$/, '$1');
+  const url = new URL(request.url);
+  const pathname = apiPath(url);
   const ip = clientIp(socketAddress, request.headers.get('x-forwarded-for'), config.trustProxy);
   const formRoute = request.method === 'POST' ? FORM_ROUTES[pathname] : undefined;
 
@@ -56,7 +58,7 @@ export async function guardApi({ request, socketAddress, services, route }: ApiR
   return response;
 
   async function guarded(): Promise<Response> {
-    const policy = applyOriginPolicy(request, new URL(request.url).origin, config.allowedOrigins);
+    const policy = applyOriginPolicy(request, url.origin, config.allowedOrigins);
     if ('respond' in policy) return forPeople(policy.respond);
 
     let answer: Response;
