@@ -31,7 +31,11 @@ const server = createServer(async (req, res) => {
     duplex: 'half',
   } as RequestInit);
   const response =
-    req.url === '/api/contact' ? await handleContact(request, services) : req.url === '/api/newsletter' ? await handleNewsletter(request, services) : new Response('{"success":false}', { status: 404 });
+    req.url === '/api/contact'
+      ? await handleContact(request, services)
+      : req.url === '/api/newsletter'
+        ? await handleNewsletter(request, services)
+        : new Response('{"success":false}', { status: 404 });
   res.writeHead(response.status, Object.fromEntries(response.headers));
   res.end(Buffer.from(await response.arrayBuffer()));
 });

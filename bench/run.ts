@@ -20,9 +20,10 @@ const RUN_TIMEOUT_S = SECONDS + 30;
 
 const BOUNDARY = 'benchBoundary7MA4YWxkTrZu0gW';
 const multipart = (fields: Record<string, string>) =>
-  Object.entries(fields)
-    .map(([name, value]) => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)
-    .join('') + `--${BOUNDARY}--\r\n`;
+  [
+    ...Object.entries(fields).map(([name, value]) => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`),
+    `--${BOUNDARY}--\r\n`,
+  ].join('');
 const formHeaders = { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` };
 
 type Scenario = { name: string; expect: readonly number[]; request: autocannon.Request };
@@ -31,7 +32,12 @@ const SCENARIOS: Scenario[] = [
   {
     name: 'contact, valid',
     expect: [200],
-    request: { method: 'POST', path: '/api/contact', headers: formHeaders, body: multipart({ name: 'Ada Lovelace', email: 'ada@example.com', message: 'A benchmark message of reasonable length.', honeypot: '' }) },
+    request: {
+      method: 'POST',
+      path: '/api/contact',
+      headers: formHeaders,
+      body: multipart({ name: 'Ada Lovelace', email: 'ada@example.com', message: 'A benchmark message of reasonable length.', honeypot: '' }),
+    },
   },
   {
     name: 'contact, invalid',
@@ -60,7 +66,15 @@ async function startTarget(name: Target['name'], script: string, env: Record<str
   const logFile = join(dataDir, 'server.log');
   const log = openSync(logFile, 'w');
   const child = spawn(process.execPath, [script], {
-    env: { PATH: process.env.PATH ?? '', ENV_FILE: '', HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? '', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      ENV_FILE: '',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      DATA_DIR: dataDir,
+      NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? '',
+      ...env,
+    },
     stdio: ['ignore', log, 'inherit'],
   });
   closeSync(log);
@@ -86,9 +100,8 @@ function peakRssMb(pid: number): number {
 async function run(target: Target, scenario: Scenario): Promise<Result> {
   let unexpected = 0;
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon(
-      { url: target.url, connections: CONNECTIONS, duration: SECONDS, timeout: 10, requests: [scenario.request] },
-      (error, done) => (error ? reject(error) : resolve(done)),
+    const instance = autocannon({ url: target.url, connections: CONNECTIONS, duration: SECONDS, timeout: 10, requests: [scenario.request] }, (error, done) =>
+      error ? reject(error) : resolve(done),
     );
     instance.on('response', (_client, statusCode) => {
       if (!scenario.expect.includes(statusCode)) unexpected++;
@@ -148,7 +161,9 @@ try {
         const result = await run(target, scenario);
         const key = `${scenario.name}|${target.name}`;
         results.set(key, [...(results.get(key) ?? []), result]);
-        process.stderr.write(`  ${scenario.name.padEnd(28)} ${target.name}: ${Math.round(result.rps)} req/s, ${result.total} requests, peak RSS so far ${result.peakRssMb.toFixed(0)} MB\n`);
+        process.stderr.write(
+          `  ${scenario.name.padEnd(28)} ${target.name}: ${Math.round(result.rps)} req/s, ${result.total} requests, peak RSS so far ${result.peakRssMb.toFixed(0)} MB\n`,
+        );
       }
     }
   }
@@ -173,8 +188,20 @@ for (const scenario of chosen) {
   };
   const ours = summary('ours');
   const bare = summary('bare');
-  for (const [name, s] of [['ours', ours], ['bare', bare]] as const) {
-    rows.push([scenario.name, name, s.rps.toFixed(0), s.p50.toFixed(1), s.p99.toFixed(1), s.peak.toFixed(0), String(s.unexpected), name === 'ours' ? (ours.rps / bare.rps).toFixed(2) : '']);
+  for (const [name, s] of [
+    ['ours', ours],
+    ['bare', bare],
+  ] as const) {
+    rows.push([
+      scenario.name,
+      name,
+      s.rps.toFixed(0),
+      s.p50.toFixed(1),
+      s.p99.toFixed(1),
+      s.peak.toFixed(0),
+      String(s.unexpected),
+      name === 'ours' ? (ours.rps / bare.rps).toFixed(2) : '',
+    ]);
   }
 }
 const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));

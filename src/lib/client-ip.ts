@@ -8,7 +8,10 @@ import { isIPv4, isIPv6 } from 'node:net';
  */
 export function clientIp(socketAddress: string, forwardedFor: string | null, trustProxy: number): string {
   if (trustProxy <= 0 || !forwardedFor) return socketAddress;
-  const hops = forwardedFor.split(',').map((s) => s.trim()).filter(Boolean);
+  const hops = forwardedFor
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const candidate = hops[Math.max(0, hops.length - trustProxy)];
   return candidate && (isIPv4(candidate) || isIPv6(candidate)) ? candidate : socketAddress;
 }

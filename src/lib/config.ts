@@ -8,7 +8,12 @@ export const PROVIDER_NAMES = ['mailchimp', 'kit', 'resend', 'local'] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
 
 const text = v.pipe(v.string(), v.trim());
-const optionalText = v.optional(v.pipe(text, v.transform((s) => (s === '' ? undefined : s))));
+const optionalText = v.optional(
+  v.pipe(
+    text,
+    v.transform((s) => (s === '' ? undefined : s)),
+  ),
+);
 const httpUrl = v.pipe(
   text,
   v.url('must be an absolute URL'),
@@ -37,11 +42,7 @@ const EnvSchema = v.object({
   DATA_DIR: DataDirField,
   ALLOWED_ORIGINS: v.optional(text, ''),
   NEWSLETTER_PROVIDER: v.optional(
-    v.pipe(
-      text,
-      v.toLowerCase(),
-      v.union([v.literal(''), v.picklist(PROVIDER_NAMES)], `must be one of ${PROVIDER_NAMES.join(', ')}`),
-    ),
+    v.pipe(text, v.toLowerCase(), v.union([v.literal(''), v.picklist(PROVIDER_NAMES)], `must be one of ${PROVIDER_NAMES.join(', ')}`)),
   ),
   MAILCHIMP_API_KEY: optionalText,
   MAILCHIMP_LIST_ID: optionalText,
@@ -63,7 +64,11 @@ const EnvSchema = v.object({
     v.union(
       [
         v.literal(''),
-        v.pipe(text, v.url(), v.check((s) => /^smtps?:\/\//i.test(s), 'must start with smtp:// or smtps://')),
+        v.pipe(
+          text,
+          v.url(),
+          v.check((s) => /^smtps?:\/\//i.test(s), 'must start with smtp:// or smtps://'),
+        ),
       ],
       'must be a URL such as smtp://user:pass@smtp.example.com:587',
     ),
@@ -76,7 +81,14 @@ const EnvSchema = v.object({
   TRUST_PROXY: v.optional(integer(0, 20), '0'),
   REDIS_URL: v.optional(
     v.union(
-      [v.literal(''), v.pipe(text, v.url(), v.check((s) => /^rediss?:\/\//i.test(s), 'must start with redis://'))],
+      [
+        v.literal(''),
+        v.pipe(
+          text,
+          v.url(),
+          v.check((s) => /^rediss?:\/\//i.test(s), 'must start with redis://'),
+        ),
+      ],
       'must be a URL such as redis://127.0.0.1:6379',
     ),
   ),
@@ -122,7 +134,7 @@ export type Config = {
 };
 
 /** The answer of `readConfig`: the configuration, or every problem found. */
-export type ConfigResult = { ok: true; config: Config } | { ok: false, problems: string[] };
+export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
 
 /** Which variable holds the key of each paid provider: setting it is how a provider is inferred. */
 const PROVIDER_KEYS = {
@@ -183,7 +195,9 @@ export function readConfig(env: Record<string, string | undefined>): ConfigResul
     // quietly keeping its subscribers in the local database.
     for (const p of Object.keys(PROVIDER_TARGETS) as (keyof typeof PROVIDER_TARGETS)[]) {
       if (e[PROVIDER_TARGETS[p]]) {
-        problems.push(`${PROVIDER_KEYS[p]} is required when ${PROVIDER_TARGETS[p]} is set (or set NEWSLETTER_PROVIDER=local to keep subscribers in the database)`);
+        problems.push(
+          `${PROVIDER_KEYS[p]} is required when ${PROVIDER_TARGETS[p]} is set (or set NEWSLETTER_PROVIDER=local to keep subscribers in the database)`,
+        );
       }
     }
     provider = 'local';
@@ -244,7 +258,9 @@ export function readConfig(env: Record<string, string | undefined>): ConfigResul
   }
 
   const allowedOrigins: string[] = [];
-  for (const item of e.ALLOWED_ORIGINS.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const item of e.ALLOWED_ORIGINS.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const origin = originOf(item);
     if (origin === undefined) problems.push(`ALLOWED_ORIGINS must be a comma-separated list of origins such as https://example.com`);
     else allowedOrigins.push(origin);

@@ -18,10 +18,12 @@ const RANK: Record<LogLevel | 'silent', number> = { debug: 10, info: 20, warn: 3
 export function createLogger(options: { level?: LogLevel | 'silent'; write?: (line: string) => void } = {}): Logger {
   const min = RANK[options.level ?? 'info'];
   const write = options.write ?? ((line: string) => process.stdout.write(line));
-  const log = (level: LogLevel) => (event: string, fields: Record<string, unknown> = {}) => {
-    if (RANK[level] < min) return;
-    write(`${JSON.stringify({ time: new Date().toISOString(), level, event, ...fields })}\n`);
-  };
+  const log =
+    (level: LogLevel) =>
+    (event: string, fields: Record<string, unknown> = {}) => {
+      if (RANK[level] < min) return;
+      write(`${JSON.stringify({ time: new Date().toISOString(), level, event, ...fields })}\n`);
+    };
   return { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
 }
 

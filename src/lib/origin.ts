@@ -4,11 +4,7 @@ import { failure } from './http.ts';
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** The verdict on a request's `Origin`. */
-export type OriginVerdict =
-  | { kind: 'no-origin' }
-  | { kind: 'same-origin' }
-  | { kind: 'allowed'; origin: string }
-  | { kind: 'forbidden'; origin: string };
+export type OriginVerdict = { kind: 'no-origin' } | { kind: 'same-origin' } | { kind: 'allowed'; origin: string } | { kind: 'forbidden'; origin: string };
 
 /**
  * Judges a request's `Origin` header: absent (curl, servers) and same-origin pass, an

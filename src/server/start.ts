@@ -18,7 +18,7 @@ const ENTRY = [new URL('./entry.mjs', import.meta.url), new URL('../../dist/serv
 
 loadEnvFile();
 
-let config;
+let config: ReturnType<typeof requireConfig>;
 try {
   config = requireConfig(process.env);
 } catch (error) {
@@ -32,7 +32,9 @@ const services = createServices(config, logger);
 installServices(services);
 logger.info('server.config', describeConfig(config));
 if (config.newsletterChoice === 'default') {
-  logger.info('newsletter.local', { note: 'No newsletter provider is configured: subscribers are stored in the local database (npm run subscribers -- export).' });
+  logger.info('newsletter.local', {
+    note: 'No newsletter provider is configured: subscribers are stored in the local database (npm run subscribers -- export).',
+  });
 }
 if (!config.smtp) {
   logger.info('contact.smtp_off', { note: 'SMTP_URL is not set: contact messages are stored, not emailed (npm run inbox -- list).' });

@@ -77,7 +77,9 @@ describe('the newsletter form in a real browser (SPEC.md 4.3)', () => {
     stack.mailchimp.reply(replyJson(400, { title: 'Member In Compliance State', status: 400 }));
     await email().fill('gone@example.com');
     await button().click();
-    await formError().getByText(/unsubscribed earlier/).waitFor();
+    await formError()
+      .getByText(/unsubscribed earlier/)
+      .waitFor();
     expect(await buttonState()).toEqual({ disabled: false, label: 'Subscribe' });
   });
 
@@ -85,13 +87,18 @@ describe('the newsletter form in a real browser (SPEC.md 4.3)', () => {
     stack.mailchimp.reply(replyJson(503, { title: 'Service Unavailable' }));
     await email().fill('reader@example.com');
     await button().click();
-    await formError().getByText(/try again in a few minutes/).waitFor();
+    await formError()
+      .getByText(/try again in a few minutes/)
+      .waitFor();
     expect(await buttonState()).toEqual({ disabled: false, label: 'Subscribe' });
   });
 
   test.each<[string, (page: Page) => Promise<unknown>]>([
     ['the request is aborted', (p) => p.route('**/api/newsletter', (route) => route.abort())],
-    ['the answer is not JSON', (p) => p.route('**/api/newsletter', (route) => route.fulfill({ status: 200, body: '<html>oops</html>', contentType: 'text/html' }))],
+    [
+      'the answer is not JSON',
+      (p) => p.route('**/api/newsletter', (route) => route.fulfill({ status: 200, body: '<html>oops</html>', contentType: 'text/html' })),
+    ],
   ])('rule 5: %s: Something went wrong, and the button comes back', async (_, breakIt) => {
     await breakIt(page);
     await email().fill('reader@example.com');

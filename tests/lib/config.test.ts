@@ -46,7 +46,7 @@ describe('configuration', () => {
     ).toMatchObject({ mailchimp: { baseUrl: 'http://127.0.0.1:9/3.0' } });
   });
 
-  test('chooses Kit when only its key is set, at Kit\'s v3 address unless told otherwise', () => {
+  test("chooses Kit when only its key is set, at Kit's v3 address unless told otherwise", () => {
     const config = requireConfig({ KIT_API_KEY: 'kk', KIT_FORM_ID: '1234567' });
     expect(config.newsletter).toEqual({ provider: 'kit', kit: { apiKey: 'kk', formId: '1234567', baseUrl: 'https://api.convertkit.com/v3' } });
     expect(config.newsletterChoice).toBe('inferred');
@@ -55,7 +55,7 @@ describe('configuration', () => {
     });
   });
 
-  test('chooses Resend when only its key is set, at Resend\'s address unless RESEND_BASE_URL says otherwise', () => {
+  test("chooses Resend when only its key is set, at Resend's address unless RESEND_BASE_URL says otherwise", () => {
     const config = requireConfig({ RESEND_API_KEY: 're_1', RESEND_AUDIENCE_ID: 'aud' });
     expect(config.newsletter).toEqual({ provider: 'resend', resend: { apiKey: 're_1', audienceId: 'aud', baseUrl: 'https://api.resend.com' } });
     expect(requireConfig({ RESEND_API_KEY: 're_1', RESEND_AUDIENCE_ID: 'aud', RESEND_BASE_URL: 'http://127.0.0.1:9' }).newsletter).toMatchObject({
@@ -89,7 +89,7 @@ describe('configuration', () => {
     ['three keys and no choice', { MAILCHIMP_API_KEY: 'a-us1', KIT_API_KEY: 'k', RESEND_API_KEY: 'r' }, 'NEWSLETTER_PROVIDER'],
     ['Kit without a form', { KIT_API_KEY: 'k' }, 'KIT_FORM_ID'],
     ['Kit chosen without its key', { NEWSLETTER_PROVIDER: 'kit', KIT_FORM_ID: '1234567' }, 'KIT_API_KEY'],
-    ['a Kit form id that is the embed code\'s uid', { KIT_API_KEY: 'k', KIT_FORM_ID: 'a1b2c3d4e5' }, 'KIT_FORM_ID'],
+    ["a Kit form id that is the embed code's uid", { KIT_API_KEY: 'k', KIT_FORM_ID: 'a1b2c3d4e5' }, 'KIT_FORM_ID'],
     ['a Kit address that is not a URL', { KIT_API_KEY: 'k', KIT_FORM_ID: '1', KIT_API_BASE_URL: 'api.convertkit.com' }, 'KIT_API_BASE_URL'],
     ['Resend without an audience', { RESEND_API_KEY: 're_1' }, 'RESEND_AUDIENCE_ID'],
     ['Resend chosen without its key', { NEWSLETTER_PROVIDER: 'resend', RESEND_AUDIENCE_ID: 'a' }, 'RESEND_API_KEY'],
@@ -105,7 +105,11 @@ describe('configuration', () => {
     ['an SMTP URL of another scheme', { SMTP_URL: 'http://localhost' }, 'SMTP_URL'],
     ['SMTP without a sender', { SMTP_URL: 'smtp://localhost:25', CONTACT_TO: 'owner@example.com' }, 'CONTACT_FROM'],
     ['a recipient that is not an address', { SMTP_URL: 'smtp://localhost:25', CONTACT_TO: 'owner', CONTACT_FROM: 'site@example.com' }, 'CONTACT_TO'],
-    ['a sender that is not an address', { SMTP_URL: 'smtp://localhost:25', CONTACT_TO: 'owner@example.com', CONTACT_FROM: 'Site <site@example.com>' }, 'CONTACT_FROM'],
+    [
+      'a sender that is not an address',
+      { SMTP_URL: 'smtp://localhost:25', CONTACT_TO: 'owner@example.com', CONTACT_FROM: 'Site <site@example.com>' },
+      'CONTACT_FROM',
+    ],
     ['a retry delay that is not a number', { DELIVERY_RETRY_BASE_MS: '30s' }, 'DELIVERY_RETRY_BASE_MS'],
     ['a retry delay of zero', { DELIVERY_RETRY_BASE_MS: '0' }, 'DELIVERY_RETRY_BASE_MS'],
   ])('names the variable for %s', (_, env, variable) => {
@@ -114,9 +118,7 @@ describe('configuration', () => {
   });
 
   test('lists every problem at once', () => {
-    expect(problemsOf({ PORT: 'x', NEWSLETTER_PROVIDER: 'kit' })).toEqual(
-      expect.arrayContaining([expect.stringMatching(/^PORT /)]),
-    );
+    expect(problemsOf({ PORT: 'x', NEWSLETTER_PROVIDER: 'kit' })).toEqual(expect.arrayContaining([expect.stringMatching(/^PORT /)]));
     expect(problemsOf({ NEWSLETTER_PROVIDER: 'kit' })).toEqual([
       'KIT_API_KEY is required when NEWSLETTER_PROVIDER is kit',
       'KIT_FORM_ID is required when NEWSLETTER_PROVIDER is kit',
@@ -136,7 +138,9 @@ describe('configuration', () => {
   });
 
   test('SMTP_URL with CONTACT_TO and CONTACT_FROM turns email delivery on, smtps:// included', () => {
-    expect(requireConfig({ SMTP_URL: 'smtps://user:pass@smtp.example.com:465', CONTACT_TO: 'owner@example.com', CONTACT_FROM: 'site@example.com' }).smtp).toEqual({
+    expect(
+      requireConfig({ SMTP_URL: 'smtps://user:pass@smtp.example.com:465', CONTACT_TO: 'owner@example.com', CONTACT_FROM: 'site@example.com' }).smtp,
+    ).toEqual({
       url: 'smtps://user:pass@smtp.example.com:465',
       to: 'owner@example.com',
       from: 'site@example.com',
@@ -149,10 +153,7 @@ describe('configuration', () => {
   });
 
   test('parses ALLOWED_ORIGINS into origins', () => {
-    expect(requireConfig({ ALLOWED_ORIGINS: 'https://a.example, https://b.example/path/' }).allowedOrigins).toEqual([
-      'https://a.example',
-      'https://b.example',
-    ]);
+    expect(requireConfig({ ALLOWED_ORIGINS: 'https://a.example, https://b.example/path/' }).allowedOrigins).toEqual(['https://a.example', 'https://b.example']);
   });
 
   test('describes the configuration with secrets masked', () => {

@@ -18,8 +18,14 @@ describe('CSV as RFC 4180 writes it', () => {
   });
 
   test('a header row, then one record per row, every line ended by CRLF', () => {
-    expect(toCsv(['id', 'name', 'message'], [{ id: 1, name: 'A, B', message: 'line 1\nline "2"' }, { id: 2, name: 'C', message: null }])).toBe(
-      'id,name,message\r\n1,"A, B","line 1\nline ""2"""\r\n2,C,\r\n',
-    );
+    expect(
+      toCsv(
+        ['id', 'name', 'message'],
+        [
+          { id: 1, name: 'A, B', message: 'line 1\nline "2"' },
+          { id: 2, name: 'C', message: null },
+        ],
+      ),
+    ).toBe('id,name,message\r\n1,"A, B","line 1\nline ""2"""\r\n2,C,\r\n');
   });
 });

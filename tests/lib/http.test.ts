@@ -1,8 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { BODY_LIMIT_BYTES, readForm } from '../../src/lib/http.ts';
 
-const post = (body: BodyInit, headers: Record<string, string> = {}) =>
-  new Request('http://site.test/api/contact', { method: 'POST', body, headers });
+const post = (body: BodyInit, headers: Record<string, string> = {}) => new Request('http://site.test/api/contact', { method: 'POST', body, headers });
 
 async function refusal(result: Awaited<ReturnType<typeof readForm>>) {
   if (result.ok) throw new Error('expected a refusal');
@@ -29,6 +28,7 @@ describe('readForm', () => {
   test('keeps a field named __proto__ as a plain field', async () => {
     const result = await readForm(post('__proto__=x', { 'content-type': 'application/x-www-form-urlencoded' }));
     expect(result.ok && Object.getPrototypeOf(result.fields)).toBe(null);
+    // biome-ignore lint/suspicious/noProto: the test is that a field named __proto__ is read as a plain field
     expect(result.ok && result.fields.__proto__).toBe('x');
   });
 

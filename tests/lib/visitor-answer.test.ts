@@ -41,7 +41,13 @@ describe('readVisitorOutcome', () => {
     const answer = failure(503, 'The newsletter service is busy right now.', { 'retry-after': '120' });
     await expect(readVisitorOutcome(answer, post({ email: 'a@b.co' }), VISITOR_PAGES.newsletter)).resolves.toEqual({
       ok: false,
-      retry: { status: 503, values: { email: 'a@b.co' }, errors: {}, formError: 'The newsletter service is busy right now.', headers: { 'retry-after': '120' } },
+      retry: {
+        status: 503,
+        values: { email: 'a@b.co' },
+        errors: {},
+        formError: 'The newsletter service is busy right now.',
+        headers: { 'retry-after': '120' },
+      },
     });
   });
 
@@ -71,7 +77,10 @@ describe('answerVisitor', () => {
   test('runs the handler on the request itself and answers a success with 303 to the thank-you page', async () => {
     const request = post(typed);
     const { context: ctx, rewrite } = context(request);
-    const handle = vi.fn(async (r: Request) => (await r.formData(), success()));
+    const handle = vi.fn(async (r: Request) => {
+      await r.formData();
+      return success();
+    });
     const response = await answerVisitor(ctx, VISITOR_PAGES.contact, handle);
     expect(handle).toHaveBeenCalledWith(request);
     expect(response.status).toBe(303);
@@ -81,7 +90,10 @@ describe('answerVisitor', () => {
 
   test('shows the form again through a GET rewrite, with the refusal in locals', async () => {
     const { context: ctx, rewrite, locals } = context(post(typed));
-    const response = await answerVisitor(ctx, VISITOR_PAGES.contact, async (r) => (await r.formData(), invalid({ email: ['Bad'] })));
+    const response = await answerVisitor(ctx, VISITOR_PAGES.contact, async (r) => {
+      await r.formData();
+      return invalid({ email: ['Bad'] });
+    });
     await expect(response.text()).resolves.toBe('page for /retry/contact');
     const target = rewrite.mock.calls[0]![0] as Request;
     expect(target.method).toBe('GET');

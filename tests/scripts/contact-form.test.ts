@@ -276,18 +276,15 @@ describe('contact form: other failures', () => {
 });
 
 describe('contact form: at the end', () => {
-  test.each(Object.keys(OUTCOMES) as Array<keyof typeof OUTCOMES>)(
-    'after %s the button is enabled again and reads "Send message"',
-    async (outcome) => {
-      const page = renderContactForm();
-      enhanceContactForm(page.form, { fetchImpl: OUTCOMES[outcome]() });
+  test.each(Object.keys(OUTCOMES) as Array<keyof typeof OUTCOMES>)('after %s the button is enabled again and reads "Send message"', async (outcome) => {
+    const page = renderContactForm();
+    enhanceContactForm(page.form, { fetchImpl: OUTCOMES[outcome]() });
 
-      submit(page.form);
-      expect(page.button.disabled).toBe(true);
-      await settled(page);
+    submit(page.form);
+    expect(page.button.disabled).toBe(true);
+    await settled(page);
 
-      expect(page.button.disabled).toBe(false);
-      expect(page.button.textContent).toBe('Send message');
-    },
-  );
+    expect(page.button.disabled).toBe(false);
+    expect(page.button.textContent).toBe('Send message');
+  });
 });

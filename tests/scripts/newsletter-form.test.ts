@@ -168,7 +168,10 @@ describe('newsletter form, rule 5: the request or the reading of the answer thro
     const page = renderNewsletterForm();
     const response = jsonResponse({ success: true });
     vi.spyOn(response, 'json').mockRejectedValue(new TypeError('The body stream was aborted'));
-    enhanceNewsletterForm(page.form, vi.fn<typeof fetch>(async () => response));
+    enhanceNewsletterForm(
+      page.form,
+      vi.fn<typeof fetch>(async () => response),
+    );
 
     submit(page.form);
     await settled(page);
@@ -179,18 +182,15 @@ describe('newsletter form, rule 5: the request or the reading of the answer thro
 });
 
 describe('newsletter form, rule 6: at the end', () => {
-  test.each(Object.keys(OUTCOMES) as Array<keyof typeof OUTCOMES>)(
-    'after %s the button is enabled again and reads "Subscribe"',
-    async (outcome) => {
-      const page = renderNewsletterForm();
-      enhanceNewsletterForm(page.form, OUTCOMES[outcome]());
+  test.each(Object.keys(OUTCOMES) as Array<keyof typeof OUTCOMES>)('after %s the button is enabled again and reads "Subscribe"', async (outcome) => {
+    const page = renderNewsletterForm();
+    enhanceNewsletterForm(page.form, OUTCOMES[outcome]());
 
-      submit(page.form);
-      expect(page.button.disabled).toBe(true);
-      await settled(page);
+    submit(page.form);
+    expect(page.button.disabled).toBe(true);
+    await settled(page);
 
-      expect(page.button.disabled).toBe(false);
-      expect(page.button.textContent).toBe('Subscribe');
-    },
-  );
+    expect(page.button.disabled).toBe(false);
+    expect(page.button.textContent).toBe('Subscribe');
+  });
 });

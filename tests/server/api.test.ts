@@ -100,7 +100,10 @@ describe.each(['on', 'off'])('the built server with its embedded defaults, API_F
     const status = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = httpRequest(`${site.url}/api/contact`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, (res) => {
         let body = '';
-        res.setEncoding('utf8').on('data', (c) => (body += c)).on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        res
+          .setEncoding('utf8')
+          .on('data', (c) => (body += c))
+          .on('end', () => resolve({ status: res.statusCode ?? 0, body }));
       });
       req.on('error', reject);
       req.write('message=');
@@ -266,7 +269,11 @@ describe('the built server with Resend', () => {
       body: { success: true },
     });
     const request = resend.requests.at(-1)!;
-    expect(request).toMatchObject({ method: 'POST', url: '/audiences/aud-1/contacts', headers: expect.objectContaining({ authorization: 'Bearer re_secret' }) });
+    expect(request).toMatchObject({
+      method: 'POST',
+      url: '/audiences/aud-1/contacts',
+      headers: expect.objectContaining({ authorization: 'Bearer re_secret' }),
+    });
     expect(JSON.parse(request.body)).toEqual({ email: 'ada@example.com' });
     expect(site.logs).toContainEqual(expect.objectContaining({ event: 'server.config', newsletterProvider: 'resend', newsletterChoice: 'inferred' }));
   });
@@ -277,7 +284,11 @@ describe('start-up', () => {
     ['a chosen provider lacks a variable', { NEWSLETTER_PROVIDER: 'mailchimp', MAILCHIMP_API_KEY: 'k-us1' }, /MAILCHIMP_LIST_ID is required/],
     ['Kit has no form', { NEWSLETTER_PROVIDER: 'kit', KIT_API_KEY: 'k' }, /KIT_FORM_ID is required/],
     ['Resend has no audience', { RESEND_API_KEY: 're_k' }, /RESEND_AUDIENCE_ID is required/],
-    ['two keys are set and none is chosen', { MAILCHIMP_API_KEY: 'k-us1', MAILCHIMP_LIST_ID: 'l', KIT_API_KEY: 'k', KIT_FORM_ID: '1' }, /NEWSLETTER_PROVIDER is required .*MAILCHIMP_API_KEY, KIT_API_KEY/],
+    [
+      'two keys are set and none is chosen',
+      { MAILCHIMP_API_KEY: 'k-us1', MAILCHIMP_LIST_ID: 'l', KIT_API_KEY: 'k', KIT_FORM_ID: '1' },
+      /NEWSLETTER_PROVIDER is required .*MAILCHIMP_API_KEY, KIT_API_KEY/,
+    ],
     ['the provider is unknown', { NEWSLETTER_PROVIDER: 'sendgrid' }, /NEWSLETTER_PROVIDER must be one of mailchimp, kit, resend, local/],
   ])('stops with a message naming the variable when %s', async (_, env, message) => {
     await expect(startSite(env)).rejects.toThrow(message);

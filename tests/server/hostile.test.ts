@@ -74,11 +74,11 @@ function httpPost(path: string, contentType: string | null, body: string | Buffe
 }
 
 function multipart(parts: Array<[string, string, string?]>, boundary = 'XyZ'): string {
-  return (
-    parts
-      .map(([name, value, filename]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"${filename ? `; filename="${filename}"` : ''}\r\n\r\n${value}\r\n`)
-      .join('') + `--${boundary}--\r\n`
+  const fields = parts.map(
+    ([name, value, filename]) =>
+      `--${boundary}\r\nContent-Disposition: form-data; name="${name}"${filename ? `; filename="${filename}"` : ''}\r\n\r\n${value}\r\n`,
   );
+  return [...fields, `--${boundary}--\r\n`].join('');
 }
 
 const validContact: Array<[string, string]> = [
@@ -194,7 +194,9 @@ describe('hostile characters', () => {
   test.each(hostile)('%s in the email: 400 for the email', async (_, value) => {
     // The hostile part in the middle: at either end, trimming would remove white space such as U+2028.
     const email = value.replace('Ada', 'ada').replace(/Lovelace|ecalevoL/, 'x@example.com');
-    const contact = await raw(httpPost('/api/contact', 'multipart/form-data; boundary=XyZ', multipart([['email', email], ...validContact.filter(([n]) => n !== 'email')])));
+    const contact = await raw(
+      httpPost('/api/contact', 'multipart/form-data; boundary=XyZ', multipart([['email', email], ...validContact.filter(([n]) => n !== 'email')])),
+    );
     expectRefused(contact, 400);
     expect(Object.keys(JSON.parse(contact.body).errors)).toEqual(['email']);
     expectRefused(await raw(httpPost('/api/newsletter', 'multipart/form-data; boundary=XyZ', multipart([['email', email]]))), 400);
@@ -202,14 +204,20 @@ describe('hostile characters', () => {
 
   test.each(hostile.filter(([name]) => name !== 'CR LF' && name !== 'U+2028'))('%s in the message: 400 for the message', async (_, value) => {
     const message = `${value} wrote a long message`;
-    const answer = await raw(httpPost('/api/contact', 'multipart/form-data; boundary=XyZ', multipart([...validContact.filter(([n]) => n !== 'message'), ['message', message]])));
+    const answer = await raw(
+      httpPost('/api/contact', 'multipart/form-data; boundary=XyZ', multipart([...validContact.filter(([n]) => n !== 'message'), ['message', message]])),
+    );
     expectRefused(answer, 400);
     expect(Object.keys(JSON.parse(answer.body).errors)).toEqual(['message']);
   });
 
   test('line breaks in the message are kept: a message may have paragraphs', async () => {
     const answer = await raw(
-      httpPost('/api/contact', 'multipart/form-data; boundary=XyZ', multipart([...validContact.filter(([n]) => n !== 'message'), ['message', 'First line\r\nSecond\u2028line']])),
+      httpPost(
+        '/api/contact',
+        'multipart/form-data; boundary=XyZ',
+        multipart([...validContact.filter(([n]) => n !== 'message'), ['message', 'First line\r\nSecond\u2028line']]),
+      ),
     );
     expect(answer.status).toBe(200);
     expect(storedCount()).toBe(storedBefore + 1);
@@ -224,7 +232,9 @@ describe('hostile characters', () => {
   test('a 50,000-character email: 400', async () => {
     const email = `${'a'.repeat(50_000)}@example.com`;
     expectRefused(await raw(httpPost('/api/newsletter', 'application/x-www-form-urlencoded', `email=${email}`)), 400);
-    const contact = await raw(httpPost('/api/contact', 'multipart/form-data; boundary=XyZ', multipart([['email', email], ...validContact.filter(([n]) => n !== 'email')])));
+    const contact = await raw(
+      httpPost('/api/contact', 'multipart/form-data; boundary=XyZ', multipart([['email', email], ...validContact.filter(([n]) => n !== 'email')])),
+    );
     expectRefused(contact, 400);
   });
 });

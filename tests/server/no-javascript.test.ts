@@ -146,10 +146,14 @@ describe('contact without JavaScript', () => {
     // node:http, because fetch adds a Sec-Fetch-Mode of its own.
     const encoded = new Response(new URLSearchParams(valid));
     const answer = await new Promise<{ status?: number; location?: string }>((resolve, reject) => {
-      const request = httpRequest(`${site.url}/api/contact`, { method: 'POST', headers: { accept: NAVIGATION.accept, 'content-type': encoded.headers.get('content-type')! } }, (response) => {
-        response.resume();
-        resolve({ status: response.statusCode, location: response.headers.location });
-      });
+      const request = httpRequest(
+        `${site.url}/api/contact`,
+        { method: 'POST', headers: { accept: NAVIGATION.accept, 'content-type': encoded.headers.get('content-type')! } },
+        (response) => {
+          response.resume();
+          resolve({ status: response.statusCode, location: response.headers.location });
+        },
+      );
       request.on('error', reject);
       void encoded.text().then((body) => request.end(body));
     });
@@ -220,7 +224,11 @@ describe("the guard's own refusals, for a person without JavaScript", () => {
     const refused = await post(valid, 'https://evil.example');
     expect(refused.status).toBe(403);
     expect(refused.headers.get('content-type')).toMatch(/^text\/html/);
-    const script = await fetch(`${limited.url}/api/contact`, { method: 'POST', body: new URLSearchParams(valid), headers: { ...SCRIPT, origin: 'https://evil.example' } });
+    const script = await fetch(`${limited.url}/api/contact`, {
+      method: 'POST',
+      body: new URLSearchParams(valid),
+      headers: { ...SCRIPT, origin: 'https://evil.example' },
+    });
     expect(script.status).toBe(403);
     await expect(script.json()).resolves.toEqual({ success: false, error: expect.any(String) });
   });

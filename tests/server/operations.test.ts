@@ -97,16 +97,18 @@ describe('operations', () => {
     const sockets: Socket[] = [];
     try {
       await Promise.all(
-        Array.from({ length: 200 }, (_, i) =>
-          new Promise<void>((resolve, reject) => {
-            const socket = connect(Number(new URL(site.url).port), '127.0.0.1', () => {
-              // Half of them idle, half of them trickling headers that never end.
-              if (i % 2) socket.write('POST /api/contact HTTP/1.1\r\nHost: x\r\n');
-              resolve();
-            });
-            socket.on('error', reject);
-            sockets.push(socket);
-          }),
+        Array.from(
+          { length: 200 },
+          (_, i) =>
+            new Promise<void>((resolve, reject) => {
+              const socket = connect(Number(new URL(site.url).port), '127.0.0.1', () => {
+                // Half of them idle, half of them trickling headers that never end.
+                if (i % 2) socket.write('POST /api/contact HTTP/1.1\r\nHost: x\r\n');
+                resolve();
+              });
+              socket.on('error', reject);
+              sockets.push(socket);
+            }),
         ),
       );
       const response = await postForm(`${site.url}/api/contact`, valid);
@@ -122,9 +124,7 @@ describe('operations', () => {
     try {
       const answer = await new Promise<string>((resolve, reject) => {
         const socket = connect(Number(new URL(site.url).port), '127.0.0.1', () => {
-          socket.write(
-            'POST /api/contact HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 10485760\r\n\r\nname=',
-          );
+          socket.write('POST /api/contact HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 10485760\r\n\r\nname=');
         });
         let text = '';
         socket.setEncoding('utf8').on('data', (chunk: string) => {

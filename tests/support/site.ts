@@ -45,14 +45,15 @@ export async function startSite(env: Record<string, string> = {}, options: { dat
       let buffer = '';
       stream.setEncoding('utf8').on('data', (chunk: string) => {
         buffer += chunk;
-        let newline: number;
-        while ((newline = buffer.indexOf('\n')) >= 0) {
+        for (let newline = buffer.indexOf('\n'); newline >= 0; newline = buffer.indexOf('\n')) {
           onLine(buffer.slice(0, newline));
           buffer = buffer.slice(newline + 1);
         }
       });
     }
-    void exited.then((code) => reject(new Error(`server exited with ${code} before listening:\n${logs.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n')}`)));
+    void exited.then((code) =>
+      reject(new Error(`server exited with ${code} before listening:\n${logs.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n')}`)),
+    );
   });
   return {
     url,

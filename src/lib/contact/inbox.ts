@@ -22,7 +22,6 @@ Commands:
 Reads forms.db in DATA_DIR (default ./data); variables may also come from .env, or the file ENV_FILE names.
 `;
 
-
 /** Reads the arguments after `npm run inbox --`, answering a command or what is wrong with them. */
 export function parseInboxArgs(args: readonly string[]): { ok: true; command: InboxCommand } | { ok: false; problem: string } {
   const [name, ...rest] = args;
@@ -69,7 +68,12 @@ export function runInboxCommand(command: InboxCommand, { outbox, out, err, now =
         err('No contact messages yet.\n');
         return EXIT.ok;
       }
-      out(table(['ID', 'RECEIVED (UTC)', 'NAME', 'EMAIL', 'STATUS'], all.map((s) => [String(s.id), shortTime(s.createdAt), oneLine(s.name), oneLine(s.email), s.status])));
+      out(
+        table(
+          ['ID', 'RECEIVED (UTC)', 'NAME', 'EMAIL', 'STATUS'],
+          all.map((s) => [String(s.id), shortTime(s.createdAt), oneLine(s.name), oneLine(s.email), s.status]),
+        ),
+      );
       return EXIT.ok;
     }
     case 'show': {

@@ -61,10 +61,7 @@ export function contactMessageId(submission: Pick<Submission, 'id' | 'createdAt'
  * bidirectional override becomes a space, and runs of spaces become one.
  */
 export function headerText(value: string): string {
-  return value
-    .replace(new RegExp(UNSAFE_IN_HEADER, 'gu'), ' ')
-    .replace(/\s+/gu, ' ')
-    .trim();
+  return value.replace(new RegExp(UNSAFE_IN_HEADER, 'gu'), ' ').replace(/\s+/gu, ' ').trim();
 }
 
 /** Whether a stored address is a bare `local@domain` that can go into Reply-To as it is. */

@@ -98,15 +98,11 @@ export function createOutbox(db: DatabaseSync): Outbox {
     `UPDATE submissions SET status = 'sent', attempts = attempts + 1, sent_at = ?, next_attempt_at = NULL, last_error = NULL
      WHERE id = ? AND status = 'pending'`,
   );
-  const updateRetry = db.prepare(
-    `UPDATE submissions SET attempts = attempts + 1, next_attempt_at = ?, last_error = ? WHERE id = ? AND status = 'pending'`,
-  );
+  const updateRetry = db.prepare(`UPDATE submissions SET attempts = attempts + 1, next_attempt_at = ?, last_error = ? WHERE id = ? AND status = 'pending'`);
   const updateFailed = db.prepare(
     `UPDATE submissions SET status = 'failed', attempts = attempts + 1, next_attempt_at = NULL, last_error = ? WHERE id = ? AND status = 'pending'`,
   );
-  const updateRequeued = db.prepare(
-    `UPDATE submissions SET status = 'pending', attempts = 0, next_attempt_at = ? WHERE id = ? AND status = 'failed'`,
-  );
+  const updateRequeued = db.prepare(`UPDATE submissions SET status = 'pending', attempts = 0, next_attempt_at = ? WHERE id = ? AND status = 'failed'`);
 
   const record = (id: number, at: Date, outcome: DeliveryOutcome, error: string | null, update: () => { changes: number | bigint }) =>
     transaction(db, () => {

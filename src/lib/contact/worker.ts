@@ -95,7 +95,12 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     }
     if (result.permanent) {
       outbox.markFailed(submission.id, at, result.reason);
-      logger.error('contact.delivery_failed', { id: submission.id, attempts, reason: withoutAddresses(result.reason), next: 'fix the cause, then npm run inbox -- retry <id>' });
+      logger.error('contact.delivery_failed', {
+        id: submission.id,
+        attempts,
+        reason: withoutAddresses(result.reason),
+        next: 'fix the cause, then npm run inbox -- retry <id>',
+      });
       return;
     }
     // Measured from the first attempt, not from storing: messages stored while no mail
@@ -104,7 +109,12 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     if (at.getTime() - roundStart.getTime() >= policy.retryForMs) {
       const reason = `gave up after ${attempts} attempts over ${Math.round(policy.retryForMs / 3_600_000)} h; last: ${result.reason}`;
       outbox.markFailed(submission.id, at, reason);
-      logger.error('contact.delivery_failed', { id: submission.id, attempts, reason: withoutAddresses(reason), next: 'fix the cause, then npm run inbox -- retry <id>' });
+      logger.error('contact.delivery_failed', {
+        id: submission.id,
+        attempts,
+        reason: withoutAddresses(reason),
+        next: 'fix the cause, then npm run inbox -- retry <id>',
+      });
       return;
     }
     const next = new Date(at.getTime() + retryDelay(attempts, policy));

@@ -18,7 +18,6 @@ type ApiClient = {
   };
 };
 
-
 /**
  * Mailchimp through its official client (SPEC.md 2.4 row 1): POST to the list-members
  * resource with `Authorization: apikey <key>`.

@@ -20,7 +20,6 @@ The CSV has the columns "Email Address" and "Created", which Mailchimp's import
 Reads forms.db in DATA_DIR (default ./data); variables may also come from .env, or the file ENV_FILE names.
 `;
 
-
 /** Reads the arguments after `npm run subscribers --`, answering a command or what is wrong with them. */
 export function parseSubscribersArgs(args: readonly string[]): { ok: true; command: SubscribersCommand } | { ok: false; problem: string } {
   const [name, ...rest] = args;
@@ -52,7 +51,10 @@ export function listSubscribers(db: DatabaseSync): Subscriber[] {
  * Hint: "Email Address" is the header Mailchimp maps to the address without being asked.
  */
 export function subscribersToCsv(subscribers: readonly Subscriber[]): string {
-  return toCsv(['Email Address', 'Created'], subscribers.map((s) => ({ 'Email Address': s.email, Created: s.created })));
+  return toCsv(
+    ['Email Address', 'Created'],
+    subscribers.map((s) => ({ 'Email Address': s.email, Created: s.created })),
+  );
 }
 
 /** Where a command writes: `out` is its result (stdout), `err` is for people (stderr). */
@@ -67,7 +69,11 @@ export function runSubscribersCommand(command: SubscribersCommand, { db, out, er
     case 'export': {
       const subscribers = listSubscribers(db);
       out(command.format === 'json' ? `${JSON.stringify(subscribers, null, 2)}\n` : subscribersToCsv(subscribers));
-      err(subscribers.length === 0 ? 'No subscribers in the local database yet.\n' : `Exported ${subscribers.length} subscriber${subscribers.length === 1 ? '' : 's'}.\n`);
+      err(
+        subscribers.length === 0
+          ? 'No subscribers in the local database yet.\n'
+          : `Exported ${subscribers.length} subscriber${subscribers.length === 1 ? '' : 's'}.\n`,
+      );
       return EXIT.ok;
     }
   }

@@ -55,8 +55,16 @@ describe('the inbox commands', () => {
     return Number(
       db
         .prepare('INSERT INTO submissions (created_at, name, email, message, status, last_error, sent_at, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-        .run(row.createdAt, row.name, row.email, row.message, row.status ?? 'pending', row.lastError ?? null, row.sentAt ?? null, row.status === 'pending' || !row.status ? row.createdAt : null)
-        .lastInsertRowid,
+        .run(
+          row.createdAt,
+          row.name,
+          row.email,
+          row.message,
+          row.status ?? 'pending',
+          row.lastError ?? null,
+          row.sentAt ?? null,
+          row.status === 'pending' || !row.status ? row.createdAt : null,
+        ).lastInsertRowid,
     );
   }
 
@@ -68,8 +76,22 @@ describe('the inbox commands', () => {
   }
 
   test('list shows id, time, name, email and status, newest first, in aligned columns', () => {
-    insert({ createdAt: '2026-05-01T08:00:00.000Z', name: 'Ada Lovelace', email: 'ada@example.org', message: 'First message here.', status: 'sent', sentAt: '2026-05-01T08:00:01.000Z' });
-    insert({ createdAt: '2026-05-02T09:30:00.000Z', name: 'Bob', email: 'bob@example.net', message: 'Second message here.', status: 'failed', lastError: 'EENVELOPE 550: no' });
+    insert({
+      createdAt: '2026-05-01T08:00:00.000Z',
+      name: 'Ada Lovelace',
+      email: 'ada@example.org',
+      message: 'First message here.',
+      status: 'sent',
+      sentAt: '2026-05-01T08:00:01.000Z',
+    });
+    insert({
+      createdAt: '2026-05-02T09:30:00.000Z',
+      name: 'Bob',
+      email: 'bob@example.net',
+      message: 'Second message here.',
+      status: 'failed',
+      lastError: 'EENVELOPE 550: no',
+    });
     expect(run({ name: 'list' })).toEqual({
       code: EXIT.ok,
       err: '',
@@ -134,7 +156,18 @@ describe('the inbox commands', () => {
     const { out, err, code } = run({ name: 'export', format: 'json' });
     expect({ code, err }).toEqual({ code: EXIT.ok, err: '' });
     expect(JSON.parse(out)).toEqual([
-      { id: 1, createdAt: '2026-05-01T08:00:00.000Z', name: 'Ada', email: 'ada@example.org', message: 'Hello there, friend.', status: 'pending', attempts: 0, nextAttemptAt: '2026-05-01T08:00:00.000Z', lastError: null, sentAt: null },
+      {
+        id: 1,
+        createdAt: '2026-05-01T08:00:00.000Z',
+        name: 'Ada',
+        email: 'ada@example.org',
+        message: 'Hello there, friend.',
+        status: 'pending',
+        attempts: 0,
+        nextAttemptAt: '2026-05-01T08:00:00.000Z',
+        lastError: null,
+        sentAt: null,
+      },
     ]);
   });
 
@@ -154,7 +187,14 @@ describe('the inbox commands', () => {
 
   test('retry of a pending message changes nothing; of a sent one, exits 1; of a missing one, exits 1', () => {
     const pending = insert({ createdAt: '2026-05-01T08:00:00.000Z', name: 'Ada', email: 'ada@example.org', message: 'Hello there, friend.' });
-    const sent = insert({ createdAt: '2026-05-01T08:00:00.000Z', name: 'Bob', email: 'bob@example.org', message: 'Hello there, friend.', status: 'sent', sentAt: '2026-05-01T08:00:01.000Z' });
+    const sent = insert({
+      createdAt: '2026-05-01T08:00:00.000Z',
+      name: 'Bob',
+      email: 'bob@example.org',
+      message: 'Hello there, friend.',
+      status: 'sent',
+      sentAt: '2026-05-01T08:00:01.000Z',
+    });
     expect(run({ name: 'retry', id: pending })).toMatchObject({ code: EXIT.ok, out: expect.stringContaining('already pending') });
     expect(run({ name: 'retry', id: sent })).toMatchObject({ code: EXIT.notFound, err: expect.stringContaining('was delivered at 2026-05-01T08:00:01.000Z') });
     expect(run({ name: 'retry', id: 99 })).toMatchObject({ code: EXIT.notFound, err: expect.stringContaining('No contact message #99') });

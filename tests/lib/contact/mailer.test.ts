@@ -4,7 +4,13 @@ import { composeContactEmail } from '../../../src/lib/contact/message.ts';
 import { parseMail } from '../../support/mime.ts';
 import { type FakeSmtpServer, freePort, startSilentServer, startSmtpServer } from '../../support/smtp.ts';
 
-const submission = { id: 7, createdAt: '2026-05-04T10:20:30.456Z', name: 'Ada Lovelace', email: 'ada@example.org', message: 'Hello, I would like to know more.' };
+const submission = {
+  id: 7,
+  createdAt: '2026-05-04T10:20:30.456Z',
+  name: 'Ada Lovelace',
+  email: 'ada@example.org',
+  message: 'Hello, I would like to know more.',
+};
 const addresses = { to: 'owner@example.com', from: 'site@example.com' };
 
 describe('classifying SMTP failures', () => {

@@ -2,7 +2,13 @@ import { describe, expect, test } from 'vitest';
 import { composeContactEmail, contactMessageId, headerText } from '../../../src/lib/contact/message.ts';
 
 const smtp = { url: 'smtp://127.0.0.1:25', to: 'owner@example.com', from: 'site@Forms.Example.com' };
-const submission = { id: 42, createdAt: '2026-05-04T10:20:30.456Z', name: 'Ada Lovelace', email: 'ada@example.org', message: 'Hello,\nI would like to know more.' };
+const submission = {
+  id: 42,
+  createdAt: '2026-05-04T10:20:30.456Z',
+  name: 'Ada Lovelace',
+  email: 'ada@example.org',
+  message: 'Hello,\nI would like to know more.',
+};
 
 describe('the email of a contact message', () => {
   test('goes from CONTACT_FROM to CONTACT_TO, answers to the visitor, and names them in the subject', () => {

@@ -61,7 +61,15 @@ function worker(mailer: Mailer, options: Partial<DeliveryWorkerOptions> = {}) {
   return createDeliveryWorker({
     outbox,
     mailer,
-    compose: (s) => ({ from: 'site@example.com', to: 'owner@example.com', subject: s.name, text: s.message, messageId: `<contact-${s.id}>`, date: new Date(s.createdAt), envelope: { from: 'site@example.com', to: ['owner@example.com'] } }),
+    compose: (s) => ({
+      from: 'site@example.com',
+      to: 'owner@example.com',
+      subject: s.name,
+      text: s.message,
+      messageId: `<contact-${s.id}>`,
+      date: new Date(s.createdAt),
+      envelope: { from: 'site@example.com', to: ['owner@example.com'] },
+    }),
     logger: createLogger({ level: 'debug', write: (line) => logs.push(JSON.parse(line) as Record<string, unknown>) }),
     clock: () => new Date(now),
     ...options,
@@ -116,7 +124,12 @@ describe('the delivery worker', () => {
     const w = worker(mailer);
     const start = now;
     await w.deliverDue();
-    expect(outbox.find(id)).toMatchObject({ status: 'pending', attempts: 1, lastError: transient.reason, nextAttemptAt: new Date(start + 30 * SECOND).toISOString() });
+    expect(outbox.find(id)).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      lastError: transient.reason,
+      nextAttemptAt: new Date(start + 30 * SECOND).toISOString(),
+    });
 
     now = start + 29 * SECOND;
     await w.deliverDue();

@@ -72,17 +72,24 @@ describe('POST /api/newsletter handler', () => {
     ]);
   });
 
-  test.each<SubscribeFailure>(['invalid-address', 'not-resubscribable', 'unavailable'])('logs "%s" as a warning: nothing for the owner to fix', async (reason) => {
-    const lines: string[] = [];
-    const logger = createLogger({ write: (line) => lines.push(line) });
-    const { provider } = fakeProvider(failureOf(reason, 'HTTP 400'));
-    await handleNewsletter(post({ email: 'ada@example.com' }), { provider, logger });
-    expect(lines.map((line) => JSON.parse(line))).toEqual([expect.objectContaining({ level: 'warn', reason })]);
-  });
+  test.each<SubscribeFailure>(['invalid-address', 'not-resubscribable', 'unavailable'])(
+    'logs "%s" as a warning: nothing for the owner to fix',
+    async (reason) => {
+      const lines: string[] = [];
+      const logger = createLogger({ write: (line) => lines.push(line) });
+      const { provider } = fakeProvider(failureOf(reason, 'HTTP 400'));
+      await handleNewsletter(post({ email: 'ada@example.com' }), { provider, logger });
+      expect(lines.map((line) => JSON.parse(line))).toEqual([expect.objectContaining({ level: 'warn', reason })]);
+    },
+  );
 
   test('answers 415 to a JSON body', async () => {
     const { provider } = fakeProvider();
-    const request = new Request('http://site.test/api/newsletter', { method: 'POST', body: '{"email":"a@b.co"}', headers: { 'content-type': 'application/json' } });
+    const request = new Request('http://site.test/api/newsletter', {
+      method: 'POST',
+      body: '{"email":"a@b.co"}',
+      headers: { 'content-type': 'application/json' },
+    });
     await expect(handleNewsletter(request, { provider, logger: silentLogger }).then(answer)).resolves.toEqual({
       status: 415,
       body: { success: false, error: expect.any(String) },

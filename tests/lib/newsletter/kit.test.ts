@@ -1,14 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createKitProvider } from '../../../src/lib/newsletter/kit.ts';
-import {
-  type FakeHttpServer,
-  type FakeReply,
-  replyHang,
-  replyJson,
-  replyReset,
-  replyText,
-  startFakeHttpServer,
-} from '../../support/fake-http.ts';
+import { type FakeHttpServer, type FakeReply, replyHang, replyJson, replyReset, replyText, startFakeHttpServer } from '../../support/fake-http.ts';
 
 let kit: FakeHttpServer;
 beforeAll(async () => {
@@ -43,13 +35,21 @@ describe('Kit outcomes of one attempt', () => {
   test.each<[string, FakeReply, Record<string, unknown>]>([
     ['a new subscriber', replyJson(200, subscription), { ok: true }],
     ['a subscription created', replyJson(201, subscription), { ok: true }],
-    ['an address already on the form (Kit answers 200 again)', replyJson(200, { subscription: { ...subscription.subscription, state: 'active' } }), { ok: true }],
+    [
+      'an address already on the form (Kit answers 200 again)',
+      replyJson(200, { subscription: { ...subscription.subscription, state: 'active' } }),
+      { ok: true },
+    ],
     ['an invalid address (400)', replyJson(400, { error: 'Bad Request', message: 'Email address is invalid' }), { reason: 'invalid-address' }],
     ['an invalid address (422)', replyJson(422, { error: 'Email address is invalid' }), { reason: 'invalid-address' }],
     ['another 422', replyJson(422, { error: 'Unprocessable', message: 'Form is archived' }), { reason: 'misconfigured', check: 'KIT_API_KEY and KIT_FORM_ID' }],
     ['a bad key', replyJson(401, { error: 'Authorization Failed', message: 'API Key not valid' }), { reason: 'misconfigured', check: 'KIT_API_KEY' }],
     ['a forbidden key', replyJson(403, { error: 'Forbidden' }), { reason: 'misconfigured', check: 'KIT_API_KEY' }],
-    ['a wrong form', replyJson(404, { error: 'Not Found', message: "The entity you were trying to find doesn't exist" }), { reason: 'misconfigured', check: 'KIT_FORM_ID' }],
+    [
+      'a wrong form',
+      replyJson(404, { error: 'Not Found', message: "The entity you were trying to find doesn't exist" }),
+      { reason: 'misconfigured', check: 'KIT_FORM_ID' },
+    ],
     ['a 404 HTML page', replyText(404, '<h1>Not found</h1>'), { reason: 'misconfigured', check: 'KIT_FORM_ID' }],
     ['too many requests', replyJson(429, { error: 'Too Many Requests' }), { reason: 'unavailable' }],
     ['a server error', replyJson(500, { error: 'Internal Server Error' }), { reason: 'unavailable' }],

@@ -1,14 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createMailchimpProvider } from '../../../src/lib/newsletter/mailchimp.ts';
-import {
-  type FakeHttpServer,
-  type FakeReply,
-  replyHang,
-  replyJson,
-  replyReset,
-  replyText,
-  startFakeHttpServer,
-} from '../../support/fake-http.ts';
+import { type FakeHttpServer, type FakeReply, replyHang, replyJson, replyReset, replyText, startFakeHttpServer } from '../../support/fake-http.ts';
 
 let mailchimp: FakeHttpServer;
 beforeAll(async () => {
@@ -21,7 +13,11 @@ const provider = () => createMailchimpProvider({ apiKey: 'key123-us21', listId: 
 const attempt = (timeoutMs = 2_000) => provider().subscribe('ada@example.com', { signal: AbortSignal.timeout(timeoutMs), timeoutMs });
 
 const problem = (status: number, title: string, more: Record<string, unknown> = {}) =>
-  replyJson(status, { type: 'https://mailchimp.com/developer/marketing/docs/errors/', title, status, detail: '…', ...more }, { 'content-type': 'application/problem+json' });
+  replyJson(
+    status,
+    { type: 'https://mailchimp.com/developer/marketing/docs/errors/', title, status, detail: '…', ...more },
+    { 'content-type': 'application/problem+json' },
+  );
 
 describe('Mailchimp wire format (SPEC.md 2.4 row 1)', () => {
   test('posts the address to the list-members resource with an apikey header and a JSON body', async () => {
@@ -43,9 +39,21 @@ describe('Mailchimp outcomes of one attempt', () => {
   test.each<[string, FakeReply, Record<string, unknown>]>([
     ['a new member', replyJson(200, { id: 'abc', status: 'subscribed' }), { ok: true }],
     ['a member that exists', problem(400, 'Member Exists'), { ok: true }],
-    ['an invalid address', problem(400, 'Invalid Resource', { errors: [{ field: 'email_address', message: 'This value should be a valid email.' }] }), { reason: 'invalid-address' }],
-    ['a fake address', problem(400, 'Invalid Resource', { detail: 'ada@example.com looks fake or invalid, please enter a real email address.' }), { reason: 'invalid-address' }],
-    ['an audience that requires a name', problem(400, 'Invalid Resource', { detail: 'Your merge fields were invalid.', errors: [{ field: 'FNAME', message: 'Please enter a value' }] }), { reason: 'misconfigured', check: expect.stringContaining('merge fields') }],
+    [
+      'an invalid address',
+      problem(400, 'Invalid Resource', { errors: [{ field: 'email_address', message: 'This value should be a valid email.' }] }),
+      { reason: 'invalid-address' },
+    ],
+    [
+      'a fake address',
+      problem(400, 'Invalid Resource', { detail: 'ada@example.com looks fake or invalid, please enter a real email address.' }),
+      { reason: 'invalid-address' },
+    ],
+    [
+      'an audience that requires a name',
+      problem(400, 'Invalid Resource', { detail: 'Your merge fields were invalid.', errors: [{ field: 'FNAME', message: 'Please enter a value' }] }),
+      { reason: 'misconfigured', check: expect.stringContaining('merge fields') },
+    ],
     ['an address in compliance state', problem(400, 'Member In Compliance State'), { reason: 'not-resubscribable' }],
     ['a forgotten address', problem(400, 'Forgotten Email Not Subscribed'), { reason: 'not-resubscribable' }],
     ['a bad key', problem(401, 'API Key Invalid'), { reason: 'misconfigured', check: 'MAILCHIMP_API_KEY' }],

@@ -10,15 +10,7 @@ import { createMailchimpProvider } from '../../../src/lib/newsletter/mailchimp.t
 import type { NewsletterProvider } from '../../../src/lib/newsletter/provider.ts';
 import { createResendProvider } from '../../../src/lib/newsletter/resend.ts';
 import { withRetries } from '../../../src/lib/newsletter/resilient.ts';
-import {
-  type FakeHttpServer,
-  type FakeReply,
-  replyHang,
-  replyJson,
-  replyReset,
-  replyText,
-  startFakeHttpServer,
-} from '../../support/fake-http.ts';
+import { type FakeHttpServer, type FakeReply, replyHang, replyJson, replyReset, replyText, startFakeHttpServer } from '../../support/fake-http.ts';
 
 let server: FakeHttpServer;
 beforeAll(async () => {
@@ -112,7 +104,11 @@ describe.each(Object.entries(DIALECTS))('what a visitor is told (%s)', (_, diale
   test.each<[string, () => FakeReply, Record<string, unknown>]>([
     ['an added address: 200 { success: true }', () => dialect.added, { status: 200, body: { success: true } }],
     ['an address already subscribed: the same 200, so the form reveals nothing', () => dialect.member, { status: 200, body: { success: true } }],
-    ['an address the provider rejects: 400 with the message of the spec', () => dialect.invalid, { status: 400, body: { success: false, error: 'Please enter a valid email address' } }],
+    [
+      'an address the provider rejects: 400 with the message of the spec',
+      () => dialect.invalid,
+      { status: 400, body: { success: false, error: 'Please enter a valid email address' } },
+    ],
     ['429: 503 with Retry-After', () => dialect.status(429), UNAVAILABLE],
     ['500: 503 with Retry-After', () => dialect.status(500), UNAVAILABLE],
     ['502: 503 with Retry-After', () => dialect.status(502), UNAVAILABLE],

@@ -1,14 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createResendProvider } from '../../../src/lib/newsletter/resend.ts';
-import {
-  type FakeHttpServer,
-  type FakeReply,
-  replyHang,
-  replyJson,
-  replyReset,
-  replyText,
-  startFakeHttpServer,
-} from '../../support/fake-http.ts';
+import { type FakeHttpServer, type FakeReply, replyHang, replyJson, replyReset, replyText, startFakeHttpServer } from '../../support/fake-http.ts';
 
 let resend: FakeHttpServer;
 beforeAll(async () => {
@@ -54,14 +46,26 @@ describe('Resend outcomes of one attempt', () => {
     ['a new contact', created, { ok: true }],
     ['a contact that exists (Resend answers 200 with its id)', created, { ok: true }],
     ['a contact that exists, should Resend ever refuse it', problem(409, 'validation_error', 'Contact already exists'), { ok: true }],
-    ['an invalid address', problem(422, 'validation_error', 'Invalid `email` field. The email address needs to follow the `email@example.com` format.'), { reason: 'invalid-address' }],
+    [
+      'an invalid address',
+      problem(422, 'validation_error', 'Invalid `email` field. The email address needs to follow the `email@example.com` format.'),
+      { reason: 'invalid-address' },
+    ],
     ['a malformed audience id', problem(422, 'validation_error', 'The `id` must be a valid UUID.'), { reason: 'misconfigured', check: 'RESEND_AUDIENCE_ID' }],
     ['a missing key', problem(401, 'missing_api_key', 'Missing API key in the authorization header.'), { reason: 'misconfigured', check: 'RESEND_API_KEY' }],
-    ['a key that may only send', problem(401, 'restricted_api_key', 'This API key is restricted to only send emails.'), { reason: 'misconfigured', check: expect.stringMatching(/^RESEND_API_KEY .*full access/) }],
+    [
+      'a key that may only send',
+      problem(401, 'restricted_api_key', 'This API key is restricted to only send emails.'),
+      { reason: 'misconfigured', check: expect.stringMatching(/^RESEND_API_KEY .*full access/) },
+    ],
     ['a bad key', problem(403, 'invalid_api_key', 'API key is invalid.'), { reason: 'misconfigured', check: 'RESEND_API_KEY' }],
     ['a wrong audience', problem(404, 'not_found', 'Audience not found'), { reason: 'misconfigured', check: 'RESEND_AUDIENCE_ID' }],
     ['a 404 HTML page', replyText(404, '<h1>Not found</h1>'), { reason: 'misconfigured', check: 'RESEND_AUDIENCE_ID' }],
-    ['a used-up daily quota', problem(429, 'daily_quota_exceeded', 'You have reached your daily quota.'), { reason: 'misconfigured', check: expect.stringContaining('quota') }],
+    [
+      'a used-up daily quota',
+      problem(429, 'daily_quota_exceeded', 'You have reached your daily quota.'),
+      { reason: 'misconfigured', check: expect.stringContaining('quota') },
+    ],
     ['too many requests', problem(429, 'rate_limit_exceeded', 'Too many requests.'), { reason: 'unavailable' }],
     ['a server error', problem(500, 'internal_server_error', 'An unexpected error occurred.'), { reason: 'unavailable' }],
     ['a bad gateway', replyText(502, '<html>Bad gateway</html>'), { reason: 'unavailable' }],

@@ -4,16 +4,7 @@ import { createMailchimpProvider } from '../../../src/lib/newsletter/mailchimp.t
 import type { NewsletterProvider } from '../../../src/lib/newsletter/provider.ts';
 import { createResendProvider } from '../../../src/lib/newsletter/resend.ts';
 import { RESILIENCE_DEFAULTS, withRetries } from '../../../src/lib/newsletter/resilient.ts';
-import {
-  type FakeHttpServer,
-  replyAfter,
-  replyHang,
-  replyInTurn,
-  replyJson,
-  replyReset,
-  replyText,
-  startFakeHttpServer,
-} from '../../support/fake-http.ts';
+import { type FakeHttpServer, replyAfter, replyHang, replyInTurn, replyJson, replyReset, replyText, startFakeHttpServer } from '../../support/fake-http.ts';
 
 let server: FakeHttpServer;
 beforeAll(async () => {
@@ -108,9 +99,17 @@ describe('one time budget for the whole subscription', () => {
 });
 
 describe.each<[string, () => NewsletterProvider, () => void]>([
-  ['Mailchimp', () => createMailchimpProvider({ apiKey: 'k-us1', listId: 'l', baseUrl: server.url }), () => server.reply(replyAfter(100, replyJson(200, { id: 'x' })))],
+  [
+    'Mailchimp',
+    () => createMailchimpProvider({ apiKey: 'k-us1', listId: 'l', baseUrl: server.url }),
+    () => server.reply(replyAfter(100, replyJson(200, { id: 'x' }))),
+  ],
   ['Kit', kit, () => server.reply(replyAfter(100, kitOk))],
-  ['Resend', () => createResendProvider({ apiKey: 're_k', audienceId: 'a', baseUrl: server.url }), () => server.reply(replyAfter(100, replyJson(200, { object: 'contact', id: 'x' })))],
+  [
+    'Resend',
+    () => createResendProvider({ apiKey: 're_k', audienceId: 'a', baseUrl: server.url }),
+    () => server.reply(replyAfter(100, replyJson(200, { object: 'contact', id: 'x' }))),
+  ],
 ])('at most 10 calls in flight (%s)', (_, create, answerSlowly) => {
   test('30 simultaneous subscriptions never put more than 10 calls in flight, and all 30 are answered', async () => {
     answerSlowly();
