@@ -1,5 +1,5 @@
 import type { KitConfig } from '../config.ts';
-import { describeNetworkError, misconfigured, type NewsletterProvider, type SubscribeOutcome, unavailable } from './provider.ts';
+import { describeNetworkError, isRedirect, misconfigured, type NewsletterProvider, type SubscribeOutcome, unavailable } from './provider.ts';
 
 /** How long one call to Kit may take when the caller gives no time. */
 export const KIT_TIMEOUT_MS = 10_000;
@@ -21,6 +21,8 @@ export function createKitProvider(config: KitConfig): NewsletterProvider {
           method: 'POST',
           headers: { 'content-type': 'application/json', accept: 'application/json' },
           body: JSON.stringify({ api_key: config.apiKey, email }),
+          // Following a 307 or 308 would post the key in this body to wherever it points.
+          redirect: 'manual',
           signal,
         });
         status = response.status;
@@ -50,6 +52,7 @@ export function classifyKitAnswer(status: number, text: string, apiKey = ''): Su
       ? { ok: true }
       : unavailable(`HTTP ${status} without a subscription${body ? '' : ' (not JSON)'}`);
   }
+  if (isRedirect(status)) return misconfigured(`HTTP ${status} redirect, not followed`, 'KIT_API_BASE_URL');
   if (status === 401 || status === 403) return misconfigured(detail, 'KIT_API_KEY');
   if (status === 404) return misconfigured(detail, 'KIT_FORM_ID');
   if (status === 429 || status >= 500) return unavailable(detail);

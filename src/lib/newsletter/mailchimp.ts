@@ -1,6 +1,6 @@
 import type { MailchimpConfig } from '../config.ts';
 import { requireWhenNeeded } from '../lazy.ts';
-import { describeNetworkError, misconfigured, type NewsletterProvider, type SubscribeOutcome, unavailable } from './provider.ts';
+import { describeNetworkError, isRedirect, misconfigured, type NewsletterProvider, type SubscribeOutcome, unavailable } from './provider.ts';
 
 /** How long one call to Mailchimp may take when the caller gives no time; the client's own default is two minutes. */
 export const MAILCHIMP_TIMEOUT_MS = 10_000;
@@ -12,6 +12,8 @@ type ApiClient = {
   basePath: string;
   defaultHeaders: Record<string, string>;
   timeout: number;
+  enableCookies: boolean;
+  agent: { attachCookies(request: { redirects(count: number): unknown }): void; saveCookies(response: unknown): void };
   setConfig(config: Record<string, string>): void;
   lists: {
     addListMemberWithHttpInfo(listId: string, body: { email_address: string; status: 'subscribed' }): Promise<{ response: Answer }>;
@@ -31,6 +33,12 @@ export function createMailchimpProvider(config: MailchimpConfig): NewsletterProv
   // No `server`: the client would otherwise replace the word "server" anywhere in the URL.
   client.setConfig({});
   client.defaultHeaders = { Authorization: `apikey ${config.apiKey}` };
+  // Redirects are never followed: superagent's own following throws inside a socket
+  // handler on Node 24 (the process exits) and re-sends the key to wherever it points.
+  // The client builds each request inside its callApi and shows it to nobody but the
+  // cookie jar, so the jar's hook is where following is switched off; no cookie is kept.
+  client.enableCookies = true;
+  client.agent = { attachCookies: (request) => request.redirects(0), saveCookies: () => {} };
   return {
     name: 'mailchimp',
     async subscribe(email, { timeoutMs = MAILCHIMP_TIMEOUT_MS } = {}) {
@@ -64,6 +72,7 @@ export function classifyMailchimpError(error: unknown): SubscribeOutcome {
   const body = (!unparsed && e.response && isJson(e.response) ? e.response.body : undefined) as MailchimpProblem | undefined;
   const title = typeof body?.title === 'string' ? body.title : '';
   const detail = `HTTP ${status}${title ? ` ${title}` : ''}`;
+  if (isRedirect(status)) return misconfigured(`HTTP ${status} redirect, not followed`, 'MAILCHIMP_API_BASE_URL, or the data centre at the end of MAILCHIMP_API_KEY');
   if (status === 401 || status === 403) return misconfigured(detail, 'MAILCHIMP_API_KEY');
   if (status === 404) return misconfigured(detail, 'MAILCHIMP_LIST_ID');
   if (status === 429 || status >= 500) return unavailable(detail);

@@ -62,3 +62,11 @@ export function describeNetworkError(error: unknown): string {
   const code = e?.cause?.code ?? e?.code;
   return code ? `network error ${code}` : 'network error';
 }
+
+/**
+ * Whether a status sends the caller elsewhere: a provider's API never should, and
+ * following would re-send the key to an address nobody configured, so it is the owner's to check.
+ */
+export function isRedirect(status: number): boolean {
+  return status >= 300 && status <= 399;
+}

@@ -1,6 +1,6 @@
 import type { ResendConfig } from '../config.ts';
 import { requireWhenNeeded } from '../lazy.ts';
-import { misconfigured, type NewsletterProvider, type SubscribeOutcome, unavailable } from './provider.ts';
+import { isRedirect, misconfigured, type NewsletterProvider, type SubscribeOutcome, unavailable } from './provider.ts';
 
 /** How long one call to Resend may take when the caller gives no time. */
 export const RESEND_TIMEOUT_MS = 10_000;
@@ -19,6 +19,8 @@ export function createResendProvider(config: ResendConfig): NewsletterProvider {
   // so that config.ts stays the one place that reads it.
   const { Resend } = requireWhenNeeded('resend') as typeof import('resend');
   const resend = new Resend(config.apiKey, { baseUrl: config.baseUrl });
+  // The SDK builds the path, headers and body; the call itself is ours (see `sendToResend`).
+  resend.fetchRequest = (path, options) => sendToResend(`${resend.baseUrl}${path}`, options as RequestInit) as never;
   // The SDK puts the id into the path as it is: encoded here, an id can never become a path.
   const audienceId = encodeURIComponent(config.audienceId);
   return {
@@ -29,6 +31,47 @@ export function createResendProvider(config: ResendConfig): NewsletterProvider {
       return data && typeof data.id === 'string' ? { ok: true } : unavailable('HTTP 2xx without a contact');
     },
   };
+}
+
+/**
+ * One call to Resend's API, answering as the SDK's own transport does (`{ data, error }`)
+ * but following no redirect and keeping the status on every error.
+ * Hint: the SDK follows redirects (a 307 re-sends the key's header to wherever it points)
+ * and drops the status of an error body it cannot read, so a JSON 503 from a proxy would
+ * have looked like a wrong audience.
+ */
+export async function sendToResend(url: string, init: RequestInit): Promise<{ data: unknown; error: ResendError | null }> {
+  let response: Response;
+  let text: string;
+  try {
+    response = await fetch(url, { ...init, redirect: 'manual' });
+    // Read inside the try: a connection reset half-way through is "no answer" too.
+    text = await response.text();
+  } catch {
+    return { data: null, error: { name: 'application_error', statusCode: null } };
+  }
+  const body = parseObject(text);
+  if (response.ok) return body ? { data: body, error: null } : { data: null, error: { name: 'application_error', statusCode: response.status } };
+  // Not JSON at all is what the SDK calls `application_error`; JSON of another shape is not Resend's.
+  if (!body) return { data: null, error: { name: 'application_error', statusCode: response.status } };
+  const said = body as ResendError;
+  return {
+    data: null,
+    error: {
+      name: typeof said.name === 'string' ? said.name : 'unrecognised_error',
+      message: typeof said.message === 'string' ? said.message : '',
+      statusCode: response.status,
+    },
+  };
+}
+
+function parseObject(text: string): object | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null ? value : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 const KEY_ERRORS = new Set(['missing_api_key', 'invalid_api_key', 'restricted_api_key', 'invalid_access', 'security_error']);
@@ -48,6 +91,7 @@ export function classifyResendError(error: ResendError): SubscribeOutcome {
   const detail = `${status === undefined ? 'no status' : `HTTP ${status}`} ${name}`;
 
   if (/already exists/i.test(message)) return { ok: true };
+  if (status !== undefined && isRedirect(status)) return misconfigured(`HTTP ${status} redirect, not followed`, 'RESEND_BASE_URL');
   if (KEY_ERRORS.has(name) || status === 401 || status === 403) {
     return misconfigured(detail, name === 'restricted_api_key' ? 'RESEND_API_KEY (it needs full access, not sending only)' : 'RESEND_API_KEY');
   }
