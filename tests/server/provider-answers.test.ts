@@ -37,7 +37,7 @@ describe.each<[string, () => Record<string, string>, string]>([
   });
   afterAll(() => site.stop());
 
-  test('answers each redirect with the spec\'s 502, keeps running, never calls the other server, and logs the variable to check without the key', async () => {
+  test("answers each redirect with the spec's 502, keeps running, never calls the other server, and logs the variable to check without the key", async () => {
     for (const status of [301, 302, 307, 308]) {
       provider.reply(redirect(status));
       const response = await postForm(`${site.url}/api/newsletter`, { email: 'ada@example.com' });
@@ -52,7 +52,9 @@ describe.each<[string, () => Record<string, string>, string]>([
 
     const failures = site.logs.filter((line) => typeof line === 'object' && line.event === 'newsletter.subscribe_failed');
     expect(failures).toHaveLength(4);
-    expect(failures).toEqual(failures.map(() => expect.objectContaining({ level: 'error', reason: 'misconfigured', check: expect.stringContaining(variable) })));
+    expect(failures).toEqual(
+      failures.map(() => expect.objectContaining({ level: 'error', reason: 'misconfigured', check: expect.stringContaining(variable) })),
+    );
     expect(JSON.stringify(site.logs)).not.toContain('0123456789');
   });
 });

@@ -72,7 +72,8 @@ export function classifyMailchimpError(error: unknown): SubscribeOutcome {
   const body = (!unparsed && e.response && isJson(e.response) ? e.response.body : undefined) as MailchimpProblem | undefined;
   const title = typeof body?.title === 'string' ? body.title : '';
   const detail = `HTTP ${status}${title ? ` ${title}` : ''}`;
-  if (isRedirect(status)) return misconfigured(`HTTP ${status} redirect, not followed`, 'MAILCHIMP_API_BASE_URL, or the data centre at the end of MAILCHIMP_API_KEY');
+  if (isRedirect(status))
+    return misconfigured(`HTTP ${status} redirect, not followed`, 'MAILCHIMP_API_BASE_URL, or the data centre at the end of MAILCHIMP_API_KEY');
   if (status === 401 || status === 403) return misconfigured(detail, 'MAILCHIMP_API_KEY');
   if (status === 404) return misconfigured(detail, 'MAILCHIMP_LIST_ID');
   if (status === 429 || status >= 500) return unavailable(detail);

@@ -46,14 +46,17 @@ const PROVIDERS: Array<[string, () => NewsletterProvider, string]> = [
 ];
 
 describe.each(PROVIDERS)('a redirect from %s is never followed', (_, create, check) => {
-  test.each([301, 302, 303, 307, 308])('%i to another server: misconfigured naming the address variable, and the other server is never called', async (status) => {
-    provider.reply(redirect(status, () => `${elsewhere.url}/steal?from=${status}`));
-    const outcome = await create().subscribe('ada@example.com', { signal: AbortSignal.timeout(5_000), timeoutMs: 5_000 });
+  test.each([301, 302, 303, 307, 308])(
+    '%i to another server: misconfigured naming the address variable, and the other server is never called',
+    async (status) => {
+      provider.reply(redirect(status, () => `${elsewhere.url}/steal?from=${status}`));
+      const outcome = await create().subscribe('ada@example.com', { signal: AbortSignal.timeout(5_000), timeoutMs: 5_000 });
 
-    expect(outcome).toEqual({ ok: false, reason: 'misconfigured', detail: `HTTP ${status} redirect, not followed`, check });
-    expect(elsewhere.requests).toEqual([]);
-    expect(provider.requests).toHaveLength(1);
-  });
+      expect(outcome).toEqual({ ok: false, reason: 'misconfigured', detail: `HTTP ${status} redirect, not followed`, check });
+      expect(elsewhere.requests).toEqual([]);
+      expect(provider.requests).toHaveLength(1);
+    },
+  );
 
   test.each([307, 308])('%i to another path of the same server: not followed either', async (status) => {
     provider.reply(redirect(status, () => '/elsewhere'));

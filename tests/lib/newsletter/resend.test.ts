@@ -74,9 +74,17 @@ describe('Resend outcomes of one attempt', () => {
     ['an HTML page with 400', replyText(400, '<html>Bad request</html>'), { reason: 'unavailable' }],
     ['JSON without a contact', replyJson(200, { object: 'contact' }), { reason: 'unavailable' }],
     ['a reset connection', replyReset(), { reason: 'unavailable' }],
-    ['a JSON 500 not shaped like Resend\'s errors (a proxy)', replyJson(500, { error: 'upstream failed' }), { reason: 'unavailable', detail: 'HTTP 500 unrecognised_error' }],
-    ['a JSON 503 not shaped like Resend\'s errors (a proxy)', replyJson(503, { message: 'Service Unavailable' }), { reason: 'unavailable', detail: 'HTTP 503 unrecognised_error' }],
-    ['a JSON 401 not shaped like Resend\'s errors (a proxy)', replyJson(401, { message: 'Unauthorized' }), { reason: 'misconfigured', check: 'RESEND_API_KEY' }],
+    [
+      "a JSON 500 not shaped like Resend's errors (a proxy)",
+      replyJson(500, { error: 'upstream failed' }),
+      { reason: 'unavailable', detail: 'HTTP 500 unrecognised_error' },
+    ],
+    [
+      "a JSON 503 not shaped like Resend's errors (a proxy)",
+      replyJson(503, { message: 'Service Unavailable' }),
+      { reason: 'unavailable', detail: 'HTTP 503 unrecognised_error' },
+    ],
+    ["a JSON 401 not shaped like Resend's errors (a proxy)", replyJson(401, { message: 'Unauthorized' }), { reason: 'misconfigured', check: 'RESEND_API_KEY' }],
     ['a JSON 403 that is a list, not an object', replyJson(403, ['forbidden']), { reason: 'misconfigured', check: 'RESEND_API_KEY' }],
     ['an empty 2xx', replyText(200, '', 'application/json'), { reason: 'unavailable', detail: 'HTTP 200 application_error' }],
   ])('maps %s to its outcome', async (_, reply, outcome) => {
