@@ -2,6 +2,7 @@ import { describeError, type Logger } from '../log.ts';
 import type { Mailer, SendResult } from './mailer.ts';
 import type { ContactEmail } from './message.ts';
 import type { Outbox, Submission } from './outbox.ts';
+import { createScheduler, type Timer } from './scheduler.ts';
 
 /** When the worker looks for due messages and how long it keeps retrying, in milliseconds. */
 export type DeliveryPolicy = {
@@ -23,13 +24,14 @@ export const DELIVERY_POLICY: DeliveryPolicy = {
   retryForMs: 24 * 60 * 60_000,
 };
 
-/** What the worker needs; `clock` and the policy are there for tests. */
+/** What the worker needs; `clock`, `timer` and the policy are there for tests. */
 export type DeliveryWorkerOptions = {
   outbox: Outbox;
   mailer: Mailer;
   compose: (submission: Submission) => ContactEmail;
   logger: Logger;
   clock?: () => Date;
+  timer?: Timer;
 } & Partial<DeliveryPolicy>;
 
 /** Delivers the outbox in the background of the server process. */
@@ -69,13 +71,6 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     retryMaxMs: options.retryMaxMs ?? DELIVERY_POLICY.retryMaxMs,
     retryForMs: options.retryForMs ?? DELIVERY_POLICY.retryForMs,
   };
-
-  let state: 'idle' | 'running' | 'stopped' = 'idle';
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let current: Promise<void> | undefined;
-  let again = false;
-  // A function, not a comparison, because stop() changes the state while a send is awaited.
-  const stopped = () => state === 'stopped';
 
   async function deliverOne(submission: Submission): Promise<void> {
     let result: SendResult;
@@ -122,79 +117,37 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     logger.warn('contact.delivery_retry', { id: submission.id, attempts, nextAttemptAt: next.toISOString(), reason: withoutAddresses(result.reason) });
   }
 
-  async function deliverAllDue(): Promise<void> {
+  async function deliverAllDue(signal: AbortSignal): Promise<void> {
     // Read again after each batch: messages stored meanwhile, and retries that fell due, go too.
-    while (!stopped()) {
+    while (!signal.aborted) {
       const batch = outbox.due(clock(), BATCH);
       if (batch.length === 0) return;
       for (const submission of batch) {
         // Checked before each message: stop() lets the message being sent finish, no more.
-        if (stopped()) return;
+        if (signal.aborted) return;
         await deliverOne(submission);
       }
     }
   }
 
-  function deliverDue(): Promise<void> {
-    current ??= deliverAllDue()
-      .catch((error: unknown) => logger.error('contact.outbox_error', { error: describeError(error) }))
-      .finally(() => {
-        current = undefined;
-      });
-    return current;
-  }
-
-  function run(): void {
-    if (state !== 'running') return;
-    if (current) {
-      again = true;
-      return;
-    }
-    void deliverDue().then(() => {
-      if (again) {
-        again = false;
-        run();
-      } else {
-        schedule();
-      }
-    });
-  }
-
-  function schedule(delay?: number): void {
-    if (state !== 'running') return;
-    clearTimeout(timer);
-    if (delay === undefined) {
-      delay = policy.pollIntervalMs;
-      try {
-        // Wake for the next retry when it falls due before the next poll.
-        const next = outbox.nextDueAt();
-        if (next) delay = Math.max(0, Math.min(delay, next.getTime() - clock().getTime()));
-      } catch (error) {
-        logger.error('contact.outbox_error', { error: describeError(error) });
-      }
-    }
-    timer = setTimeout(run, delay);
-    // The HTTP server keeps the process alive; this timer alone should not.
-    timer.unref();
-  }
+  const scheduler = createScheduler({
+    pass: deliverAllDue,
+    // Wake for the next retry when it falls due before the next poll.
+    nextDueAt: () => outbox.nextDueAt(),
+    pollIntervalMs: policy.pollIntervalMs,
+    onError: (error) => logger.error('contact.outbox_error', { error: describeError(error) }),
+    clock,
+    timer: options.timer,
+  });
 
   return {
     start() {
-      if (state !== 'idle') return;
-      state = 'running';
+      if (!scheduler.start()) return;
       logger.info('contact.delivery_started', { pending: outbox.pendingCount() });
-      run();
     },
-    poke() {
-      // After the answer has gone out, not inside the request that stored the message.
-      if (state === 'running') schedule(0);
-    },
-    deliverDue,
-    async stop() {
-      state = 'stopped';
-      clearTimeout(timer);
-      await current;
-    },
+    poke: () => scheduler.poke(),
+    deliverDue: () => scheduler.runPass(),
+    stop: () => scheduler.stop(),
   };
 }
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import type { Mailer, SendResult } from '../../../src/lib/contact/mailer.ts';
 import type { ContactEmail } from '../../../src/lib/contact/message.ts';
 import { createOutbox, type Outbox } from '../../../src/lib/contact/outbox.ts';
@@ -222,6 +222,87 @@ describe('the delivery worker', () => {
   });
 });
 
+describe('the 24-hour limit on retries', () => {
+  test.each([
+    ['one millisecond before 24 hours, tries again later', 24 * HOUR - 1, { status: 'pending', attempts: 2, lastError: 'ESOCKET: connect ECONNREFUSED 127.0.0.1:25' }],
+    ['at exactly 24 hours, gives up', 24 * HOUR, { status: 'failed', attempts: 2, lastError: 'gave up after 2 attempts over 24 h; last: ESOCKET: connect ECONNREFUSED 127.0.0.1:25' }],
+  ])('a transient failure %s', async (_, after, expected) => {
+    const id = store();
+    const { mailer } = scriptedMailer(transient, transient);
+    const w = worker(mailer);
+    const start = now;
+    await w.deliverDue();
+    now = start + after;
+    await w.deliverDue();
+    expect(outbox.find(id)).toMatchObject(expected);
+  });
+});
+
+describe('what the delivery worker logs', () => {
+  const withAddress = (permanent: boolean, reason: string): SendResult => ({ ok: false, permanent, reason });
+  const entries = () => logs.map(({ time: _, ...rest }) => rest);
+
+  test('a delivery, with the attempt it took', async () => {
+    const id = store();
+    await worker(scriptedMailer().mailer).deliverDue();
+    expect(entries()).toEqual([{ level: 'info', event: 'contact.delivered', id, attempts: 1 }]);
+  });
+
+  test('a retry, with when and why, the address cut to its domain', async () => {
+    const id = store();
+    await worker(scriptedMailer(withAddress(false, 'EENVELOPE 450: 450 4.2.0 <owner@example.com>: Recipient address rejected')).mailer).deliverDue();
+    expect(entries()).toEqual([
+      { level: 'warn', event: 'contact.delivery_retry', id, attempts: 1, nextAttemptAt: new Date(now + 30 * SECOND).toISOString(), reason: 'EENVELOPE 450: 450 4.2.0 <…@example.com>: Recipient address rejected' },
+    ]);
+  });
+
+  test('a permanent failure, with what to do next, the address cut to its domain', async () => {
+    const id = store();
+    await worker(scriptedMailer(permanent).mailer).deliverDue();
+    expect(entries()).toEqual([
+      { level: 'error', event: 'contact.delivery_failed', id, attempts: 1, reason: 'EENVELOPE 550: 550 5.1.1 <…@example.com> No such user', next: 'fix the cause, then npm run inbox -- retry <id>' },
+    ]);
+  });
+
+  test('giving up after 24 hours, the address cut to its domain', async () => {
+    const id = store();
+    const { mailer } = scriptedMailer(transient, withAddress(false, 'EENVELOPE 452: mailbox of owner@example.com is full'));
+    const w = worker(mailer);
+    await w.deliverDue();
+    now += 24 * HOUR;
+    logs = [];
+    await w.deliverDue();
+    expect(entries()).toEqual([
+      { level: 'error', event: 'contact.delivery_failed', id, attempts: 2, reason: 'gave up after 2 attempts over 24 h; last: EENVELOPE 452: mailbox of …@example.com is full', next: 'fix the cause, then npm run inbox -- retry <id>' },
+    ]);
+    // The owner reads the whole reason in the inbox; only the log is redacted.
+    expect(outbox.find(id)?.lastError).toBe('gave up after 2 attempts over 24 h; last: EENVELOPE 452: mailbox of owner@example.com is full');
+  });
+
+  test.each([
+    ['a bare address', 'RCPT TO rejected: a.b+c@example.com', 'RCPT TO rejected: …@example.com'],
+    ['two addresses in brackets', '<x@one.test>, <y@two.test> refused', '<…@one.test>, <…@two.test> refused'],
+    ['an address after a colon', 'mailto:bob@example.org bounced', 'mailto:…@example.org bounced'],
+    ['an at sign with no domain after it', 'quota @ 100% for user@', 'quota @ 100% for user@'],
+    ['no address at all', 'ETIMEDOUT: connection timed out', 'ETIMEDOUT: connection timed out'],
+  ])('a reason with %s is logged with each address cut to its domain', async (_, reason, logged) => {
+    store();
+    await worker(scriptedMailer(withAddress(true, reason)).mailer).deliverDue();
+    expect(logs[0]?.reason).toBe(logged);
+  });
+
+  test('an outbox that fails is logged once per pass, with the error', async () => {
+    const broken: Outbox = {
+      ...outbox,
+      due: () => {
+        throw new Error('database disk image is malformed');
+      },
+    };
+    await worker(scriptedMailer().mailer, { outbox: broken }).deliverDue();
+    expect(entries()).toEqual([{ level: 'error', event: 'contact.outbox_error', error: 'Error: database disk image is malformed' }]);
+  });
+});
+
 describe('the delivery worker running in the background', () => {
   test('on start, delivers messages left pending by an earlier process', async () => {
     const id = store();
@@ -232,6 +313,21 @@ describe('the delivery worker running in the background', () => {
       await eventually('the pending message to be sent', () => outbox.find(id)?.status === 'sent');
       expect(sent).toHaveLength(1);
       expect(logs).toContainEqual(expect.objectContaining({ event: 'contact.delivery_started', pending: 1 }));
+    } finally {
+      await w.stop();
+    }
+  });
+
+  test('a second start is ignored: one start logged, one message sent once', async () => {
+    const id = store();
+    const { mailer, sent } = scriptedMailer();
+    const w = worker(mailer, { clock: undefined });
+    w.start();
+    w.start();
+    try {
+      await eventually('the pending message to be sent', () => outbox.find(id)?.status === 'sent');
+      expect(sent).toHaveLength(1);
+      expect(logs.filter((l) => l.event === 'contact.delivery_started')).toHaveLength(1);
     } finally {
       await w.stop();
     }
@@ -263,6 +359,24 @@ describe('the delivery worker running in the background', () => {
       expect(sent).toHaveLength(3);
     } finally {
       await w.stop();
+    }
+  });
+
+  test('wakes for a retry at its time, neither before nor at the next poll', async () => {
+    vi.useFakeTimers({ now, toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const id = store();
+    const { mailer, sent } = scriptedMailer(transient);
+    const w = worker(mailer, { clock: undefined, pollIntervalMs: 60 * SECOND });
+    try {
+      w.start();
+      await vi.advanceTimersByTimeAsync(30 * SECOND - 1);
+      expect(sent).toHaveLength(1);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(sent).toHaveLength(2);
+      expect(outbox.find(id)?.status).toBe('sent');
+    } finally {
+      await w.stop();
+      vi.useRealTimers();
     }
   });
 
