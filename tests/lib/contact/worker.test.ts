@@ -224,8 +224,16 @@ describe('the delivery worker', () => {
 
 describe('the 24-hour limit on retries', () => {
   test.each([
-    ['one millisecond before 24 hours, tries again later', 24 * HOUR - 1, { status: 'pending', attempts: 2, lastError: 'ESOCKET: connect ECONNREFUSED 127.0.0.1:25' }],
-    ['at exactly 24 hours, gives up', 24 * HOUR, { status: 'failed', attempts: 2, lastError: 'gave up after 2 attempts over 24 h; last: ESOCKET: connect ECONNREFUSED 127.0.0.1:25' }],
+    [
+      'one millisecond before 24 hours, tries again later',
+      24 * HOUR - 1,
+      { status: 'pending', attempts: 2, lastError: 'ESOCKET: connect ECONNREFUSED 127.0.0.1:25' },
+    ],
+    [
+      'at exactly 24 hours, gives up',
+      24 * HOUR,
+      { status: 'failed', attempts: 2, lastError: 'gave up after 2 attempts over 24 h; last: ESOCKET: connect ECONNREFUSED 127.0.0.1:25' },
+    ],
   ])('a transient failure %s', async (_, after, expected) => {
     const id = store();
     const { mailer } = scriptedMailer(transient, transient);
@@ -252,7 +260,14 @@ describe('what the delivery worker logs', () => {
     const id = store();
     await worker(scriptedMailer(withAddress(false, 'EENVELOPE 450: 450 4.2.0 <owner@example.com>: Recipient address rejected')).mailer).deliverDue();
     expect(entries()).toEqual([
-      { level: 'warn', event: 'contact.delivery_retry', id, attempts: 1, nextAttemptAt: new Date(now + 30 * SECOND).toISOString(), reason: 'EENVELOPE 450: 450 4.2.0 <…@example.com>: Recipient address rejected' },
+      {
+        level: 'warn',
+        event: 'contact.delivery_retry',
+        id,
+        attempts: 1,
+        nextAttemptAt: new Date(now + 30 * SECOND).toISOString(),
+        reason: 'EENVELOPE 450: 450 4.2.0 <…@example.com>: Recipient address rejected',
+      },
     ]);
   });
 
@@ -260,7 +275,14 @@ describe('what the delivery worker logs', () => {
     const id = store();
     await worker(scriptedMailer(permanent).mailer).deliverDue();
     expect(entries()).toEqual([
-      { level: 'error', event: 'contact.delivery_failed', id, attempts: 1, reason: 'EENVELOPE 550: 550 5.1.1 <…@example.com> No such user', next: 'fix the cause, then npm run inbox -- retry <id>' },
+      {
+        level: 'error',
+        event: 'contact.delivery_failed',
+        id,
+        attempts: 1,
+        reason: 'EENVELOPE 550: 550 5.1.1 <…@example.com> No such user',
+        next: 'fix the cause, then npm run inbox -- retry <id>',
+      },
     ]);
   });
 
@@ -273,7 +295,14 @@ describe('what the delivery worker logs', () => {
     logs = [];
     await w.deliverDue();
     expect(entries()).toEqual([
-      { level: 'error', event: 'contact.delivery_failed', id, attempts: 2, reason: 'gave up after 2 attempts over 24 h; last: EENVELOPE 452: mailbox of …@example.com is full', next: 'fix the cause, then npm run inbox -- retry <id>' },
+      {
+        level: 'error',
+        event: 'contact.delivery_failed',
+        id,
+        attempts: 2,
+        reason: 'gave up after 2 attempts over 24 h; last: EENVELOPE 452: mailbox of …@example.com is full',
+        next: 'fix the cause, then npm run inbox -- retry <id>',
+      },
     ]);
     // The owner reads the whole reason in the inbox; only the log is redacted.
     expect(outbox.find(id)?.lastError).toBe('gave up after 2 attempts over 24 h; last: EENVELOPE 452: mailbox of owner@example.com is full');
