@@ -1,0 +1,120 @@
+import * as crypto from 'node:crypto';
+
+/** The shortest password `hash-password` accepts, in characters (OWASP ASVS 2.1.1). */
+export const MIN_PASSWORD_LENGTH = 12;
+
+/** The longest password accepted, in characters: a bound on the work one sign-in can cause. */
+export const MAX_PASSWORD_LENGTH = 1024;
+
+/**
+ * Argon2id at OWASP's first recommendation (19 MiB, 2 passes, 1 lane), written in the PHC
+ * string format that the reference implementation and every argon2 library read.
+ */
+export const ARGON2ID = { memory: 19_456, passes: 2, parallelism: 1, tagLength: 32 } as const;
+
+/** scrypt at OWASP's recommendation (N = 2^17, r = 8, p = 1), for a Node without argon2. */
+export const SCRYPT = { logN: 17, r: 8, p: 1, keyLength: 32 } as const;
+
+/** A password hash read from `ADMIN_PASSWORD_HASH`: the algorithm, its parameters, salt and key. */
+export type PasswordHash =
+  | { algorithm: 'argon2id'; memory: number; passes: number; parallelism: number; salt: Buffer; key: Buffer }
+  | { algorithm: 'scrypt'; logN: number; r: number; p: number; salt: Buffer; key: Buffer };
+
+/** Whether this Node can compute argon2id (`crypto.argon2`, Node 24.7 and later). */
+export function hasArgon2(): boolean {
+  return typeof (crypto as { argon2?: unknown }).argon2 === 'function';
+}
+
+/** Why a password cannot be used, or `undefined` when it can. */
+export function passwordProblem(password: string): string | undefined {
+  const length = [...password].length;
+  if (length < MIN_PASSWORD_LENGTH) return `The password must have at least ${MIN_PASSWORD_LENGTH} characters (it has ${length}).`;
+  if (length > MAX_PASSWORD_LENGTH) return `The password must have at most ${MAX_PASSWORD_LENGTH} characters.`;
+  return undefined;
+}
+
+/**
+ * Hashes a password with a fresh 16-byte salt: argon2id where Node has it, else scrypt.
+ * Hint: `useArgon2` exists for the tests of the scrypt path.
+ */
+export async function hashPassword(password: string, useArgon2 = hasArgon2()): Promise<string> {
+  const salt = crypto.randomBytes(16);
+  if (useArgon2) {
+    const key = await argon2id(password, { algorithm: 'argon2id', ...ARGON2ID, salt, key: Buffer.alloc(ARGON2ID.tagLength) });
+    const { memory, passes, parallelism } = ARGON2ID;
+    return `$argon2id$v=19$m=${memory},t=${passes},p=${parallelism}$${b64(salt)}$${b64(key)}`;
+  }
+  const key = await scrypt(password, { algorithm: 'scrypt', logN: SCRYPT.logN, r: SCRYPT.r, p: SCRYPT.p, salt, key: Buffer.alloc(SCRYPT.keyLength) });
+  return `$scrypt$ln=${SCRYPT.logN},r=${SCRYPT.r},p=${SCRYPT.p}$${b64(salt)}$${b64(key)}`;
+}
+
+// Bounds on what a configured hash may ask of each sign-in, so a pasted hash with absurd
+// parameters stops the start instead of exhausting memory at the first sign-in.
+const ARGON2_LIMITS = { memory: [8, 1_048_576], passes: [1, 100], parallelism: [1, 16] } as const;
+const SCRYPT_LIMITS = { logN: [10, 20], r: [1, 32], p: [1, 16] } as const;
+
+const ARGON2_FORMAT = /^\$argon2id\$v=19\$m=(\d{1,8}),t=(\d{1,3}),p=(\d{1,2})\$([A-Za-z0-9+/]{11,64})\$([A-Za-z0-9+/]{22,128})$/;
+const SCRYPT_FORMAT = /^\$scrypt\$ln=(\d{1,2}),r=(\d{1,2}),p=(\d{1,2})\$([A-Za-z0-9+/]{11,64})\$([A-Za-z0-9+/]{22,128})$/;
+
+/**
+ * Reads a hash as `hash-password` prints it (`$argon2id$v=19$m=…,t=…,p=…$salt$key` or
+ * `$scrypt$ln=…,r=…,p=…$salt$key`), or says what is wrong with it without repeating it.
+ */
+export function parsePasswordHash(text: string, argon2Available = hasArgon2()): { ok: true; hash: PasswordHash } | { ok: false; problem: string } {
+  const argon = ARGON2_FORMAT.exec(text.trim());
+  if (argon) {
+    const [memory, passes, parallelism] = [Number(argon[1]), Number(argon[2]), Number(argon[3])];
+    if (!within(memory, ARGON2_LIMITS.memory) || !within(passes, ARGON2_LIMITS.passes) || !within(parallelism, ARGON2_LIMITS.parallelism) || memory < 8 * parallelism) {
+      return { ok: false, problem: 'has argon2id parameters out of range (make a new one with npm run --silent admin -- hash-password)' };
+    }
+    if (!argon2Available) {
+      return { ok: false, problem: `is an argon2id hash, which needs Node 24.7 or later (this is ${process.version}); make a scrypt one here with npm run --silent admin -- hash-password` };
+    }
+    return { ok: true, hash: { algorithm: 'argon2id', memory, passes, parallelism, salt: unb64(argon[4]!), key: unb64(argon[5]!) } };
+  }
+  const s = SCRYPT_FORMAT.exec(text.trim());
+  if (s) {
+    const [logN, r, p] = [Number(s[1]), Number(s[2]), Number(s[3])];
+    if (!within(logN, SCRYPT_LIMITS.logN) || !within(r, SCRYPT_LIMITS.r) || !within(p, SCRYPT_LIMITS.p)) {
+      return { ok: false, problem: 'has scrypt parameters out of range (make a new one with npm run --silent admin -- hash-password)' };
+    }
+    return { ok: true, hash: { algorithm: 'scrypt', logN, r, p, salt: unb64(s[4]!), key: unb64(s[5]!) } };
+  }
+  return { ok: false, problem: 'must be a hash printed by npm run --silent admin -- hash-password (it starts with $argon2id$ or $scrypt$)' };
+}
+
+/**
+ * Whether `password` is the one `hash` was made from, comparing the derived keys in
+ * constant time.
+ */
+export async function verifyPassword(password: string, hash: PasswordHash): Promise<boolean> {
+  // Too long a password costs the hash function time for nothing: it cannot be right.
+  if (password.length > MAX_PASSWORD_LENGTH * 4) return false;
+  const derived = hash.algorithm === 'argon2id' ? await argon2id(password, hash) : await scrypt(password, hash);
+  return derived.length === hash.key.length && crypto.timingSafeEqual(derived, hash.key);
+}
+
+function argon2id(password: string, hash: Extract<PasswordHash, { algorithm: 'argon2id' }>): Promise<Buffer> {
+  const parameters = { message: password, nonce: hash.salt, memory: hash.memory, passes: hash.passes, parallelism: hash.parallelism, tagLength: hash.key.length };
+  return new Promise((resolve, reject) => crypto.argon2('argon2id', parameters, (error, key) => (error ? reject(error) : resolve(key))));
+}
+
+function scrypt(password: string, hash: Extract<PasswordHash, { algorithm: 'scrypt' }>): Promise<Buffer> {
+  const N = 2 ** hash.logN;
+  // Node refuses more than 32 MiB by default; N = 2^17 with r = 8 needs 128 MiB.
+  const options = { N, r: hash.r, p: hash.p, maxmem: 256 * N * hash.r };
+  return new Promise((resolve, reject) => crypto.scrypt(password, hash.salt, hash.key.length, options, (error, key) => (error ? reject(error) : resolve(key))));
+}
+
+function within(value: number, [min, max]: readonly [number, number]): boolean {
+  return value >= min && value <= max;
+}
+
+// The PHC string format: standard base64 without padding.
+function b64(bytes: Buffer): string {
+  return bytes.toString('base64').replace(/=+$/, '');
+}
+
+function unb64(text: string): Buffer {
+  return Buffer.from(text, 'base64');
+}
