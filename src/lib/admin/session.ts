@@ -1,0 +1,152 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** A session ends after this long without a request. */
+export const IDLE_TIMEOUT_MS = 30 * 60 * 1000;
+
+/** A session ends this long after sign-in, however busy. */
+export const ABSOLUTE_TIMEOUT_MS = 12 * 60 * 60 * 1000;
+
+/** One stored session: only the hash of its token is kept, so a copy of the database signs nobody in. */
+export type SessionRecord = { tokenHash: string; createdAt: Date; lastSeenAt: Date };
+
+/** Where sessions are kept (the database, so that every instance sees them). */
+export interface SessionStore {
+  /** Stores a new session. */
+  create(session: SessionRecord): Promise<void>;
+  /** The session with this token hash, or `undefined`. */
+  find(tokenHash: string): Promise<SessionRecord | undefined>;
+  /** Records a request in the session. */
+  touch(tokenHash: string, at: Date): Promise<void>;
+  /** Ends one session. */
+  delete(tokenHash: string): Promise<void>;
+  /** Ends every session idle since `idleBefore` or begun before `createdBefore`; answers how many. */
+  deleteExpired(idleBefore: Date, createdBefore: Date): Promise<number>;
+}
+
+/** Why a request has no session. */
+export type NoSession = 'missing' | 'unknown' | 'idle' | 'expired';
+
+/** A request's session, when it has a live one. */
+export type Session = { token: string; tokenHash: string; createdAt: Date; csrfToken: string };
+
+/** Starting, resuming and ending the owner's sessions. */
+export interface Sessions {
+  /** Starts a session and answers its token, for the cookie. */
+  start(): Promise<Session>;
+  /** The live session of this token, or why there is none; a live one counts as used now. */
+  resume(token: string | undefined): Promise<{ ok: true; session: Session } | { ok: false; reason: NoSession }>;
+  /** Ends the session on the server, so the cookie is worthless even if it was copied. */
+  end(token: string): Promise<void>;
+  /** Deletes the sessions that have expired; answers how many. */
+  sweep(): Promise<number>;
+}
+
+/**
+ * The session rules over a store: a 256-bit random token, its SHA-256 kept; idle expiry
+ * of 30 minutes, absolute of 12 hours.
+ * Hint: `now` is injected so the tests can walk the clock past each expiry.
+ */
+export function createSessions(store: SessionStore, now: () => Date = () => new Date()): Sessions {
+  const session = (token: string, createdAt: Date): Session => ({ token, tokenHash: hashToken(token), createdAt, csrfToken: csrfTokenFor(token) });
+  return {
+    async start() {
+      const token = randomBytes(32).toString('base64url');
+      const at = now();
+      await store.create({ tokenHash: hashToken(token), createdAt: at, lastSeenAt: at });
+      return session(token, at);
+    },
+    async resume(token) {
+      if (!token || !TOKEN_FORMAT.test(token)) return { ok: false, reason: 'missing' };
+      const record = await store.find(hashToken(token));
+      if (!record) return { ok: false, reason: 'unknown' };
+      const at = now();
+      const reason = expiry(record, at);
+      if (reason) {
+        await store.delete(record.tokenHash);
+        return { ok: false, reason };
+      }
+      await store.touch(record.tokenHash, at);
+      return { ok: true, session: session(token, record.createdAt) };
+    },
+    end: (token) => (TOKEN_FORMAT.test(token) ? store.delete(hashToken(token)) : Promise.resolve()),
+    sweep() {
+      const at = now().getTime();
+      return store.deleteExpired(new Date(at - IDLE_TIMEOUT_MS), new Date(at - ABSOLUTE_TIMEOUT_MS));
+    },
+  };
+}
+
+/** 32 random bytes in base64url, as `start` makes them. */
+const TOKEN_FORMAT = /^[A-Za-z0-9_-]{43}$/;
+
+function expiry(record: SessionRecord, at: Date): 'idle' | 'expired' | undefined {
+  if (at.getTime() - record.createdAt.getTime() >= ABSOLUTE_TIMEOUT_MS) return 'expired';
+  if (at.getTime() - record.lastSeenAt.getTime() >= IDLE_TIMEOUT_MS) return 'idle';
+  return undefined;
+}
+
+/** The stored form of a token: its SHA-256 in hex (the token is random, so no salt is needed). */
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+/**
+ * The CSRF token of a session: an HMAC of the purpose under the session's own token, so it
+ * needs no storage, differs per session and cannot be made without the cookie.
+ */
+export function csrfTokenFor(sessionToken: string): string {
+  return createHmac('sha256', sessionToken).update('admin-csrf').digest('base64url');
+}
+
+/** Whether a form's CSRF token belongs to this session, compared in constant time. */
+export function csrfTokenMatches(session: Session, given: unknown): boolean {
+  if (typeof given !== 'string') return false;
+  const expected = Buffer.from(session.csrfToken);
+  const actual = Buffer.from(given);
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+/** The session cookie's name: with the `__Host-` prefix on https, which binds it to this host and path `/`. */
+export function sessionCookieName(secure: boolean): string {
+  return secure ? '__Host-admin_session' : 'admin_session';
+}
+
+/**
+ * The `Set-Cookie` value that carries a session: `HttpOnly`, `SameSite=Strict`, `Path=/`,
+ * and `Secure` on https; it lasts no longer than the session's absolute limit.
+ */
+export function sessionCookie(token: string, secure: boolean): string {
+  return `${sessionCookieName(secure)}=${token}; Path=/; Max-Age=${ABSOLUTE_TIMEOUT_MS / 1000}; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
+}
+
+/** The `Set-Cookie` value that removes the session cookie from the browser. */
+export function clearedSessionCookie(secure: boolean): string {
+  return `${sessionCookieName(secure)}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
+}
+
+/** The session token a request carries in its `Cookie` header, if any. */
+export function readSessionToken(request: Request, secure: boolean): string | undefined {
+  const name = sessionCookieName(secure);
+  for (const pair of (request.headers.get('cookie') ?? '').split(';')) {
+    const eq = pair.indexOf('=');
+    if (eq > 0 && pair.slice(0, eq).trim() === name) return pair.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+/**
+ * Whether a state-changing request comes from the site's own pages: its `Origin` (or,
+ * when a browser sent none, its `Referer`) must be the public origin exactly.
+ * Hint: a request with neither is refused; every browser this admin supports sends `Origin` on a POST.
+ */
+export function comesFromOrigin(request: Request, publicOrigin: string): boolean {
+  const origin = request.headers.get('origin');
+  if (origin !== null) return origin === publicOrigin;
+  const referer = request.headers.get('referer');
+  if (referer === null) return false;
+  try {
+    return new URL(referer).origin === publicOrigin;
+  } catch {
+    return false;
+  }
+}
