@@ -85,8 +85,12 @@ describe('running the command', () => {
       written,
       io: {
         readPassword: async () => password,
-        out: (t: string) => void (written.out += t),
-        err: (t: string) => void (written.err += t),
+        out: (t: string) => {
+          written.out += t;
+        },
+        err: (t: string) => {
+          written.err += t;
+        },
         hash: async (p: string) => `HASH(${p})`,
       },
     };

@@ -64,11 +64,19 @@ export function parsePasswordHash(text: string, argon2Available = hasArgon2()): 
   const argon = ARGON2_FORMAT.exec(text.trim());
   if (argon) {
     const [memory, passes, parallelism] = [Number(argon[1]), Number(argon[2]), Number(argon[3])];
-    if (!within(memory, ARGON2_LIMITS.memory) || !within(passes, ARGON2_LIMITS.passes) || !within(parallelism, ARGON2_LIMITS.parallelism) || memory < 8 * parallelism) {
+    if (
+      !within(memory, ARGON2_LIMITS.memory) ||
+      !within(passes, ARGON2_LIMITS.passes) ||
+      !within(parallelism, ARGON2_LIMITS.parallelism) ||
+      memory < 8 * parallelism
+    ) {
       return { ok: false, problem: 'has argon2id parameters out of range (make a new one with npm run --silent admin -- hash-password)' };
     }
     if (!argon2Available) {
-      return { ok: false, problem: `is an argon2id hash, which needs Node 24.7 or later (this is ${process.version}); make a scrypt one here with npm run --silent admin -- hash-password` };
+      return {
+        ok: false,
+        problem: `is an argon2id hash, which needs Node 24.7 or later (this is ${process.version}); make a scrypt one here with npm run --silent admin -- hash-password`,
+      };
     }
     return { ok: true, hash: { algorithm: 'argon2id', memory, passes, parallelism, salt: unb64(argon[4]!), key: unb64(argon[5]!) } };
   }
@@ -95,7 +103,14 @@ export async function verifyPassword(password: string, hash: PasswordHash): Prom
 }
 
 function argon2id(password: string, hash: Extract<PasswordHash, { algorithm: 'argon2id' }>): Promise<Buffer> {
-  const parameters = { message: password, nonce: hash.salt, memory: hash.memory, passes: hash.passes, parallelism: hash.parallelism, tagLength: hash.key.length };
+  const parameters = {
+    message: password,
+    nonce: hash.salt,
+    memory: hash.memory,
+    passes: hash.passes,
+    parallelism: hash.parallelism,
+    tagLength: hash.key.length,
+  };
   return new Promise((resolve, reject) => crypto.argon2('argon2id', parameters, (error, key) => (error ? reject(error) : resolve(key))));
 }
 

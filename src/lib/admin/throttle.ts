@@ -47,15 +47,20 @@ export type ThrottleDelays = { client: (earlier: number) => number; overall: (ea
  * The sign-in throttle, in memory or shared through Redis (memory as insurance while Redis
  * is unreachable), so that several instances count one attacker once.
  */
-export function createSignInThrottle(
-  options: { redis?: Redis; logger: Logger; delays?: ThrottleDelays },
-): SignInThrottle {
+export function createSignInThrottle(options: { redis?: Redis; logger: Logger; delays?: ThrottleDelays }): SignInThrottle {
   const { RateLimiterMemory, RateLimiterRedis } = requireWhenNeeded('rate-limiter-flexible') as typeof import('rate-limiter-flexible');
   const { redis, logger, delays = { client: clientDelayMs, overall: overallDelayMs } } = options;
   const limiter = (keyPrefix: string, points: number) => {
     const memory = new RateLimiterMemory({ keyPrefix, points, duration: SIGN_IN_WINDOW_SECONDS });
     if (!redis) return memory;
-    return new RateLimiterRedis({ storeClient: redis, keyPrefix, points, duration: SIGN_IN_WINDOW_SECONDS, rejectIfRedisNotReady: true, insuranceLimiter: memory });
+    return new RateLimiterRedis({
+      storeClient: redis,
+      keyPrefix,
+      points,
+      duration: SIGN_IN_WINDOW_SECONDS,
+      rejectIfRedisNotReady: true,
+      insuranceLimiter: memory,
+    });
   };
   const perClient = limiter('site-forms:sign-in', SIGN_IN_ATTEMPTS_PER_CLIENT);
   // Counted, never refused: the overall count only sets a delay.

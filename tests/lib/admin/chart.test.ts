@@ -3,7 +3,14 @@ import { chartSummary, lastDays, messagesPerDaySvg } from '../../../src/lib/admi
 
 describe('the last days', () => {
   test('are 30 days up to today, oldest first, with 0 for days without messages', () => {
-    const days = lastDays([{ day: '2026-11-21', count: 4 }, { day: '2026-10-24', count: 1 }, { day: '2026-10-23', count: 9 }], new Date('2026-11-21T23:59:59Z'));
+    const days = lastDays(
+      [
+        { day: '2026-11-21', count: 4 },
+        { day: '2026-10-24', count: 1 },
+        { day: '2026-10-23', count: 9 },
+      ],
+      new Date('2026-11-21T23:59:59Z'),
+    );
     expect(days).toHaveLength(30);
     expect(days[0]).toEqual({ day: '2026-10-23', count: 9 });
     expect(days[1]).toEqual({ day: '2026-10-24', count: 1 });
@@ -23,9 +30,28 @@ describe('the last days', () => {
 
 describe('the summary', () => {
   test.each([
-    [[{ day: '2026-11-01', count: 0 }, { day: '2026-11-02', count: 0 }], 'No messages from 2026-11-01 to 2026-11-02.'],
-    [[{ day: '2026-11-01', count: 1 }, { day: '2026-11-02', count: 0 }], '1 message from 2026-11-01 to 2026-11-02; the most on 2026-11-01 (1).'],
-    [[{ day: '2026-11-01', count: 3 }, { day: '2026-11-02', count: 7 }, { day: '2026-11-03', count: 7 }], '17 messages from 2026-11-01 to 2026-11-03; the most on 2026-11-02 (7).'],
+    [
+      [
+        { day: '2026-11-01', count: 0 },
+        { day: '2026-11-02', count: 0 },
+      ],
+      'No messages from 2026-11-01 to 2026-11-02.',
+    ],
+    [
+      [
+        { day: '2026-11-01', count: 1 },
+        { day: '2026-11-02', count: 0 },
+      ],
+      '1 message from 2026-11-01 to 2026-11-02; the most on 2026-11-01 (1).',
+    ],
+    [
+      [
+        { day: '2026-11-01', count: 3 },
+        { day: '2026-11-02', count: 7 },
+        { day: '2026-11-03', count: 7 },
+      ],
+      '17 messages from 2026-11-01 to 2026-11-03; the most on 2026-11-02 (7).',
+    ],
     [[], 'No days to show.'],
   ])('of %j reads %j', (days, text) => {
     expect(chartSummary(days)).toBe(text);
@@ -57,7 +83,10 @@ describe('the SVG', () => {
   });
 
   test('a single message among hundreds still shows as a sliver', () => {
-    const few = messagesPerDaySvg([{ day: '2026-11-01', count: 1000 }, { day: '2026-11-02', count: 1 }]);
+    const few = messagesPerDaySvg([
+      { day: '2026-11-01', count: 1000 },
+      { day: '2026-11-02', count: 1 },
+    ]);
     expect(few).toContain('height="1"><title>2026-11-02: 1</title>');
   });
 

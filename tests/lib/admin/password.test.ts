@@ -106,11 +106,21 @@ describe('reading ADMIN_PASSWORD_HASH', () => {
       salt: Buffer.from('somesalt'),
       key: Buffer.from('9dfeb910e80bad0311fee20f9c0e2b12c17987b4cac90c2ef54d5b3021c68bfe', 'hex'),
     });
-    expect(parsed('$scrypt$ln=14,r=8,p=2$c29tZXNhbHQ$nf65EOgLrQMR/uIPnA4rEsF5h7TKyQwu9U1bMCHGi/4')).toMatchObject({ algorithm: 'scrypt', logN: 14, r: 8, p: 2 });
+    expect(parsed('$scrypt$ln=14,r=8,p=2$c29tZXNhbHQ$nf65EOgLrQMR/uIPnA4rEsF5h7TKyQwu9U1bMCHGi/4')).toMatchObject({
+      algorithm: 'scrypt',
+      logN: 14,
+      r: 8,
+      p: 2,
+    });
   });
 
   test('an argon2id hash on a Node without argon2 says which Node it needs', () => {
     const result = parsePasswordHash(REFERENCE_ARGON2ID, false);
-    expect(result).toEqual({ ok: false, problem: expect.stringMatching(/^is an argon2id hash, which needs Node 24\.7 or later \(this is v\d+\.\d+\.\d+\); make a scrypt one here with npm run --silent admin -- hash-password$/) });
+    expect(result).toEqual({
+      ok: false,
+      problem: expect.stringMatching(
+        /^is an argon2id hash, which needs Node 24\.7 or later \(this is v\d+\.\d+\.\d+\); make a scrypt one here with npm run --silent admin -- hash-password$/,
+      ),
+    });
   });
 });

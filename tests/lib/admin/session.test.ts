@@ -19,7 +19,9 @@ function mapStore(): SessionStore & { records: Map<string, SessionRecord> } {
     records,
     create: async (s) => void records.set(s.tokenHash, { ...s }),
     find: async (h) => (records.has(h) ? { ...records.get(h)! } : undefined),
-    touch: async (h, at) => void (records.get(h)!.lastSeenAt = at),
+    touch: async (h, at) => {
+      records.get(h)!.lastSeenAt = at;
+    },
     delete: async (h) => void records.delete(h),
     async deleteExpired(idleBefore, createdBefore) {
       let n = 0;
@@ -38,7 +40,12 @@ const MINUTE = 60_000;
 
 function clock(start = Date.UTC(2026, 10, 22, 8, 0, 0)) {
   let t = start;
-  return { now: () => new Date(t), advance: (ms: number) => void (t += ms) };
+  return {
+    now: () => new Date(t),
+    advance: (ms: number) => {
+      t += ms;
+    },
+  };
 }
 
 describe('a session', () => {

@@ -13,7 +13,7 @@ describe('the delay before a password is checked', () => {
     [5, 4000],
     [6, 8000],
     [9, 8000],
-  ])("after %i earlier attempts of the client: %i ms", (earlier, delay) => {
+  ])('after %i earlier attempts of the client: %i ms', (earlier, delay) => {
     expect(clientDelayMs(earlier)).toBe(delay);
   });
 
@@ -79,7 +79,11 @@ describe('sign-in attempts in memory', () => {
   test('the delays can be replaced (the HTTP tests use none)', async () => {
     const throttle = createSignInThrottle({ logger: silentLogger, delays: { client: (n) => n * 10, overall: () => 5 } });
     const gates = await attempts(throttle, 'a', 3);
-    expect(gates).toEqual([{ ok: true, delayMs: 5 }, { ok: true, delayMs: 10 }, { ok: true, delayMs: 20 }]);
+    expect(gates).toEqual([
+      { ok: true, delayMs: 5 },
+      { ok: true, delayMs: 10 },
+      { ok: true, delayMs: 20 },
+    ]);
   });
 });
 
