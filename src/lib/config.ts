@@ -79,6 +79,7 @@ const EnvSchema = v.object({
   RATE_LIMIT_MAX: v.optional(integer(0, 1_000_000), '5'),
   RATE_LIMIT_WINDOW_SECONDS: v.optional(integer(1, 31 * 24 * 3600), '600'),
   TRUST_PROXY: v.optional(integer(0, 20), '0'),
+  PUBLIC_URL: optionalUrl,
   REDIS_URL: v.optional(
     v.union(
       [
@@ -126,7 +127,10 @@ export type Config = {
   /** The wait after the first failed delivery attempt; it doubles up to an hour. */
   delivery: { retryBaseMs: number };
   rateLimit: { max: number; windowSeconds: number };
+  /** How many reverse proxies sit in front; their `X-Forwarded-*` headers are believed. */
   trustProxy: number;
+  /** The site's public origin (`PUBLIC_URL`), which alone is "same origin" when set. */
+  publicUrl: string | undefined;
   redisUrl: string | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /** Whether our server answers `/api/*` itself rather than through Astro (decision 0005). */
@@ -266,6 +270,12 @@ export function readConfig(env: Record<string, string | undefined>): ConfigResul
     else allowedOrigins.push(origin);
   }
 
+  // An origin only: a path would suggest the forms live elsewhere, which they cannot.
+  const publicUrl = e.PUBLIC_URL ? bareOriginOf(e.PUBLIC_URL) : undefined;
+  if (e.PUBLIC_URL && publicUrl === undefined) {
+    problems.push('PUBLIC_URL must be the address visitors type, such as https://www.example.com, without a path');
+  }
+
   if (problems.length > 0) return { ok: false, problems: [...new Set(problems)] };
   return {
     ok: true,
@@ -280,6 +290,7 @@ export function readConfig(env: Record<string, string | undefined>): ConfigResul
       delivery: { retryBaseMs: e.DELIVERY_RETRY_BASE_MS },
       rateLimit: { max: e.RATE_LIMIT_MAX, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS },
       trustProxy: e.TRUST_PROXY,
+      publicUrl,
       redisUrl: e.REDIS_URL || undefined,
       logLevel: e.LOG_LEVEL,
       apiFastPath: e.API_FAST_PATH === 'on',
@@ -329,6 +340,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     deliveryRetryBaseMs: config.delivery.retryBaseMs,
     rateLimit: config.rateLimit.max === 0 ? 'off' : config.rateLimit,
     trustProxy: config.trustProxy,
+    publicUrl: config.publicUrl,
     redisUrl: config.redisUrl ? withoutPassword(config.redisUrl) : undefined,
   };
 }
@@ -346,6 +358,13 @@ function originOf(value: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The origin of a URL that is nothing but an origin (no path, query, fragment or user). */
+function bareOriginOf(value: string): string | undefined {
+  const url = new URL(value);
+  const bare = url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password;
+  return bare ? url.origin : undefined;
 }
 
 function mask(secret: string): string {

@@ -1,21 +1,80 @@
+import { isIP } from 'node:net';
 import { failure } from './http.ts';
 
 /** Methods that change something, and so are subject to the origin policy. */
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+/** What a post from another website is told (and the page without JavaScript shows). */
+export const FOREIGN_ORIGIN_MESSAGE = 'Forms on this site cannot be posted from another website';
+
+/** What a request addressed to another site's name is told (DNS rebinding, a stray proxy). */
+export const MISDIRECTED_MESSAGE = 'This site does not answer to that address';
+
+/** How the site's public address is known: named by `PUBLIC_URL`, or read from the request through trusted proxies. */
+export type PublicAddressSettings = {
+  /** The site's origin as visitors type it (`PUBLIC_URL`), or undefined to take it from each request. */
+  publicUrl: string | undefined;
+  /** How many reverse proxies sit in front (`TRUST_PROXY`); their `X-Forwarded-*` headers are believed. */
+  trustProxy: number;
+};
+
+/** Everything the origin policy needs to know. */
+export type OriginSettings = PublicAddressSettings & { allowedOrigins: readonly string[] };
+
 /** The verdict on a request's `Origin`. */
-export type OriginVerdict = { kind: 'no-origin' } | { kind: 'same-origin' } | { kind: 'allowed'; origin: string } | { kind: 'forbidden'; origin: string };
+export type OriginVerdict =
+  | { kind: 'misdirected' }
+  | { kind: 'no-origin' }
+  | { kind: 'same-origin' }
+  | { kind: 'allowed'; origin: string }
+  | { kind: 'forbidden'; origin: string };
+
+// A host as it may appear in Host or X-Forwarded-Host: a name or IPv4, or a bracketed IPv6, and a port.
+const HOST_PATTERN = /^(?:\[[0-9a-f:.]+\]|[a-z0-9._-]+)(?::\d{1,5})?$/i;
 
 /**
- * Judges a request's `Origin` header: absent (curl, servers) and same-origin pass, an
- * origin in `ALLOWED_ORIGINS` passes with CORS, any other is refused.
+ * The origin the visitor's browser addressed, such as `https://www.example.com`: `PUBLIC_URL`
+ * when set; else, with `TRUST_PROXY` ≥ 1, the scheme and host the trusted proxy reports
+ * (`X-Forwarded-Proto`, `X-Forwarded-Host` or else `Host`); else `http://` and the `Host` header.
+ * Undefined when the host is missing or malformed. Cookies are `Secure` when this is https.
+ */
+export function publicOrigin(headers: Headers, settings: PublicAddressSettings): string | undefined {
+  if (settings.publicUrl) return settings.publicUrl;
+  const host = requestHost(headers, settings.trustProxy);
+  if (host === undefined) return undefined;
+  const forwardedProto = forwardedValue(headers.get('x-forwarded-proto'), settings.trustProxy)?.toLowerCase();
+  const scheme = forwardedProto === 'https' || forwardedProto === 'http' ? forwardedProto : 'http';
+  return originOf(`${scheme}://${host}`);
+}
+
+/**
+ * Whether a request is addressed to this site: always when `PUBLIC_URL` is unset; when it
+ * is set, only its host name, an IP address or `localhost` (what an operator's own curl uses).
+ * Hint: a DNS-rebinding page reaches the server under the attacker's name, which this refuses.
+ */
+export function isAddressedToSite(headers: Headers, settings: PublicAddressSettings): boolean {
+  if (!settings.publicUrl) return true;
+  const host = requestHost(headers, settings.trustProxy);
+  if (host === undefined) return false;
+  const name = host
+    .replace(/:\d+$/, '')
+    .replace(/^\[(.*)\]$/, '$1')
+    .toLowerCase();
+  return name === new URL(settings.publicUrl).hostname || name === 'localhost' || isIP(name) !== 0;
+}
+
+/**
+ * Judges a request's address and `Origin` header: a request addressed to another site is
+ * misdirected; then an absent `Origin` (curl, servers) and the site's own pass, an origin in
+ * `ALLOWED_ORIGINS` passes with CORS, any other is refused.
  * Hint: a browser always sends `Origin` on a cross-site post, so a missing one is not a browser attack.
  */
-export function judgeOrigin(request: Request, siteOrigin: string, allowedOrigins: readonly string[]): OriginVerdict {
+export function judgeOrigin(request: Request, settings: OriginSettings): OriginVerdict {
+  if (!isAddressedToSite(request.headers, settings)) return { kind: 'misdirected' };
   const origin = request.headers.get('origin');
   if (origin === null) return { kind: 'no-origin' };
-  if (origin === siteOrigin) return { kind: 'same-origin' };
-  if (allowedOrigins.includes(origin)) return { kind: 'allowed', origin };
+  if (origin === publicOrigin(request.headers, settings)) return { kind: 'same-origin' };
+  if (settings.allowedOrigins.includes(origin)) return { kind: 'allowed', origin };
   return { kind: 'forbidden', origin };
 }
 
@@ -28,15 +87,12 @@ export function corsHeaders(origin: string): Record<string, string> {
  * Applies the origin policy to an `/api/*` request; answers the preflight or the
  * refusal itself, or returns the headers to add to the endpoint's answer.
  */
-export function applyOriginPolicy(
-  request: Request,
-  siteOrigin: string,
-  allowedOrigins: readonly string[],
-): { respond: Response } | { headers: Record<string, string> } {
-  const verdict = judgeOrigin(request, siteOrigin, allowedOrigins);
+export function applyOriginPolicy(request: Request, settings: OriginSettings): { respond: Response } | { headers: Record<string, string> } {
+  const verdict = judgeOrigin(request, settings);
+  if (verdict.kind === 'misdirected') return { respond: failure(421, MISDIRECTED_MESSAGE) };
   const preflight = request.method === 'OPTIONS' && request.headers.has('access-control-request-method');
   if (verdict.kind === 'forbidden' && (preflight || UNSAFE_METHODS.has(request.method))) {
-    return { respond: failure(403, 'Forms on this site cannot be posted from another website') };
+    return { respond: failure(403, FOREIGN_ORIGIN_MESSAGE) };
   }
   const headers = verdict.kind === 'allowed' ? corsHeaders(verdict.origin) : { vary: 'Origin' };
   if (preflight) {
@@ -53,4 +109,31 @@ export function applyOriginPolicy(
     };
   }
   return { headers };
+}
+
+/** The host the request was sent to: the trusted proxy's `X-Forwarded-Host`, else `Host`; undefined when malformed. */
+function requestHost(headers: Headers, trustProxy: number): string | undefined {
+  const host = forwardedValue(headers.get('x-forwarded-host'), trustProxy) ?? headers.get('host') ?? '';
+  return HOST_PATTERN.test(host) ? host : undefined;
+}
+
+function originOf(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The value the outermost trusted proxy wrote in an `X-Forwarded-*` header: like
+ * `X-Forwarded-For`, the `trustProxy`-th entry from the right, since the left is the client's.
+ */
+function forwardedValue(header: string | null, trustProxy: number): string | undefined {
+  if (trustProxy <= 0 || header === null) return undefined;
+  const entries = header
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return entries[Math.max(0, entries.length - trustProxy)];
 }

@@ -28,11 +28,11 @@ export type HttpServer = {
 };
 
 /**
- * Wraps the adapter's handler in a `node:http` server we control: timeouts, a 413 from
- * the declared length before any body is read, an optional fast path tried before the
- * adapter, and a graceful stop.
+ * Wraps the adapter's handler in a `node:http` server we control: an optional front that
+ * every request meets first, timeouts, a 413 from the declared length before any body is
+ * read, an optional fast path tried before the adapter, and a graceful stop.
  */
-export function createHttpServer(handler: NodeHandler, fastPath?: FastPath): HttpServer {
+export function createHttpServer(handler: NodeHandler, fastPath?: FastPath, options: { front?: FastPath } = {}): HttpServer {
   const inFlight = new Set<ServerResponse>();
   let draining = false;
 
@@ -40,6 +40,7 @@ export function createHttpServer(handler: NodeHandler, fastPath?: FastPath): Htt
     inFlight.add(res);
     res.once('close', () => inFlight.delete(res));
     if (draining) closeAfter(res);
+    if (options.front?.(req, res)) return;
     if (declaresTooLargeBody(req)) {
       // Answer at once, from the header: no need to wait for a body that may never come.
       res.writeHead(413, { 'content-type': 'application/json; charset=utf-8' });

@@ -10,6 +10,7 @@ import { ConfigError, describeConfig, loadEnvFile, requireConfig } from '../lib/
 import { createLogger } from '../lib/log.ts';
 import { createServices, installServices } from '../lib/services.ts';
 import { createApiFastPath } from './api-fast-path.ts';
+import { createFront } from './front.ts';
 import { createHttpServer, type NodeHandler } from './http-server.ts';
 import { createStaticFastPath, loadStaticFiles } from './static-files.ts';
 
@@ -51,7 +52,9 @@ const { handler } = (await import(ENTRY.href)) as { handler: NodeHandler };
 // Before the adapter: the built pages from memory, then the API without the framework.
 const staticFiles = createStaticFastPath(loadStaticFiles(fileURLToPath(new URL('../client', ENTRY))));
 const api = config.apiFastPath ? createApiFastPath(services) : undefined;
-const { server, shutdown } = createHttpServer(handler, (req, res) => staticFiles(req, res) || (api?.(req, res) ?? false));
+const { server, shutdown } = createHttpServer(handler, (req, res) => staticFiles(req, res) || (api?.(req, res) ?? false), {
+  front: createFront(config),
+});
 server.listen(config.port, config.host, () => {
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;

@@ -58,7 +58,7 @@ export async function guardApi({ request, socketAddress, services, route }: ApiR
   return response;
 
   async function guarded(): Promise<Response> {
-    const policy = applyOriginPolicy(request, url.origin, config.allowedOrigins);
+    const policy = applyOriginPolicy(request, config);
     if ('respond' in policy) return forPeople(policy.respond);
 
     let answer: Response;

@@ -1,0 +1,36 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isAddressedToSite, MISDIRECTED_MESSAGE, type PublicAddressSettings } from '../lib/origin.ts';
+import type { FastPath } from './http-server.ts';
+
+/**
+ * What every request meets first, whatever answers it later (pages from memory, the API,
+ * the adapter, a 413): once `PUBLIC_URL` is set, a request addressed to another name is
+ * refused with 421, so a DNS-rebinding page can neither post nor read.
+ */
+export function createFront(settings: PublicAddressSettings): FastPath {
+  return (req, res) => {
+    if (!settings.publicUrl || isAddressedToSite(addressHeaders(req), settings)) return false;
+    refuseMisdirected(req, res);
+    return true;
+  };
+}
+
+function addressHeaders(req: IncomingMessage): Headers {
+  const headers = new Headers();
+  for (const name of ['host', 'x-forwarded-host']) {
+    const value = req.headers[name];
+    if (typeof value === 'string') headers.set(name, value);
+  }
+  return headers;
+}
+
+function refuseMisdirected(req: IncomingMessage, res: ServerResponse): void {
+  const api = req.url?.startsWith('/api/') ?? false;
+  const body = api ? JSON.stringify({ success: false, error: MISDIRECTED_MESSAGE }) : `${MISDIRECTED_MESSAGE}.\n`;
+  res.writeHead(421, {
+    'content-type': api ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8',
+    'content-length': String(Buffer.byteLength(body)),
+    'cache-control': 'no-store',
+  });
+  res.end(req.method === 'HEAD' ? undefined : body);
+}
