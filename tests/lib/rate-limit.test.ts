@@ -19,6 +19,8 @@ describe('abuse limits in memory', () => {
     const verdict = await limits.checkClient('contact', '203.0.113.7');
     expect(verdict).toEqual({ ok: false, retryAfterSeconds: expect.any(Number) });
     expect(verdict.ok === false && verdict.retryAfterSeconds).toBeGreaterThan(500);
+    // The window is 600 s: a wait counted in milliseconds would be a thousand times this.
+    expect(verdict.ok === false && verdict.retryAfterSeconds).toBeLessThanOrEqual(600);
   });
 
   test('other clients and the other route are unaffected', async () => {
@@ -34,6 +36,9 @@ describe('abuse limits in memory', () => {
     const verdicts = [];
     for (const email of emails) verdicts.push((await limits.checkAddress(email)).ok);
     expect(verdicts).toEqual([true, true, true, false]);
+    const refused = await limits.checkAddress('ada@example.com');
+    expect(refused.ok === false && refused.retryAfterSeconds).toBeGreaterThan(86_000);
+    expect(refused.ok === false && refused.retryAfterSeconds).toBeLessThanOrEqual(86_400);
   });
 
   test('RATE_LIMIT_MAX=0 turns limiting off', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, test, vi } from 'vitest';
 import { createLogger, silentLogger } from '../../../src/lib/log.ts';
-import { handleNewsletter, NEWSLETTER_FAILURES, NEWSLETTER_RETRY_AFTER_SECONDS } from '../../../src/lib/newsletter/handle.ts';
+import { handleNewsletter } from '../../../src/lib/newsletter/handle.ts';
 import type { NewsletterProvider, SubscribeFailure, SubscribeOutcome } from '../../../src/lib/newsletter/provider.ts';
 
 function fakeProvider(outcome: SubscribeOutcome = { ok: true }) {
@@ -45,8 +45,19 @@ describe('POST /api/newsletter handler', () => {
   const failureOf = (reason: SubscribeFailure, detail: string): SubscribeOutcome =>
     reason === 'misconfigured' ? { ok: false, reason, detail, check: 'MAILCHIMP_API_KEY' } : { ok: false, reason, detail };
 
-  test.each(Object.entries(NEWSLETTER_FAILURES))('answers a provider failure "%s" with its status and a readable error', async (reason, expected) => {
-    const { provider } = fakeProvider(failureOf(reason as SubscribeFailure, 'HTTP 500 raw provider text'));
+  test.each<[SubscribeFailure, { status: number; error: string }]>([
+    ['invalid-address', { status: 400, error: 'Please enter a valid email address' }],
+    [
+      'not-resubscribable',
+      {
+        status: 400,
+        error: 'This address unsubscribed earlier, so we cannot add it again here. Use the subscribe link in one of our earlier emails, or contact us.',
+      },
+    ],
+    ['unavailable', { status: 503, error: 'The newsletter service is busy right now. Please try again in a few minutes.' }],
+    ['misconfigured', { status: 502, error: 'We could not subscribe you right now. Please try again later.' }],
+  ])('answers a provider failure "%s" with its status and a readable error', async (reason, expected) => {
+    const { provider } = fakeProvider(failureOf(reason, 'HTTP 500 raw provider text'));
     const response = await handleNewsletter(post({ email: 'ada@example.com' }), { provider, logger: silentLogger });
     expect(response.status).toBe(expected.status);
     const body = await response.json();
@@ -58,7 +69,7 @@ describe('POST /api/newsletter handler', () => {
     const { provider } = fakeProvider({ ok: false, reason: 'unavailable', detail: 'timeout' });
     const response = await handleNewsletter(post({ email: 'ada@example.com' }), { provider, logger: silentLogger });
     expect(response.status).toBe(503);
-    expect(response.headers.get('retry-after')).toBe(String(NEWSLETTER_RETRY_AFTER_SECONDS));
+    expect(response.headers.get('retry-after')).toBe('120');
     await expect(response.json()).resolves.toEqual({ success: false, error: expect.stringMatching(/try again in a few minutes/) });
   });
 
