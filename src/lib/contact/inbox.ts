@@ -1,5 +1,6 @@
 import { toCsv } from '../csv.ts';
 import { EXIT, readFormatOption } from '../cli.ts';
+import { formatTable, type TableColumn } from '../text-table.ts';
 import type { DeliveryEvent, Outbox, Submission } from './outbox.ts';
 
 /** The commands of `npm run inbox`, as parsed from its arguments. */
@@ -69,8 +70,8 @@ export function runInboxCommand(command: InboxCommand, { outbox, out, err, now =
         return EXIT.ok;
       }
       out(
-        table(
-          ['ID', 'RECEIVED (UTC)', 'NAME', 'EMAIL', 'STATUS'],
+        formatTable(
+          LIST_COLUMNS,
           all.map((s) => [String(s.id), shortTime(s.createdAt), oneLine(s.name), oneLine(s.email), s.status]),
         ),
       );
@@ -105,6 +106,16 @@ export function runInboxCommand(command: InboxCommand, { outbox, out, err, now =
     }
   }
 }
+
+// A long name or address is cut rather than pushing the status off a 100-column terminal;
+// `show <id>` prints it whole.
+const LIST_COLUMNS: TableColumn[] = [
+  { header: 'ID' },
+  { header: 'RECEIVED (UTC)' },
+  { header: 'NAME', maxWidth: 24 },
+  { header: 'EMAIL', maxWidth: 32 },
+  { header: 'STATUS' },
+];
 
 /** The fields of one message in an export, named as in JSON. */
 const EXPORT_COLUMNS = ['id', 'createdAt', 'name', 'email', 'message', 'status', 'attempts', 'nextAttemptAt', 'lastError', 'sentAt'] as const;
@@ -150,20 +161,6 @@ function describe(s: Submission, history: DeliveryEvent[]): string {
     ...history.map((e) => `  ${e.at}  ${e.outcome.padEnd(8)}  ${e.error ? oneLine(e.error) : ''}`.trimEnd()),
   ];
   return `${lines.join('\n')}\n`;
-}
-
-function table(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(width(h), ...rows.map((r) => width(r[i] ?? ''))));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => c + ' '.repeat((widths[i] ?? 0) - width(c)))
-      .join('  ')
-      .trimEnd();
-  return `${[header, ...rows].map(line).join('\n')}\n`;
-}
-
-function width(text: string): number {
-  return [...text].length;
 }
 
 function shortTime(iso: string): string {

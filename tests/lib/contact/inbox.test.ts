@@ -104,6 +104,24 @@ describe('the inbox commands', () => {
     });
   });
 
+  test('list cuts long names and addresses and aligns wide characters by the columns they take', () => {
+    insert({
+      createdAt: '2026-05-01T08:00:00.000Z',
+      name: 'Maximilian Alexander Freiherr von Humboldt',
+      email: 'maximilian.alexander.humboldt@universitaet.example',
+      message: 'A long name.',
+    });
+    insert({ createdAt: '2026-05-02T09:30:00.000Z', name: '山田太郎', email: 'taro@example.jp', message: 'A wide name.' });
+    insert({ createdAt: '2026-05-03T10:45:00.000Z', name: 'Zoe\u0308 👩‍💻', email: 'zoe@example.org', message: 'Combining and emoji.' });
+    expect(run({ name: 'list' }).out.split('\n')).toEqual([
+      'ID  RECEIVED (UTC)       NAME                      EMAIL                             STATUS',
+      '3   2026-05-03 10:45:00  Zoe\u0308 👩‍💻                    zoe@example.org                   pending',
+      '2   2026-05-02 09:30:00  山田太郎                  taro@example.jp                   pending',
+      '1   2026-05-01 08:00:00  Maximilian Alexander Fr…  maximilian.alexander.humboldt@u…  pending',
+      '',
+    ]);
+  });
+
   test('list says so on stderr when there is nothing yet', () => {
     expect(run({ name: 'list' })).toEqual({ code: EXIT.ok, out: '', err: 'No contact messages yet.\n' });
   });
