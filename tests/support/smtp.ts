@@ -22,20 +22,29 @@ export type FakeSmtpServer = {
   close(): Promise<void>;
 };
 
+/** A certificate for the server: offered with STARTTLS (`secure: false`), or TLS from the first byte (`secure: true`, smtps). */
+export type SmtpTlsOptions = { key: string; cert: string; secure: boolean };
+
 /**
  * Starts an SMTP server that records what it receives.
- * Hint: STARTTLS is off so the client speaks plain text, and AUTH is accepted over it only
- * when `credentials` are given (then they are required).
+ * Hint: without `tls`, STARTTLS is off so the client speaks plain text, and AUTH is accepted
+ * over it only when `credentials` are given (then they are required).
  */
 export async function startSmtpServer(
-  options: { port?: number; answer?: (attempt: number) => SmtpAnswer | Promise<SmtpAnswer>; credentials?: { user: string; pass: string } } = {},
+  options: {
+    port?: number;
+    answer?: (attempt: number) => SmtpAnswer | Promise<SmtpAnswer>;
+    credentials?: { user: string; pass: string };
+    tls?: SmtpTlsOptions;
+  } = {},
 ): Promise<FakeSmtpServer> {
   let decide: (attempt: number) => SmtpAnswer | Promise<SmtpAnswer> = options.answer ?? (() => 'accept');
   let attempts = 0;
   const received: ReceivedMail[] = [];
   const server = new SMTPServer({
     logger: false,
-    disabledCommands: options.credentials ? ['STARTTLS'] : ['STARTTLS', 'AUTH'],
+    disabledCommands: [...(options.tls ? [] : ['STARTTLS']), ...(options.credentials ? [] : ['AUTH'])],
+    ...(options.tls ? { secure: options.tls.secure, key: options.tls.key, cert: options.tls.cert } : {}),
     authOptional: !options.credentials,
     allowInsecureAuth: true,
     closeTimeout: 200,
@@ -64,13 +73,16 @@ export async function startSmtpServer(
       });
     },
   });
+  // A client that refuses our certificate hangs up mid-handshake; that is the test, not a crash.
+  server.on('error', () => {});
   const port = await new Promise<number>((resolve, reject) => {
     const net = server.listen(options.port ?? 0, '127.0.0.1', () => resolve((net.address() as AddressInfo).port));
     net.once('error', reject);
   });
   return {
     port,
-    url: (credentials) => `smtp://${credentials ? `${encodeURIComponent(credentials.user)}:${encodeURIComponent(credentials.pass)}@` : ''}127.0.0.1:${port}`,
+    url: (credentials) =>
+      `${options.tls?.secure ? 'smtps' : 'smtp'}://${credentials ? `${encodeURIComponent(credentials.user)}:${encodeURIComponent(credentials.pass)}@` : ''}127.0.0.1:${port}`,
     received,
     attempts: () => attempts,
     answer(next) {

@@ -1,5 +1,7 @@
+import { getCACertificates } from 'node:tls';
 import type { SmtpConfig } from '../config.ts';
 import { requireWhenNeeded } from '../lazy.ts';
+import type { Logger } from '../log.ts';
 import type { ContactEmail } from './message.ts';
 
 /** The answer of one delivery attempt: accepted, or refused for a while or for good. */
@@ -19,11 +21,22 @@ export type SmtpTimeouts = { connectionTimeout: number; greetingTimeout: number;
  */
 export const SMTP_TIMEOUTS: SmtpTimeouts = { connectionTimeout: 10_000, greetingTimeout: 5_000, socketTimeout: 20_000, dnsTimeout: 10_000 };
 
+/** How the mail server's certificate is checked: against Node's CAs plus `ca`, or not at all. */
+export type SmtpTls = {
+  /** PEM certificates trusted besides Node's default CAs (SMTP_TLS_CA_FILE): a private CA, or a self-signed server's own certificate. */
+  ca?: string[];
+  /** False (SMTP_TLS_REJECT_UNAUTHORIZED=false) accepts any certificate: only for a server on a network the owner trusts. */
+  rejectUnauthorized?: boolean;
+};
+
+/** What the SMTP mailer may be given besides the server: its TLS trust, its time limits, and where to say what to fix. */
+export type SmtpMailerOptions = { tls?: SmtpTls; timeouts?: SmtpTimeouts; logger?: Logger };
+
 /**
  * A mailer that speaks SMTP to the server of `SMTP_URL` (smtp:// upgrades with STARTTLS
  * when offered, smtps:// is TLS from the start), one connection per message.
  */
-export function createSmtpMailer(smtp: SmtpConfig, timeouts: SmtpTimeouts = SMTP_TIMEOUTS): Mailer {
+export function createSmtpMailer(smtp: SmtpConfig, { tls = {}, timeouts = SMTP_TIMEOUTS, logger }: SmtpMailerOptions = {}): Mailer {
   const nodemailer = requireWhenNeeded('nodemailer') as typeof import('nodemailer');
   const transport = nodemailer.createTransport({
     url: smtp.url,
@@ -31,14 +44,31 @@ export function createSmtpMailer(smtp: SmtpConfig, timeouts: SmtpTimeouts = SMTP
     // Our messages never attach files or URLs; refusing them shuts a door nobody needs open.
     disableFileAccess: true,
     disableUrlAccess: true,
+    tls: {
+      // Added to the default CAs rather than replacing them, so a server that later moves to a public certificate still works.
+      ...(tls.ca ? { ca: [...getCACertificates('default'), ...tls.ca] } : {}),
+      rejectUnauthorized: tls.rejectUnauthorized !== false,
+    },
   });
+  if (tls.rejectUnauthorized === false) {
+    logger?.warn('contact.smtp_tls_unchecked', {
+      note: "SMTP_TLS_REJECT_UNAUTHORIZED=false: the mail server's certificate is not checked, so anyone on the way to it can read contact messages and the SMTP password. Prefer SMTP_TLS_CA_FILE.",
+    });
+  }
+  // Each kind of certificate problem is explained once per process, not once per message.
+  const explained = new Set<string>();
   return {
     async send(email) {
       try {
         await transport.sendMail(email);
         return { ok: true };
       } catch (error) {
-        return { ok: false, ...classifySmtpError(error) };
+        const { fix, ...result } = classifySmtpError(error);
+        if (fix && !explained.has(fix)) {
+          explained.add(fix);
+          logger?.error('contact.smtp_misconfigured', { reason: result.reason, fix });
+        }
+        return { ok: false, ...result };
       }
     },
   };
@@ -47,16 +77,51 @@ export function createSmtpMailer(smtp: SmtpConfig, timeouts: SmtpTimeouts = SMTP
 /** The error codes that retrying will not cure: the configuration has to change first. */
 const PERMANENT_CODES = new Set(['EAUTH', 'ENOAUTH', 'ECONFIG']);
 
+/** What to change when the mail server's certificate is refused, by kind of refusal: in short for the message's reason, in full for the log. */
+export const CERTIFICATE_FIXES = {
+  untrusted: {
+    short: "set SMTP_TLS_CA_FILE to its CA's certificate",
+    full: "set SMTP_TLS_CA_FILE to the certificate of the CA that signed the mail server's certificate (to its own certificate if it is self-signed), restart, then npm run inbox -- retry <id> for each failed message",
+  },
+  name: {
+    short: 'use in SMTP_URL the host name on the certificate',
+    full: 'use in SMTP_URL the host name the certificate was issued for, restart, then npm run inbox -- retry <id> for each failed message',
+  },
+} as const;
+
+// Node's (OpenSSL's) verification codes. Untrusted and wrong-name certificates are
+// configuration: retrying for 24 h cannot cure them. An expired or not yet valid one is left
+// transient: the provider renews it, or our clock is corrected, without the owner.
+const CERTIFICATE_PROBLEMS: Record<string, { problem: string; fix?: keyof typeof CERTIFICATE_FIXES }> = {
+  DEPTH_ZERO_SELF_SIGNED_CERT: { problem: 'is self-signed', fix: 'untrusted' },
+  SELF_SIGNED_CERT_IN_CHAIN: { problem: 'comes from a CA that is not trusted', fix: 'untrusted' },
+  UNABLE_TO_GET_ISSUER_CERT: { problem: 'comes from a CA that is not trusted', fix: 'untrusted' },
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: { problem: 'comes from a CA that is not trusted', fix: 'untrusted' },
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: { problem: 'comes from a CA that is not trusted', fix: 'untrusted' },
+  CERT_UNTRUSTED: { problem: 'is not trusted', fix: 'untrusted' },
+  CERT_REJECTED: { problem: 'is not trusted', fix: 'untrusted' },
+  INVALID_CA: { problem: 'comes from an invalid CA', fix: 'untrusted' },
+  CERT_SIGNATURE_FAILURE: { problem: 'has an invalid signature', fix: 'untrusted' },
+  ERR_TLS_CERT_ALTNAME_INVALID: { problem: 'is for another host name', fix: 'name' },
+  HOSTNAME_MISMATCH: { problem: 'is for another host name', fix: 'name' },
+  CERT_HAS_EXPIRED: { problem: 'has expired' },
+  CERT_NOT_YET_VALID: { problem: 'is not valid yet (or our clock is wrong)' },
+};
+
 /**
  * Tells a failure that may pass (no connection, a timeout, a 4xx reply) from one that
- * will not (a 5xx reply, refused credentials), with a reason for the owner.
+ * will not (a 5xx reply, refused credentials, a certificate we cannot trust), with a reason
+ * for the owner and, for a configuration error, what to change.
  * Hint: 503 "bad sequence of commands" counts as transient, as nodemailer counts it: it
  * says the session went wrong, not that the message was refused. Anything unknown is
  * transient too, since retries end after 24 h anyway and a message is never dropped early.
  */
-export function classifySmtpError(error: unknown): { permanent: boolean; reason: string } {
+export function classifySmtpError(error: unknown): { permanent: boolean; reason: string; fix?: string } {
   const e = (typeof error === 'object' && error !== null ? error : {}) as {
     code?: unknown;
+    originalCode?: unknown;
+    host?: unknown;
+    cert?: { subjectaltname?: unknown };
     responseCode?: unknown;
     response?: unknown;
     message?: unknown;
@@ -65,12 +130,33 @@ export function classifySmtpError(error: unknown): { permanent: boolean; reason:
   const code = typeof e.code === 'string' ? e.code : undefined;
   const responseCode = typeof e.responseCode === 'number' ? e.responseCode : undefined;
   const text = typeof e.response === 'string' ? e.response : typeof e.message === 'string' ? e.message : String(error);
+
+  const certificate = typeof e.originalCode === 'string' ? CERTIFICATE_PROBLEMS[e.originalCode] : undefined;
+  if (certificate) {
+    // Node's own advice after the ";" (--use-system-ca) is not how this service is configured.
+    const detail = text.split(';')[0]?.trim();
+    // Node's check of the name leaves out DNS names when the host is an IP; its error has both.
+    const names = e.cert?.subjectaltname;
+    const problem =
+      certificate.fix === 'name' && typeof names === 'string' && typeof e.host === 'string'
+        ? `is for ${names}, not ${e.host}`
+        : `${certificate.problem} (${detail})`;
+    const reason = oneLine(`${code} ${e.originalCode}: the mail server's TLS certificate ${problem}`);
+    if (!certificate.fix) return { permanent: false, reason };
+    const fix = CERTIFICATE_FIXES[certificate.fix];
+    return { permanent: true, reason: oneLine(`${reason}; ${fix.short}`), fix: fix.full };
+  }
+
   const label = [code, typeof e.timeoutType === 'string' ? `(${e.timeoutType})` : undefined, responseCode].filter((x) => x !== undefined).join(' ');
-  const reason = `${label ? `${label}: ` : ''}${text}`.replace(/\s+/g, ' ').trim().slice(0, 500);
+  const reason = oneLine(`${label ? `${label}: ` : ''}${text}`);
 
   let permanent: boolean;
   if (responseCode !== undefined && responseCode >= 400 && responseCode < 500) permanent = false;
   else if (responseCode !== undefined && responseCode >= 500 && responseCode < 600) permanent = responseCode !== 503;
   else permanent = code !== undefined && PERMANENT_CODES.has(code);
   return { permanent, reason };
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim().slice(0, 500);
 }

@@ -158,7 +158,7 @@ describe('the SMTP mailer against a real SMTP server on 127.0.0.1', () => {
     try {
       const config = { url: `smtp://127.0.0.1:${silent.port}`, ...addresses };
       const started = Date.now();
-      const result = await createSmtpMailer(config, { ...SMTP_TIMEOUTS, greetingTimeout: 300 }).send(composeContactEmail(submission, config));
+      const result = await createSmtpMailer(config, { timeouts: { ...SMTP_TIMEOUTS, greetingTimeout: 300 } }).send(composeContactEmail(submission, config));
       expect(result).toEqual({ ok: false, permanent: false, reason: expect.stringContaining('ETIMEDOUT') });
       expect(Date.now() - started).toBeLessThan(5_000);
     } finally {
