@@ -1,0 +1,169 @@
+import * as v from 'valibot';
+import { mask, withoutCredentials } from './secrets.ts';
+import { type ConfigConcern, optionalText, optionalUrl, readVariables, text } from './variables.ts';
+
+/** The newsletter providers a deployment can choose from (SPEC.md 2.4, plus the embedded default). */
+export const PROVIDER_NAMES = ['mailchimp', 'kit', 'resend', 'local'] as const;
+
+/** One of the newsletter providers. */
+export type ProviderName = (typeof PROVIDER_NAMES)[number];
+
+/** The Mailchimp settings, complete (SPEC.md 2.4 row 1). */
+export type MailchimpConfig = { apiKey: string; listId: string; baseUrl: string };
+/** The Kit settings, complete (SPEC.md 2.4 row 2). */
+export type KitConfig = { apiKey: string; formId: string; baseUrl: string };
+/** The Resend settings, complete (SPEC.md 2.4 row 3). */
+export type ResendConfig = { apiKey: string; audienceId: string; baseUrl: string };
+
+/** The chosen newsletter provider with exactly the settings it needs. */
+export type NewsletterConfig =
+  | { provider: 'mailchimp'; mailchimp: MailchimpConfig }
+  | { provider: 'kit'; kit: KitConfig }
+  | { provider: 'resend'; resend: ResendConfig }
+  | { provider: 'local' };
+
+/** The newsletter part of the configuration. */
+export type NewsletterSettings = {
+  newsletter: NewsletterConfig;
+  /** Why the provider was chosen, for the start-up log. */
+  newsletterChoice: 'configured' | 'inferred' | 'default';
+};
+
+const VARIABLES = {
+  NEWSLETTER_PROVIDER: v.optional(
+    v.pipe(text, v.toLowerCase(), v.union([v.literal(''), v.picklist(PROVIDER_NAMES)], `must be one of ${PROVIDER_NAMES.join(', ')}`)),
+  ),
+  MAILCHIMP_API_KEY: optionalText,
+  MAILCHIMP_LIST_ID: optionalText,
+  MAILCHIMP_SERVER_PREFIX: optionalText,
+  MAILCHIMP_API_BASE_URL: optionalUrl,
+  KIT_API_KEY: optionalText,
+  // Kit's API wants the form's number; the embed code's data-uid looks similar but is not it.
+  KIT_FORM_ID: v.optional(
+    v.union(
+      [
+        v.literal(''),
+        v.pipe(text, v.regex(/^\d+$/, "must be the form's number, such as 1234567 (from the form's address in Kit, not the data-uid of its embed code)")),
+      ],
+      "must be the form's number, such as 1234567 (from the form's address in Kit, not the data-uid of its embed code)",
+    ),
+  ),
+  KIT_API_BASE_URL: optionalUrl,
+  RESEND_API_KEY: optionalText,
+  RESEND_AUDIENCE_ID: optionalText,
+  RESEND_BASE_URL: optionalUrl,
+};
+
+type Variables = ReturnType<typeof readVariables<typeof VARIABLES>>['config'];
+
+/** Which variable holds the key of each paid provider: setting it is how a provider is inferred. */
+const PROVIDER_KEYS = {
+  mailchimp: 'MAILCHIMP_API_KEY',
+  kit: 'KIT_API_KEY',
+  resend: 'RESEND_API_KEY',
+} as const;
+
+/** Which variable names the list, form or audience of each paid provider. */
+const PROVIDER_TARGETS = {
+  mailchimp: 'MAILCHIMP_LIST_ID',
+  kit: 'KIT_FORM_ID',
+  resend: 'RESEND_AUDIENCE_ID',
+} as const;
+
+type PaidProvider = keyof typeof PROVIDER_KEYS;
+const PAID_PROVIDERS = Object.keys(PROVIDER_KEYS) as PaidProvider[];
+
+/** NEWSLETTER_PROVIDER and the settings of the provider it chooses (or that a key implies). */
+export const newsletter: ConfigConcern<NewsletterSettings> = {
+  read(env) {
+    const { config: e, problems } = readVariables(VARIABLES, env);
+    const { provider, newsletterChoice } = chooseProvider(e, problems);
+    return { config: { newsletter: settingsOf(provider, e, problems), newsletterChoice }, problems };
+  },
+  describe: ({ newsletter: n, newsletterChoice }) => ({
+    newsletterProvider: n.provider,
+    newsletterChoice,
+    ...(n.provider === 'mailchimp' && {
+      mailchimp: { apiKey: mask(n.mailchimp.apiKey), listId: n.mailchimp.listId, baseUrl: withoutCredentials(n.mailchimp.baseUrl) },
+    }),
+    ...(n.provider === 'kit' && { kit: { apiKey: mask(n.kit.apiKey), formId: n.kit.formId, baseUrl: withoutCredentials(n.kit.baseUrl) } }),
+    ...(n.provider === 'resend' && {
+      resend: { apiKey: mask(n.resend.apiKey), audienceId: n.resend.audienceId, baseUrl: withoutCredentials(n.resend.baseUrl) },
+    }),
+  }),
+};
+
+/** NEWSLETTER_PROVIDER when set; else the one provider whose key is set; else local. */
+function chooseProvider(e: Variables, problems: string[]): { provider: ProviderName; newsletterChoice: NewsletterSettings['newsletterChoice'] } {
+  if (e.NEWSLETTER_PROVIDER) return { provider: e.NEWSLETTER_PROVIDER, newsletterChoice: 'configured' };
+  const keysSet = PAID_PROVIDERS.filter((p) => e[PROVIDER_KEYS[p]] !== undefined);
+  if (keysSet.length === 1) return { provider: keysSet[0]!, newsletterChoice: 'inferred' };
+  if (keysSet.length > 1) {
+    problems.push(
+      `NEWSLETTER_PROVIDER is required when keys of several providers are set (${keysSet.map((p) => PROVIDER_KEYS[p]).join(', ')}): choose one of ${PROVIDER_NAMES.join(', ')}`,
+    );
+  } else {
+    // A list, form or audience without its key is a provider half set up: saying so beats
+    // quietly keeping its subscribers in the local database.
+    for (const p of PAID_PROVIDERS) {
+      if (e[PROVIDER_TARGETS[p]]) {
+        problems.push(
+          `${PROVIDER_KEYS[p]} is required when ${PROVIDER_TARGETS[p]} is set (or set NEWSLETTER_PROVIDER=local to keep subscribers in the database)`,
+        );
+      }
+    }
+  }
+  return { provider: 'local', newsletterChoice: 'default' };
+}
+
+/** The settings the chosen provider needs, each missing one a problem. */
+function settingsOf(provider: ProviderName, e: Variables, problems: string[]): NewsletterConfig {
+  const required = (name: string, value: string | undefined): string => {
+    if (value === undefined) problems.push(`${name} is required when NEWSLETTER_PROVIDER is ${provider}`);
+    return value ?? '';
+  };
+  switch (provider) {
+    case 'mailchimp': {
+      const apiKey = required('MAILCHIMP_API_KEY', e.MAILCHIMP_API_KEY);
+      const listId = required('MAILCHIMP_LIST_ID', e.MAILCHIMP_LIST_ID);
+      return { provider, mailchimp: { apiKey, listId, baseUrl: e.MAILCHIMP_API_BASE_URL || mailchimpBaseUrl(apiKey, e.MAILCHIMP_SERVER_PREFIX, problems) } };
+    }
+    case 'kit':
+      return {
+        provider,
+        kit: {
+          apiKey: required('KIT_API_KEY', e.KIT_API_KEY),
+          formId: required('KIT_FORM_ID', e.KIT_FORM_ID || undefined),
+          baseUrl: e.KIT_API_BASE_URL || 'https://api.convertkit.com/v3',
+        },
+      };
+    case 'resend':
+      return {
+        provider,
+        resend: {
+          apiKey: required('RESEND_API_KEY', e.RESEND_API_KEY),
+          audienceId: required('RESEND_AUDIENCE_ID', e.RESEND_AUDIENCE_ID),
+          baseUrl: e.RESEND_BASE_URL || 'https://api.resend.com',
+        },
+      };
+    case 'local':
+      return { provider };
+  }
+}
+
+/** Mailchimp's address for the data centre in MAILCHIMP_SERVER_PREFIX, or else at the end of the key. */
+function mailchimpBaseUrl(apiKey: string, serverPrefix: string | undefined, problems: string[]): string {
+  const prefix = serverPrefix ?? serverPrefixOf(apiKey);
+  if (prefix === undefined) {
+    if (apiKey) problems.push('MAILCHIMP_SERVER_PREFIX is required when MAILCHIMP_API_KEY does not end in -<data centre>, such as -us21');
+  } else if (!/^[a-z]+\d+$/i.test(prefix)) {
+    problems.push('MAILCHIMP_SERVER_PREFIX must look like us21');
+  }
+  return `https://${prefix}.api.mailchimp.com/3.0`;
+}
+
+/** Mailchimp keys end in `-<data centre>`, such as `-us21`; that suffix is the default server prefix. */
+function serverPrefixOf(apiKey: string): string | undefined {
+  const dash = apiKey.lastIndexOf('-');
+  return dash > 0 && dash < apiKey.length - 1 ? apiKey.slice(dash + 1) : undefined;
+}
