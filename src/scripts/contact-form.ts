@@ -10,8 +10,8 @@ export const CONTACT_TEXT = {
   thanks: "Thanks for your message! We'll get back to you soon.",
 } as const;
 
-/** How the contact form sends: where to, and with which fetch (tests pass a stub). */
-export type ContactFormOptions = { endpoint?: string; fetchImpl?: typeof fetch };
+/** How the contact form sends: where to, with which fetch (tests pass a stub), and what to await first (the proof). */
+export type ContactFormOptions = { endpoint?: string; fetchImpl?: typeof fetch; beforeSend?: () => Promise<void> };
 
 /** The contact endpoint to post to: the configured absolute URL when one is set, else DEFAULT_CONTACT_ENDPOINT. */
 export function contactEndpoint(configured: string | undefined): string {
@@ -22,9 +22,10 @@ export function contactEndpoint(configured: string | undefined): string {
  * Makes a contact form send without leaving the page: thanks on success, each field's
  * messages at that field with the focus on the first, or the answer's `error`.
  */
-export function enhanceContactForm(form: HTMLFormElement, { endpoint = DEFAULT_CONTACT_ENDPOINT, fetchImpl = fetch }: ContactFormOptions = {}): void {
+export function enhanceContactForm(form: HTMLFormElement, { endpoint = DEFAULT_CONTACT_ENDPOINT, fetchImpl = fetch, beforeSend }: ContactFormOptions = {}): void {
   enhanceForm(form, CONTACT_TEXT, async ({ status, error }) => {
     clearFieldErrors(form);
+    if (beforeSend) await beforeSend();
     const answer = await postForm(form, endpoint, fetchImpl);
     if (answer.success === true) showThanks(form, status, CONTACT_TEXT.thanks);
     else if (answer.errors && typeof answer.errors === 'object') showFieldErrors(form, answer.errors as Record<string, unknown>, error);

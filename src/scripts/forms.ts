@@ -7,8 +7,13 @@
 import { CONTACT_FORM_ENDPOINT } from 'astro:env/client';
 import { contactEndpoint, enhanceContactForm } from './contact-form.ts';
 import { enhanceNewsletterForm } from './newsletter-form.ts';
+import { challengeUrl, prepareProof } from './proof.ts';
 
 const endpoint = contactEndpoint(CONTACT_FORM_ENDPOINT);
 
-for (const form of document.querySelectorAll<HTMLFormElement>('form[data-newsletter-form]')) enhanceNewsletterForm(form);
-for (const form of document.querySelectorAll<HTMLFormElement>('form[data-contact-form]')) enhanceContactForm(form, { endpoint });
+for (const form of document.querySelectorAll<HTMLFormElement>('form[data-newsletter-form]')) {
+  enhanceNewsletterForm(form, fetch, prepareProof(form, challengeUrl('/', location.href)));
+}
+for (const form of document.querySelectorAll<HTMLFormElement>('form[data-contact-form]')) {
+  enhanceContactForm(form, { endpoint, beforeSend: prepareProof(form, challengeUrl(endpoint, location.href)) });
+}

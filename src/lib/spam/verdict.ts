@@ -1,0 +1,112 @@
+import type { Logger } from '../log.ts';
+import type { AkismetClient } from './akismet.ts';
+import { type ContentReason, contentReasons, tooFast } from './content.ts';
+import type { OutsideCheck } from './outside.ts';
+import { checkProof, type ProofCheck, type ProofFailure } from './proof.ts';
+import type { TurnstileClient } from './turnstile.ts';
+import type { UsedChallenges } from './used-challenges.ts';
+
+/** One reason a message was judged spam, as stored with it and shown to the owner. */
+export type SpamReason = `proof-${ProofFailure}` | 'too-fast' | ContentReason | 'turnstile-failed' | 'akismet-spam';
+
+/** The verdict on one message: spam or not, and every reason found. */
+export type Verdict = { spam: boolean; reasons: SpamReason[] };
+
+/** What each reason means, in the owner's words (inbox `show`, the digest). */
+export const REASON_TEXT: Record<SpamReason, string> = {
+  'proof-missing': "no proof that the page's script ran (JavaScript off, or a program posting directly)",
+  'proof-malformed': 'a proof that cannot be read',
+  'proof-expired': 'a proof whose challenge had expired',
+  'proof-forged': 'a proof whose challenge this site did not sign',
+  'proof-wrong': 'a proof that does not solve its challenge',
+  'proof-replayed': 'a proof already used by an earlier message',
+  'too-fast': 'sent less than 3 seconds after the form was opened',
+  'too-many-links': 'more links in the message than SPAM_MAX_LINKS allows',
+  'link-in-name': 'a link or a domain in the name',
+  'link-markup': 'HTML or BBCode link markup in the message',
+  'turnstile-failed': 'Cloudflare Turnstile did not pass the visitor',
+  'akismet-spam': 'Akismet judged it spam',
+};
+
+/** What every layer found about one message; an outside check is absent when not configured. */
+export type Layers = {
+  proof: ProofCheck;
+  submittedAt: number;
+  content: readonly ContentReason[];
+  turnstile?: OutsideCheck | undefined;
+  akismet?: OutsideCheck | undefined;
+};
+
+/**
+ * Combines the layers into one verdict: any reason makes the message spam.
+ * Hint: an outside check without an answer gives no reason either way (decision 0092).
+ */
+export function combineVerdict({ proof, submittedAt, content, turnstile, akismet }: Layers): Verdict {
+  const reasons: SpamReason[] = [];
+  if (!proof.ok) reasons.push(`proof-${proof.reason}`);
+  else if (tooFast(proof.issuedAt, submittedAt)) reasons.push('too-fast');
+  reasons.push(...content);
+  if (turnstile?.ok && turnstile.spam) reasons.push('turnstile-failed');
+  if (akismet?.ok && akismet.spam) reasons.push('akismet-spam');
+  return { spam: reasons.length > 0, reasons };
+}
+
+/** The spam filter of a deployment: its switch, its settings and the services it asks. */
+export type SpamFilter = {
+  /** `SPAM_FILTER`; when off, only the spec's honeypot stands. */
+  enabled: boolean;
+  maxLinks: number;
+  /** The secret that signs proof-of-work challenges. */
+  secret: string;
+  used: UsedChallenges;
+  turnstile?: TurnstileClient | undefined;
+  akismet?: AkismetClient | undefined;
+  logger: Logger;
+  now?: () => number;
+};
+
+/** What a post carries besides its fields: the proof, the widget's token and where it came from. */
+export type Submission = {
+  name: string;
+  email: string;
+  message: string;
+  proof: unknown;
+  turnstileToken?: unknown;
+  ip: string;
+  userAgent?: string | undefined;
+  referrer?: string | undefined;
+};
+
+/** A verdict that finds nothing, for a filter that is off. */
+export const CLEAN: Verdict = { spam: false, reasons: [] };
+
+/** Judges one contact message by every layer that is on, asking the outside checks at once. */
+export async function judgeContact(submission: Submission, filter: SpamFilter): Promise<Verdict> {
+  if (!filter.enabled) return CLEAN;
+  const { now = Date.now } = filter;
+  const submittedAt = now();
+  const [proof, turnstile, akismet] = await Promise.all([
+    checkProof(submission.proof, filter.used, { secret: filter.secret, now }),
+    filter.turnstile?.verify(typeof submission.turnstileToken === 'string' ? submission.turnstileToken : '', submission.ip),
+    filter.akismet?.check(submission),
+  ]);
+  noteOutside(filter.logger, 'turnstile', turnstile);
+  noteOutside(filter.logger, 'akismet', akismet);
+  return combineVerdict({ proof, submittedAt, content: contentReasons(submission, filter.maxLinks), turnstile, akismet });
+}
+
+/** Which outside services are failing right now: each outage is logged once, and its end once. */
+const failing = new WeakMap<Logger, Set<string>>();
+
+function noteOutside(logger: Logger, service: string, check: OutsideCheck | undefined): void {
+  if (!check) return;
+  const down = failing.get(logger) ?? new Set<string>();
+  failing.set(logger, down);
+  if (check.ok) {
+    if (down.delete(service)) logger.info('spam.outside_check_back', { service });
+    return;
+  }
+  if (down.has(service)) return;
+  down.add(service);
+  logger.warn('spam.outside_check_failed', { service, detail: check.detail, ...(check.check ? { check: check.check } : {}), note: 'the message is judged without it' });
+}

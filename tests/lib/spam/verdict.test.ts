@@ -1,0 +1,126 @@
+import { type Challenge, solveChallenge } from 'altcha-lib';
+import { deriveKey } from 'altcha-lib/algorithms/sha';
+import { describe, expect, test } from 'vitest';
+import { createLogger } from '../../../src/lib/log.ts';
+import type { OutsideCheck } from '../../../src/lib/spam/outside.ts';
+import { issueChallenge } from '../../../src/lib/spam/proof.ts';
+import { createMemoryUsedChallenges } from '../../../src/lib/spam/used-challenges.ts';
+import { CLEAN, combineVerdict, judgeContact, type Layers, REASON_TEXT, type SpamFilter, type Verdict } from '../../../src/lib/spam/verdict.ts';
+
+const ISSUED = 1_000_000;
+const later = (ms: number) => ISSUED + ms;
+const proofOk = { ok: true, issuedAt: ISSUED } as const;
+const SIGNAL_SPAM: OutsideCheck = { ok: true, spam: true };
+const SIGNAL_HAM: OutsideCheck = { ok: true, spam: false };
+const NO_ANSWER: OutsideCheck = { ok: false, detail: 'no answer within 5000 ms' };
+
+describe('the verdict combines every layer', () => {
+  test.each<[string, Layers, Verdict]>([
+    ['a person with the page’s script, after a minute', { proof: proofOk, submittedAt: later(60_000), content: [] }, { spam: false, reasons: [] }],
+    ['exactly 3 seconds after the challenge', { proof: proofOk, submittedAt: later(3_000), content: [] }, { spam: false, reasons: [] }],
+    ['2.999 seconds after the challenge', { proof: proofOk, submittedAt: later(2_999), content: [] }, { spam: true, reasons: ['too-fast'] }],
+    ['no proof (JavaScript off, or a program)', { proof: { ok: false, reason: 'missing' }, submittedAt: later(0), content: [] }, { spam: true, reasons: ['proof-missing'] }],
+    ['a replayed proof', { proof: { ok: false, reason: 'replayed' }, submittedAt: later(60_000), content: [] }, { spam: true, reasons: ['proof-replayed'] }],
+    ['a forged proof', { proof: { ok: false, reason: 'forged' }, submittedAt: later(60_000), content: [] }, { spam: true, reasons: ['proof-forged'] }],
+    ['many links', { proof: proofOk, submittedAt: later(60_000), content: ['too-many-links'] }, { spam: true, reasons: ['too-many-links'] }],
+    ['Turnstile refused the visitor', { proof: proofOk, submittedAt: later(60_000), content: [], turnstile: SIGNAL_SPAM }, { spam: true, reasons: ['turnstile-failed'] }],
+    ['Turnstile passed the visitor', { proof: proofOk, submittedAt: later(60_000), content: [], turnstile: SIGNAL_HAM }, { spam: false, reasons: [] }],
+    ['Akismet says spam', { proof: proofOk, submittedAt: later(60_000), content: [], akismet: SIGNAL_SPAM }, { spam: true, reasons: ['akismet-spam'] }],
+    ['Akismet says not spam', { proof: proofOk, submittedAt: later(60_000), content: [], akismet: SIGNAL_HAM }, { spam: false, reasons: [] }],
+    ['both outside checks without an answer', { proof: proofOk, submittedAt: later(60_000), content: [], turnstile: NO_ANSWER, akismet: NO_ANSWER }, { spam: false, reasons: [] }],
+    [
+      'everything at once, in a fixed order',
+      { proof: { ok: false, reason: 'missing' }, submittedAt: later(0), content: ['too-many-links', 'link-in-name'], turnstile: SIGNAL_SPAM, akismet: SIGNAL_SPAM },
+      { spam: true, reasons: ['proof-missing', 'too-many-links', 'link-in-name', 'turnstile-failed', 'akismet-spam'] },
+    ],
+  ])('%s', (_, layers, verdict) => {
+    expect(combineVerdict(layers)).toEqual(verdict);
+  });
+
+  test('every reason has a sentence for the owner', () => {
+    expect(REASON_TEXT['proof-missing']).toBe("no proof that the page's script ran (JavaScript off, or a program posting directly)");
+    expect(REASON_TEXT['too-fast']).toBe('sent less than 3 seconds after the form was opened');
+    expect(Object.keys(REASON_TEXT)).toHaveLength(12);
+  });
+});
+
+const SECRET = 'verdict-test-secret';
+
+async function solvedProof(issuedAt: number): Promise<string> {
+  const challenge: Challenge = await issueChallenge({ secret: SECRET, now: () => issuedAt });
+  const solution = await solveChallenge({ challenge, deriveKey });
+  return Buffer.from(JSON.stringify({ challenge, solution })).toString('base64');
+}
+
+function filter(overrides: Partial<SpamFilter> = {}, lines: string[] = []): SpamFilter {
+  return {
+    enabled: true,
+    maxLinks: 2,
+    secret: SECRET,
+    used: createMemoryUsedChallenges(),
+    logger: createLogger({ level: 'info', write: (line) => lines.push(line) }),
+    ...overrides,
+  };
+}
+
+const message = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'A question about your opening hours.', ip: '203.0.113.7' };
+
+describe('judging a contact message', () => {
+  test('a solved proof sent a minute later is clean; the same proof again is replayed', async () => {
+    const now = Date.now();
+    const proof = await solvedProof(now - 60_000);
+    const spam = filter({ now: () => now });
+    await expect(judgeContact({ ...message, proof }, spam)).resolves.toEqual({ spam: false, reasons: [] });
+    await expect(judgeContact({ ...message, proof }, spam)).resolves.toEqual({ spam: true, reasons: ['proof-replayed'] });
+  });
+
+  test('with the filter off nothing is checked', async () => {
+    const used = { claim: async () => { throw new Error('must not be asked'); } };
+    await expect(judgeContact({ ...message, proof: undefined }, filter({ enabled: false, used }))).resolves.toBe(CLEAN);
+    expect(CLEAN).toEqual({ spam: false, reasons: [] });
+  });
+
+  test('the outside checks are asked with the token and the message', async () => {
+    const asked: unknown[] = [];
+    const spam = filter({
+      turnstile: { verify: async (token, ip) => (asked.push(['turnstile', token, ip]), SIGNAL_HAM) },
+      akismet: { check: async (comment) => (asked.push(['akismet', comment.name, comment.ip]), SIGNAL_SPAM), submitSpam: async () => ({ ok: true }), submitHam: async () => ({ ok: true }) },
+    });
+    await expect(judgeContact({ ...message, proof: undefined, turnstileToken: 'tok' }, spam)).resolves.toEqual({ spam: true, reasons: ['proof-missing', 'akismet-spam'] });
+    expect(asked).toEqual([['turnstile', 'tok', '203.0.113.7'], ['akismet', 'Ada Lovelace', '203.0.113.7']]);
+  });
+
+  test('a token that is not text counts as no token', async () => {
+    let seen: string | undefined;
+    const spam = filter({ turnstile: { verify: async (token) => ((seen = token), SIGNAL_SPAM) } });
+    await judgeContact({ ...message, proof: undefined, turnstileToken: new Blob(['x']) }, spam);
+    expect(seen).toBe('');
+  });
+
+  test('an outside check that fails is logged once per outage, and its return once', async () => {
+    const lines: string[] = [];
+    let answer: OutsideCheck = { ok: false, detail: 'refused the key (invalid)', check: 'AKISMET_API_KEY' };
+    const spam = filter({ akismet: { check: async () => answer, submitSpam: async () => ({ ok: true }), submitHam: async () => ({ ok: true }) } }, lines);
+    await judgeContact({ ...message, proof: undefined }, spam);
+    await judgeContact({ ...message, proof: undefined }, spam);
+    answer = SIGNAL_HAM;
+    await judgeContact({ ...message, proof: undefined }, spam);
+    await judgeContact({ ...message, proof: undefined }, spam);
+    const logged = lines.map((line) => {
+      const { time: _, ...rest } = JSON.parse(line);
+      return rest;
+    });
+    expect(logged).toEqual([
+      { level: 'warn', event: 'spam.outside_check_failed', service: 'akismet', detail: 'refused the key (invalid)', check: 'AKISMET_API_KEY', note: 'the message is judged without it' },
+      { level: 'info', event: 'spam.outside_check_back', service: 'akismet' },
+    ]);
+  });
+
+  test('a failure without a variable to check names none', async () => {
+    const lines: string[] = [];
+    const spam = filter({ turnstile: { verify: async () => NO_ANSWER } }, lines);
+    await judgeContact({ ...message, proof: undefined }, spam);
+    expect(JSON.parse(lines[0]!)).not.toHaveProperty('check');
+    expect(JSON.parse(lines[0]!)).toMatchObject({ service: 'turnstile', detail: 'no answer within 5000 ms' });
+  });
+});
