@@ -22,7 +22,10 @@ export function contactEndpoint(configured: string | undefined): string {
  * Makes a contact form send without leaving the page: thanks on success, each field's
  * messages at that field with the focus on the first, or the answer's `error`.
  */
-export function enhanceContactForm(form: HTMLFormElement, { endpoint = DEFAULT_CONTACT_ENDPOINT, fetchImpl = fetch, beforeSend }: ContactFormOptions = {}): void {
+export function enhanceContactForm(
+  form: HTMLFormElement,
+  { endpoint = DEFAULT_CONTACT_ENDPOINT, fetchImpl = fetch, beforeSend }: ContactFormOptions = {},
+): void {
   enhanceForm(form, CONTACT_TEXT, async ({ status, error }) => {
     clearFieldErrors(form);
     if (beforeSend) await beforeSend();

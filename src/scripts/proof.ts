@@ -20,7 +20,10 @@ const BATCH = 32;
 const MAX_COUNTER = 1 << 20;
 
 /** A challenge as the server signs it (altcha-lib 2's `Challenge`), read only as far as solving needs. */
-export type ProofChallenge = { parameters: { algorithm: string; nonce: string; salt: string; cost: number; keyPrefix: string; keyLength?: number }; signature?: string };
+export type ProofChallenge = {
+  parameters: { algorithm: string; nonce: string; salt: string; cost: number; keyPrefix: string; keyLength?: number };
+  signature?: string;
+};
 
 /**
  * Finds the counter whose derived key starts with the challenge's prefix, and answers the

@@ -74,14 +74,19 @@ describe('the proof on a form', () => {
     expect(fetchImpl).not.toHaveBeenCalled();
     page.field('name').dispatchEvent(new FocusEvent('focusin', { bubbles: true }));
     page.field('email').dispatchEvent(new FocusEvent('focusin', { bubbles: true }));
-    expect(fetchImpl.mock.calls.map(([url, init]) => [String(url), init])).toEqual([['http://localhost/api/challenge', { headers: { Accept: 'application/json' } }]]);
+    expect(fetchImpl.mock.calls.map(([url, init]) => [String(url), init])).toEqual([
+      ['http://localhost/api/challenge', { headers: { Accept: 'application/json' } }],
+    ]);
   });
 
   test('the contact form sends the solved proof with its fields', async () => {
     const page = renderContactForm();
     const fetchImpl = serverFetch(issueChallenge({ secret: SECRET }));
     let sent: FormData | undefined;
-    const post = vi.fn<typeof fetch>(async (_, init) => ((sent = init?.body as FormData), jsonResponse({ success: true })));
+    const post = vi.fn<typeof fetch>(async (_, init) => {
+      sent = init?.body as FormData;
+      return jsonResponse({ success: true });
+    });
     enhanceContactForm(page.form, { fetchImpl: post, beforeSend: prepareProof(page.form, '/api/challenge', fetchImpl) });
     page.field('name').dispatchEvent(new FocusEvent('focusin', { bubbles: true }));
     submit(page.form);
@@ -118,7 +123,12 @@ describe('the proof on a form', () => {
 
   test('a challenge that never comes delays the post by the wait only', async () => {
     const page = renderContactForm();
-    const ready = prepareProof(page.form, '/api/challenge', vi.fn<typeof fetch>(() => new Promise(() => {})), 20);
+    const ready = prepareProof(
+      page.form,
+      '/api/challenge',
+      vi.fn<typeof fetch>(() => new Promise(() => {})),
+      20,
+    );
     await ready();
     expect(proofOf(page.form)).toBeNull();
   });

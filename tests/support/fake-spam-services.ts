@@ -20,13 +20,25 @@ export function replyTurnstile(): FakeReply {
     const form = new URLSearchParams(body);
     const secret = form.get('secret') ?? '';
     const response = form.get('response') ?? '';
-    const answer =
-      !secret ? { success: false, 'error-codes': ['missing-input-secret'] }
-      : !response ? { success: false, 'error-codes': ['missing-input-response'] }
-      : secret === TURNSTILE_TEST_SECRETS.passes ? { success: true, challenge_ts: '2026-11-22T22:00:00.000Z', hostname: 'example.com', 'error-codes': [], action: '', cdata: '', metadata: { interactive: false } }
-      : secret === TURNSTILE_TEST_SECRETS.fails ? { success: false, 'error-codes': ['invalid-input-response'] }
-      : secret === TURNSTILE_TEST_SECRETS.spent ? { success: false, 'error-codes': ['timeout-or-duplicate'] }
-      : { success: false, 'error-codes': ['invalid-input-secret'] };
+    const answer = !secret
+      ? { success: false, 'error-codes': ['missing-input-secret'] }
+      : !response
+        ? { success: false, 'error-codes': ['missing-input-response'] }
+        : secret === TURNSTILE_TEST_SECRETS.passes
+          ? {
+              success: true,
+              challenge_ts: '2026-11-22T22:00:00.000Z',
+              hostname: 'example.com',
+              'error-codes': [],
+              action: '',
+              cdata: '',
+              metadata: { interactive: false },
+            }
+          : secret === TURNSTILE_TEST_SECRETS.fails
+            ? { success: false, 'error-codes': ['invalid-input-response'] }
+            : secret === TURNSTILE_TEST_SECRETS.spent
+              ? { success: false, 'error-codes': ['timeout-or-duplicate'] }
+              : { success: false, 'error-codes': ['invalid-input-secret'] };
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify(answer));
   };

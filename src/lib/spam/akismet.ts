@@ -27,7 +27,17 @@ const THANKS = 'Thanks for making the web a better place.';
  * Hint: Akismet answers 200 with `invalid` for a wrong key, and its `X-akismet-debug-help`
  * header says why; neither reaches a visitor.
  */
-export function createAkismetClient({ apiKey, blog, baseUrl = AKISMET_BASE_URL, timeoutMs = OUTSIDE_TIMEOUT_MS }: { apiKey: string; blog: string; baseUrl?: string; timeoutMs?: number }): AkismetClient {
+export function createAkismetClient({
+  apiKey,
+  blog,
+  baseUrl = AKISMET_BASE_URL,
+  timeoutMs = OUTSIDE_TIMEOUT_MS,
+}: {
+  apiKey: string;
+  blog: string;
+  baseUrl?: string;
+  timeoutMs?: number;
+}): AkismetClient {
   const call = (method: string, comment: AkismetComment) => postUrlEncoded(`${baseUrl}/1.1/${method}`, akismetFields(apiKey, blog, comment), timeoutMs);
   const report = async (method: string, comment: AkismetComment): Promise<AkismetReport> => {
     const answer = await call(method, comment);

@@ -19,7 +19,15 @@ const SECRET_ERRORS = new Set(['missing-input-secret', 'invalid-input-secret']);
 const TOKEN_ERRORS = new Set(['missing-input-response', 'invalid-input-response', 'timeout-or-duplicate']);
 
 /** Creates the siteverify client for one secret key. */
-export function createTurnstileClient({ secret, baseUrl = TURNSTILE_BASE_URL, timeoutMs = OUTSIDE_TIMEOUT_MS }: { secret: string; baseUrl?: string; timeoutMs?: number }): TurnstileClient {
+export function createTurnstileClient({
+  secret,
+  baseUrl = TURNSTILE_BASE_URL,
+  timeoutMs = OUTSIDE_TIMEOUT_MS,
+}: {
+  secret: string;
+  baseUrl?: string;
+  timeoutMs?: number;
+}): TurnstileClient {
   const url = `${baseUrl}/turnstile/v0/siteverify`;
   return {
     async verify(token, remoteIp) {

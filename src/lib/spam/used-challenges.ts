@@ -57,7 +57,8 @@ export function createRedisUsedChallenges(redis: Pick<Redis, 'set'>, fallback: U
         failing = false;
         return answer === 'OK';
       } catch (error) {
-        if (!failing) logger.warn('spam.used_challenges_redis_failed', { error: describeError(error), note: 'used challenges are kept in memory until Redis is back' });
+        if (!failing)
+          logger.warn('spam.used_challenges_redis_failed', { error: describeError(error), note: 'used challenges are kept in memory until Redis is back' });
         failing = true;
         return fallback.claim(id, expiresAtMs);
       }

@@ -108,5 +108,10 @@ function noteOutside(logger: Logger, service: string, check: OutsideCheck | unde
   }
   if (down.has(service)) return;
   down.add(service);
-  logger.warn('spam.outside_check_failed', { service, detail: check.detail, ...(check.check ? { check: check.check } : {}), note: 'the message is judged without it' });
+  logger.warn('spam.outside_check_failed', {
+    service,
+    detail: check.detail,
+    ...(check.check ? { check: check.check } : {}),
+    note: 'the message is judged without it',
+  });
 }

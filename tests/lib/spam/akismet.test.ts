@@ -11,7 +11,14 @@ afterAll(() => akismet.close());
 
 const BLOG = 'https://www.example.com';
 const client = (apiKey = AKISMET_TEST_KEY, timeoutMs = 2_000) => createAkismetClient({ apiKey, blog: BLOG, baseUrl: akismet.url, timeoutMs });
-const comment = (name = 'Ada Lovelace'): AkismetComment => ({ name, email: 'ada@example.com', message: 'Hello there, a question.', ip: '203.0.113.7', userAgent: 'Mozilla/5.0', referrer: 'https://www.example.com/contact/' });
+const comment = (name = 'Ada Lovelace'): AkismetComment => ({
+  name,
+  email: 'ada@example.com',
+  message: 'Hello there, a question.',
+  ip: '203.0.113.7',
+  userAgent: 'Mozilla/5.0',
+  referrer: 'https://www.example.com/contact/',
+});
 
 describe('Akismet', () => {
   test('the address is Akismet’s', () => {
@@ -41,7 +48,14 @@ describe('Akismet', () => {
 
   test('without a browser or a referrer those fields are left out', () => {
     expect(Object.keys(akismetFields('k', BLOG, { ...comment(), userAgent: undefined, referrer: undefined }))).toEqual([
-      'api_key', 'blog', 'user_ip', 'comment_type', 'comment_author', 'comment_author_email', 'comment_content', 'blog_charset',
+      'api_key',
+      'blog',
+      'user_ip',
+      'comment_type',
+      'comment_author',
+      'comment_author_email',
+      'comment_content',
+      'blog_charset',
     ]);
   });
 

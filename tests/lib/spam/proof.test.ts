@@ -88,7 +88,10 @@ describe('checking a proof', () => {
     const challenge = await issueChallenge({ secret: SECRET });
     const solution = await solveChallenge({ challenge, deriveKey });
     const earlier = { ...challenge, parameters: { ...challenge.parameters, data: { issuedAt: 1 } } };
-    await expect(checkProof(encode({ challenge: earlier, solution }), createMemoryUsedChallenges(), { secret: SECRET })).resolves.toEqual({ ok: false, reason: 'forged' });
+    await expect(checkProof(encode({ challenge: earlier, solution }), createMemoryUsedChallenges(), { secret: SECRET })).resolves.toEqual({
+      ok: false,
+      reason: 'forged',
+    });
   });
 
   test('a wrong answer is wrong, and does not use up the challenge', async () => {
@@ -103,7 +106,9 @@ describe('checking a proof', () => {
   test('a nonce that is not hex is malformed, not a crash', async () => {
     const challenge = await issueChallenge({ secret: SECRET });
     const odd = { ...challenge, parameters: { ...challenge.parameters, nonce: 'zz' } };
-    await expect(checkProof(encode({ challenge: odd, solution: { counter: 1, derivedKey: 'ab' } }), createMemoryUsedChallenges(), { secret: SECRET })).resolves.toMatchObject({ ok: false });
+    await expect(
+      checkProof(encode({ challenge: odd, solution: { counter: 1, derivedKey: 'ab' } }), createMemoryUsedChallenges(), { secret: SECRET }),
+    ).resolves.toMatchObject({ ok: false });
   });
 
   test.each([

@@ -27,7 +27,11 @@ describe('Turnstile siteverify', () => {
     expect(request!.method).toBe('POST');
     expect(request!.url).toBe('/turnstile/v0/siteverify');
     expect(request!.headers['content-type']).toBe('application/x-www-form-urlencoded');
-    expect(Object.fromEntries(new URLSearchParams(request!.body))).toEqual({ secret: TURNSTILE_TEST_SECRETS.passes, response: TURNSTILE_DUMMY_TOKEN, remoteip: '203.0.113.7' });
+    expect(Object.fromEntries(new URLSearchParams(request!.body))).toEqual({
+      secret: TURNSTILE_TEST_SECRETS.passes,
+      response: TURNSTILE_DUMMY_TOKEN,
+      remoteip: '203.0.113.7',
+    });
   });
 
   test.each<[string, string, OutsideCheck]>([
@@ -51,7 +55,14 @@ describe('Turnstile siteverify', () => {
     ['an HTML page', replyText(200, '<html>maintenance</html>'), { ok: false, detail: 'HTTP 200 that is not JSON' }],
     ['an internal error', replyJson(200, { success: false, 'error-codes': ['internal-error'] }), { ok: false, detail: 'no verdict (internal-error)' }],
     ['no error codes', replyJson(200, { success: false }), { ok: false, detail: 'no verdict (no error code)' }],
-    ['a redirect elsewhere', (_, res) => { res.writeHead(307, { location: 'http://evil.test/' }); res.end(); }, { ok: false, detail: 'HTTP 307' }],
+    [
+      'a redirect elsewhere',
+      (_, res) => {
+        res.writeHead(307, { location: 'http://evil.test/' });
+        res.end();
+      },
+      { ok: false, detail: 'HTTP 307' },
+    ],
     ['a reset connection', replyReset(), { ok: false, detail: 'no answer (connection failed)' }],
     ['no answer', replyHang(), { ok: false, detail: 'no answer within 300 ms' }],
   ])('%s is no signal', async (_, reply, expected) => {
@@ -61,7 +72,12 @@ describe('Turnstile siteverify', () => {
 
   test.each<[string, number, string, OutsideCheck]>([
     ['success', 200, '{"success":true}', { ok: true, spam: false }],
-    ['a missing secret', 200, '{"success":false,"error-codes":["missing-input-secret"]}', { ok: false, detail: 'refused the key (missing-input-secret)', check: 'TURNSTILE_SECRET_KEY' }],
+    [
+      'a missing secret',
+      200,
+      '{"success":false,"error-codes":["missing-input-secret"]}',
+      { ok: false, detail: 'refused the key (missing-input-secret)', check: 'TURNSTILE_SECRET_KEY' },
+    ],
     ['a missing response', 200, '{"success":false,"error-codes":["missing-input-response"]}', { ok: true, spam: true }],
     ['null', 200, 'null', { ok: false, detail: 'no verdict (no error code)' }],
     ['codes that are not text', 200, '{"success":false,"error-codes":[1,"bad-request"]}', { ok: false, detail: 'no verdict (bad-request)' }],

@@ -19,18 +19,36 @@ describe('the verdict combines every layer', () => {
     ['a person with the page’s script, after a minute', { proof: proofOk, submittedAt: later(60_000), content: [] }, { spam: false, reasons: [] }],
     ['exactly 3 seconds after the challenge', { proof: proofOk, submittedAt: later(3_000), content: [] }, { spam: false, reasons: [] }],
     ['2.999 seconds after the challenge', { proof: proofOk, submittedAt: later(2_999), content: [] }, { spam: true, reasons: ['too-fast'] }],
-    ['no proof (JavaScript off, or a program)', { proof: { ok: false, reason: 'missing' }, submittedAt: later(0), content: [] }, { spam: true, reasons: ['proof-missing'] }],
+    [
+      'no proof (JavaScript off, or a program)',
+      { proof: { ok: false, reason: 'missing' }, submittedAt: later(0), content: [] },
+      { spam: true, reasons: ['proof-missing'] },
+    ],
     ['a replayed proof', { proof: { ok: false, reason: 'replayed' }, submittedAt: later(60_000), content: [] }, { spam: true, reasons: ['proof-replayed'] }],
     ['a forged proof', { proof: { ok: false, reason: 'forged' }, submittedAt: later(60_000), content: [] }, { spam: true, reasons: ['proof-forged'] }],
     ['many links', { proof: proofOk, submittedAt: later(60_000), content: ['too-many-links'] }, { spam: true, reasons: ['too-many-links'] }],
-    ['Turnstile refused the visitor', { proof: proofOk, submittedAt: later(60_000), content: [], turnstile: SIGNAL_SPAM }, { spam: true, reasons: ['turnstile-failed'] }],
+    [
+      'Turnstile refused the visitor',
+      { proof: proofOk, submittedAt: later(60_000), content: [], turnstile: SIGNAL_SPAM },
+      { spam: true, reasons: ['turnstile-failed'] },
+    ],
     ['Turnstile passed the visitor', { proof: proofOk, submittedAt: later(60_000), content: [], turnstile: SIGNAL_HAM }, { spam: false, reasons: [] }],
     ['Akismet says spam', { proof: proofOk, submittedAt: later(60_000), content: [], akismet: SIGNAL_SPAM }, { spam: true, reasons: ['akismet-spam'] }],
     ['Akismet says not spam', { proof: proofOk, submittedAt: later(60_000), content: [], akismet: SIGNAL_HAM }, { spam: false, reasons: [] }],
-    ['both outside checks without an answer', { proof: proofOk, submittedAt: later(60_000), content: [], turnstile: NO_ANSWER, akismet: NO_ANSWER }, { spam: false, reasons: [] }],
+    [
+      'both outside checks without an answer',
+      { proof: proofOk, submittedAt: later(60_000), content: [], turnstile: NO_ANSWER, akismet: NO_ANSWER },
+      { spam: false, reasons: [] },
+    ],
     [
       'everything at once, in a fixed order',
-      { proof: { ok: false, reason: 'missing' }, submittedAt: later(0), content: ['too-many-links', 'link-in-name'], turnstile: SIGNAL_SPAM, akismet: SIGNAL_SPAM },
+      {
+        proof: { ok: false, reason: 'missing' },
+        submittedAt: later(0),
+        content: ['too-many-links', 'link-in-name'],
+        turnstile: SIGNAL_SPAM,
+        akismet: SIGNAL_SPAM,
+      },
       { spam: true, reasons: ['proof-missing', 'too-many-links', 'link-in-name', 'turnstile-failed', 'akismet-spam'] },
     ],
   ])('%s', (_, layers, verdict) => {
@@ -75,7 +93,11 @@ describe('judging a contact message', () => {
   });
 
   test('with the filter off nothing is checked', async () => {
-    const used = { claim: async () => { throw new Error('must not be asked'); } };
+    const used = {
+      claim: async () => {
+        throw new Error('must not be asked');
+      },
+    };
     await expect(judgeContact({ ...message, proof: undefined }, filter({ enabled: false, used }))).resolves.toBe(CLEAN);
     expect(CLEAN).toEqual({ spam: false, reasons: [] });
   });
@@ -83,16 +105,41 @@ describe('judging a contact message', () => {
   test('the outside checks are asked with the token and the message', async () => {
     const asked: unknown[] = [];
     const spam = filter({
-      turnstile: { verify: async (token, ip) => (asked.push(['turnstile', token, ip]), SIGNAL_HAM) },
-      akismet: { check: async (comment) => (asked.push(['akismet', comment.name, comment.ip]), SIGNAL_SPAM), submitSpam: async () => ({ ok: true }), submitHam: async () => ({ ok: true }) },
+      turnstile: {
+        verify: async (token, ip) => {
+          asked.push(['turnstile', token, ip]);
+          return SIGNAL_HAM;
+        },
+      },
+      akismet: {
+        check: async (comment) => {
+          asked.push(['akismet', comment.name, comment.ip]);
+          return SIGNAL_SPAM;
+        },
+        submitSpam: async () => ({ ok: true }),
+        submitHam: async () => ({ ok: true }),
+      },
     });
-    await expect(judgeContact({ ...message, proof: undefined, turnstileToken: 'tok' }, spam)).resolves.toEqual({ spam: true, reasons: ['proof-missing', 'akismet-spam'] });
-    expect(asked).toEqual([['turnstile', 'tok', '203.0.113.7'], ['akismet', 'Ada Lovelace', '203.0.113.7']]);
+    await expect(judgeContact({ ...message, proof: undefined, turnstileToken: 'tok' }, spam)).resolves.toEqual({
+      spam: true,
+      reasons: ['proof-missing', 'akismet-spam'],
+    });
+    expect(asked).toEqual([
+      ['turnstile', 'tok', '203.0.113.7'],
+      ['akismet', 'Ada Lovelace', '203.0.113.7'],
+    ]);
   });
 
   test('a token that is not text counts as no token', async () => {
     let seen: string | undefined;
-    const spam = filter({ turnstile: { verify: async (token) => ((seen = token), SIGNAL_SPAM) } });
+    const spam = filter({
+      turnstile: {
+        verify: async (token) => {
+          seen = token;
+          return SIGNAL_SPAM;
+        },
+      },
+    });
     await judgeContact({ ...message, proof: undefined, turnstileToken: new Blob(['x']) }, spam);
     expect(seen).toBe('');
   });
@@ -111,7 +158,14 @@ describe('judging a contact message', () => {
       return rest;
     });
     expect(logged).toEqual([
-      { level: 'warn', event: 'spam.outside_check_failed', service: 'akismet', detail: 'refused the key (invalid)', check: 'AKISMET_API_KEY', note: 'the message is judged without it' },
+      {
+        level: 'warn',
+        event: 'spam.outside_check_failed',
+        service: 'akismet',
+        detail: 'refused the key (invalid)',
+        check: 'AKISMET_API_KEY',
+        note: 'the message is judged without it',
+      },
       { level: 'info', event: 'spam.outside_check_back', service: 'akismet' },
     ]);
   });
