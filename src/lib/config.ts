@@ -7,19 +7,21 @@ import { origins } from './config/origins.ts';
 import { redis } from './config/redis.ts';
 import { server } from './config/server.ts';
 import { smtp } from './config/smtp.ts';
+import { spam } from './config/spam.ts';
 import type { ConfigConcern, Env } from './config/variables.ts';
 
 export type { KitConfig, MailchimpConfig, NewsletterConfig, ProviderName, ResendConfig } from './config/newsletter.ts';
 export { PROVIDER_NAMES } from './config/newsletter.ts';
 export { readDataDir } from './config/server.ts';
 export type { SmtpConfig } from './config/smtp.ts';
+export type { SpamConfig, TurnstileConfig } from './config/spam.ts';
 
 /**
  * Every concern of the configuration, each reading its own variables (src/lib/config/).
  * Hint: a new concern is a file exporting a `ConfigConcern` and one entry here; its part
  * joins `Config`, its problems the start-up's list, its description the start-up log.
  */
-const CONCERNS = [server, origins, newsletter, smtp, limits, redis, logging, fastPath] as const;
+const CONCERNS = [server, origins, newsletter, smtp, limits, redis, logging, fastPath, spam] as const;
 
 type PartOf<Concern> = Concern extends ConfigConcern<infer Part> ? Part : never;
 type AllOf<Union> = (Union extends unknown ? (part: Union) => void : never) extends (all: infer All) => void ? All : never;

@@ -363,6 +363,7 @@ describe('secrets in what the configuration prints', () => {
       redisUrl: 'redis://***:***@cache.example.com:6379',
       logLevel: 'warn',
       apiFastPath: true,
+      spamFilter: { maxLinks: 2, retentionDays: 30, newsletterRequiresProof: false },
     });
   });
 
@@ -404,6 +405,7 @@ describe('secrets in what the configuration prints', () => {
       'redisUrl',
       'logLevel',
       'apiFastPath',
+      'spamFilter',
     ]);
   });
 });

@@ -1,0 +1,68 @@
+import * as v from 'valibot';
+import { mask } from './secrets.ts';
+import { type ConfigConcern, integer, optionalText, optionalUrl, readVariables } from './variables.ts';
+
+/** Cloudflare Turnstile's two keys: the site key goes to the page, the secret stays here. */
+export type TurnstileConfig = { siteKey: string; secretKey: string; baseUrl: string };
+
+/** The spam filter's settings (issue 13, decision 0090). */
+export type SpamConfig = {
+  spam: {
+    /** `SPAM_FILTER`; when off, only the spec's honeypot stands. */
+    enabled: boolean;
+    /** More links than this in a message is a reason (`SPAM_MAX_LINKS`). */
+    maxLinks: number;
+    /** Held spam is deleted this many days after it arrived (`SPAM_RETENTION_DAYS`). */
+    retentionDays: number;
+    turnstile: TurnstileConfig | undefined;
+    akismet: { apiKey: string; baseUrl: string } | undefined;
+    /** `NEWSLETTER_REQUIRE_PROOF`: a subscription without a valid proof is refused. */
+    newsletterRequiresProof: boolean;
+  };
+};
+
+const VARIABLES = {
+  SPAM_FILTER: v.optional(v.pipe(v.string(), v.trim(), v.toLowerCase(), v.picklist(['on', 'off'], 'must be on or off')), 'on'),
+  SPAM_MAX_LINKS: v.optional(integer(0, 1000), '2'),
+  SPAM_RETENTION_DAYS: v.optional(integer(1, 3650), '30'),
+  TURNSTILE_SITE_KEY: optionalText,
+  TURNSTILE_SECRET_KEY: optionalText,
+  TURNSTILE_BASE_URL: optionalUrl,
+  AKISMET_API_KEY: optionalText,
+  AKISMET_BASE_URL: optionalUrl,
+  NEWSLETTER_REQUIRE_PROOF: v.optional(v.pipe(v.string(), v.trim(), v.toLowerCase(), v.picklist(['true', 'false'], 'must be true or false')), 'false'),
+};
+
+/** SPAM_FILTER, SPAM_MAX_LINKS, SPAM_RETENTION_DAYS, TURNSTILE_*, AKISMET_* and NEWSLETTER_REQUIRE_PROOF. */
+export const spam: ConfigConcern<SpamConfig> = {
+  read(env) {
+    const { config: e, problems } = readVariables(VARIABLES, env);
+    // One Turnstile key without the other is a set-up half done: the widget without a check
+    // proves nothing, and a check without the widget would hold every message.
+    if (e.TURNSTILE_SITE_KEY && !e.TURNSTILE_SECRET_KEY) problems.push('TURNSTILE_SECRET_KEY is required when TURNSTILE_SITE_KEY is set');
+    if (e.TURNSTILE_SECRET_KEY && !e.TURNSTILE_SITE_KEY) problems.push('TURNSTILE_SITE_KEY is required when TURNSTILE_SECRET_KEY is set');
+    const turnstile =
+      e.TURNSTILE_SITE_KEY && e.TURNSTILE_SECRET_KEY
+        ? { siteKey: e.TURNSTILE_SITE_KEY, secretKey: e.TURNSTILE_SECRET_KEY, baseUrl: e.TURNSTILE_BASE_URL || 'https://challenges.cloudflare.com' }
+        : undefined;
+    const akismet = e.AKISMET_API_KEY ? { apiKey: e.AKISMET_API_KEY, baseUrl: e.AKISMET_BASE_URL || 'https://rest.akismet.com' } : undefined;
+    return {
+      config: {
+        spam: {
+          enabled: e.SPAM_FILTER === 'on',
+          maxLinks: e.SPAM_MAX_LINKS,
+          retentionDays: e.SPAM_RETENTION_DAYS,
+          turnstile,
+          akismet,
+          newsletterRequiresProof: e.NEWSLETTER_REQUIRE_PROOF === 'true',
+        },
+      },
+      problems,
+    };
+  },
+  describe: ({ spam: s }) => ({
+    spamFilter: s.enabled ? { maxLinks: s.maxLinks, retentionDays: s.retentionDays, newsletterRequiresProof: s.newsletterRequiresProof } : 'off',
+    ...(s.turnstile && { turnstile: { siteKey: s.turnstile.siteKey, secretKey: mask(s.turnstile.secretKey) } }),
+    ...(s.akismet && { akismet: { apiKey: mask(s.akismet.apiKey) } }),
+  }),
+};

@@ -1,0 +1,69 @@
+import { describe, expect, test } from 'vitest';
+import { spam } from '../../../src/lib/config/spam.ts';
+
+const read = (env: Record<string, string>) => spam.read(env);
+
+describe('the spam filter’s configuration', () => {
+  test('with nothing set the filter is on, with the documented defaults and no outside check', () => {
+    expect(read({})).toEqual({
+      config: { spam: { enabled: true, maxLinks: 2, retentionDays: 30, turnstile: undefined, akismet: undefined, newsletterRequiresProof: false } },
+      problems: [],
+    });
+  });
+
+  test('every variable set', () => {
+    expect(
+      read({
+        SPAM_FILTER: 'OFF',
+        SPAM_MAX_LINKS: '0',
+        SPAM_RETENTION_DAYS: '7',
+        TURNSTILE_SITE_KEY: '1x00000000000000000000AA',
+        TURNSTILE_SECRET_KEY: '1x0000000000000000000000000000000AA',
+        AKISMET_API_KEY: 'abcdef123456',
+        AKISMET_BASE_URL: 'http://127.0.0.1:9999/',
+        NEWSLETTER_REQUIRE_PROOF: 'true',
+      }).config.spam,
+    ).toEqual({
+      enabled: false,
+      maxLinks: 0,
+      retentionDays: 7,
+      turnstile: { siteKey: '1x00000000000000000000AA', secretKey: '1x0000000000000000000000000000000AA', baseUrl: 'https://challenges.cloudflare.com' },
+      akismet: { apiKey: 'abcdef123456', baseUrl: 'http://127.0.0.1:9999' },
+      newsletterRequiresProof: true,
+    });
+  });
+
+  test.each([
+    [{ SPAM_FILTER: 'maybe' }, 'SPAM_FILTER must be on or off'],
+    [{ SPAM_MAX_LINKS: 'two' }, 'SPAM_MAX_LINKS must be a whole number'],
+    [{ SPAM_MAX_LINKS: '1001' }, 'SPAM_MAX_LINKS must be at most 1000'],
+    [{ SPAM_RETENTION_DAYS: '0' }, 'SPAM_RETENTION_DAYS must be at least 1'],
+    [{ SPAM_RETENTION_DAYS: '3651' }, 'SPAM_RETENTION_DAYS must be at most 3650'],
+    [{ NEWSLETTER_REQUIRE_PROOF: 'yes' }, 'NEWSLETTER_REQUIRE_PROOF must be true or false'],
+    [{ TURNSTILE_SITE_KEY: 'site' }, 'TURNSTILE_SECRET_KEY is required when TURNSTILE_SITE_KEY is set'],
+    [{ TURNSTILE_SECRET_KEY: 'secret' }, 'TURNSTILE_SITE_KEY is required when TURNSTILE_SECRET_KEY is set'],
+    [{ AKISMET_BASE_URL: 'ftp://x' }, 'AKISMET_BASE_URL must be an absolute http(s) URL'],
+  ])('%j is refused: %s', (env, problem) => {
+    expect(read(env).problems).toEqual([problem]);
+  });
+
+  test('half a Turnstile set-up turns Turnstile off', () => {
+    expect(read({ TURNSTILE_SITE_KEY: 'site' }).config.spam.turnstile).toBeUndefined();
+  });
+
+  test.each([
+    ['the defaults', {}, { spamFilter: { maxLinks: 2, retentionDays: 30, newsletterRequiresProof: false } }],
+    ['the filter off', { SPAM_FILTER: 'off' }, { spamFilter: 'off' }],
+    [
+      'the outside checks, keys masked',
+      { TURNSTILE_SITE_KEY: 'site-key-public', TURNSTILE_SECRET_KEY: 'secret-key-0123456789', AKISMET_API_KEY: 'akismet-key-abcd' },
+      {
+        spamFilter: { maxLinks: 2, retentionDays: 30, newsletterRequiresProof: false },
+        turnstile: { siteKey: 'site-key-public', secretKey: '…6789' },
+        akismet: { apiKey: '…abcd' },
+      },
+    ],
+  ])('the start-up log describes %s', (_, env, expected) => {
+    expect(spam.describe(read(env).config)).toStrictEqual(expected);
+  });
+});
