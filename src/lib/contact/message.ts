@@ -8,7 +8,11 @@ const UNSAFE_IN_HEADER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u
 export type ContactEmail = {
   from: string;
   to: string;
-  /** The visitor, as an address object so that nodemailer quotes and encodes the name itself. */
+  /**
+   * The visitor, as an address object so that nodemailer quotes and encodes the name itself.
+   * Hint: a name holding `=?` is left out (an empty name): nodemailer would put it in quotes,
+   * inside which lenient mail programs still decode encoded words; the subject carries it.
+   */
   replyTo?: { name: string; address: string };
   subject: string;
   text: string;
@@ -35,8 +39,8 @@ export function composeContactEmail(submission: ContactEmailSource, smtp: SmtpCo
   return {
     from: smtp.from,
     to: smtp.to,
-    ...(email && { replyTo: { name, address: email } }),
-    subject: `New message from ${name}`,
+    ...(email && { replyTo: { name: name.includes('=?') ? '' : name, address: email } }),
+    subject: `New message from ${literalInHeader(name)}`,
     text: `${submission.message}\n\n-- \nFrom: ${name} <${email ?? headerText(submission.email)}>\nSent: ${created.toISOString()} (contact message #${submission.id})\n`,
     messageId: contactMessageId(submission, smtp),
     // The time the visitor wrote, not the time of this attempt, so that every attempt
@@ -64,7 +68,48 @@ export function headerText(value: string): string {
   return value.replace(new RegExp(UNSAFE_IN_HEADER, 'gu'), ' ').replace(/\s+/gu, ' ').trim();
 }
 
-/** Whether a stored address is a bare `local@domain` that can go into Reply-To as it is. */
+/**
+ * A visitor's text as it must stand in a header to reach the owner literally.
+ * Hint: text holding `=?` could be read as an RFC 2047 encoded word, and nodemailer leaves a
+ * valid one as it is, so `=?UTF-8?Q?Eve=0D=0ABcc:_x@y.z?=` would be decoded by mail
+ * programs into a line break and a Bcc; such text is encoded here, whole, as encoded words
+ * of our own. Other text is left to nodemailer, which encodes what is not ASCII.
+ */
+export function literalInHeader(text: string): string {
+  return text.includes('=?') ? encodedWords(text) : text;
+}
+
+/** The longest run of UTF-8 bytes in one encoded word: 45 bytes are 60 in base64, plus `=?UTF-8?B?…?=`, 72 of RFC 2047's 75. */
+const BYTES_PER_WORD = 45;
+
+/**
+ * `text` as RFC 2047 encoded words (UTF-8, base64), each within 75 characters, cut between
+ * characters so that no word holds half of one, separated by spaces that decoders drop.
+ */
+export function encodedWords(text: string): string {
+  const words: string[] = [];
+  let bytes: Buffer[] = [];
+  let size = 0;
+  const flush = () => {
+    words.push(`=?UTF-8?B?${Buffer.concat(bytes).toString('base64')}?=`);
+    bytes = [];
+    size = 0;
+  };
+  for (const character of text) {
+    const encoded = Buffer.from(character, 'utf8');
+    if (size + encoded.length > BYTES_PER_WORD) flush();
+    bytes.push(encoded);
+    size += encoded.length;
+  }
+  if (size > 0) flush();
+  return words.join(' ');
+}
+
+/**
+ * Whether a stored address is a bare `local@domain` that can go into Reply-To as it is.
+ * Hint: one holding `=?` could be taken for an encoded word by a lenient mail program; it
+ * stays in the body, where nothing decodes it, and Reply-To is left out.
+ */
 function isPlainAddress(value: string): boolean {
-  return !UNSAFE_IN_HEADER.test(value) && /^[^\s<>()[\]",;:\\@]+@[^\s<>()[\]",;:\\@]+$/u.test(value);
+  return !UNSAFE_IN_HEADER.test(value) && !value.includes('=?') && /^[^\s<>()[\]",;:\\@]+@[^\s<>()[\]",;:\\@]+$/u.test(value);
 }

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { classifySmtpError, createSmtpMailer, SMTP_TIMEOUTS } from '../../../src/lib/contact/mailer.ts';
 import { composeContactEmail } from '../../../src/lib/contact/message.ts';
 import { parseMail } from '../../support/mime.ts';
+import { parseWithPython } from '../../support/python-mail.ts';
 import { type FakeSmtpServer, freePort, startSilentServer, startSmtpServer } from '../../support/smtp.ts';
 
 const submission = {
@@ -102,6 +103,30 @@ describe('the SMTP mailer against a real SMTP server on 127.0.0.1', () => {
     expect(parsed.header('reply-to')[0]!.match(/@/g)?.length ?? 0).toBe(1 + (name.match(/@/g)?.length ?? 0));
     expect(parsed.header('subject')[0]).not.toMatch(/[\r\n]/);
     expect(parsed.text.startsWith('Hello, I would like to know more.')).toBe(true);
+  });
+
+  // What a mail program shows, read by a real parser (Python's email package): the name
+  // exactly as typed, never decoded a second time into headers of its own.
+  test.each([
+    ['an encoded word that decodes to CR LF Bcc', '=?UTF-8?Q?Eve=0D=0ABcc:_x@y.z?='],
+    ['a base64 encoded word', '=?utf-8?b?RXZlDQpCY2M6IHhAeS56?='],
+    ['an encoded word between words', 'Eve =?UTF-8?Q?=0D=0ABcc:_x@y.z?= Smith'],
+    ['two encoded words and Unicode', 'Zoë =?UTF-8?Q?a?= =?UTF-8?Q?b?= 😀'],
+    ['a lone =?', 'a =? b ?= c'],
+    ['an apostrophe and a comma', "O'Brien, Ada"],
+    // Short enough for one encoded word: Python's address parser keeps the blank between two
+    // adjacent encoded words in a display name, which RFC 2047 and mail programs drop.
+    ['Unicode', 'Zoë 😀 李小龍'],
+  ])('a name with %s reaches the owner literally in every header', async (_, name) => {
+    smtp = await startSmtpServer();
+    const config = { url: smtp.url(), ...addresses };
+    await expect(createSmtpMailer(config).send(composeContactEmail({ ...submission, name }, config))).resolves.toEqual({ ok: true });
+    const mail = parseWithPython(smtp.received[0]!.raw);
+
+    expect(mail.subject).toBe(`New message from ${name}`);
+    expect(mail.names).toEqual(['From', 'To', 'Reply-To', 'Subject', 'Message-ID', 'Date', 'Content-Transfer-Encoding', 'MIME-Version', 'Content-Type']);
+    expect(mail.replyTo).toEqual([{ name: name.includes('=?') ? '' : name, address: 'ada@example.org' }]);
+    expect(mail.defects).toEqual([]);
   });
 
   test('a Unicode name arrives encoded and reads back as typed', async () => {

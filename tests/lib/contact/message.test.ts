@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { composeContactEmail, contactMessageId, headerText } from '../../../src/lib/contact/message.ts';
+import { composeContactEmail, contactMessageId, encodedWords, headerText, literalInHeader } from '../../../src/lib/contact/message.ts';
 
 const smtp = { url: 'smtp://127.0.0.1:25', to: 'owner@example.com', from: 'site@Forms.Example.com' };
 const submission = {
@@ -65,6 +65,19 @@ describe('the email of a contact message', () => {
     expect(email.text).not.toMatch(/\r|\nBcc/);
   });
 
+  test('a name that looks like an encoded word is encoded by us in the subject, and left out of Reply-To', () => {
+    const email = composeContactEmail({ ...submission, name: '=?UTF-8?Q?Eve=0D=0ABcc:_x@y.z?=' }, smtp);
+    expect(email.subject).toBe('New message from =?UTF-8?B?PT9VVEYtOD9RP0V2ZT0wRD0wQUJjYzpfeEB5Lno/PQ==?=');
+    expect(email.replyTo).toEqual({ name: '', address: 'ada@example.org' });
+    expect(email.text).toContain('From: =?UTF-8?Q?Eve=0D=0ABcc:_x@y.z?= <ada@example.org>');
+  });
+
+  test('leaves Reply-To out when the stored address holds =?', () => {
+    const email = composeContactEmail({ ...submission, email: '=?utf-8?q?x?=@example.org' }, smtp);
+    expect(email.replyTo).toBeUndefined();
+    expect(email.text).toContain('From: Ada Lovelace <=?utf-8?q?x?=@example.org>');
+  });
+
   test('names an empty (cleaned) name rather than leaving the subject dangling', () => {
     expect(composeContactEmail({ ...submission, name: '\r\n' }, smtp).subject).toBe('New message from an unnamed visitor');
   });
@@ -78,5 +91,27 @@ describe('headerText', () => {
     ['x\u2066y\u2069z', 'x y z'],
   ])('%j becomes %j', (input, output) => {
     expect(headerText(input)).toBe(output);
+  });
+});
+
+describe('text in a header that a mail program must not decode', () => {
+  test.each([
+    ['plain text stays as it is', 'Ada Lovelace', 'Ada Lovelace'],
+    ['Unicode stays as it is (nodemailer encodes it)', 'Zoë 😀', 'Zoë 😀'],
+    ['a question mark and an equals sign apart stay as they are', 'a? b= c', 'a? b= c'],
+    ['text holding =? becomes encoded words', '=?x?=', '=?UTF-8?B?PT94Pz0=?='],
+    ['a lone =?', '=?', '=?UTF-8?B?PT8=?='],
+  ])('%s', (_, text, expected) => {
+    expect(literalInHeader(text)).toBe(expected);
+  });
+
+  test.each([
+    ['45 bytes fit one word', 'a'.repeat(45), [`=?UTF-8?B?${'YWFh'.repeat(15)}?=`]],
+    ['46 bytes need two', 'a'.repeat(46), [`=?UTF-8?B?${'YWFh'.repeat(15)}?=`, '=?UTF-8?B?YQ==?=']],
+    ['a character is never cut in two', `${'a'.repeat(43)}😀`, [`=?UTF-8?B?${'YWFh'.repeat(14)}YQ==?=`, '=?UTF-8?B?8J+YgA==?=']],
+  ])('encoded words: %s, each within 75 characters', (_, text, words) => {
+    const encoded = encodedWords(text);
+    expect(encoded.split(' ')).toEqual(words);
+    for (const word of encoded.split(' ')) expect(word.length).toBeLessThanOrEqual(75);
   });
 });
