@@ -9,6 +9,7 @@ import { server } from './config/server.ts';
 import { smtp } from './config/smtp.ts';
 import { spam } from './config/spam.ts';
 import type { ConfigConcern, Env } from './config/variables.ts';
+import { fromProjectRoot } from './project-root.ts';
 
 export type { KitConfig, MailchimpConfig, NewsletterConfig, ProviderName, ResendConfig } from './config/newsletter.ts';
 export { PROVIDER_NAMES } from './config/newsletter.ts';
@@ -84,6 +85,9 @@ export function describeConfig(config: Config): Record<string, unknown> {
  * Hint: variables already set in the environment win over the file.
  */
 export function loadEnvFile(): void {
-  const file = process.env.ENV_FILE ?? '.env';
+  const name = process.env.ENV_FILE ?? '.env';
+  // Beside package.json whatever the working directory: a systemd unit without
+  // WorkingDirectory must read the same file as `npm start` (issue 11, item 2).
+  const file = name && fromProjectRoot(name);
   if (file && existsSync(file)) process.loadEnvFile(file);
 }

@@ -8,7 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, describeConfig, loadEnvFile, requireConfig } from '../lib/config.ts';
 import { createLogger } from '../lib/log.ts';
-import { createServices, installServices } from '../lib/services.ts';
+import { createServices, installServices, type Services } from '../lib/services.ts';
+import { startupFailureLine } from '../lib/startup-failure.ts';
 import { createApiFastPath } from './api-fast-path.ts';
 import { createFront } from './front.ts';
 import { createHttpServer, type NodeHandler } from './http-server.ts';
@@ -29,7 +30,12 @@ try {
 }
 
 const logger = createLogger({ level: config.logLevel });
-const services = createServices(config, logger);
+let services: Services;
+try {
+  services = createServices(config, logger);
+} catch (error) {
+  failToStart(startupFailureLine(error, { step: 'database', dataDir: config.dataDir }));
+}
 installServices(services);
 logger.info('server.config', describeConfig(config));
 if (config.newsletterChoice === 'default') {
@@ -55,6 +61,7 @@ const api = config.apiFastPath ? createApiFastPath(services) : undefined;
 const { server, shutdown } = createHttpServer(handler, (req, res) => staticFiles(req, res) || (api?.(req, res) ?? false), {
   front: createFront(config),
 });
+server.once('error', (error) => failToStart(startupFailureLine(error, { step: 'listen', host: config.host, port: config.port })));
 server.listen(config.port, config.host, () => {
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -62,6 +69,12 @@ server.listen(config.port, config.host, () => {
   // Once the site is up: messages left pending by an earlier process go out first.
   services.worker?.start();
 });
+
+/** Stops at start-up with one line on stderr naming what to change, and no stack trace. */
+function failToStart(line: string): never {
+  process.stderr.write(`${line}\n`);
+  process.exit(1);
+}
 
 /** How long requests in flight may take to finish once a stop is asked for. */
 const SHUTDOWN_GRACE_MS = 10_000;

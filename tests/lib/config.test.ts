@@ -1,7 +1,14 @@
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { parseEnv } from 'node:util';
 import { describe, expect, test } from 'vitest';
 import { ConfigError, describeConfig, readConfig, requireConfig } from '../../src/lib/config.ts';
+
+/** Where the project's relative data folders are, whatever the working directory. */
+const PROJECT = {
+  data: fileURLToPath(new URL('../../data', import.meta.url)),
+  varForms: fileURLToPath(new URL('../../var/forms', import.meta.url)),
+};
 
 const problemsOf = (env: Record<string, string>) => {
   const result = readConfig(env);
@@ -14,7 +21,8 @@ describe('configuration', () => {
     expect(config).toMatchObject({
       host: 'localhost',
       port: 4321,
-      dataDir: './data',
+      // Beside package.json, whatever the working directory.
+      dataDir: PROJECT.data,
       newsletter: { provider: 'local' },
       newsletterChoice: 'default',
       smtp: undefined,
@@ -228,6 +236,7 @@ describe('configuration', () => {
     ['LOG_LEVEL', 'silent', { logLevel: 'silent' }],
     ['API_FAST_PATH', 'off', { apiFastPath: false }],
     ['DATA_DIR', '/var/lib/site-forms', { dataDir: '/var/lib/site-forms' }],
+    ['DATA_DIR', 'var/forms', { dataDir: PROJECT.varForms }],
     ['ALLOWED_ORIGINS', ' , ', { allowedOrigins: [] }],
   ])('accepts %s=%j', (name, value, expected) => {
     expect(requireConfig({ [name]: value })).toMatchObject(expected);

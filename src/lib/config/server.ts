@@ -1,10 +1,16 @@
 import * as v from 'valibot';
+import { fromProjectRoot } from '../project-root.ts';
 import { type ConfigConcern, type Env, integer, readVariables, text } from './variables.ts';
 
-/** Where the server listens and keeps its database. */
+/** Where the server listens and keeps its database (`dataDir` absolute). */
 export type ServerConfig = { host: string; port: number; dataDir: string };
 
-const DATA_DIR = v.optional(text, './data');
+// Relative to the project's folder, not the working directory: a service started from
+// anywhere must find the data it wrote before (issue 11, item 2).
+const DATA_DIR = v.pipe(
+  v.optional(text, './data'),
+  v.transform((path) => fromProjectRoot(path)),
+);
 
 const VARIABLES = {
   HOST: v.optional(text, 'localhost'),
@@ -22,8 +28,8 @@ export const server: ConfigConcern<ServerConfig> = {
 };
 
 /**
- * The data directory alone, for the command-line tools, which should work even while
- * another part of the configuration is being fixed.
+ * The data directory alone, absolute, for the command-line tools, which should work even
+ * while another part of the configuration is being fixed.
  */
 export function readDataDir(env: Env): string {
   return v.parse(DATA_DIR, env.DATA_DIR);

@@ -1,0 +1,37 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, test } from 'vitest';
+import { findProjectRoot, fromProjectRoot, PROJECT_ROOT } from '../../src/lib/project-root.ts';
+
+const base = mkdtempSync(join(tmpdir(), 'site-forms-root-'));
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+const project = join(base, 'project');
+mkdirSync(join(project, 'dist/server'), { recursive: true });
+writeFileSync(join(project, 'package.json'), '{}');
+const lonely = join(base, 'lonely/a/b');
+mkdirSync(lonely, { recursive: true });
+
+describe('the project folder, whatever the working directory', () => {
+  test.each([
+    ['from the built server in dist/server', join(project, 'dist/server'), project],
+    ['from the project folder itself', project, project],
+    ['with no package.json above: where the search started', lonely, lonely],
+  ])('%s', (_, start, expected) => {
+    expect(findProjectRoot(start)).toBe(expected);
+  });
+
+  test('this checkout: the folder of package.json, not the working directory', () => {
+    expect(PROJECT_ROOT).toBe(dirname(fileURLToPath(new URL('../../package.json', import.meta.url))));
+  });
+
+  test.each([
+    ['./data', '/srv/site/data'],
+    ['data', '/srv/site/data'],
+    ['../shared/data', '/srv/shared/data'],
+    ['/var/lib/site-forms', '/var/lib/site-forms'],
+  ])('DATA_DIR=%s is %s', (path, expected) => {
+    expect(fromProjectRoot(path, '/srv/site')).toBe(expected);
+  });
+});
