@@ -31,6 +31,22 @@ describe('configuration', () => {
     });
   });
 
+  test.each([
+    ['owner@localhost', 'site@localhost'],
+    ["o'brien@example.com", 'forms@xn--mnchen-3ya.de'],
+  ])('accepts CONTACT_TO %s and CONTACT_FROM %s', (to, from) => {
+    expect(requireConfig({ SMTP_URL: 'smtp://localhost:25', CONTACT_TO: to, CONTACT_FROM: from }).smtp).toEqual({ url: 'smtp://localhost:25', to, from });
+  });
+
+  test.each([
+    ['a second recipient', 'owner@example.com, other@example.com'],
+    ['a line break and a header', 'owner@example.com\nBcc: x@evil.test'],
+    ['a display name', 'Owner <owner@example.com>'],
+    ['a space', 'owner @example.com'],
+  ])('refuses a CONTACT_TO with %s', (_, to) => {
+    expect(problemsOf({ SMTP_URL: 'smtp://localhost:25', CONTACT_TO: to, CONTACT_FROM: 'site@example.com' })).toEqual(['CONTACT_TO must be an email address']);
+  });
+
   test('.env.example copied as it is starts the site with the local provider', () => {
     const example = parseEnv(readFileSync(new URL('../../.env.example', import.meta.url), 'utf8'));
     expect(requireConfig(example)).toMatchObject({ newsletter: { provider: 'local' }, newsletterChoice: 'default' });

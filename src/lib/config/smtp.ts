@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { isEmailAddress } from '../forms/email.ts';
 import { withoutCredentials } from './secrets.ts';
 import { type ConfigConcern, integer, optionalUrlOf, readVariables, text } from './variables.ts';
 
@@ -13,7 +14,13 @@ export type DeliveryConfig = {
 };
 
 // Trimmed first, so that a blank value counts as not set.
-const emailAddress = v.optional(v.pipe(text, v.union([v.literal(''), v.pipe(v.string(), v.email('must be an email address'))], 'must be an email address')));
+// The owner's own addresses may be on a one-label domain, such as owner@localhost.
+const emailAddress = v.optional(
+  v.pipe(
+    text,
+    v.check((value) => value === '' || isEmailAddress(value, { dotless: true }), 'must be an email address'),
+  ),
+);
 
 const VARIABLES = {
   SMTP_URL: optionalUrlOf(['smtp', 'smtps'], 'smtp://user:pass@smtp.example.com:587'),
