@@ -35,7 +35,7 @@ export function createServices(config: Config, logger: Logger): Services {
   const worker = smtp
     ? createDeliveryWorker({
         outbox: createOutbox(db),
-        mailer: createSmtpMailer(smtp),
+        mailer: createSmtpMailer(smtp, { logger }),
         compose: (submission) => composeContactEmail(submission, smtp),
         logger,
         retryBaseMs: config.delivery.retryBaseMs,

@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, test } from 'vitest';
+import { makeCertificates, opensslAvailable } from '../support/certificates.ts';
 import { parseMail } from '../support/mime.ts';
 import { postForm, type Site, startSite } from '../support/site.ts';
 import { eventually, type FakeSmtpServer, freePort, type SmtpAnswer, startSilentServer, startSmtpServer } from '../support/smtp.ts';
@@ -176,5 +177,52 @@ describe('contact messages by email, through the built server', () => {
     expect(s.logs.filter((l) => typeof l === 'object' && l.event === 'contact.smtp_off')).toHaveLength(1);
     expect(s.logs).not.toContainEqual(expect.objectContaining({ event: 'contact.delivery_started' }));
     expect(submissions(s.dataDir)).toEqual([expect.objectContaining({ status: 'pending', attempts: 0 })]);
+  });
+});
+
+describe.skipIf(!opensslAvailable)('a mail server whose certificate we cannot trust', () => {
+  test.each([
+    ['STARTTLS', false],
+    ['smtps', true],
+  ])('over %s: each message fails at once, the log says once what to set, and with SMTP_TLS_CA_FILE a retry delivers', async (_, secure) => {
+    const { selfSigned } = makeCertificates();
+    const smtp = await smtpServer({ tls: { ...selfSigned, secure } });
+    const dir = dataDir();
+    const first = await site({ SMTP_URL: smtp.url(), ...addresses, ...fast }, { dataDir: dir });
+    await post(first);
+    await post(first);
+
+    const rows = await eventually(
+      'both messages to be marked failed',
+      () => submissions(dir).every((r) => r.status === 'failed') && submissions(dir).length === 2 && submissions(dir),
+    );
+    expect(rows.map((r) => [r.attempts, r.last_error])).toEqual([
+      [
+        1,
+        "ESOCKET DEPTH_ZERO_SELF_SIGNED_CERT: the mail server's TLS certificate is self-signed (self-signed certificate); set SMTP_TLS_CA_FILE to its CA's certificate",
+      ],
+      [
+        1,
+        "ESOCKET DEPTH_ZERO_SELF_SIGNED_CERT: the mail server's TLS certificate is self-signed (self-signed certificate); set SMTP_TLS_CA_FILE to its CA's certificate",
+      ],
+    ]);
+    await eventually('both failures to be logged', () => first.logs.filter((l) => typeof l === 'object' && l.event === 'contact.delivery_failed').length === 2);
+    expect(first.logs.filter((l) => typeof l === 'object' && l.event === 'contact.smtp_misconfigured')).toEqual([
+      expect.objectContaining({
+        level: 'error',
+        fix: "set SMTP_TLS_CA_FILE to the certificate of the CA that signed the mail server's certificate (to its own certificate if it is self-signed), restart, then npm run inbox -- retry <id> for each failed message",
+      }),
+    ]);
+    await first.stop();
+
+    const caFile = `${dataDir()}/mail-server.pem`;
+    writeFileSync(caFile, selfSigned.cert);
+    const second = await site({ SMTP_URL: smtp.url(), ...addresses, ...fast, SMTP_TLS_CA_FILE: caFile }, { dataDir: dir });
+    for (const row of rows) expect(await runInbox(['retry', String(row.id)], { DATA_DIR: dir })).toMatchObject({ code: 0 });
+    await eventually('both messages to be sent', () => submissions(dir).every((r) => r.status === 'sent'));
+    expect(smtp.received).toHaveLength(2);
+    expect(second.logs).toContainEqual(
+      expect.objectContaining({ event: 'server.config', smtp: expect.objectContaining({ certificate: `checked, also trusting ${caFile}` }) }),
+    );
   });
 });

@@ -283,6 +283,7 @@ describe('configuration', () => {
       url: 'smtps://user:pass@smtp.example.com:465',
       to: 'owner@example.com',
       from: 'site@example.com',
+      tls: { rejectUnauthorized: true },
     });
     expect(requireConfig({ CONTACT_TO: 'owner@example.com' }).smtp).toBeUndefined();
   });
@@ -382,7 +383,7 @@ describe('secrets in what the configuration prints', () => {
       newsletterProvider: 'mailchimp',
       newsletterChoice: 'inferred',
       mailchimp: { apiKey: '…us21', listId: 'list1', baseUrl: 'https://***:***@proxy.example.com/3.0' },
-      smtp: { url: 'smtp://***:***@smtp.postmarkapp.com:587', to: 'owner@example.com', from: 'site@example.com' },
+      smtp: { url: 'smtp://***:***@smtp.postmarkapp.com:587', to: 'owner@example.com', from: 'site@example.com', certificate: 'checked' },
       deliveryRetryBaseMs: 30_000,
       rateLimit: { max: 10, windowSeconds: 600 },
       redisUrl: 'redis://***:***@cache.example.com:6379',

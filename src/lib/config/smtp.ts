@@ -1,10 +1,23 @@
+import { readFileSync } from 'node:fs';
+import { X509Certificate } from 'node:crypto';
+import { isAbsolute } from 'node:path';
 import * as v from 'valibot';
 import { isEmailAddress } from '../forms/email.ts';
 import { withoutCredentials } from './secrets.ts';
-import { type ConfigConcern, integer, optionalUrlOf, readVariables, text } from './variables.ts';
+import { type ConfigConcern, integer, optionalText, optionalUrlOf, readVariables, text } from './variables.ts';
+
+/** How the mail server's certificate is checked: against Node's CAs plus `ca`, or (`rejectUnauthorized: false`) not at all. */
+export type SmtpTls = {
+  /** The certificates of SMTP_TLS_CA_FILE, trusted besides Node's own CAs. */
+  ca?: string[];
+  /** Where they came from, for the start-up log. */
+  caFile?: string;
+  /** False only when SMTP_TLS_REJECT_UNAUTHORIZED=false. */
+  rejectUnauthorized?: boolean;
+};
 
 /** SMTP delivery of contact messages, or `undefined` when messages are only stored. */
-export type SmtpConfig = { url: string; to: string; from: string };
+export type SmtpConfig = { url: string; to: string; from: string; tls?: SmtpTls };
 
 /** The contact form's delivery part of the configuration. */
 export type DeliveryConfig = {
@@ -27,9 +40,38 @@ const VARIABLES = {
   CONTACT_TO: emailAddress,
   CONTACT_FROM: emailAddress,
   DELIVERY_RETRY_BASE_MS: v.optional(integer(1, 3_600_000), '30000'),
+  SMTP_TLS_CA_FILE: optionalText,
+  SMTP_TLS_REJECT_UNAUTHORIZED: v.optional(v.picklist(['true', 'false'], 'must be true or false'), 'true'),
 };
 
-/** SMTP_URL, CONTACT_TO, CONTACT_FROM and DELIVERY_RETRY_BASE_MS. */
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g;
+
+/**
+ * The certificates in the file SMTP_TLS_CA_FILE names, or what is wrong with it.
+ * Hint: an absolute path only, because a relative one would depend on the directory the
+ * server happens to be started from.
+ */
+export function readCaFile(path: string): { ok: true; ca: string[] } | { ok: false; problem: string } {
+  if (!isAbsolute(path)) return { ok: false, problem: 'SMTP_TLS_CA_FILE must be an absolute path' };
+  let pem: string;
+  try {
+    pem = readFileSync(path, 'utf8');
+  } catch (error) {
+    return { ok: false, problem: `SMTP_TLS_CA_FILE cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})` };
+  }
+  const ca = pem.match(PEM_CERTIFICATE) ?? [];
+  if (ca.length === 0) return { ok: false, problem: 'SMTP_TLS_CA_FILE holds no PEM certificate (-----BEGIN CERTIFICATE-----)' };
+  for (const certificate of ca) {
+    try {
+      new X509Certificate(certificate);
+    } catch {
+      return { ok: false, problem: 'SMTP_TLS_CA_FILE holds a certificate that cannot be read' };
+    }
+  }
+  return { ok: true, ca };
+}
+
+/** SMTP_URL, CONTACT_TO, CONTACT_FROM, DELIVERY_RETRY_BASE_MS, SMTP_TLS_CA_FILE and SMTP_TLS_REJECT_UNAUTHORIZED. */
 export const smtp: ConfigConcern<DeliveryConfig> = {
   read(env) {
     const { config: e, problems } = readVariables(VARIABLES, env);
@@ -37,11 +79,24 @@ export const smtp: ConfigConcern<DeliveryConfig> = {
       if (!value) problems.push(`${name} is required when SMTP_URL is set`);
       return value ?? '';
     };
-    const smtp = e.SMTP_URL ? { url: e.SMTP_URL, to: required('CONTACT_TO', e.CONTACT_TO), from: required('CONTACT_FROM', e.CONTACT_FROM) } : undefined;
+    const tls: SmtpTls = { rejectUnauthorized: e.SMTP_TLS_REJECT_UNAUTHORIZED !== 'false' };
+    if (e.SMTP_TLS_CA_FILE) {
+      const file = readCaFile(e.SMTP_TLS_CA_FILE);
+      if (file.ok) Object.assign(tls, { ca: file.ca, caFile: e.SMTP_TLS_CA_FILE });
+      else problems.push(file.problem);
+    }
+    const smtp = e.SMTP_URL ? { url: e.SMTP_URL, to: required('CONTACT_TO', e.CONTACT_TO), from: required('CONTACT_FROM', e.CONTACT_FROM), tls } : undefined;
     return { config: { smtp, delivery: { retryBaseMs: e.DELIVERY_RETRY_BASE_MS } }, problems };
   },
   describe: ({ smtp, delivery }) => ({
-    smtp: smtp ? { url: withoutCredentials(smtp.url), to: smtp.to, from: smtp.from } : 'off (messages are stored, not sent)',
+    smtp: smtp
+      ? {
+          url: withoutCredentials(smtp.url),
+          to: smtp.to,
+          from: smtp.from,
+          certificate: smtp.tls?.rejectUnauthorized === false ? 'not checked' : smtp.tls?.caFile ? `checked, also trusting ${smtp.tls.caFile}` : 'checked',
+        }
+      : 'off (messages are stored, not sent)',
     deliveryRetryBaseMs: delivery.retryBaseMs,
   }),
 };

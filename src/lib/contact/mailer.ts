@@ -21,22 +21,15 @@ export type SmtpTimeouts = { connectionTimeout: number; greetingTimeout: number;
  */
 export const SMTP_TIMEOUTS: SmtpTimeouts = { connectionTimeout: 10_000, greetingTimeout: 5_000, socketTimeout: 20_000, dnsTimeout: 10_000 };
 
-/** How the mail server's certificate is checked: against Node's CAs plus `ca`, or not at all. */
-export type SmtpTls = {
-  /** PEM certificates trusted besides Node's default CAs (SMTP_TLS_CA_FILE): a private CA, or a self-signed server's own certificate. */
-  ca?: string[];
-  /** False (SMTP_TLS_REJECT_UNAUTHORIZED=false) accepts any certificate: only for a server on a network the owner trusts. */
-  rejectUnauthorized?: boolean;
-};
-
-/** What the SMTP mailer may be given besides the server: its TLS trust, its time limits, and where to say what to fix. */
-export type SmtpMailerOptions = { tls?: SmtpTls; timeouts?: SmtpTimeouts; logger?: Logger };
+/** What the SMTP mailer may be given besides the server: its time limits, and where to say what to fix. */
+export type SmtpMailerOptions = { timeouts?: SmtpTimeouts; logger?: Logger };
 
 /**
  * A mailer that speaks SMTP to the server of `SMTP_URL` (smtp:// upgrades with STARTTLS
  * when offered, smtps:// is TLS from the start), one connection per message.
  */
-export function createSmtpMailer(smtp: SmtpConfig, { tls = {}, timeouts = SMTP_TIMEOUTS, logger }: SmtpMailerOptions = {}): Mailer {
+export function createSmtpMailer(smtp: SmtpConfig, { timeouts = SMTP_TIMEOUTS, logger }: SmtpMailerOptions = {}): Mailer {
+  const tls = smtp.tls ?? {};
   const nodemailer = requireWhenNeeded('nodemailer') as typeof import('nodemailer');
   const transport = nodemailer.createTransport({
     url: smtp.url,

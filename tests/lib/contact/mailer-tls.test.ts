@@ -1,5 +1,6 @@
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { classifySmtpError, createSmtpMailer, type SmtpTls } from '../../../src/lib/contact/mailer.ts';
+import { classifySmtpError, createSmtpMailer } from '../../../src/lib/contact/mailer.ts';
+import type { SmtpTls } from '../../../src/lib/config/smtp.ts';
 import { composeContactEmail } from '../../../src/lib/contact/message.ts';
 import { createLogger } from '../../../src/lib/log.ts';
 import { type KeyPair, makeCertificates, opensslAvailable, type TestCertificates } from '../../support/certificates.ts';
@@ -35,8 +36,8 @@ async function mailerFor(pair: KeyPair, secure: boolean, tls?: SmtpTls) {
   smtp = await startSmtpServer({ tls: { ...pair, secure } });
   logs = [];
   const logger = createLogger({ level: 'debug', write: (line) => logs.push(JSON.parse(line) as Record<string, unknown>) });
-  const config = { url: smtp.url(), ...addresses };
-  const mailer = createSmtpMailer(config, { tls, logger });
+  const config = { url: smtp.url(), ...addresses, tls };
+  const mailer = createSmtpMailer(config, { logger });
   return { send: () => mailer.send(composeContactEmail(submission, config)) };
 }
 
