@@ -35,6 +35,22 @@ describe('Mailchimp wire format (SPEC.md 2.4 row 1)', () => {
   });
 });
 
+describe('Mailchimp connections', () => {
+  test('calls one after another share one kept-alive connection rather than opening one each', async () => {
+    const ports = new Set<number | undefined>();
+    const connection = new Set<string | undefined>();
+    mailchimp.reply((request, res, req) => {
+      ports.add(req.socket.remotePort);
+      connection.add(request.headers.connection);
+      return replyJson(200, { id: 'abc', status: 'subscribed' })(request, res, req);
+    });
+    const client = provider();
+    for (const email of ['a@example.com', 'b@example.com', 'c@example.com']) await expect(client.subscribe(email)).resolves.toEqual({ ok: true });
+    expect(connection).toEqual(new Set(['keep-alive']));
+    expect(ports.size).toBe(1);
+  });
+});
+
 describe('Mailchimp outcomes of one attempt', () => {
   test.each<[string, FakeReply, Record<string, unknown>]>([
     ['a new member', replyJson(200, { id: 'abc', status: 'subscribed' }), { ok: true }],
