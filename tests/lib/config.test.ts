@@ -35,7 +35,12 @@ describe('configuration', () => {
     ['owner@localhost', 'site@localhost'],
     ["o'brien@example.com", 'forms@xn--mnchen-3ya.de'],
   ])('accepts CONTACT_TO %s and CONTACT_FROM %s', (to, from) => {
-    expect(requireConfig({ SMTP_URL: 'smtp://localhost:25', CONTACT_TO: to, CONTACT_FROM: from }).smtp).toEqual({ url: 'smtp://localhost:25', to, from });
+    expect(requireConfig({ SMTP_URL: 'smtp://localhost:25', CONTACT_TO: to, CONTACT_FROM: from }).smtp).toEqual({
+      url: 'smtp://localhost:25',
+      to,
+      from,
+      tls: { rejectUnauthorized: true },
+    });
   });
 
   test.each([
