@@ -11,6 +11,7 @@ import { requireConfig } from '../src/lib/config.ts';
 import { handleContact } from '../src/lib/contact/handle.ts';
 import { createLogger } from '../src/lib/log.ts';
 import { handleNewsletter } from '../src/lib/newsletter/handle.ts';
+import { failure, renderJson } from '../src/lib/pipeline/outcome.ts';
 import { createServices } from '../src/lib/services.ts';
 
 const config = requireConfig(process.env);
@@ -30,14 +31,15 @@ const server = createServer(async (req, res) => {
     body: req.method === 'POST' ? (Readable.toWeb(req) as ReadableStream) : undefined,
     duplex: 'half',
   } as RequestInit);
-  const response =
+  const outcome =
     req.url === '/api/contact'
       ? await handleContact(request, services)
       : req.url === '/api/newsletter'
         ? await handleNewsletter(request, services)
-        : new Response('{"success":false}', { status: 404 });
-  res.writeHead(response.status, Object.fromEntries(response.headers));
-  res.end(Buffer.from(await response.arrayBuffer()));
+        : failure(404, 'Not found');
+  const answer = renderJson(outcome);
+  res.writeHead(answer.status, answer.headers);
+  res.end(answer.body);
 });
 server.listen(0, '127.0.0.1', () => {
   process.stdout.write(`${JSON.stringify({ event: 'server.listening', port: (server.address() as AddressInfo).port })}\n`);

@@ -1,6 +1,6 @@
 declare namespace App {
   interface Locals {
-    /** Set by a form endpoint before it shows the form again to a visitor without JavaScript (src/lib/visitor-answer.ts). */
-    formRetry?: import('./lib/visitor-answer.ts').FormRetry;
+    /** A form's page to show again after a post without JavaScript was refused (src/lib/pipeline/page.ts). */
+    formView?: import('./lib/pipeline/page.ts').FormView;
   }
 }

@@ -1,5 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { json } from './http.ts';
+import type { Data } from './pipeline/outcome.ts';
 
 /** What the health check reads. */
 export type HealthDeps = { db: DatabaseSync; providerName: string };
@@ -9,18 +9,17 @@ export type HealthDeps = { db: DatabaseSync; providerName: string };
  * messages wait for delivery; 503 when the database does not take writes.
  * Hint: the write is a real insert, rolled back, so a read-only or full disk shows here.
  */
-export function handleHealth({ db, providerName }: HealthDeps): Response {
+export function handleHealth({ db, providerName }: HealthDeps): Data {
   const databaseWritable = canWrite(db);
   let pendingMessages: number | null = null;
   try {
     pendingMessages = (db.prepare("SELECT count(*) AS n FROM submissions WHERE status = 'pending'").get() as { n: number }).n;
   } catch {}
-  return json(databaseWritable ? 200 : 503, {
-    success: databaseWritable,
-    provider: providerName,
-    databaseWritable,
-    pendingMessages,
-  });
+  return {
+    kind: 'data',
+    status: databaseWritable ? 200 : 503,
+    body: { success: databaseWritable, provider: providerName, databaseWritable, pendingMessages },
+  };
 }
 
 function canWrite(db: DatabaseSync): boolean {

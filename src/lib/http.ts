@@ -1,38 +1,13 @@
+import { type Failure, failure } from './pipeline/outcome.ts';
+
 /** The largest request body the endpoints read, in bytes; the adapter is set to the same. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
-
-/** The message every unexpected failure answers with (SPEC.md 4.2). */
-export const INTERNAL_ERROR = 'Internal server error';
-
-const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
-
-/** A JSON answer; every answer of `/api/*` goes through here. */
-export function json(status: number, body: { success: boolean } & Record<string, unknown>, headers?: HeadersInit): Response {
-  const response = new Response(JSON.stringify(body), { status, headers: JSON_HEADERS });
-  if (headers) for (const [name, value] of new Headers(headers)) response.headers.set(name, value);
-  return response;
-}
-
-/** `200 { "success": true }`: the work is done or durably stored. */
-export function success(): Response {
-  return json(200, { success: true });
-}
-
-/** A failure with the singular `error` string of SPEC.md 2.3. */
-export function failure(status: number, error: string, headers?: HeadersInit): Response {
-  return json(status, { success: false, error }, headers);
-}
-
-/** A contact validation failure with the plural `errors` object of SPEC.md 2.3. */
-export function invalid(errors: Record<string, readonly string[] | undefined>): Response {
-  return json(400, { success: false, errors });
-}
 
 /** The fields of a form: the first value given for each name, as a browser sends it. */
 export type FormFields = Record<string, string | File>;
 
-/** The answer of `readForm`: the fields, or the response to send instead. */
-export type FormResult = { ok: true; fields: FormFields } | { ok: false; response: Response };
+/** The answer of `readForm`: the fields, or the failure to answer with instead. */
+export type FormResult = { ok: true; fields: FormFields } | { ok: false; failure: Failure };
 
 const FORM_TYPES = ['multipart/form-data', 'application/x-www-form-urlencoded'];
 
@@ -68,11 +43,11 @@ export async function readForm(request: Request, limit = BODY_LIMIT_BYTES): Prom
   return { ok: true, fields };
 }
 
-function refuse(response: Response): FormResult {
-  return { ok: false, response };
+function refuse(failure: Failure): FormResult {
+  return { ok: false, failure };
 }
 
-function tooLarge(limit: number): Response {
+function tooLarge(limit: number): Failure {
   return failure(413, tooLargeMessage(limit));
 }
 
@@ -108,17 +83,4 @@ async function readBody(request: Request, limit: number): Promise<Uint8Array<Arr
     offset += chunk.byteLength;
   }
   return body;
-}
-
-/** 405 for a method an endpoint does not take, naming the ones it does. */
-export function methodNotAllowed(allowed: readonly string[]): Response {
-  return failure(405, `Use ${allowed.join(' or ')} for this address`, { allow: allowed.join(', ') });
-}
-
-/** 429 with `Retry-After`, for a client or an address past its limit. */
-export function tooManyRequests(retryAfterSeconds: number): Response {
-  const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
-  return failure(429, `Too many attempts. Please try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, {
-    'retry-after': String(retryAfterSeconds),
-  });
 }

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { failure } from './http.ts';
+import { type Failure, failure } from './pipeline/outcome.ts';
 
 /** Methods that change something, and so are subject to the origin policy. */
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -83,29 +83,29 @@ export function corsHeaders(origin: string): Record<string, string> {
   return { 'access-control-allow-origin': origin, vary: 'Origin' };
 }
 
+/** What the origin policy says of a request: refuse it, answer its preflight, or go on with these headers. */
+export type OriginPolicy = { refuse: Failure } | { preflight: Record<string, string> } | { headers: Record<string, string> };
+
 /**
- * Applies the origin policy to an `/api/*` request; answers the preflight or the
- * refusal itself, or returns the headers to add to the endpoint's answer.
+ * Applies the origin policy to a request to a route: a refusal (an outcome, rendered like
+ * the handler's), the headers of a preflight's 204, or the headers to add to the answer.
  */
-export function applyOriginPolicy(request: Request, settings: OriginSettings): { respond: Response } | { headers: Record<string, string> } {
+export function applyOriginPolicy(request: Request, settings: OriginSettings): OriginPolicy {
   const verdict = judgeOrigin(request, settings);
-  if (verdict.kind === 'misdirected') return { respond: failure(421, MISDIRECTED_MESSAGE) };
+  if (verdict.kind === 'misdirected') return { refuse: failure(421, MISDIRECTED_MESSAGE) };
   const preflight = request.method === 'OPTIONS' && request.headers.has('access-control-request-method');
   if (verdict.kind === 'forbidden' && (preflight || UNSAFE_METHODS.has(request.method))) {
-    return { respond: failure(403, FOREIGN_ORIGIN_MESSAGE) };
+    return { refuse: failure(403, FOREIGN_ORIGIN_MESSAGE) };
   }
   const headers = verdict.kind === 'allowed' ? corsHeaders(verdict.origin) : { vary: 'Origin' };
   if (preflight) {
     return {
-      respond: new Response(null, {
-        status: 204,
-        headers: {
-          ...headers,
-          'access-control-allow-methods': 'POST, OPTIONS',
-          'access-control-allow-headers': 'Content-Type, Accept',
-          'access-control-max-age': '600',
-        },
-      }),
+      preflight: {
+        ...headers,
+        'access-control-allow-methods': 'POST, OPTIONS',
+        'access-control-allow-headers': 'Content-Type, Accept',
+        'access-control-max-age': '600',
+      },
     };
   }
   return { headers };

@@ -10,7 +10,7 @@ import { ConfigError, describeConfig, loadEnvFile, requireConfig } from '../lib/
 import { createLogger } from '../lib/log.ts';
 import { createServices, installServices, type Services } from '../lib/services.ts';
 import { startupFailureLine } from '../lib/startup-failure.ts';
-import { createApiFastPath } from './api-fast-path.ts';
+import { createDispatcher } from './dispatch.ts';
 import { createFront } from './front.ts';
 import { createHttpServer, type NodeHandler } from './http-server.ts';
 import { createStaticFastPath, loadStaticFiles } from './static-files.ts';
@@ -55,12 +55,9 @@ if (!ENTRY) {
 process.env.ASTRO_NODE_AUTOSTART = 'disabled';
 const { handler } = (await import(ENTRY.href)) as { handler: NodeHandler };
 
-// Before the adapter: the built pages from memory, then the API without the framework.
+// The built pages from memory, the routes through the pipeline, the rest through the adapter.
 const staticFiles = createStaticFastPath(loadStaticFiles(fileURLToPath(new URL('../client', ENTRY))));
-const api = config.apiFastPath ? createApiFastPath(services) : undefined;
-const { server, shutdown } = createHttpServer(handler, (req, res) => staticFiles(req, res) || (api?.(req, res) ?? false), {
-  front: createFront(config),
-});
+const { server, shutdown } = createHttpServer(createDispatcher({ services, front: createFront(config), staticFiles, astro: handler }));
 server.once('error', (error) => failToStart(startupFailureLine(error, { step: 'listen', host: config.host, port: config.port })));
 server.listen(config.port, config.host, () => {
   const { port } = server.address() as AddressInfo;

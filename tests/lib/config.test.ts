@@ -234,7 +234,6 @@ describe('configuration', () => {
     ['a Redis URL of another scheme', { REDIS_URL: 'http://cache:6379' }, 'REDIS_URL must start with redis:// or rediss://'],
     ['a Redis URL that is not a URL', { REDIS_URL: 'cache 6379' }, 'REDIS_URL must be a URL such as redis://127.0.0.1:6379'],
     ['an unknown log level', { LOG_LEVEL: 'verbose' }, 'LOG_LEVEL must be debug, info, warn, error or silent'],
-    ['a fast-path switch that is neither on nor off', { API_FAST_PATH: 'yes' }, 'API_FAST_PATH must be on or off'],
   ])('refuses %s with one problem naming the variable', (_, env, problem) => {
     expect(problemsOf(env)).toEqual([problem]);
   });
@@ -255,7 +254,6 @@ describe('configuration', () => {
     ['REDIS_URL', 'REDIS://cache:6379', { redisUrl: 'REDIS://cache:6379' }],
     ['REDIS_URL', '', { redisUrl: undefined }],
     ['LOG_LEVEL', 'silent', { logLevel: 'silent' }],
-    ['API_FAST_PATH', 'off', { apiFastPath: false }],
     ['DATA_DIR', '/var/lib/site-forms', { dataDir: '/var/lib/site-forms' }],
     ['DATA_DIR', 'var/forms', { dataDir: PROJECT.varForms }],
     ['ALLOWED_ORIGINS', ' , ', { allowedOrigins: [] }],
@@ -393,7 +391,6 @@ describe('secrets in what the configuration prints', () => {
       rateLimit: { max: 10, windowSeconds: 600 },
       redisUrl: 'redis://***:***@cache.example.com:6379',
       logLevel: 'warn',
-      apiFastPath: true,
       spamFilter: { maxLinks: 2, retentionDays: 30, newsletterRequiresProof: false },
     });
   });
@@ -435,7 +432,6 @@ describe('secrets in what the configuration prints', () => {
       'rateLimit',
       'redisUrl',
       'logLevel',
-      'apiFastPath',
       'spamFilter',
     ]);
   });

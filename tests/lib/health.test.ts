@@ -11,9 +11,11 @@ describe('GET /api/health', () => {
     const dir = mkdtempSync(join(tmpdir(), 'health-'));
     const db = openDatabase(dir);
     db.prepare("INSERT INTO submissions (created_at, name, email, message) VALUES ('t', 'n', 'e@x.co', 'm')").run();
-    const response = handleHealth({ db, providerName: 'local' });
-    expect(response.status).toBe(200);
-    await expect(response.json()).resolves.toEqual({ success: true, provider: 'local', databaseWritable: true, pendingMessages: 1 });
+    expect(handleHealth({ db, providerName: 'local' })).toEqual({
+      kind: 'data',
+      status: 200,
+      body: { success: true, provider: 'local', databaseWritable: true, pendingMessages: 1 },
+    });
     // The probe leaves nothing behind.
     expect(db.prepare('SELECT count(*) AS n FROM subscribers').get()).toEqual({ n: 0 });
   });
@@ -22,8 +24,9 @@ describe('GET /api/health', () => {
     const dir = mkdtempSync(join(tmpdir(), 'health-'));
     openDatabase(dir).close();
     const readOnly = new DatabaseSync(join(dir, 'forms.db'), { readOnly: true });
-    const response = handleHealth({ db: readOnly, providerName: 'mailchimp' });
-    expect(response.status).toBe(503);
-    await expect(response.json()).resolves.toMatchObject({ success: false, databaseWritable: false, provider: 'mailchimp' });
+    expect(handleHealth({ db: readOnly, providerName: 'mailchimp' })).toMatchObject({
+      status: 503,
+      body: { success: false, databaseWritable: false, provider: 'mailchimp' },
+    });
   });
 });

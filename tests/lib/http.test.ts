@@ -1,11 +1,13 @@
 import { describe, expect, test } from 'vitest';
 import { BODY_LIMIT_BYTES, readForm } from '../../src/lib/http.ts';
+import { renderJson } from '../../src/lib/pipeline/outcome.ts';
 
 const post = (body: BodyInit, headers: Record<string, string> = {}) => new Request('http://site.test/api/contact', { method: 'POST', body, headers });
 
 async function refusal(result: Awaited<ReturnType<typeof readForm>>) {
   if (result.ok) throw new Error('expected a refusal');
-  return { status: result.response.status, body: await result.response.json() };
+  const answer = renderJson(result.failure);
+  return { status: answer.status, body: JSON.parse(answer.body!) as { success: boolean; error: string } };
 }
 
 describe('readForm', () => {

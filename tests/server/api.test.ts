@@ -20,12 +20,10 @@ function rows(site: Site, sql: string): Record<string, unknown>[] {
   }
 }
 
-// Our server answers /api/* itself (the fast path) or through Astro's routes and
-// middleware: the contract must be the same on both.
-describe.each(['on', 'off'])('the built server with its embedded defaults, API_FAST_PATH=%s', (fastPath) => {
+describe('the built server with its embedded defaults', () => {
   let site: Site;
   beforeAll(async () => {
-    site = await startSite({ ALLOWED_ORIGINS: 'https://partner.example', API_FAST_PATH: fastPath });
+    site = await startSite({ ALLOWED_ORIGINS: 'https://partner.example' });
   });
   afterAll(() => site.stop());
 

@@ -61,12 +61,12 @@ function outcome(answer: Answer) {
   return { status: answer.status, body: JSON.parse(answer.body) as unknown };
 }
 
-describe.skipIf(!nginxAvailable).each(['on', 'off'])('behind nginx with HTTPS and TRUST_PROXY=1 (API_FAST_PATH=%s)', (fastPath) => {
+describe.skipIf(!nginxAvailable)('behind nginx with HTTPS and TRUST_PROXY=1', () => {
   let site: Site;
   let proxy: TlsProxy;
   let origin: string;
   beforeAll(async () => {
-    site = await startSite({ TRUST_PROXY: '1', API_FAST_PATH: fastPath });
+    site = await startSite({ TRUST_PROXY: '1' });
     proxy = await startTlsProxy(site.url);
     origin = proxy.url;
   });

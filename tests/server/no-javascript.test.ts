@@ -179,13 +179,10 @@ describe('everyone else keeps the JSON of SPEC.md', () => {
     expect(refused.headers.get('location')).toBeNull();
   });
 
-  test('the on-demand pages behind the rewrite only send a visitor who opens them to the form', async () => {
-    for (const [path, form] of [
-      ['/retry/contact', '/contact'],
-      ['/retry/newsletter', '/'],
-    ]) {
+  test('the form pages have no address of their own: the old /retry pages are 404', async () => {
+    for (const path of ['/retry/contact', '/retry/newsletter']) {
       const response = await fetch(`${site.url}${path}`, { redirect: 'manual' });
-      expect([response.status, response.headers.get('location')]).toEqual([303, form]);
+      expect([response.status, response.headers.get('location')]).toEqual([404, null]);
     }
   });
 
@@ -209,21 +206,26 @@ describe("the guard's own refusals, for a person without JavaScript", () => {
     return fetch(`${limited.url}/api/contact`, { method: 'POST', body, headers: { ...NAVIGATION, origin }, redirect: 'manual' });
   };
 
-  test('too many attempts: a 429 page with Retry-After and a link back to the form, not JSON', async () => {
+  test('too many attempts: a 429 page in the site’s layout, the form again with the message in its alert, not JSON', async () => {
     expect((await post(valid, limited.url)).status).toBe(303);
     const refused = await post(valid, limited.url);
     expect(refused.status).toBe(429);
     expect(refused.headers.get('content-type')).toMatch(/^text\/html/);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     const doc = await page(refused);
-    expect(doc.querySelector('[role="alert"]')?.textContent).toMatch(/Too many attempts/);
-    expect(doc.querySelector('a')?.getAttribute('href')).toBe('/contact/');
+    expect(doc.querySelector('#contact-form-error')?.textContent).toBe('Too many attempts. Please try again in 10 minutes.');
+    expect(doc.title).toBe('Error: Contact us · Our Newsletter');
+    expect(doc.querySelector('header nav a[aria-current="page"]')?.getAttribute('href')).toBe('/contact');
+    expect(doc.querySelector('#contact-form')?.getAttribute('action')).toBe('/api/contact');
   });
 
-  test('another website: a 403 page, and the script still gets JSON', async () => {
+  test('another website: a 403 page in the site’s layout, and the script still gets JSON', async () => {
     const refused = await post(valid, 'https://evil.example');
     expect(refused.status).toBe(403);
     expect(refused.headers.get('content-type')).toMatch(/^text\/html/);
+    const doc = await page(refused);
+    expect(doc.querySelector('#contact-form-error')?.textContent).toBe('Forms on this site cannot be posted from another website');
+    expect(doc.querySelector('header nav')).not.toBeNull();
     const script = await fetch(`${limited.url}/api/contact`, {
       method: 'POST',
       body: new URLSearchParams(valid),

@@ -1,27 +1,36 @@
 import { parseContact } from '../forms/contact.ts';
-import { failure, INTERNAL_ERROR, invalid, readForm, success } from '../http.ts';
+import { readForm } from '../http.ts';
 import { describeError, type Logger } from '../log.ts';
+import { accepted, type FormValues, failure, INTERNAL_ERROR, invalid, type Outcome } from '../pipeline/outcome.ts';
 import type { SubmissionStore } from './store.ts';
 
 /** What the contact handler needs. */
 export type ContactDeps = { store: SubmissionStore; logger: Logger; onStored?: (id: number) => void };
 
-/** POST /api/contact (SPEC.md 4.2): read the form, validate every field, store, answer. */
-export async function handleContact(request: Request, { store, logger, onStored }: ContactDeps): Promise<Response> {
-  const form = await readForm(request);
-  if (!form.ok) return form.response;
+/** The fields a person sees and types into; the honeypot is not one of them. */
+const VISIBLE_FIELDS = ['name', 'email', 'message'] as const;
 
+/** POST /api/contact (SPEC.md 4.2): read the form, validate every field, store, answer. */
+export async function handleContact(request: Request, { store, logger, onStored }: ContactDeps): Promise<Outcome> {
+  const form = await readForm(request);
+  if (!form.ok) return form.failure;
+
+  const values: FormValues = {};
+  for (const field of VISIBLE_FIELDS) {
+    const value = form.fields[field];
+    if (typeof value === 'string') values[field] = value;
+  }
   const parsed = parseContact(form.fields);
-  if (!parsed.ok) return invalid(parsed.errors);
+  if (!parsed.ok) return invalid(parsed.errors, values);
 
   let id: number;
   try {
     id = store.save(parsed.input);
   } catch (error) {
     logger.error('contact.store_failed', { error: describeError(error) });
-    return failure(500, INTERNAL_ERROR);
+    return failure(500, INTERNAL_ERROR, { values });
   }
-  // The 200 means "stored"; delivery happens from the outbox.
+  // Accepted means "stored"; delivery happens from the outbox.
   onStored?.(id);
-  return success();
+  return accepted();
 }

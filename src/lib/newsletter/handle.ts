@@ -1,8 +1,9 @@
 import * as v from 'valibot';
 import { INVALID_EMAIL } from '../forms/email.ts';
 import { NewsletterSchema } from '../forms/newsletter.ts';
-import { failure, readForm, success, tooManyRequests } from '../http.ts';
+import { readForm } from '../http.ts';
 import type { Logger } from '../log.ts';
+import { accepted, type FormValues, failure, type Outcome, tooManyRequests } from '../pipeline/outcome.ts';
 import type { AbuseLimits } from '../rate-limit.ts';
 import type { NewsletterProvider, SubscribeFailure } from './provider.ts';
 
@@ -35,18 +36,20 @@ export const NEWSLETTER_FAILURES: Record<SubscribeFailure, { status: number; err
 };
 
 /** POST /api/newsletter (SPEC.md 4.1): read the form, validate the email, subscribe, answer. */
-export async function handleNewsletter(request: Request, { provider, logger, limits }: NewsletterDeps): Promise<Response> {
+export async function handleNewsletter(request: Request, { provider, logger, limits }: NewsletterDeps): Promise<Outcome> {
   const form = await readForm(request);
-  if (!form.ok) return form.response;
+  if (!form.ok) return form.failure;
 
+  const typed = form.fields.email;
+  const values: FormValues = typeof typed === 'string' ? { email: typed } : {};
   const parsed = v.safeParse(NewsletterSchema, form.fields);
-  if (!parsed.success) return failure(400, INVALID_EMAIL);
+  if (!parsed.success) return failure(400, INVALID_EMAIL, { field: 'email', values });
 
   const allowed = (await limits?.checkAddress(parsed.output.email)) ?? { ok: true };
-  if (!allowed.ok) return tooManyRequests(allowed.retryAfterSeconds);
+  if (!allowed.ok) return tooManyRequests(allowed.retryAfterSeconds, values);
 
   const outcome = await provider.subscribe(parsed.output.email);
-  if (outcome.ok) return success();
+  if (outcome.ok) return accepted();
 
   const answer = NEWSLETTER_FAILURES[outcome.reason];
   if (outcome.reason === 'misconfigured') {
@@ -55,5 +58,6 @@ export async function handleNewsletter(request: Request, { provider, logger, lim
   } else {
     logger.warn('newsletter.subscribe_failed', { provider: provider.name, reason: outcome.reason, detail: outcome.detail });
   }
-  return failure(answer.status, answer.error, answer.headers);
+  // A 400 is about the address typed; a busy or broken provider is about the form.
+  return failure(answer.status, answer.error, { headers: answer.headers, values, field: answer.status === 400 ? 'email' : undefined });
 }

@@ -18,22 +18,20 @@ function memoryStore() {
 }
 
 describe('POST /api/contact handler', () => {
-  test('stores a valid submission, then answers 200 { success: true }', async () => {
+  test('stores a valid submission, then accepts it', async () => {
     const { store, saved } = memoryStore();
     const onStored = vi.fn();
-    const response = await handleContact(post(valid), { store, logger: silentLogger, onStored });
-    expect(response.status).toBe(200);
-    await expect(response.json()).resolves.toEqual({ success: true });
+    await expect(handleContact(post(valid), { store, logger: silentLogger, onStored })).resolves.toEqual({ kind: 'accepted' });
     expect(saved).toEqual([valid]);
     expect(onStored).toHaveBeenCalledWith(1);
   });
 
-  test('answers 400 with every failing field and stores nothing', async () => {
+  test('refuses every failing field at once, keeps what was typed but the honeypot, and stores nothing', async () => {
     const { store, saved } = memoryStore();
-    const response = await handleContact(post({ name: 'A', email: 'x', message: 'short', honeypot: 'bot' }), { store, logger: silentLogger });
-    expect(response.status).toBe(400);
-    await expect(response.json()).resolves.toEqual({
-      success: false,
+    const outcome = await handleContact(post({ name: 'A', email: 'x', message: 'short', honeypot: 'bot' }), { store, logger: silentLogger });
+    expect(outcome).toEqual({
+      kind: 'invalid',
+      values: { name: 'A', email: 'x', message: 'short' },
       errors: {
         name: ['Name must be between 2 and 100 characters'],
         email: ['Please enter a valid email address'],
@@ -44,7 +42,7 @@ describe('POST /api/contact handler', () => {
     expect(saved).toEqual([]);
   });
 
-  test('answers 500 "Internal server error" when storing fails, and logs the cause', async () => {
+  test('fails with 500 "Internal server error" and the values when storing fails, and logs the cause', async () => {
     const errors: unknown[] = [];
     const logger = { ...silentLogger, error: (event: string, fields?: Record<string, unknown>) => errors.push({ event, ...fields }) };
     const store: SubmissionStore = {
@@ -52,9 +50,19 @@ describe('POST /api/contact handler', () => {
         throw new Error('disk full');
       },
     };
-    const response = await handleContact(post(valid), { store, logger });
-    expect(response.status).toBe(500);
-    await expect(response.json()).resolves.toEqual({ success: false, error: 'Internal server error' });
+    await expect(handleContact(post(valid), { store, logger })).resolves.toEqual({
+      kind: 'failure',
+      status: 500,
+      error: 'Internal server error',
+      values: { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello, I would like to know more.' },
+    });
     expect(errors).toEqual([expect.objectContaining({ event: 'contact.store_failed', error: 'Error: disk full' })]);
+  });
+
+  test('a form it cannot read is refused before any field is looked at', async () => {
+    const { store, saved } = memoryStore();
+    const request = new Request('http://site.test/api/contact', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+    await expect(handleContact(request, { store, logger: silentLogger })).resolves.toMatchObject({ kind: 'failure', status: 415 });
+    expect(saved).toEqual([]);
   });
 });

@@ -15,29 +15,25 @@ function post(fields: Record<string, string>): Request {
   return new Request('http://site.test/api/newsletter', { method: 'POST', body });
 }
 
-async function answer(response: Response) {
-  return { status: response.status, body: await response.json() };
-}
-
 describe('POST /api/newsletter handler', () => {
-  test('subscribes a valid address and answers 200 { success: true }', async () => {
+  test('subscribes a valid address and accepts it', async () => {
     const { provider, subscribe } = fakeProvider();
-    await expect(handleNewsletter(post({ email: ' Ada@Example.com ' }), { provider, logger: silentLogger }).then(answer)).resolves.toEqual({
-      status: 200,
-      body: { success: true },
-    });
+    await expect(handleNewsletter(post({ email: ' Ada@Example.com ' }), { provider, logger: silentLogger })).resolves.toEqual({ kind: 'accepted' });
     expect(subscribe).toHaveBeenCalledWith('Ada@Example.com');
   });
 
   test.each([
-    ['an invalid address', { email: 'not-an-email' }],
-    ['an empty address', { email: '' }],
-    ['a missing address', {}],
-  ])('answers 400 with the message of the spec for %s and subscribes nobody', async (_, fields) => {
+    ['an invalid address', { email: 'not-an-email' }, { email: 'not-an-email' }],
+    ['an empty address', { email: '' }, { email: '' }],
+    ['a missing address', {}, {}],
+  ])('fails with 400 and the message of the spec at the email field for %s, and subscribes nobody', async (_, fields, values) => {
     const { provider, subscribe } = fakeProvider();
-    await expect(handleNewsletter(post(fields), { provider, logger: silentLogger }).then(answer)).resolves.toEqual({
+    await expect(handleNewsletter(post(fields), { provider, logger: silentLogger })).resolves.toEqual({
+      kind: 'failure',
       status: 400,
-      body: { success: false, error: 'Please enter a valid email address' },
+      error: 'Please enter a valid email address',
+      field: 'email',
+      values,
     });
     expect(subscribe).not.toHaveBeenCalled();
   });
@@ -45,32 +41,24 @@ describe('POST /api/newsletter handler', () => {
   const failureOf = (reason: SubscribeFailure, detail: string): SubscribeOutcome =>
     reason === 'misconfigured' ? { ok: false, reason, detail, check: 'MAILCHIMP_API_KEY' } : { ok: false, reason, detail };
 
-  test.each<[SubscribeFailure, { status: number; error: string }]>([
-    ['invalid-address', { status: 400, error: 'Please enter a valid email address' }],
+  const values = { email: 'ada@example.com' };
+  test.each<[SubscribeFailure, Record<string, unknown>]>([
+    ['invalid-address', { status: 400, error: 'Please enter a valid email address', field: 'email' }],
     [
       'not-resubscribable',
       {
         status: 400,
         error: 'This address unsubscribed earlier, so we cannot add it again here. Use the subscribe link in one of our earlier emails, or contact us.',
+        field: 'email',
       },
     ],
-    ['unavailable', { status: 503, error: 'The newsletter service is busy right now. Please try again in a few minutes.' }],
+    ['unavailable', { status: 503, error: 'The newsletter service is busy right now. Please try again in a few minutes.', headers: { 'retry-after': '120' } }],
     ['misconfigured', { status: 502, error: 'We could not subscribe you right now. Please try again later.' }],
-  ])('answers a provider failure "%s" with its status and a readable error', async (reason, expected) => {
+  ])('a provider failure "%s" fails with its status, a readable error and the address typed', async (reason, expected) => {
     const { provider } = fakeProvider(failureOf(reason, 'HTTP 500 raw provider text'));
-    const response = await handleNewsletter(post({ email: 'ada@example.com' }), { provider, logger: silentLogger });
-    expect(response.status).toBe(expected.status);
-    const body = await response.json();
-    expect(body).toEqual({ success: false, error: expected.error });
-    expect(JSON.stringify(body)).not.toContain('raw provider text');
-  });
-
-  test('asks to retry later with Retry-After when the provider is unavailable', async () => {
-    const { provider } = fakeProvider({ ok: false, reason: 'unavailable', detail: 'timeout' });
-    const response = await handleNewsletter(post({ email: 'ada@example.com' }), { provider, logger: silentLogger });
-    expect(response.status).toBe(503);
-    expect(response.headers.get('retry-after')).toBe('120');
-    await expect(response.json()).resolves.toEqual({ success: false, error: expect.stringMatching(/try again in a few minutes/) });
+    const outcome = await handleNewsletter(post(values), { provider, logger: silentLogger });
+    expect(outcome).toEqual({ kind: 'failure', headers: undefined, field: undefined, values, ...expected });
+    expect(JSON.stringify(outcome)).not.toContain('raw provider text');
   });
 
   test('logs a misconfiguration as an error naming what to check', async () => {
@@ -101,9 +89,10 @@ describe('POST /api/newsletter handler', () => {
       body: '{"email":"a@b.co"}',
       headers: { 'content-type': 'application/json' },
     });
-    await expect(handleNewsletter(request, { provider, logger: silentLogger }).then(answer)).resolves.toEqual({
+    await expect(handleNewsletter(request, { provider, logger: silentLogger })).resolves.toEqual({
+      kind: 'failure',
       status: 415,
-      body: { success: false, error: expect.any(String) },
+      error: 'Send the form as multipart/form-data or application/x-www-form-urlencoded',
     });
   });
 });

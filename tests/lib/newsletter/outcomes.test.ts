@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createLogger } from '../../../src/lib/log.ts';
 import { handleNewsletter } from '../../../src/lib/newsletter/handle.ts';
+import { renderJson, toResponse } from '../../../src/lib/pipeline/outcome.ts';
 import { createKitProvider } from '../../../src/lib/newsletter/kit.ts';
 import { createMailchimpProvider } from '../../../src/lib/newsletter/mailchimp.ts';
 import type { NewsletterProvider } from '../../../src/lib/newsletter/provider.ts';
@@ -84,7 +85,7 @@ function post(email: string): Request {
 async function subscribeThrough(provider: NewsletterProvider) {
   const lines: string[] = [];
   const logger = createLogger({ write: (line) => lines.push(line) });
-  const response = await handleNewsletter(post('ada@example.com'), { provider, logger });
+  const response = toResponse(renderJson(await handleNewsletter(post('ada@example.com'), { provider, logger })));
   return {
     status: response.status,
     retryAfter: response.headers.get('retry-after'),

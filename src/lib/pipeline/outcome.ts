@@ -1,0 +1,88 @@
+/** What a visitor typed into the visible fields of a form, shown again on a refusal; never the honeypot. */
+export type FormValues = Record<string, string>;
+
+/** The request was done, or durably stored: 200 for a script, 303 to the thanks for a person. */
+export type Accepted = { kind: 'accepted' };
+
+/** Fields were refused: each field's messages, and what was typed so a person need not type it again. */
+export type Invalid = { kind: 'invalid'; errors: Record<string, readonly string[]>; values: FormValues };
+
+/**
+ * The request was not done: its status, the one error a visitor reads, headers a client
+ * must still get (`Retry-After`, `Allow`), and for a form the values and the field the
+ * error is about.
+ */
+export type Failure = {
+  kind: 'failure';
+  status: number;
+  error: string;
+  headers?: Record<string, string> | undefined;
+  /** The field the error belongs to, shown at that field on a page (the newsletter's email). */
+  field?: string | undefined;
+  values?: FormValues | undefined;
+};
+
+/** A JSON body of its own (health), with `success` as every answer of the API has. */
+export type Data = { kind: 'data'; status: number; body: { success: boolean } & Record<string, unknown> };
+
+/** What a handler returns; a renderer turns it into an answer for a script or a page for a person. */
+export type Outcome = Accepted | Invalid | Failure | Data;
+
+/** The message every unexpected failure answers with (SPEC.md 4.2). */
+export const INTERNAL_ERROR = 'Internal server error';
+
+/** An accepted request. */
+export function accepted(): Accepted {
+  return { kind: 'accepted' };
+}
+
+/** Refused fields with the values that were typed. */
+export function invalid(errors: Record<string, readonly string[] | undefined>, values: FormValues): Invalid {
+  const kept: Record<string, readonly string[]> = {};
+  for (const [field, messages] of Object.entries(errors)) if (messages?.length) kept[field] = messages;
+  return { kind: 'invalid', errors: kept, values };
+}
+
+/** A failure with the singular `error` of SPEC.md 2.3. */
+export function failure(status: number, error: string, more: Omit<Failure, 'kind' | 'status' | 'error'> = {}): Failure {
+  return { kind: 'failure', status, error, ...more };
+}
+
+/** 405 for a method a route does not take, naming the ones it does. */
+export function methodNotAllowed(allowed: readonly string[]): Failure {
+  return failure(405, `Use ${allowed.join(' or ')} for this address`, { headers: { allow: allowed.join(', ') } });
+}
+
+/** 429 with `Retry-After` in seconds and an error that says in minutes when to try again. */
+export function tooManyRequests(retryAfterSeconds: number, values?: FormValues): Failure {
+  const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
+  return failure(429, `Too many attempts. Please try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, {
+    headers: { 'retry-after': String(retryAfterSeconds) },
+    values,
+  });
+}
+
+/** An answer ready to write: what both servers send, without a Web `Response` on the way. */
+export type Answer = { status: number; headers: Record<string, string>; body: string | null };
+
+/** The headers of every JSON answer: JSON, and never stored by a cache (a 200 is one visitor's result). */
+export const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } as const;
+
+/** Renders an outcome as the JSON of SPEC.md 2.3, 4 and 7, for scripts, curl and every other non-person caller. */
+export function renderJson(outcome: Outcome): Answer {
+  switch (outcome.kind) {
+    case 'accepted':
+      return { status: 200, headers: { ...JSON_HEADERS }, body: '{"success":true}' };
+    case 'invalid':
+      return { status: 400, headers: { ...JSON_HEADERS }, body: JSON.stringify({ success: false, errors: outcome.errors }) };
+    case 'failure':
+      return { status: outcome.status, headers: { ...JSON_HEADERS, ...outcome.headers }, body: JSON.stringify({ success: false, error: outcome.error }) };
+    case 'data':
+      return { status: outcome.status, headers: { ...JSON_HEADERS }, body: JSON.stringify(outcome.body) };
+  }
+}
+
+/** An answer as a Web `Response`, for Astro's middleware (`astro dev`) and tests. */
+export function toResponse(answer: Answer): Response {
+  return new Response(answer.body, { status: answer.status, headers: answer.headers });
+}

@@ -1,0 +1,74 @@
+import { type Answer, type FormValues, INTERNAL_ERROR, type Outcome } from './outcome.ts';
+
+/** The forms a person can post without JavaScript. */
+export type FormName = 'newsletter' | 'contact';
+
+/** Where a form sends people who post it without JavaScript. */
+export type FormPages = {
+  form: FormName;
+  /** The thank-you page, as a path: the `Location` of the 303 after a success. */
+  thanks: string;
+};
+
+/** The two forms' pages. */
+export const FORM_PAGES = {
+  newsletter: { form: 'newsletter', thanks: '/thank-you/?form=newsletter' },
+  contact: { form: 'contact', thanks: '/thank-you/?form=contact' },
+} as const satisfies Record<FormName, FormPages>;
+
+/**
+ * What a form's page shows again after a refused post: the status and headers of the
+ * answer, what the visitor typed, each field's messages and a message about the whole form.
+ */
+export type FormView = {
+  form: FormName;
+  status: number;
+  headers: Record<string, string>;
+  values: FormValues;
+  errors: Record<string, readonly string[]>;
+  formError: string | undefined;
+};
+
+/** The headers of a refusal that a browser should still get; the others are for scripts (`Allow`). */
+const KEPT_HEADERS = ['retry-after'];
+
+/**
+ * Renders an outcome for a person who posted a form without JavaScript: `303 See Other`
+ * to the thank-you page after a success, else the form's page again (`FormView`), with
+ * the status, the messages at their fields and the values as typed.
+ * Hint: the Location stays relative; it is never built from the `Host` header.
+ */
+export function renderPage(outcome: Outcome, pages: FormPages): Answer | FormView {
+  if (outcome.kind === 'accepted') {
+    return { status: 303, headers: { location: pages.thanks, 'cache-control': 'no-store' }, body: null };
+  }
+  const view: FormView = { form: pages.form, status: 400, headers: { 'cache-control': 'no-store' }, values: {}, errors: {}, formError: undefined };
+  if (outcome.kind === 'invalid') return { ...view, values: outcome.values, errors: outcome.errors };
+  // A form's handler never answers with data; if one did, the person must not see it as a success.
+  if (outcome.kind === 'data') return { ...view, status: 500, formError: INTERNAL_ERROR };
+  view.status = outcome.status;
+  for (const name of KEPT_HEADERS) {
+    const value = outcome.headers?.[name];
+    if (value !== undefined) view.headers[name] = value;
+  }
+  view.values = outcome.values ?? {};
+  if (outcome.field) view.errors = { [outcome.field]: [outcome.error] };
+  else view.formError = outcome.error;
+  return view;
+}
+
+/** Whether `renderPage` gave a page to render rather than an answer to send. */
+export function isFormView(rendered: Answer | FormView): rendered is FormView {
+  return 'form' in rendered;
+}
+
+/**
+ * Gives the Astro page that renders a view the view's status and headers.
+ * Hint: Astro's page answers carry the status text "OK" whatever the status; an empty
+ * text lets Node write the standard one ("Bad Request").
+ */
+export function applyViewStatus(response: { status?: number; statusText?: string; headers: Headers }, view: FormView): void {
+  response.status = view.status;
+  response.statusText = '';
+  for (const [name, value] of Object.entries(view.headers)) response.headers.set(name, value);
+}

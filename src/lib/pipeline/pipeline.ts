@@ -1,0 +1,102 @@
+import { clientIp, clientKey, hashClient } from '../client-ip.ts';
+import { BODY_LIMIT_BYTES, tooLargeMessage } from '../http.ts';
+import { describeError } from '../log.ts';
+import { isDocumentNavigation } from '../navigation.ts';
+import { applyOriginPolicy } from '../origin.ts';
+import type { Services } from '../services.ts';
+import { type Answer, failure, INTERNAL_ERROR, methodNotAllowed, type Outcome, renderJson, tooManyRequests } from './outcome.ts';
+import { type FormPages, type FormView, renderPage } from './page.ts';
+import type { Route, Target } from './routes.ts';
+
+/** What the pipeline gives back: an answer to send, or a form's page for Astro to render. */
+export type Reply = Answer | FormView;
+
+/** One request on its way through the pipeline. */
+export type PipelineRequest = {
+  request: Request;
+  /** Where `findTarget` sent it; the pipeline only takes what is not `elsewhere`. */
+  target: Exclude<Target, { kind: 'elsewhere' }>;
+  /** The address of the socket the request came on. */
+  socketAddress: string;
+  services: Services;
+};
+
+/**
+ * The one road of every request to a route and every near miss, from both servers (ours
+ * and Astro's middleware under `astro dev`): a near miss is a JSON 404 and a log line;
+ * a route goes through the guard (origin policy, body size, limits), its handler, then the
+ * renderer (JSON, or a page for a person), with one log line per form post.
+ */
+export async function runPipeline({ request, target, socketAddress, services }: PipelineRequest): Promise<Reply> {
+  const { config, logger } = services;
+  const ip = clientIp(socketAddress, request.headers.get('x-forwarded-for'), config.trustProxy);
+  if (target.kind === 'near-miss') {
+    logger.warn('request.near_miss', { method: request.method, path: target.path.slice(0, 200), client: hashClient(ip) });
+    return renderJson(failure(404, 'Not found'));
+  }
+
+  const { route } = target;
+  const started = performance.now();
+  const handler = route.methods[request.method];
+  // Asked once: a person whose browser posted a form gets pages, everyone else the JSON of the spec.
+  const pages = handler && route.pages && isDocumentNavigation(request) ? route.pages : undefined;
+  let reply: Reply;
+  try {
+    reply = await guardAndHandle(route, { request, ip, services, pages });
+  } catch (error) {
+    logger.error('api.unexpected_error', { route: route.path, error: describeError(error) });
+    reply = render(failure(500, INTERNAL_ERROR), pages);
+  }
+  if (handler && route.limit) {
+    logger.info('form.request', {
+      route: route.path,
+      status: reply.status,
+      durationMs: Math.round((performance.now() - started) * 10) / 10,
+      outcome: outcomeOf(reply.status),
+      client: hashClient(ip),
+    });
+  }
+  return reply;
+}
+
+type Step = { request: Request; ip: string; services: Services; pages: FormPages | undefined };
+
+/** The guard keyed on the route, then the handler: each refusal is an outcome like the handler's own. */
+async function guardAndHandle(route: Route, { request, ip, services, pages }: Step): Promise<Reply> {
+  const policy = applyOriginPolicy(request, services.config);
+  if ('preflight' in policy) return { status: 204, headers: policy.preflight, body: null };
+  if ('refuse' in policy) return render(policy.refuse, pages);
+
+  const handler = route.methods[request.method];
+  if (!handler) return render(methodNotAllowed(Object.keys(route.methods)), undefined, policy.headers);
+  // Refused from the header alone, before a byte of the body is read.
+  if (Number(request.headers.get('content-length')) > BODY_LIMIT_BYTES) return render(failure(413, tooLargeMessage()), pages, policy.headers);
+  if (route.limit) {
+    const verdict = await services.limits.checkClient(route.limit, clientKey(ip));
+    if (!verdict.ok) return render(tooManyRequests(verdict.retryAfterSeconds), pages, policy.headers);
+  }
+  return render(await handler(request, services), pages, policy.headers);
+}
+
+function render(outcome: Outcome, pages: FormPages | undefined, headers?: Record<string, string>): Reply {
+  const reply = pages ? renderPage(outcome, pages) : renderJson(outcome);
+  if (headers) Object.assign(reply.headers, headers);
+  return reply;
+}
+
+/** A word for the log from the status; the statuses of the endpoints are unambiguous. */
+function outcomeOf(status: number): string {
+  const words: Record<number, string> = {
+    200: 'accepted',
+    303: 'accepted',
+    400: 'invalid',
+    403: 'forbidden-origin',
+    413: 'too-large',
+    415: 'unsupported-type',
+    429: 'rate-limited',
+    500: 'error',
+    502: 'provider-misconfigured',
+    503: 'provider-unavailable',
+  };
+  return words[status] ?? `status-${status}`;
+}

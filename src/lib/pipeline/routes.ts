@@ -1,0 +1,91 @@
+import { handleContact } from '../contact/handle.ts';
+import { handleHealth } from '../health.ts';
+import { handleNewsletter } from '../newsletter/handle.ts';
+import type { LimitedRoute } from '../rate-limit.ts';
+import type { Services } from '../services.ts';
+import type { Outcome } from './outcome.ts';
+import { FORM_PAGES, type FormPages } from './page.ts';
+
+/** A route's handler: the request and the services in, an outcome out; it never writes an answer itself. */
+export type RouteHandler = (request: Request, services: Services) => Outcome | Promise<Outcome>;
+
+/**
+ * One address the pipeline answers, with its own policy.
+ * Hint: `kind` says who calls it and how its answers are rendered: `api` answers JSON
+ * only; `form` takes posts from the site's forms, answered in JSON to scripts and with
+ * pages (`pages`) to a person whose browser posted the form itself.
+ */
+export type Route = {
+  path: string;
+  kind: 'api' | 'form';
+  /** The handler of each method the route takes; any other method is a 405 naming these. */
+  methods: Partial<Record<string, RouteHandler>>;
+  /** The per-client budget its posts count against, and that puts one log line per request. */
+  limit?: LimitedRoute;
+  /** Where a person without JavaScript goes after a post (form routes). */
+  pages?: FormPages;
+};
+
+/** Every address the pipeline answers; anything else under /api/ is a JSON 404 (decision 0040). */
+export const ROUTES: readonly Route[] = [
+  { path: '/api/newsletter', kind: 'form', limit: 'newsletter', pages: FORM_PAGES.newsletter, methods: { POST: handleNewsletter } },
+  { path: '/api/contact', kind: 'form', limit: 'contact', pages: FORM_PAGES.contact, methods: { POST: handleContact } },
+  { path: '/api/health', kind: 'api', methods: { GET: (_, { db, provider }) => handleHealth({ db, providerName: provider.name }) } },
+];
+
+const BY_PATH = new Map(ROUTES.map((route) => [route.path, route]));
+/** The first segment of every route (`/api`): anything under one is the pipeline's, a route or a near miss. */
+const PREFIXES = [...new Set(ROUTES.map((route) => `/${route.path.split('/')[1]}`))];
+
+/**
+ * Where a request goes: a route of the table, a near miss (a path that is not exactly a
+ * route but that a decoder, a proxy or a lenient router could take for one, or anything
+ * else under a route's first segment, /api), or elsewhere (the pages, for Astro and the static files).
+ */
+export type Target = { kind: 'route'; route: Route } | { kind: 'near-miss'; path: string } | { kind: 'elsewhere' };
+
+/**
+ * Finds the target of a raw request-target (`req.url`, or a URL's path and query), once.
+ * Hint: only an exact path is a route. The lenient form (decoded, slashes collapsed,
+ * dot segments resolved, lower case) only tells a near miss from a page, so that
+ * `//api/contact` or `/%61pi/contact` is a JSON 404 rather than a page or a route.
+ */
+export function findTarget(rawTarget: string): Target {
+  const path = pathOf(rawTarget);
+  const route = BY_PATH.get(path);
+  if (route) return { kind: 'route', route };
+  const lenient = lenientPath(path);
+  if (PREFIXES.some((prefix) => lenient === prefix || lenient.startsWith(`${prefix}/`))) return { kind: 'near-miss', path };
+  return { kind: 'elsewhere' };
+}
+
+/** The path of a request-target as the client wrote it: origin-form, or the path of absolute-form. */
+export function pathOf(rawTarget: string): string {
+  let path = rawTarget;
+  // Absolute-form (`POST http://host/api/contact`), which proxies may send: its path, untouched.
+  const absolute = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(path);
+  if (absolute) path = path.slice(absolute[0].length) || '/';
+  const end = path.search(/[?#]/);
+  return end === -1 ? path : path.slice(0, end);
+}
+
+/** What a lenient router might make of a path; only used to recognise near misses. */
+function lenientPath(path: string): string {
+  let decoded = path;
+  // Twice-encoded tricks (`%2561`) decode in two rounds; a bounded loop, malformed escapes stop it.
+  for (let round = 0; round < 3 && decoded.includes('%'); round++) {
+    try {
+      decoded = decodeURIComponent(decoded);
+    } catch {
+      break;
+    }
+  }
+  const segments: string[] = [];
+  for (const raw of decoded.replaceAll('\\', '/').split('/')) {
+    const segment = raw.split(';', 1)[0]!.trim().toLowerCase();
+    if (segment === '' || segment === '.') continue;
+    if (segment === '..') segments.pop();
+    else segments.push(segment);
+  }
+  return `/${segments.join('/')}`;
+}

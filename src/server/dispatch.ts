@@ -1,0 +1,110 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { BODY_LIMIT_BYTES, tooLargeMessage } from '../lib/http.ts';
+import { formViews } from '../lib/pipeline/handoff.ts';
+import { type Answer, failure, methodNotAllowed, renderJson } from '../lib/pipeline/outcome.ts';
+import { isFormView } from '../lib/pipeline/page.ts';
+import { runPipeline } from '../lib/pipeline/pipeline.ts';
+import { findTarget } from '../lib/pipeline/routes.ts';
+import type { Services } from '../lib/services.ts';
+import type { FastPath, NodeHandler } from './http-server.ts';
+
+/** The methods a Web `Request` can carry; TRACE, CONNECT and the unknown ones cannot. */
+const WEB_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/**
+ * Sends each request down its road (decision 0040): the front first (a request addressed
+ * to another site is refused, decision 0060); a method no page or route takes is
+ * a JSON 405; the built files come from memory; a route or a near miss goes through the
+ * pipeline, whose form pages Astro renders; everything else is Astro's.
+ */
+export function createDispatcher({
+  services,
+  front,
+  staticFiles,
+  astro,
+}: {
+  services: Services;
+  front: FastPath;
+  staticFiles: FastPath;
+  astro: NodeHandler;
+}): NodeHandler {
+  return (req, res) => {
+    if (front(req, res)) return;
+    const target = findTarget(req.url ?? '/');
+    if (!WEB_METHODS.has(req.method ?? '')) {
+      send(res, renderJson(methodNotAllowed(target.kind === 'route' ? Object.keys(target.route.methods) : ['GET', 'HEAD'])));
+      return discardBriefly(req);
+    }
+    if (target.kind === 'elsewhere') {
+      if (staticFiles(req, res)) return;
+      if (!declaresTooLargeBody(req)) return void astro(req, res);
+      // Answered from the header: no need to wait for a body that may never come.
+      send(res, renderJson(failure(413, tooLargeMessage())));
+      return discardBriefly(req);
+    }
+    const request = toWebRequest(req);
+    if (!request) return send(res, renderJson(failure(400, 'Bad request')));
+    void runPipeline({ request, target, socketAddress: req.socket.remoteAddress ?? '', services })
+      .then((reply) => (isFormView(reply) ? formViews().run(reply, () => astro(req, res)) : send(res, reply)))
+      .then(() => {
+        if (declaresTooLargeBody(req)) discardBriefly(req);
+      })
+      .catch(() => res.destroy());
+  };
+}
+
+/**
+ * A Web `Request` over the Node request, without copying the body.
+ * Hint: the URL is the Host and the path as sent, so that `//api/x` stays a path and
+ * never becomes a host; the Host only decides what "same origin" means, never reflected.
+ */
+function toWebRequest(req: IncomingMessage): Request | undefined {
+  const headers = new Headers();
+  const raw = req.rawHeaders;
+  try {
+    for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
+    const path = req.url?.startsWith('/') ? req.url : '/';
+    const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
+    return new Request(`http://${req.headers.host ?? 'localhost'}${path}`, {
+      method: req.method,
+      headers,
+      // undici reads a Node stream as an async iterable; the handlers count its bytes.
+      body: hasBody ? (req as unknown as ReadableStream) : undefined,
+      duplex: 'half',
+    } as RequestInit);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes an answer in one go, with its length. */
+function send(res: ServerResponse, answer: Answer): void {
+  if (answer.status !== 204) answer.headers['content-length'] = String(answer.body === null ? 0 : Buffer.byteLength(answer.body));
+  res.writeHead(answer.status, answer.headers);
+  res.end(answer.body ?? undefined);
+}
+
+/** How much of a refused body is read and thrown away, and for how long, before the socket is cut. */
+const DISCARD_LIMIT = { bytes: 1024 * 1024, ms: 1000 };
+
+/**
+ * Reads and throws away what a refused client is still sending, within a bound: closing
+ * at once would make a client that is mid-upload fail with a broken pipe before it reads
+ * the 413; a client that sends more, or too slowly, is cut off.
+ */
+function discardBriefly(req: IncomingMessage): void {
+  if (req.complete) return;
+  let received = 0;
+  const cut = () => req.socket.destroy();
+  const timer = setTimeout(cut, DISCARD_LIMIT.ms);
+  req.on('data', (chunk: Buffer) => {
+    received += chunk.length;
+    if (received > DISCARD_LIMIT.bytes) cut();
+  });
+  req.once('close', () => clearTimeout(timer));
+}
+
+function declaresTooLargeBody(req: IncomingMessage): boolean {
+  const length = Number(req.headers['content-length']);
+  return Number.isFinite(length) && length > BODY_LIMIT_BYTES;
+}

@@ -1,0 +1,86 @@
+import { describe, expect, test } from 'vitest';
+import { accepted, failure, invalid } from '../../../src/lib/pipeline/outcome.ts';
+import { applyViewStatus, FORM_PAGES, isFormView, renderPage } from '../../../src/lib/pipeline/page.ts';
+
+describe('renderPage: what a person without JavaScript gets for each outcome', () => {
+  test('accepted: 303 to the thank-you page, with a relative Location, never cached', () => {
+    expect(renderPage(accepted(), FORM_PAGES.contact)).toEqual({
+      status: 303,
+      headers: { location: '/thank-you/?form=contact', 'cache-control': 'no-store' },
+      body: null,
+    });
+    expect(renderPage(accepted(), FORM_PAGES.newsletter)).toMatchObject({ headers: { location: '/thank-you/?form=newsletter' } });
+  });
+
+  test('invalid fields: the contact page again with each message at its field and the values typed', () => {
+    const errors = { name: ['Too short'], honeypot: ['Leave it empty'] };
+    expect(renderPage(invalid(errors, { name: 'A', email: 'a@b', message: 'Hi <b>' }), FORM_PAGES.contact)).toEqual({
+      form: 'contact',
+      status: 400,
+      headers: { 'cache-control': 'no-store' },
+      values: { name: 'A', email: 'a@b', message: 'Hi <b>' },
+      errors,
+      formError: undefined,
+    });
+  });
+
+  test('a failure about a field: the message at that field', () => {
+    expect(renderPage(failure(400, 'Please enter a valid email address', { field: 'email', values: { email: 'nope' } }), FORM_PAGES.newsletter)).toEqual({
+      form: 'newsletter',
+      status: 400,
+      headers: { 'cache-control': 'no-store' },
+      values: { email: 'nope' },
+      errors: { email: ['Please enter a valid email address'] },
+      formError: undefined,
+    });
+  });
+
+  test('a failure about the form: the message in the form’s alert, Retry-After kept, Allow and the rest left to scripts', () => {
+    const busy = failure(503, 'Busy', { headers: { 'retry-after': '120', allow: 'POST', 'x-other': '1' }, values: { email: 'a@b.co' } });
+    expect(renderPage(busy, FORM_PAGES.newsletter)).toEqual({
+      form: 'newsletter',
+      status: 503,
+      headers: { 'cache-control': 'no-store', 'retry-after': '120' },
+      values: { email: 'a@b.co' },
+      errors: {},
+      formError: 'Busy',
+    });
+  });
+
+  test('a refusal before the form was read (429): the form again, empty, with the message', () => {
+    expect(renderPage(failure(429, 'Too many attempts.'), FORM_PAGES.contact)).toMatchObject({
+      status: 429,
+      values: {},
+      errors: {},
+      formError: 'Too many attempts.',
+    });
+  });
+
+  test('data on a form (never expected) is not shown as a success', () => {
+    expect(renderPage({ kind: 'data', status: 200, body: { success: true } }, FORM_PAGES.contact)).toMatchObject({
+      status: 500,
+      formError: 'Internal server error',
+    });
+  });
+
+  test('isFormView tells a page from an answer', () => {
+    expect(isFormView(renderPage(accepted(), FORM_PAGES.contact))).toBe(false);
+    expect(isFormView(renderPage(failure(500, 'x'), FORM_PAGES.contact))).toBe(true);
+  });
+});
+
+describe('applyViewStatus', () => {
+  test('gives the page the view’s status and headers, with an empty status text for Node to fill', () => {
+    const response = { status: 200, statusText: 'OK', headers: new Headers() };
+    applyViewStatus(response, {
+      form: 'newsletter',
+      status: 503,
+      headers: { 'retry-after': '120', 'cache-control': 'no-store' },
+      values: {},
+      errors: {},
+      formError: 'Busy',
+    });
+    expect(response).toMatchObject({ status: 503, statusText: '' });
+    expect(Object.fromEntries(response.headers)).toEqual({ 'retry-after': '120', 'cache-control': 'no-store' });
+  });
+});
