@@ -1,7 +1,8 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, test, vi } from 'vitest';
+import { parseContact } from '../../src/lib/forms/contact.ts';
 import { contactEndpoint, enhanceContactForm } from '../../src/scripts/contact-form.ts';
-import { answering, OUTCOMES, pendingFetch, renderContactForm, requestOf, settled, submit } from './form-dom.ts';
+import { answering, jsonResponse, OUTCOMES, pendingFetch, renderContactForm, requestOf, settled, submit } from './form-dom.ts';
 
 const SOMETHING_WENT_WRONG = 'Something went wrong. Please try again.';
 const THANKS = "Thanks for your message! We'll get back to you soon.";
@@ -286,5 +287,36 @@ describe('contact form: at the end', () => {
 
     expect(page.button.disabled).toBe(false);
     expect(page.button.textContent).toBe('Send message');
+  });
+});
+
+describe('contact form: a full textarea with line breaks', () => {
+  /**
+   * The contact endpoint in miniature: the posted message as a browser serialises it (every
+   * line break as CR LF), checked by the real schema, answered as the endpoint answers.
+   */
+  const endpointWithTheRealSchema = () =>
+    vi.fn<typeof fetch>(async (_, init) => {
+      const fields = Object.fromEntries(init!.body as FormData) as Record<string, string>;
+      const parsed = parseContact({ ...fields, message: fields.message!.replace(/\r?\n/g, '\r\n') });
+      return parsed.ok ? jsonResponse({ success: true }) : jsonResponse({ success: false, errors: parsed.errors }, 400);
+    });
+  /** `count` characters in lines of 100 (99 letters and a line break), as typed in the textarea. */
+  const lines = (count: number) => `${'a'.repeat(99)}\n`.repeat(49) + 'a'.repeat(count - 4900);
+
+  test('5,000 characters with 49 line breaks are sent and thanked for', async () => {
+    const page = renderContactForm({ message: lines(5000) });
+    enhanceContactForm(page.form, { fetchImpl: endpointWithTheRealSchema() });
+    submit(page.form);
+    await vi.waitFor(() => expect(page.status.textContent).toBe(THANKS), { interval: 1 });
+  });
+
+  test('5,001 characters with 49 line breaks: the limit of the spec at the message field', async () => {
+    const page = renderContactForm({ message: lines(5001) });
+    enhanceContactForm(page.form, { fetchImpl: endpointWithTheRealSchema() });
+    submit(page.form);
+    await settled(page);
+    expect(page.fieldError('message').textContent).toBe('Message must be at most 5000 characters');
+    expect(page.field('message').getAttribute('aria-invalid')).toBe('true');
   });
 });

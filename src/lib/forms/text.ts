@@ -7,12 +7,15 @@ export function cleanText(value: string): string {
 }
 
 /**
- * Counts characters as people do: Unicode code points, not UTF-16 units.
- * Hint: an emoji such as 😀 is one character here, where `"😀".length` is 2.
+ * Counts characters as people do: Unicode code points, not UTF-16 units, and a line break
+ * as one character even when it arrives as CR LF.
+ * Hint: an emoji such as 😀 is one character here, where `"😀".length` is 2; a browser counts
+ * a line break as one for `maxlength` but sends it as CR LF, so a full textarea would
+ * otherwise be refused.
  */
 export function characterCount(value: string): number {
   let count = 0;
-  for (const _ of value) count++;
+  for (const _ of value.replaceAll('\r\n', '\n')) count++;
   return count;
 }
 

@@ -47,6 +47,31 @@ describe('contact message', () => {
     expect(result).toEqual(accepted ? expect.objectContaining({ ok: true }) : { ok: false, errors: { message: [message] } });
   });
 
+  /** `count` characters in lines of 100: 99 letters and a line break written as `lineBreak`. */
+  const lines = (count: number, lineBreak: string) => `${'a'.repeat(99)}${lineBreak}`.repeat(49) + 'a'.repeat(count - 4900);
+  test.each([
+    ['5,000 characters with 49 CR LF line breaks (a full textarea, as the browser sends it)', true, lines(5000, '\r\n')],
+    ['5,001 characters with 49 CR LF line breaks', false, lines(5001, '\r\n')],
+    ['5,000 characters with 49 LF line breaks', true, lines(5000, '\n')],
+    ['5,001 characters with 49 LF line breaks', false, lines(5001, '\n')],
+    ['5,000 characters, all line breaks between two letters', true, `a${'\r\n'.repeat(4998)}b`],
+    ['5,001 characters, all line breaks between two letters', false, `a${'\r\n'.repeat(4999)}b`],
+  ])('a message of %s: accepted %s', (_, accepted, message) => {
+    const result = parseContact({ ...valid, message });
+    expect(result).toEqual(
+      accepted ? { ok: true, input: expect.objectContaining({ message }) } : { ok: false, errors: { message: ['Message must be at most 5000 characters'] } },
+    );
+  });
+
+  test.each([
+    ['abcd\r\nefgh', false],
+    ['abcd\r\nefghi', true],
+  ])('a CR LF counts as one character at the lower limit too: %j accepted %s', (message, accepted) => {
+    expect(parseContact({ ...valid, message })).toEqual(
+      accepted ? { ok: true, input: expect.objectContaining({ message }) } : { ok: false, errors: { message: ['Message must be at least 10 characters'] } },
+    );
+  });
+
   test('rejects a 9-character message with the message of the spec', () => {
     expect(parseContact({ ...valid, message: '123456789' })).toEqual({
       ok: false,
