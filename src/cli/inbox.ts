@@ -1,14 +1,13 @@
 /**
  * The site owner's inbox on the command line: `npm run inbox -- list | show <id> |
- * export --format csv|json | retry <id>`. It opens the same database as the server, which
- * may be running (SQLite's WAL lets both work at once).
+ * export --format csv|json | retry <id>`. It opens the same store as the server, which may be
+ * running (SQLite's WAL, or PostgreSQL, lets both work at once).
  */
 import { INBOX_USAGE, parseInboxArgs, runInboxCommand } from '../lib/contact/inbox.ts';
-import { createOutbox } from '../lib/contact/outbox.ts';
 import { runTool } from './run.ts';
 
-runTool({
+await runTool({
   usage: INBOX_USAGE,
   parse: parseInboxArgs,
-  run: (command, { db, out, err }) => runInboxCommand(command, { outbox: createOutbox(db), out, err }),
+  run: (command, { store, out, err }) => runInboxCommand(command, { outbox: store.outbox, out, err }),
 });

@@ -1,23 +1,26 @@
 import { existsSync } from 'node:fs';
-import type { DatabaseSync } from 'node:sqlite';
 import { join, resolve } from 'node:path';
 import { EXIT } from '../lib/cli.ts';
 import { loadEnvFile, readDataDir } from '../lib/config.ts';
-import { DATABASE_FILE, openDatabase } from '../lib/store/database.ts';
+import { createLogger, describeError } from '../lib/log.ts';
+import { readDatabaseConfig } from '../lib/config/database.ts';
+import { withoutCredentials } from '../lib/config/secrets.ts';
+import { DATABASE_FILE } from '../lib/store/sqlite.ts';
+import { openStore, type Store } from '../lib/store/store.ts';
 
-/** What a tool is: its usage text, how it reads its arguments, and what it does with the database. */
+/** What a tool is: its usage text, how it reads its arguments, and what it does with the store. */
 export type Tool<Command extends { name: string }> = {
   usage: string;
   parse(args: readonly string[]): { ok: true; command: Command } | { ok: false; problem: string };
-  run(command: Command, io: { db: DatabaseSync; out: (text: string) => void; err: (text: string) => void }): number;
+  run(command: Command, io: { store: Store; out: (text: string) => void; err: (text: string) => void }): Promise<number>;
 };
 
 /**
- * Runs a command-line tool over the server's database, as both tools need: the same .env
- * rule as the server, usage on bad arguments, results to stdout and everything meant for
- * people to stderr, so an export can be redirected to a file as it is.
+ * Runs a command-line tool over the server's store, as every tool needs: the same .env rule
+ * and DATABASE_URL as the server, usage on bad arguments, results to stdout and everything
+ * meant for people to stderr, so an export can be redirected to a file as it is.
  */
-export function runTool<Command extends { name: string }>(tool: Tool<Command>): void {
+export async function runTool<Command extends { name: string }>(tool: Tool<Command>): Promise<void> {
   loadEnvFile();
 
   const out = (text: string) => void process.stdout.write(text);
@@ -32,17 +35,27 @@ export function runTool<Command extends { name: string }>(tool: Tool<Command>): 
     out(tool.usage);
     return;
   }
+  const database = readDatabaseConfig(process.env);
+  if (database.problems.length > 0) {
+    err(`${database.problems.join('\n')}\n`);
+    process.exit(EXIT.usage);
+  }
   const dataDir = readDataDir(process.env);
   // Opening would create an empty database: a mistyped DATA_DIR would then look like an empty list.
-  if (!existsSync(join(dataDir, DATABASE_FILE))) {
+  if (!database.config.url && !existsSync(join(dataDir, DATABASE_FILE))) {
     err(`No database in ${resolve(dataDir)} (${DATABASE_FILE} is created when the server first starts). Is DATA_DIR right?\n`);
     process.exit(EXIT.notFound);
   }
-  const db = openDatabase(dataDir);
+  // The store logs an outage as the server does; a tool shows only the line below.
+  const store = openStore({ ...database.config, dataDir }, createLogger({ level: 'silent' }));
   try {
     // exitCode rather than exit(): a large export to a pipe must be flushed before the process ends.
-    process.exitCode = tool.run(parsed.command, { db, out, err });
+    process.exitCode = await tool.run(parsed.command, { store, out, err });
+  } catch (error) {
+    const where = database.config.url ? withoutCredentials(database.config.url) : resolve(dataDir, DATABASE_FILE);
+    err(`Cannot read the database at ${where}: ${describeError(error)}\n`);
+    process.exitCode = EXIT.notFound;
   } finally {
-    db.close();
+    await store.close();
   }
 }

@@ -1,8 +1,12 @@
 /**
  * The local newsletter list on the command line: `npm run subscribers -- export --format
- * csv|json`. It opens the same database as the server, which may be running.
+ * csv|json`. It opens the same store as the server, which may be running.
  */
 import { parseSubscribersArgs, runSubscribersCommand, SUBSCRIBERS_USAGE } from '../lib/newsletter/subscribers.ts';
 import { runTool } from './run.ts';
 
-runTool({ usage: SUBSCRIBERS_USAGE, parse: parseSubscribersArgs, run: runSubscribersCommand });
+await runTool({
+  usage: SUBSCRIBERS_USAGE,
+  parse: parseSubscribersArgs,
+  run: (command, { store, out, err }) => runSubscribersCommand(command, { subscribers: store.subscribers, out, err }),
+});

@@ -1,39 +1,30 @@
-import type { DatabaseSync } from 'node:sqlite';
 import type { Data } from './pipeline/outcome.ts';
+import type { Store } from './store/store.ts';
 
 /** What the health check reads. */
-export type HealthDeps = { db: DatabaseSync; providerName: string };
+export type HealthDeps = { store: Pick<Store, 'health'>; providerName: string };
 
 /**
- * GET /api/health: 200 with the provider, whether the database takes writes and how many
- * messages wait for delivery; 503 when the database does not take writes.
- * Hint: the write is a real insert, rolled back, so a read-only or full disk shows here.
+ * GET /api/health: 200 with the provider, the database, whether it takes writes, its
+ * integrity and the messages waiting or given up on; 503, naming the database and what is
+ * wrong, when it does not take writes or failed its integrity check.
+ * Hint: the write is real and committed, so a full disk or a stopped PostgreSQL shows here.
  */
-export function handleHealth({ db, providerName }: HealthDeps): Data {
-  const databaseWritable = canWrite(db);
-  let pendingMessages: number | null = null;
-  try {
-    pendingMessages = (db.prepare("SELECT count(*) AS n FROM submissions WHERE status = 'pending'").get() as { n: number }).n;
-  } catch {}
+export async function handleHealth({ store, providerName }: HealthDeps): Promise<Data> {
+  const health = await store.health();
+  const ok = health.problem === undefined;
   return {
     kind: 'data',
-    status: databaseWritable ? 200 : 503,
-    body: { success: databaseWritable, provider: providerName, databaseWritable, pendingMessages },
+    status: ok ? 200 : 503,
+    body: {
+      success: ok,
+      ...(!ok && { error: health.problem }),
+      provider: providerName,
+      database: health.database,
+      databaseWritable: health.writable,
+      databaseIntegrity: health.integrity,
+      pendingMessages: health.pendingMessages,
+      failedMessages: health.failedMessages,
+    },
   };
-}
-
-function canWrite(db: DatabaseSync): boolean {
-  try {
-    db.exec('BEGIN IMMEDIATE');
-  } catch {
-    return false;
-  }
-  try {
-    db.prepare('INSERT INTO subscribers (email, created_at) VALUES (?, ?)').run(`health-check-${process.pid}`, '');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    db.exec('ROLLBACK');
-  }
 }

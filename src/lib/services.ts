@@ -1,21 +1,20 @@
-import type { DatabaseSync } from 'node:sqlite';
 import { type Config, requireConfig } from './config.ts';
 import { createSmtpMailer } from './contact/mailer.ts';
 import { composeContactEmail } from './contact/message.ts';
-import { createOutbox } from './contact/outbox.ts';
-import { createSubmissionStore, type SubmissionStore } from './contact/store.ts';
+import type { SubmissionStore } from './contact/store.ts';
 import { createDeliveryWorker, type DeliveryWorker } from './contact/worker.ts';
 import { createLogger, type Logger } from './log.ts';
 import { type AbuseLimits, createAbuseLimits } from './rate-limit.ts';
 import type { NewsletterProvider } from './newsletter/provider.ts';
 import { createNewsletterProvider } from './newsletter/registry.ts';
-import { openDatabase } from './store/database.ts';
+import { openStore, type Store } from './store/store.ts';
 
 /** Everything the endpoints use, built once per process from the configuration. */
 export type Services = {
   config: Config;
   logger: Logger;
-  db: DatabaseSync;
+  /** Everything the service keeps: SQLite in DATA_DIR, or PostgreSQL at DATABASE_URL. */
+  database: Store;
   provider: NewsletterProvider;
   store: SubmissionStore;
   limits: AbuseLimits;
@@ -26,27 +25,28 @@ export type Services = {
 };
 
 /**
- * Builds the services: opens the database, the chosen newsletter provider and, when SMTP
+ * Builds the services: opens the store (PostgreSQL finishes connecting in the background; await `database.ready`), the chosen newsletter provider and, when SMTP
  * is configured, the delivery worker (not started: the server starts it once listening).
  */
 export function createServices(config: Config, logger: Logger): Services {
-  const db = openDatabase(config.dataDir);
+  const database = openStore({ ...config.database, dataDir: config.dataDir }, logger);
   const smtp = config.smtp;
   const worker = smtp
     ? createDeliveryWorker({
-        outbox: createOutbox(db),
+        outbox: database.outbox,
         mailer: createSmtpMailer(smtp, { logger }),
         compose: (submission) => composeContactEmail(submission, smtp),
         logger,
         retryBaseMs: config.delivery.retryBaseMs,
+        leaseMs: config.delivery.leaseMs,
       })
     : undefined;
   return {
     config,
     logger,
-    db,
-    provider: createNewsletterProvider(config.newsletter, db),
-    store: createSubmissionStore(db),
+    database,
+    provider: createNewsletterProvider(config.newsletter, database.subscribers),
+    store: database.submissions,
     limits: createAbuseLimits(config, logger),
     worker,
     onStored: worker ? () => worker.poke() : () => {},

@@ -7,7 +7,8 @@ import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, describeConfig, loadEnvFile, requireConfig } from '../lib/config.ts';
-import { createLogger } from '../lib/log.ts';
+import { withoutCredentials } from '../lib/config/secrets.ts';
+import { createLogger, describeError } from '../lib/log.ts';
 import { createServices, installServices, type Services } from '../lib/services.ts';
 import { startupFailureLine } from '../lib/startup-failure.ts';
 import { createDispatcher } from './dispatch.ts';
@@ -33,11 +34,24 @@ const logger = createLogger({ level: config.logLevel });
 let services: Services;
 try {
   services = createServices(config, logger);
+  await services.database.ready;
+  // One server per SQLite file: a lease found there was taken by a process that is gone
+  // (killed mid-send), and its message goes again now rather than when the lease ends.
+  if (services.database.engine === 'sqlite') await services.database.outbox.releaseLeases();
 } catch (error) {
-  failToStart(startupFailureLine(error, { step: 'database', dataDir: config.dataDir }));
+  failToStart(
+    config.database.url
+      ? `DATABASE_URL ${withoutCredentials(config.database.url)}: PostgreSQL could not be reached or refused us (${describeError(error)}): check that it runs, is reachable from here, and that the user, password and database are right.`
+      : startupFailureLine(error, { step: 'database', dataDir: config.dataDir }),
+  );
 }
 installServices(services);
 logger.info('server.config', describeConfig(config));
+if (config.database.url && !config.redisUrl) {
+  logger.warn('rate_limit.per_instance', {
+    note: 'DATABASE_URL is set but REDIS_URL is not: with several instances, each one counts the rate limits alone. Set REDIS_URL to share them.',
+  });
+}
 if (config.newsletterChoice === 'default') {
   logger.info('newsletter.local', {
     note: 'No newsletter provider is configured: subscribers are stored in the local database (npm run subscribers -- export).',
@@ -88,7 +102,7 @@ async function stop(signal: string): Promise<void> {
   if (how === 'forced') logger.warn('server.stop_forced', { note: `requests still running after ${SHUTDOWN_GRACE_MS / 1000} s were cut off` });
   await workerStopped;
   await services.limits.close();
-  services.db.close();
+  await services.database.close();
   logger.info('server.stopped');
   process.exit(0);
 }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { openDatabase } from '../../src/lib/store/database.ts';
+import { openSqlite } from '../../src/lib/store/sqlite.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -35,12 +35,11 @@ const ROWS = [
 
 describe('npm run subscribers', () => {
   let dataDir: string;
-  beforeAll(() => {
+  beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'site-forms-subscribers-'));
-    const db = openDatabase(dataDir);
-    const insert = db.prepare('INSERT INTO subscribers (email, created_at) VALUES (?, ?)');
-    for (const [email, created] of ROWS) insert.run(email!, created!);
-    db.close();
+    const db = openSqlite(dataDir, { lockTimeoutMs: 1_000 });
+    for (const [email, created] of ROWS) await db.run('INSERT INTO subscribers (email, created_at) VALUES (?, ?)', [email!, created!]);
+    await db.close();
   });
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
@@ -77,7 +76,7 @@ describe('npm run subscribers', () => {
   test('an empty list is still a valid file: the header alone, and a note on stderr', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'site-forms-subscribers-'));
     try {
-      openDatabase(empty).close();
+      await openSqlite(empty, { lockTimeoutMs: 1_000 }).close();
       const { code, stdout, stderr } = await runSubscribers(['export', '--format', 'csv'], { DATA_DIR: empty });
       expect(code).toBe(0);
       expect(stdout).toBe('Email Address,Created\r\n');

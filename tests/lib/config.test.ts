@@ -292,7 +292,7 @@ describe('configuration', () => {
   });
 
   test('DELIVERY_RETRY_BASE_MS shortens the first retry delay (a knob for tests and impatient owners)', () => {
-    expect(requireConfig({ DELIVERY_RETRY_BASE_MS: '250' }).delivery).toEqual({ retryBaseMs: 250 });
+    expect(requireConfig({ DELIVERY_RETRY_BASE_MS: '250' }).delivery).toEqual({ retryBaseMs: 250, leaseMs: 120_000 });
   });
 
   test('parses ALLOWED_ORIGINS into origins', () => {

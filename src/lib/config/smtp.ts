@@ -23,7 +23,7 @@ export type SmtpConfig = { url: string; to: string; from: string; tls?: SmtpTls 
 export type DeliveryConfig = {
   smtp: SmtpConfig | undefined;
   /** The wait after the first failed delivery attempt; it doubles up to an hour. */
-  delivery: { retryBaseMs: number };
+  delivery: { retryBaseMs: number; leaseMs: number };
 };
 
 // Trimmed first, so that a blank value counts as not set.
@@ -42,6 +42,8 @@ const VARIABLES = {
   DELIVERY_RETRY_BASE_MS: v.optional(integer(1, 3_600_000), '30000'),
   SMTP_TLS_CA_FILE: optionalText,
   SMTP_TLS_REJECT_UNAUTHORIZED: v.optional(v.picklist(['true', 'false'], 'must be true or false'), 'true'),
+  // How long an instance keeps a message it is sending from the others (decision 0051).
+  DELIVERY_LEASE_MS: v.optional(integer(1_000, 3_600_000), '120000'),
 };
 
 const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g;
@@ -71,7 +73,7 @@ export function readCaFile(path: string): { ok: true; ca: string[] } | { ok: fal
   return { ok: true, ca };
 }
 
-/** SMTP_URL, CONTACT_TO, CONTACT_FROM, DELIVERY_RETRY_BASE_MS, SMTP_TLS_CA_FILE and SMTP_TLS_REJECT_UNAUTHORIZED. */
+/** SMTP_URL, CONTACT_TO, CONTACT_FROM, DELIVERY_RETRY_BASE_MS, DELIVERY_LEASE_MS, SMTP_TLS_CA_FILE and SMTP_TLS_REJECT_UNAUTHORIZED. */
 export const smtp: ConfigConcern<DeliveryConfig> = {
   read(env) {
     const { config: e, problems } = readVariables(VARIABLES, env);
@@ -86,7 +88,7 @@ export const smtp: ConfigConcern<DeliveryConfig> = {
       else problems.push(file.problem);
     }
     const smtp = e.SMTP_URL ? { url: e.SMTP_URL, to: required('CONTACT_TO', e.CONTACT_TO), from: required('CONTACT_FROM', e.CONTACT_FROM), tls } : undefined;
-    return { config: { smtp, delivery: { retryBaseMs: e.DELIVERY_RETRY_BASE_MS } }, problems };
+    return { config: { smtp, delivery: { retryBaseMs: e.DELIVERY_RETRY_BASE_MS, leaseMs: e.DELIVERY_LEASE_MS } }, problems };
   },
   describe: ({ smtp, delivery }) => ({
     smtp: smtp
@@ -98,5 +100,6 @@ export const smtp: ConfigConcern<DeliveryConfig> = {
         }
       : 'off (messages are stored, not sent)',
     deliveryRetryBaseMs: delivery.retryBaseMs,
+    deliveryLeaseMs: delivery.leaseMs,
   }),
 };

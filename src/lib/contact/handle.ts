@@ -1,6 +1,6 @@
 import { parseContact } from '../forms/contact.ts';
 import { readForm } from '../http.ts';
-import { describeError, type Logger } from '../log.ts';
+import type { Logger } from '../log.ts';
 import { accepted, type FormValues, failure, INTERNAL_ERROR, invalid, type Outcome } from '../pipeline/outcome.ts';
 import type { SubmissionStore } from './store.ts';
 
@@ -11,7 +11,7 @@ export type ContactDeps = { store: SubmissionStore; logger: Logger; onStored?: (
 const VISIBLE_FIELDS = ['name', 'email', 'message'] as const;
 
 /** POST /api/contact (SPEC.md 4.2): read the form, validate every field, store, answer. */
-export async function handleContact(request: Request, { store, logger, onStored }: ContactDeps): Promise<Outcome> {
+export async function handleContact(request: Request, { store, onStored }: ContactDeps): Promise<Outcome> {
   const form = await readForm(request);
   if (!form.ok) return form.failure;
 
@@ -25,9 +25,9 @@ export async function handleContact(request: Request, { store, logger, onStored 
 
   let id: number;
   try {
-    id = store.save(parsed.input);
-  } catch (error) {
-    logger.error('contact.store_failed', { error: describeError(error) });
+    id = await store.save(parsed.input);
+  } catch {
+    // The store has logged the cause, once per outage rather than once per post (store/state.ts).
     return failure(500, INTERNAL_ERROR, { values });
   }
   // Accepted means "stored"; delivery happens from the outbox.

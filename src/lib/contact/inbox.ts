@@ -20,7 +20,8 @@ Commands:
   export --format csv|json   every message, to stdout (npm run --silent inbox -- export --format json > all.json)
   retry <id>                 put a failed message back in the queue; the running server sends it within seconds
 
-Reads forms.db in DATA_DIR (default ./data); variables may also come from .env, or the file ENV_FILE names.
+Reads the database at DATABASE_URL when set, otherwise forms.db in DATA_DIR (default ./data);
+variables may also come from .env, or the file ENV_FILE names.
 `;
 
 /** Reads the arguments after `npm run inbox --`, answering a command or what is wrong with them. */
@@ -58,13 +59,13 @@ export function parseInboxArgs(args: readonly string[]): { ok: true; command: In
 export type InboxIo = { outbox: Outbox; out: (text: string) => void; err: (text: string) => void; now?: () => Date };
 
 /** Runs one inbox command against the outbox and answers its exit code. */
-export function runInboxCommand(command: InboxCommand, { outbox, out, err, now = () => new Date() }: InboxIo): number {
+export async function runInboxCommand(command: InboxCommand, { outbox, out, err, now = () => new Date() }: InboxIo): Promise<number> {
   switch (command.name) {
     case 'help':
       out(INBOX_USAGE);
       return EXIT.ok;
     case 'list': {
-      const all = outbox.list();
+      const all = await outbox.list();
       if (all.length === 0) {
         err('No contact messages yet.\n');
         return EXIT.ok;
@@ -78,18 +79,18 @@ export function runInboxCommand(command: InboxCommand, { outbox, out, err, now =
       return EXIT.ok;
     }
     case 'show': {
-      const submission = outbox.find(command.id);
+      const submission = await outbox.find(command.id);
       if (!submission) return notFound(command.id, err);
-      out(describe(submission, outbox.history(command.id)));
+      out(describe(submission, await outbox.history(command.id)));
       return EXIT.ok;
     }
     case 'export': {
-      const rows = outbox.list().map(exported);
+      const rows = (await outbox.list()).map(exported);
       out(command.format === 'json' ? `${JSON.stringify(rows, null, 2)}\n` : toCsv(EXPORT_COLUMNS, rows));
       return EXIT.ok;
     }
     case 'retry': {
-      const result = outbox.requeue(command.id, now());
+      const result = await outbox.requeue(command.id, now());
       if (!result.found) return notFound(command.id, err);
       const s = result.submission;
       switch (result.from) {

@@ -1,7 +1,10 @@
-import type { DatabaseSync } from 'node:sqlite';
-import { transaction } from '../store/database.ts';
+import type { Sql, SqlSession } from '../store/sql.ts';
 
-/** Where a contact message stands: waiting to be delivered, delivered, or given up on. */
+/**
+ * Where a contact message stands: waiting to be delivered, delivered, or given up on.
+ * Hint: checked here, in code, not by a CHECK in the database, so a capability that adds a
+ * status adds no constraint to rebuild (decision 0050).
+ */
 export type DeliveryStatus = 'pending' | 'sent' | 'failed';
 
 /** One stored contact message with its delivery state. */
@@ -30,38 +33,45 @@ export type RequeueResult = { found: false } | { found: true; from: DeliveryStat
 
 /** The SQL of the outbox: which messages are due, what happened to each, and the owner's queries. */
 export interface Outbox {
-  /** Pending messages whose next attempt is due at `now`, oldest first. */
-  due(now: Date, limit: number): Submission[];
-  /** When the earliest pending message falls due, if any is pending. */
-  nextDueAt(): Date | undefined;
+  /**
+   * Takes the oldest pending message due at `now` that no instance is sending, and leases it
+   * until `leaseUntil`: no other instance takes it before then.
+   */
+  claim(now: Date, leaseUntil: Date): Promise<Submission | undefined>;
+  /** Ends every lease: for SQLite at start, where one server serves a file and a lease is a dead process's. */
+  releaseLeases(): Promise<number>;
+  /** When the earliest pending message falls due (or its lease ends), if any is pending. */
+  nextDueAt(): Promise<Date | undefined>;
   /** How many messages wait to be delivered. */
-  pendingCount(): number;
+  pendingCount(): Promise<number>;
+  /** How many messages were given up on and wait for the owner (`npm run inbox -- retry`). */
+  failedCount(): Promise<number>;
   /** When the first attempt of the current round was made, if one was: the start of the 24 h of retries. */
-  roundStartedAt(id: number): Date | undefined;
+  roundStartedAt(id: number): Promise<Date | undefined>;
   /** Records that the SMTP server accepted the message. */
-  markSent(id: number, at: Date): void;
+  markSent(id: number, at: Date): Promise<void>;
   /** Records a transient failure and when to try again. */
-  markRetry(id: number, at: Date, nextAttemptAt: Date, error: string): void;
+  markRetry(id: number, at: Date, nextAttemptAt: Date, error: string): Promise<void>;
   /** Records that the message will not be delivered, and why. */
-  markFailed(id: number, at: Date, error: string): void;
+  markFailed(id: number, at: Date, error: string): Promise<void>;
   /** Puts a failed message back in the queue, due at once, with a fresh round of retries. */
-  requeue(id: number, at: Date): RequeueResult;
+  requeue(id: number, at: Date): Promise<RequeueResult>;
   /** One message, or `undefined`. */
-  find(id: number): Submission | undefined;
+  find(id: number): Promise<Submission | undefined>;
   /** The delivery history of one message, oldest first. */
-  history(id: number): DeliveryEvent[];
+  history(id: number): Promise<DeliveryEvent[]>;
   /** Every message, newest first. */
-  list(): Submission[];
+  list(): Promise<Submission[]>;
 }
 
 type Row = {
-  id: number;
+  id: number | string;
   created_at: string;
   name: string;
   email: string;
   message: string;
   status: DeliveryStatus;
-  attempts: number;
+  attempts: number | string;
   next_attempt_at: string | null;
   last_error: string | null;
   sent_at: string | null;
@@ -69,83 +79,95 @@ type Row = {
 
 const COLUMNS = 'id, created_at, name, email, message, status, attempts, next_attempt_at, last_error, sent_at';
 
-/**
- * The outbox in the SQLite file: the `submissions` table is the queue and
- * `delivery_attempts` its history.
- * Hint: there is no "sending" state; a message stays `pending` until the SMTP server has
- * accepted it, so one interrupted by a crash is simply sent again (with the same Message-ID).
- */
-export function createOutbox(db: DatabaseSync): Outbox {
-  const selectDue = db.prepare(
-    `SELECT ${COLUMNS} FROM submissions
-     WHERE status = 'pending' AND (next_attempt_at IS NULL OR next_attempt_at <= ?)
-     ORDER BY next_attempt_at, id LIMIT ?`,
-  );
-  const selectNextDue = db.prepare(`SELECT min(coalesce(next_attempt_at, created_at)) AS at FROM submissions WHERE status = 'pending'`);
-  const countPending = db.prepare(`SELECT count(*) AS n FROM submissions WHERE status = 'pending'`);
-  const selectRoundStart = db.prepare(
-    `SELECT min(attempted_at) AS at FROM delivery_attempts
-     WHERE submission_id = ? AND outcome <> 'requeued'
-       AND id > coalesce((SELECT max(id) FROM delivery_attempts WHERE submission_id = ? AND outcome = 'requeued'), 0)`,
-  );
-  const selectOne = db.prepare(`SELECT ${COLUMNS} FROM submissions WHERE id = ?`);
-  const selectAll = db.prepare(`SELECT ${COLUMNS} FROM submissions ORDER BY created_at DESC, id DESC`);
-  const selectHistory = db.prepare(`SELECT attempted_at, outcome, error FROM delivery_attempts WHERE submission_id = ? ORDER BY id`);
-  const insertEvent = db.prepare(`INSERT INTO delivery_attempts (submission_id, attempted_at, outcome, error) VALUES (?, ?, ?, ?)`);
-  // Every update is conditional on `pending`, so an attempt can never overwrite what the
-  // owner or another attempt decided in the meantime.
-  const updateSent = db.prepare(
-    `UPDATE submissions SET status = 'sent', attempts = attempts + 1, sent_at = ?, next_attempt_at = NULL, last_error = NULL
-     WHERE id = ? AND status = 'pending'`,
-  );
-  const updateRetry = db.prepare(`UPDATE submissions SET attempts = attempts + 1, next_attempt_at = ?, last_error = ? WHERE id = ? AND status = 'pending'`);
-  const updateFailed = db.prepare(
-    `UPDATE submissions SET status = 'failed', attempts = attempts + 1, next_attempt_at = NULL, last_error = ? WHERE id = ? AND status = 'pending'`,
-  );
-  const updateRequeued = db.prepare(`UPDATE submissions SET status = 'pending', attempts = 0, next_attempt_at = ? WHERE id = ? AND status = 'failed'`);
+// Every update is conditional on `pending`, so an attempt can never overwrite what the owner
+// or another attempt (another instance's, after a lease ran out) decided in the meantime.
+const UPDATE_SENT = `UPDATE submissions SET status = 'sent', attempts = attempts + 1, sent_at = ?, next_attempt_at = NULL, last_error = NULL, lease_until = NULL
+  WHERE id = ? AND status = 'pending'`;
+const UPDATE_RETRY = `UPDATE submissions SET attempts = attempts + 1, next_attempt_at = ?, last_error = ?, lease_until = NULL
+  WHERE id = ? AND status = 'pending'`;
+const UPDATE_FAILED = `UPDATE submissions SET status = 'failed', attempts = attempts + 1, next_attempt_at = NULL, last_error = ?, lease_until = NULL
+  WHERE id = ? AND status = 'pending'`;
+const INSERT_EVENT = 'INSERT INTO delivery_attempts (submission_id, attempted_at, outcome, error) VALUES (?, ?, ?, ?)';
 
-  const record = (id: number, at: Date, outcome: DeliveryOutcome, error: string | null, update: () => { changes: number | bigint }) =>
-    transaction(db, () => {
-      if (Number(update().changes) === 1) insertEvent.run(id, at.toISOString(), outcome, error);
-    });
-  const find = (id: number) => {
-    const row = selectOne.get(id) as Row | undefined;
+/**
+ * The outbox in the database: the `submissions` table is the queue and `delivery_attempts`
+ * its history.
+ * Hint: there is no "sending" state; a message stays `pending` until the SMTP server has
+ * accepted it, and its lease only keeps other instances away while one sends it, so a message
+ * whose sender died is sent again when the lease ends, with the same Message-ID (decision 0051).
+ */
+export function createOutbox(sql: Sql): Outbox {
+  // PostgreSQL: the row is locked as it is taken and rows other instances are taking are
+  // skipped, so two instances never take one message. SQLite has one writer at a time anyway.
+  const skipLocked = sql.engine === 'postgresql' ? 'FOR UPDATE SKIP LOCKED' : '';
+  const claim = `UPDATE submissions SET lease_until = ?
+    WHERE id = (
+      SELECT id FROM submissions
+      WHERE status = 'pending' AND (next_attempt_at IS NULL OR next_attempt_at <= ?) AND (lease_until IS NULL OR lease_until <= ?)
+      ORDER BY next_attempt_at, id LIMIT 1 ${skipLocked}
+    )
+    RETURNING ${COLUMNS}`;
+
+  const find = async (session: SqlSession, id: number) => {
+    const row = await session.get<Row>(`SELECT ${COLUMNS} FROM submissions WHERE id = ?`, [id]);
     return row && toSubmission(row);
   };
+  const record = (id: number, at: Date, outcome: DeliveryOutcome, error: string | null, update: string, params: (string | number)[]) =>
+    sql.transaction(async (tx) => {
+      const { changes } = await tx.run(update, params);
+      if (changes === 1) await tx.run(INSERT_EVENT, [id, at.toISOString(), outcome, error]);
+    });
+  const count = async (status: DeliveryStatus) =>
+    Number((await sql.get<{ n: number | string }>('SELECT count(*) AS n FROM submissions WHERE status = ?', [status]))?.n ?? 0);
+  const optionalDate = (at: string | null | undefined) => (at ? new Date(at) : undefined);
 
   return {
-    due: (now, limit) => (selectDue.all(now.toISOString(), limit) as Row[]).map(toSubmission),
-    nextDueAt() {
-      const { at } = selectNextDue.get() as { at: string | null };
-      return at === null ? undefined : new Date(at);
+    async claim(now, leaseUntil) {
+      const at = now.toISOString();
+      const row = await sql.get<Row>(claim, [leaseUntil.toISOString(), at, at]);
+      return row && toSubmission(row);
     },
-    pendingCount: () => Number((countPending.get() as { n: number }).n),
-    roundStartedAt(id) {
-      const { at } = selectRoundStart.get(id, id) as { at: string | null };
-      return at === null ? undefined : new Date(at);
+    releaseLeases: async () => (await sql.run('UPDATE submissions SET lease_until = NULL WHERE lease_until IS NOT NULL')).changes,
+    async nextDueAt() {
+      const row = await sql.get<{ at: string | null }>(
+        `SELECT min(CASE WHEN lease_until > coalesce(next_attempt_at, created_at) THEN lease_until ELSE coalesce(next_attempt_at, created_at) END) AS at
+         FROM submissions WHERE status = 'pending'`,
+      );
+      return optionalDate(row?.at);
     },
-    markSent: (id, at) => record(id, at, 'sent', null, () => updateSent.run(at.toISOString(), id)),
-    markRetry: (id, at, next, error) => record(id, at, 'retrying', error, () => updateRetry.run(next.toISOString(), error, id)),
-    markFailed: (id, at, error) => record(id, at, 'failed', error, () => updateFailed.run(error, id)),
-    requeue(id, at) {
-      return transaction(db, (): RequeueResult => {
-        const before = find(id);
+    pendingCount: () => count('pending'),
+    failedCount: () => count('failed'),
+    async roundStartedAt(id) {
+      const row = await sql.get<{ at: string | null }>(
+        `SELECT min(attempted_at) AS at FROM delivery_attempts
+         WHERE submission_id = ? AND outcome <> 'requeued'
+           AND id > coalesce((SELECT max(id) FROM delivery_attempts WHERE submission_id = ? AND outcome = 'requeued'), 0)`,
+        [id, id],
+      );
+      return optionalDate(row?.at);
+    },
+    markSent: (id, at) => record(id, at, 'sent', null, UPDATE_SENT, [at.toISOString(), id]),
+    markRetry: (id, at, next, error) => record(id, at, 'retrying', error, UPDATE_RETRY, [next.toISOString(), error, id]),
+    markFailed: (id, at, error) => record(id, at, 'failed', error, UPDATE_FAILED, [error, id]),
+    requeue: (id, at) =>
+      sql.transaction(async (tx): Promise<RequeueResult> => {
+        const before = await find(tx, id);
         if (!before) return { found: false };
         if (before.status === 'failed') {
-          updateRequeued.run(at.toISOString(), id);
-          insertEvent.run(id, at.toISOString(), 'requeued', null);
+          await tx.run(`UPDATE submissions SET status = 'pending', attempts = 0, next_attempt_at = ?, lease_until = NULL WHERE id = ? AND status = 'failed'`, [at.toISOString(), id]);
+          await tx.run(INSERT_EVENT, [id, at.toISOString(), 'requeued', null]);
         }
-        return { found: true, from: before.status, submission: find(id)! };
-      });
+        return { found: true, from: before.status, submission: (await find(tx, id))! };
+      }),
+    find: (id) => find(sql, id),
+    async history(id) {
+      const rows = await sql.all<{ attempted_at: string; outcome: DeliveryOutcome; error: string | null }>(
+        'SELECT attempted_at, outcome, error FROM delivery_attempts WHERE submission_id = ? ORDER BY id',
+        [id],
+      );
+      return rows.map((e) => ({ at: e.attempted_at, outcome: e.outcome, error: e.error }));
     },
-    find,
-    history: (id) =>
-      (selectHistory.all(id) as { attempted_at: string; outcome: DeliveryOutcome; error: string | null }[]).map((e) => ({
-        at: e.attempted_at,
-        outcome: e.outcome,
-        error: e.error,
-      })),
-    list: () => (selectAll.all() as Row[]).map(toSubmission),
+    list: async () => (await sql.all<Row>(`SELECT ${COLUMNS} FROM submissions ORDER BY created_at DESC, id DESC`)).map(toSubmission),
   };
 }
 

@@ -14,6 +14,11 @@ export type DeliveryPolicy = {
   retryMaxMs: number;
   /** How long after the first attempt of a round a transient failure still leads to another attempt. */
   retryForMs: number;
+  /**
+   * How long a message being sent is kept from the other instances: longer than any send
+   * takes, since a lease that ends mid-send lets another instance send the message too.
+   */
+  leaseMs: number;
 };
 
 /** About 30 s doubling to 1 h, for 24 h: an hour-long outage of the mail server costs no message. */
@@ -22,6 +27,7 @@ export const DELIVERY_POLICY: DeliveryPolicy = {
   retryBaseMs: 30_000,
   retryMaxMs: 60 * 60_000,
   retryForMs: 24 * 60 * 60_000,
+  leaseMs: 2 * 60_000,
 };
 
 /** What the worker needs; `clock`, `timer` and the policy are there for tests. */
@@ -54,13 +60,12 @@ export function retryDelay(attempts: number, policy: Pick<DeliveryPolicy, 'retry
   return Math.min(policy.retryMaxMs, policy.retryBaseMs * 2 ** Math.max(0, attempts - 1));
 }
 
-const BATCH = 10;
-
 /**
  * A worker that sends pending messages one at a time and records each outcome: sent,
  * retrying later (transient failure), or failed (permanent failure, or 24 h of retries).
  * Hint: a message is marked `sent` only after the SMTP server accepted it, so a crash at any
- * point leaves it `pending` and it is sent again on the next start, with the same Message-ID.
+ * point leaves it `pending` and it is sent again (when its lease ends, or at once on the next
+ * start with SQLite), with the same Message-ID.
  */
 export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
   const { outbox, mailer, compose, logger } = options;
@@ -70,6 +75,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     retryBaseMs: options.retryBaseMs ?? DELIVERY_POLICY.retryBaseMs,
     retryMaxMs: options.retryMaxMs ?? DELIVERY_POLICY.retryMaxMs,
     retryForMs: options.retryForMs ?? DELIVERY_POLICY.retryForMs,
+    leaseMs: options.leaseMs ?? DELIVERY_POLICY.leaseMs,
   };
 
   async function deliverOne(submission: Submission): Promise<void> {
@@ -84,12 +90,12 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     const at = clock();
     const attempts = submission.attempts + 1;
     if (result.ok) {
-      outbox.markSent(submission.id, at);
+      await outbox.markSent(submission.id, at);
       logger.info('contact.delivered', { id: submission.id, attempts });
       return;
     }
     if (result.permanent) {
-      outbox.markFailed(submission.id, at, result.reason);
+      await outbox.markFailed(submission.id, at, result.reason);
       logger.error('contact.delivery_failed', {
         id: submission.id,
         attempts,
@@ -100,10 +106,10 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     }
     // Measured from the first attempt, not from storing: messages stored while no mail
     // server was configured, or while the site was down, still get their full 24 h.
-    const roundStart = outbox.roundStartedAt(submission.id) ?? at;
+    const roundStart = (await outbox.roundStartedAt(submission.id)) ?? at;
     if (at.getTime() - roundStart.getTime() >= policy.retryForMs) {
       const reason = `gave up after ${attempts} attempts over ${Math.round(policy.retryForMs / 3_600_000)} h; last: ${result.reason}`;
-      outbox.markFailed(submission.id, at, reason);
+      await outbox.markFailed(submission.id, at, reason);
       logger.error('contact.delivery_failed', {
         id: submission.id,
         attempts,
@@ -113,20 +119,19 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       return;
     }
     const next = new Date(at.getTime() + retryDelay(attempts, policy));
-    outbox.markRetry(submission.id, at, next, result.reason);
+    await outbox.markRetry(submission.id, at, next, result.reason);
     logger.warn('contact.delivery_retry', { id: submission.id, attempts, nextAttemptAt: next.toISOString(), reason: withoutAddresses(result.reason) });
   }
 
   async function deliverAllDue(signal: AbortSignal): Promise<void> {
-    // Read again after each batch: messages stored meanwhile, and retries that fell due, go too.
+    // One message at a time, each claimed with a lease (decision 0051): messages stored
+    // meanwhile, retries that fell due and messages whose sender died go too, and no other
+    // instance takes this one. Checked before each: stop() lets the send under way finish, no more.
     while (!signal.aborted) {
-      const batch = outbox.due(clock(), BATCH);
-      if (batch.length === 0) return;
-      for (const submission of batch) {
-        // Checked before each message: stop() lets the message being sent finish, no more.
-        if (signal.aborted) return;
-        await deliverOne(submission);
-      }
+      const now = clock();
+      const submission = await outbox.claim(now, new Date(now.getTime() + policy.leaseMs));
+      if (!submission) return;
+      await deliverOne(submission);
     }
   }
 
@@ -135,7 +140,9 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     // Wake for the next retry when it falls due before the next poll.
     nextDueAt: () => outbox.nextDueAt(),
     pollIntervalMs: policy.pollIntervalMs,
-    onError: (error) => logger.error('contact.outbox_error', { error: describeError(error) }),
+    // The store has logged the cause already, once per outage (store/state.ts); a line per
+    // poll would repeat it every few seconds.
+    onError: (error) => logger.debug('contact.outbox_error', { error: describeError(error) }),
     clock,
     timer: options.timer,
   });
@@ -143,7 +150,10 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   return {
     start() {
       if (!scheduler.start()) return;
-      logger.info('contact.delivery_started', { pending: outbox.pendingCount() });
+      void outbox.pendingCount().then(
+        (pending) => logger.info('contact.delivery_started', { pending }),
+        () => logger.info('contact.delivery_started', { pending: null }),
+      );
     },
     poke: () => scheduler.poke(),
     deliverDue: () => scheduler.runPass(),

@@ -1,7 +1,6 @@
-import type { DatabaseSync } from 'node:sqlite';
 import type { NewsletterConfig } from '../config.ts';
 import { createKitProvider } from './kit.ts';
-import { createLocalProvider } from './local.ts';
+import { createLocalProvider, type SubscriberList } from './local.ts';
 import { createMailchimpProvider } from './mailchimp.ts';
 import type { NewsletterProvider } from './provider.ts';
 import { createResendProvider } from './resend.ts';
@@ -13,7 +12,7 @@ import { type ResilienceOptions, withRetries } from './resilient.ts';
  * Hint: a provider is built only when chosen, so an unused SDK never runs (Resend's
  * constructor throws without a key).
  */
-export function createNewsletterProvider(config: NewsletterConfig, db: DatabaseSync, resilience: Partial<ResilienceOptions> = {}): NewsletterProvider {
+export function createNewsletterProvider(config: NewsletterConfig, subscribers: SubscriberList, resilience: Partial<ResilienceOptions> = {}): NewsletterProvider {
   switch (config.provider) {
     case 'mailchimp':
       return withRetries(createMailchimpProvider(config.mailchimp), resilience);
@@ -22,6 +21,6 @@ export function createNewsletterProvider(config: NewsletterConfig, db: DatabaseS
     case 'resend':
       return withRetries(createResendProvider(config.resend), resilience);
     case 'local':
-      return createLocalProvider(db);
+      return createLocalProvider(subscribers);
   }
 }

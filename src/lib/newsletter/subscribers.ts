@@ -1,9 +1,8 @@
-import type { DatabaseSync } from 'node:sqlite';
 import { EXIT, readFormatOption } from '../cli.ts';
 import { toCsv } from '../csv.ts';
+import type { Subscriber, SubscriberList } from './local.ts';
 
-/** One subscriber of the local provider, as exported. */
-export type Subscriber = { email: string; created: string };
+export type { Subscriber } from './local.ts';
 
 /** The commands of `npm run subscribers`, as parsed from its arguments. */
 export type SubscribersCommand = { name: 'help' } | { name: 'export'; format: 'csv' | 'json' };
@@ -17,7 +16,8 @@ Commands:
 
 The CSV has the columns "Email Address" and "Created", which Mailchimp's import
 (Audience > Add contacts > Import contacts > Upload a file) recognises.
-Reads forms.db in DATA_DIR (default ./data); variables may also come from .env, or the file ENV_FILE names.
+Reads the database at DATABASE_URL when set, otherwise forms.db in DATA_DIR (default ./data);
+variables may also come from .env, or the file ENV_FILE names.
 `;
 
 /** Reads the arguments after `npm run subscribers --`, answering a command or what is wrong with them. */
@@ -41,11 +41,6 @@ export function parseSubscribersArgs(args: readonly string[]): { ok: true; comma
   }
 }
 
-/** Every subscriber the local provider stored, oldest first. */
-export function listSubscribers(db: DatabaseSync): Subscriber[] {
-  return db.prepare('SELECT email, created_at AS created FROM subscribers ORDER BY created_at, email').all() as Subscriber[];
-}
-
 /**
  * The subscribers as a CSV file for Mailchimp's import: RFC 4180, CRLF line ends.
  * Hint: "Email Address" is the header Mailchimp maps to the address without being asked.
@@ -58,16 +53,16 @@ export function subscribersToCsv(subscribers: readonly Subscriber[]): string {
 }
 
 /** Where a command writes: `out` is its result (stdout), `err` is for people (stderr). */
-export type SubscribersIo = { db: DatabaseSync; out: (text: string) => void; err: (text: string) => void };
+export type SubscribersIo = { subscribers: SubscriberList; out: (text: string) => void; err: (text: string) => void };
 
 /** Runs one subscribers command and answers its exit code. */
-export function runSubscribersCommand(command: SubscribersCommand, { db, out, err }: SubscribersIo): number {
+export async function runSubscribersCommand(command: SubscribersCommand, { subscribers: list, out, err }: SubscribersIo): Promise<number> {
   switch (command.name) {
     case 'help':
       out(SUBSCRIBERS_USAGE);
       return EXIT.ok;
     case 'export': {
-      const subscribers = listSubscribers(db);
+      const subscribers = await list.list();
       out(command.format === 'json' ? `${JSON.stringify(subscribers, null, 2)}\n` : subscribersToCsv(subscribers));
       err(
         subscribers.length === 0

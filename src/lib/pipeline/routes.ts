@@ -30,7 +30,7 @@ export type Route = {
 export const ROUTES: readonly Route[] = [
   { path: '/api/newsletter', kind: 'form', limit: 'newsletter', pages: FORM_PAGES.newsletter, methods: { POST: handleNewsletter } },
   { path: '/api/contact', kind: 'form', limit: 'contact', pages: FORM_PAGES.contact, methods: { POST: handleContact } },
-  { path: '/api/health', kind: 'api', methods: { GET: (_, { db, provider }) => handleHealth({ db, providerName: provider.name }) } },
+  { path: '/api/health', kind: 'api', methods: { GET: (_, { database, provider }) => handleHealth({ store: database, providerName: provider.name }) } },
 ];
 
 const BY_PATH = new Map(ROUTES.map((route) => [route.path, route]));

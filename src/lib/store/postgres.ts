@@ -1,0 +1,123 @@
+import pg from 'pg';
+import { MIGRATIONS } from './migrations.ts';
+import type { Sql, SqlSession, SqlValue } from './sql.ts';
+
+/** The pool and the timeouts of the PostgreSQL store. */
+export type PostgresOptions = {
+  url: string;
+  poolSize: number;
+  connectTimeoutMs: number;
+  statementTimeoutMs: number;
+  /** Told about an idle connection that broke (the server stopped, the network went away). */
+  onIdleError?: (error: Error) => void;
+};
+
+/**
+ * The key of the advisory lock under which an instance migrates, so that instances starting
+ * together apply each step once. Any constant will do; this one spells "forms".
+ */
+export const MIGRATION_LOCK_KEY = 0x666f726d73;
+
+/**
+ * Connects to PostgreSQL through a bounded pool and applies the migrations it lacks.
+ * Hint: the connect timeout also bounds the wait for a free connection of the pool, so a
+ * request during an outage fails within it rather than queueing without end.
+ */
+export function openPostgres(options: PostgresOptions): Sql {
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize,
+    connectionTimeoutMillis: options.connectTimeoutMs,
+    statement_timeout: options.statementTimeoutMs,
+    // The client-side bound too, for a server that stopped answering without closing.
+    query_timeout: options.statementTimeoutMs + options.connectTimeoutMs,
+    idle_in_transaction_session_timeout: options.statementTimeoutMs * 2,
+    application_name: 'site-forms',
+    keepAlive: true,
+  });
+  // Without a listener, an idle connection broken by a server restart would end the process.
+  pool.on('error', (error) => options.onIdleError?.(error));
+  // Opening answers at once (the services are built synchronously); every statement waits
+  // for the migrations, and the server awaits `ready` before it listens.
+  const ready = migrate(pool);
+  ready.catch(() => {});
+
+  const session = (client: pg.Pool | pg.PoolClient, migrated: boolean): SqlSession => {
+    const query = async (sql: string, params: readonly SqlValue[]) => {
+      if (!migrated) await ready;
+      return client.query(numbered(sql), [...params]);
+    };
+    return {
+      all: async <T>(sql: string, params: readonly SqlValue[] = []) => (await query(sql, params)).rows as T[],
+      get: async <T>(sql: string, params: readonly SqlValue[] = []) => (await query(sql, params)).rows[0] as T | undefined,
+      run: async (sql, params = []) => ({ changes: (await query(sql, params)).rowCount ?? 0 }),
+    };
+  };
+  const direct = session(pool, false);
+  return {
+    engine: 'postgresql',
+    ready,
+    ...direct,
+    runOnce: direct.run,
+    async transaction(work) {
+      await ready;
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        await client.query('BEGIN');
+        const result = await work(session(client, true));
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        // A failed rollback means the connection is gone: it is dropped, and the first error told.
+        await client.query('ROLLBACK').catch((rollbackError: Error) => {
+          broken = rollbackError;
+        });
+        throw error;
+      } finally {
+        client.release(broken);
+      }
+    },
+    async close() {
+      await ready.catch(() => {});
+      await pool.end();
+    },
+  };
+}
+
+/** `?` placeholders to PostgreSQL's `$1, $2, …` (no query of the store has a `?` in a literal). */
+export function numbered(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+async function migrate(pool: pg.Pool): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    try {
+      await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+        version INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
+        applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+      )`);
+      const { rows } = await client.query<{ applied: number | null }>('SELECT max(version) AS applied FROM schema_migrations');
+      for (let version = (rows[0]?.applied ?? 0) + 1; version <= MIGRATIONS.length; version++) {
+        const step = MIGRATIONS[version - 1]!;
+        await client.query('BEGIN');
+        try {
+          await client.query(step.postgresql);
+          await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [version, step.name]);
+          await client.query('COMMIT');
+        } catch (error) {
+          await client.query('ROLLBACK');
+          throw error;
+        }
+      }
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+    }
+  } finally {
+    client.release();
+  }
+}

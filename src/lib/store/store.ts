@@ -1,0 +1,151 @@
+import { createOutbox, type Outbox } from '../contact/outbox.ts';
+import { createSubmissionStore, type SubmissionStore } from '../contact/store.ts';
+import type { Logger } from '../log.ts';
+import { createSubscriberList, type SubscriberList } from '../newsletter/local.ts';
+import type { DatabaseConfig } from '../config/database.ts';
+import { openPostgres } from './postgres.ts';
+import { type Engine, engineName, type Sql } from './sql.ts';
+import { openSqlite } from './sqlite.ts';
+import { createDatabaseState, type DatabaseState } from './state.ts';
+
+/** What the health check learns about the database. */
+export type DatabaseHealth = {
+  /** The engine, as people name it: "SQLite" or "PostgreSQL". */
+  database: string;
+  /** Whether a write reached the database just now, and none failed since. */
+  writable: boolean;
+  /** What `PRAGMA integrity_check` said at start (SQLite); PostgreSQL checks its own pages. */
+  integrity: 'ok' | 'failed' | 'not checked';
+  pendingMessages: number | null;
+  failedMessages: number | null;
+  /** Why the database is not healthy, in words for the owner. */
+  problem?: string;
+};
+
+/**
+ * Everything the service keeps, behind one asynchronous interface with a repository per concern.
+ * Hint: a new concern adds a migration pair (migrations.ts), a repository over `sql`, and a field
+ * here (decision 0050).
+ */
+export interface Store {
+  readonly engine: Engine;
+  /** Settles once the database is reachable and migrated; rejects with why it is not. */
+  readonly ready: Promise<void>;
+  /** The statements themselves, for repositories; every failure is recorded in `state`. */
+  readonly sql: Sql;
+  readonly submissions: SubmissionStore;
+  readonly outbox: Outbox;
+  readonly subscribers: SubscriberList;
+  readonly state: DatabaseState;
+  /** Probes the database with a real, committed write and reads the queue's counts. */
+  health(): Promise<DatabaseHealth>;
+  /** Waits for statements under way, then closes the database. */
+  close(): Promise<void>;
+}
+
+/** Where the store is: PostgreSQL when `url` is set, otherwise the SQLite file in `dataDir`. */
+export type StoreOptions = DatabaseConfig & { dataDir: string };
+
+/**
+ * Opens the store the configuration names. SQLite is open and migrated when this answers;
+ * PostgreSQL connects and migrates in the background, and `ready` says when it is done.
+ */
+export function openStore(options: StoreOptions, logger: Logger): Store {
+  const engine: Engine = options.url ? 'postgresql' : 'sqlite';
+  const state = createDatabaseState(engine, logger);
+  let integrity: DatabaseHealth['integrity'] = 'not checked';
+  let raw: Sql;
+  if (options.url) {
+    raw = openPostgres({ ...options, url: options.url, onIdleError: (error) => state.failed(error) });
+  } else {
+    const sqlite = openSqlite(options.dataDir, { lockTimeoutMs: options.statementTimeoutMs });
+    integrity = sqlite.integrityProblems.length === 0 ? 'ok' : 'failed';
+    if (integrity === 'failed') {
+      logger.error('database.integrity_failed', { database: 'SQLite', problems: sqlite.integrityProblems.slice(0, 5), next: 'restore the latest backup (README: Backups)' });
+    }
+    raw = sqlite;
+  }
+  const sql = monitored(raw, state, engine === 'postgresql');
+  const outbox = createOutbox(sql);
+  return {
+    engine,
+    ready: sql.ready,
+    sql,
+    submissions: createSubmissionStore(sql),
+    outbox,
+    subscribers: createSubscriberList(sql),
+    state,
+    async health() {
+      // One attempt, no wait for a lock another process holds: health must answer at once.
+      let probe: 'ok' | 'locked' | 'failed' = 'ok';
+      try {
+        await sql.runOnce(
+          'INSERT INTO health_checks (id, checked_at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET checked_at = excluded.checked_at',
+          [new Date().toISOString()],
+        );
+      } catch (error) {
+        probe = isLocked(error) ? 'locked' : 'failed';
+      }
+      const [pendingMessages, failedMessages] = await Promise.all([
+        outbox.pendingCount().catch(() => null),
+        outbox.failedCount().catch(() => null),
+      ]);
+      // Locked by a backup or the sqlite3 shell: posts wait for the lock, so the database is
+      // only reported unwritable once a write has actually failed.
+      const writable = probe !== 'failed' && state.failure === undefined;
+      const name = engineName(engine);
+      const problem = !writable
+        ? `The ${name} database does not take writes: ${state.failure ?? 'the health check could not write'}`
+        : integrity === 'failed'
+          ? `The ${name} database failed its integrity check at start`
+          : undefined;
+      return { database: name, writable, integrity, pendingMessages, failedMessages, ...(problem && { problem }) };
+    },
+    close: () => sql.close(),
+  };
+}
+
+/** Whether SQLite answered that another process holds the lock. */
+function isLocked(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && ((error as { errcode?: number }).errcode ?? 0) % 256 === 5;
+}
+
+/**
+ * The statements, with every outcome told to `state`: any failure, and the success of a write
+ * (a read succeeding says nothing about a full disk).
+ * Hint: on SQLite the health probe rewrites one small row, which fits in pages the file already
+ * has, so its success does not clear a failed post (a full disk): only a real write does. On
+ * PostgreSQL the failures are the server's or the network's, and the probe's round trip is proof.
+ */
+function monitored(sql: Sql, state: DatabaseState, probeProvesRecovery: boolean): Sql {
+  const watch = async <T>(work: Promise<T>, write: boolean): Promise<T> => {
+    try {
+      const result = await work;
+      if (write) state.succeeded();
+      return result;
+    } catch (error) {
+      state.failed(error);
+      throw error;
+    }
+  };
+  return {
+    engine: sql.engine,
+    ready: sql.ready,
+    all: (text, params) => watch(sql.all(text, params), false),
+    get: (text, params) => watch(sql.get(text, params), false),
+    run: (text, params) => watch(sql.run(text, params), true),
+    transaction: (work) => watch(sql.transaction(work), true),
+    // A probe that finds the file locked has not failed: it did not wait, by design.
+    runOnce: async (text, params) => {
+      try {
+        const result = await sql.runOnce(text, params);
+        if (probeProvesRecovery) state.succeeded();
+        return result;
+      } catch (error) {
+        if (!isLocked(error)) state.failed(error);
+        throw error;
+      }
+    },
+    close: () => sql.close(),
+  };
+}

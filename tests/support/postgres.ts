@@ -1,0 +1,102 @@
+import { spawnSync } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+
+/** A real PostgreSQL server (Debian's package) of our own, on a free port of 127.0.0.1. */
+export type PostgresServer = {
+  port: number;
+  /** Creates an empty database and answers its connection string. */
+  createDatabase(name: string): Promise<string>;
+  /** Stops the server (fast shutdown: connections are cut), keeping its data. */
+  stop(): Promise<void>;
+  /** Starts it again on the same port with the same data. */
+  start(): Promise<void>;
+  /** Stops the server and removes its data. */
+  remove(): Promise<void>;
+};
+
+/** The folder of initdb and pg_ctl: PG_BIN, or the newest /usr/lib/postgresql/<version>/bin. */
+export const POSTGRES_BIN = process.env.PG_BIN ?? newestBin();
+
+function newestBin(): string | undefined {
+  const root = '/usr/lib/postgresql';
+  if (!existsSync(root)) return undefined;
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(join(root, v, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a));
+  return versions[0] && join(root, versions[0], 'bin');
+}
+
+/**
+ * Whether the PostgreSQL tests can run. On a developer's machine without the server they are
+ * skipped (and say so); under CI they always run, so a missing install fails loudly.
+ */
+export const postgresAvailable = Boolean(process.env.CI) || POSTGRES_BIN !== undefined;
+
+/** What a skipped suite says. */
+export const POSTGRES_SKIP_NOTE = 'PostgreSQL is not installed (apt-get install postgresql, or set PG_BIN): the PostgreSQL tests are skipped';
+
+// PostgreSQL refuses to run as root; as root (CI, this machine) it runs as the postgres user.
+const asServerUser = process.getuid?.() === 0 ? ['runuser', '-u', 'postgres', '--'] : [];
+
+function run(command: string, args: string[]): void {
+  const [program, ...rest] = [...asServerUser, join(POSTGRES_BIN ?? '', command), ...args];
+  const result = spawnSync(program!, rest, { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`${command} failed (${result.status}): ${result.stderr}${result.stdout}`);
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Creates a cluster in a temporary folder and starts it; one per test file keeps the suite quick. */
+export async function startPostgres(): Promise<PostgresServer> {
+  if (!POSTGRES_BIN) throw new Error(POSTGRES_SKIP_NOTE);
+  const dir = mkdtempSync(join(tmpdir(), 'site-forms-pg-'));
+  if (asServerUser.length > 0) {
+    const uid = Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout.trim());
+    const gid = Number(spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).stdout.trim());
+    chownSync(dir, uid, gid);
+  }
+  const data = join(dir, 'data');
+  const port = await freePort();
+  run('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
+  const start = async () => run('pg_ctl', ['start', '-D', data, '-w', '-s', '-l', join(dir, 'server.log'), '-o', options]);
+  const stop = async () => run('pg_ctl', ['stop', '-D', data, '-m', 'fast', '-w', '-s']);
+  await start();
+  let running = true;
+  return {
+    port,
+    async createDatabase(name) {
+      const client = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${port}/postgres` });
+      await client.connect();
+      try {
+        await client.query(`CREATE DATABASE "${name}"`);
+      } finally {
+        await client.end();
+      }
+      return `postgres://postgres@127.0.0.1:${port}/${name}`;
+    },
+    async stop() {
+      await stop();
+      running = false;
+    },
+    async start() {
+      await start();
+      running = true;
+    },
+    async remove() {
+      if (running) await stop().catch(() => {});
+      running = false;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,57 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { createLogger } from '../../src/lib/log.ts';
+import { openStore, type Store } from '../../src/lib/store/store.ts';
+import { POSTGRES_SKIP_NOTE, type PostgresServer, postgresAvailable, startPostgres } from './postgres.ts';
+
+/** Settings a test store uses unless a test says otherwise. */
+export const TEST_DATABASE = { poolSize: 4, connectTimeoutMs: 2_000, statementTimeoutMs: 2_000 };
+
+/** One engine the behaviour suite runs against. */
+export type TestEngine = {
+  name: 'SQLite' | 'PostgreSQL';
+  available: boolean;
+  /** A fresh, empty store; `logs` collects what the store logged. */
+  open(options?: Partial<typeof TEST_DATABASE>): Promise<{ store: Store; logs: Array<Record<string, unknown>>; url?: string; dataDir: string }>;
+};
+
+let counter = 0;
+
+/**
+ * The two engines, for `describe.each`: SQLite in a temporary folder, and PostgreSQL in a
+ * cluster this test file starts once (beforeAll) and removes after (afterAll).
+ */
+export function testEngines(): TestEngine[] {
+  let server: PostgresServer | undefined;
+  const opened: Array<{ store: Store; dataDir: string }> = [];
+  beforeAll(async () => {
+    if (postgresAvailable) server = await startPostgres();
+    else console.warn(POSTGRES_SKIP_NOTE);
+  }, 60_000);
+  afterAll(async () => {
+    for (const { store, dataDir } of opened) {
+      await store.close().catch(() => {});
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+    await server?.remove();
+  });
+  const open = async (url: string | undefined, options: Partial<typeof TEST_DATABASE> = {}) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'site-forms-store-'));
+    const logs: Array<Record<string, unknown>> = [];
+    const logger = createLogger({ level: 'debug', write: (line) => logs.push(JSON.parse(line) as Record<string, unknown>) });
+    const store = openStore({ ...TEST_DATABASE, ...options, url, dataDir }, logger);
+    await store.ready;
+    opened.push({ store, dataDir });
+    return { store, logs, url, dataDir };
+  };
+  return [
+    { name: 'SQLite', available: true, open: (options) => open(undefined, options) },
+    {
+      name: 'PostgreSQL',
+      available: postgresAvailable,
+      open: async (options) => open(await server!.createDatabase(`test_${process.pid}_${++counter}`), options),
+    },
+  ];
+}
