@@ -17,7 +17,10 @@ afterEach(async () => {
 
 function open(dir = newDir()) {
   const logs: Array<Record<string, unknown>> = [];
-  const store = openStore({ ...TEST_DATABASE, url: undefined, dataDir: dir }, createLogger({ level: 'debug', write: (line) => logs.push(JSON.parse(line) as Record<string, unknown>) }));
+  const store = openStore(
+    { ...TEST_DATABASE, url: undefined, dataDir: dir },
+    createLogger({ level: 'debug', write: (line) => logs.push(JSON.parse(line) as Record<string, unknown>) }),
+  );
   stores.push(store);
   return { store, logs, dir };
 }
@@ -68,7 +71,9 @@ describe('GET /api/health', () => {
       databaseWritable: false,
     });
     // Three failed posts, one line, with the real cause rather than the rollback's complaint.
-    expect(logs.filter((l) => l.level === 'error')).toEqual([expect.objectContaining({ event: 'database.unavailable', database: 'SQLite', error: 'Error: database or disk is full' })]);
+    expect(logs.filter((l) => l.level === 'error')).toEqual([
+      expect.objectContaining({ event: 'database.unavailable', database: 'SQLite', error: 'Error: database or disk is full' }),
+    ]);
 
     await store.sql.get(`PRAGMA max_page_count = ${pages * 100}`);
     await store.submissions.save(long);

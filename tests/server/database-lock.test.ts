@@ -65,6 +65,8 @@ describe('a write lock held by another process', () => {
     expect(stored.status).toBe(200);
     expect((await fetch(`${site.url}/api/health`)).status).toBe(200);
     const errors = site.logs.filter((l) => typeof l === 'object' && l.level === 'error');
-    expect(errors).toEqual([expect.objectContaining({ event: 'database.unavailable', error: 'Error: the database file stayed locked by another process for 3000 ms' })]);
+    expect(errors).toEqual([
+      expect.objectContaining({ event: 'database.unavailable', error: 'Error: the database file stayed locked by another process for 3000 ms' }),
+    ]);
   });
 });

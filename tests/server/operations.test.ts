@@ -73,7 +73,15 @@ describe('operations', () => {
       const response = await fetch(`${site.url}/api/health`);
       const text = await response.text();
       expect(response.status).toBe(200);
-      expect(JSON.parse(text)).toEqual({ success: true, provider: 'mailchimp', database: 'SQLite', databaseWritable: true, databaseIntegrity: 'ok', pendingMessages: 1, failedMessages: 0 });
+      expect(JSON.parse(text)).toEqual({
+        success: true,
+        provider: 'mailchimp',
+        database: 'SQLite',
+        databaseWritable: true,
+        databaseIntegrity: 'ok',
+        pendingMessages: 1,
+        failedMessages: 0,
+      });
       expect(text).not.toContain('topsecret');
     } finally {
       await site.stop();

@@ -18,7 +18,10 @@ const VARIABLES = {
   DATABASE_URL: v.optional(
     v.pipe(
       text,
-      v.check((s) => s === '' || (/^postgres(ql)?:\/\/[^/]/i.test(s) && URL.canParse(s)), 'must be a URL such as postgres://user:password@127.0.0.1:5432/forms'),
+      v.check(
+        (s) => s === '' || (/^postgres(ql)?:\/\/[^/]/i.test(s) && URL.canParse(s)),
+        'must be a URL such as postgres://user:password@127.0.0.1:5432/forms',
+      ),
     ),
     '',
   ),
@@ -51,6 +54,8 @@ export const database: ConfigConcern<{ database: DatabaseConfig }> = {
     return { config: { database: config }, problems };
   },
   describe: ({ database: { url, poolSize, connectTimeoutMs, statementTimeoutMs } }) => ({
-    database: url ? { url: withoutCredentials(url), poolSize, connectTimeoutMs, statementTimeoutMs } : { sqlite: 'forms.db in DATA_DIR', lockTimeoutMs: statementTimeoutMs },
+    database: url
+      ? { url: withoutCredentials(url), poolSize, connectTimeoutMs, statementTimeoutMs }
+      : { sqlite: 'forms.db in DATA_DIR', lockTimeoutMs: statementTimeoutMs },
   }),
 };

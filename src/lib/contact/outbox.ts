@@ -154,7 +154,10 @@ export function createOutbox(sql: Sql): Outbox {
         const before = await find(tx, id);
         if (!before) return { found: false };
         if (before.status === 'failed') {
-          await tx.run(`UPDATE submissions SET status = 'pending', attempts = 0, next_attempt_at = ?, lease_until = NULL WHERE id = ? AND status = 'failed'`, [at.toISOString(), id]);
+          await tx.run(`UPDATE submissions SET status = 'pending', attempts = 0, next_attempt_at = ?, lease_until = NULL WHERE id = ? AND status = 'failed'`, [
+            at.toISOString(),
+            id,
+          ]);
           await tx.run(INSERT_EVENT, [id, at.toISOString(), 'requeued', null]);
         }
         return { found: true, from: before.status, submission: (await find(tx, id))! };

@@ -12,7 +12,11 @@ import { type ResilienceOptions, withRetries } from './resilient.ts';
  * Hint: a provider is built only when chosen, so an unused SDK never runs (Resend's
  * constructor throws without a key).
  */
-export function createNewsletterProvider(config: NewsletterConfig, subscribers: SubscriberList, resilience: Partial<ResilienceOptions> = {}): NewsletterProvider {
+export function createNewsletterProvider(
+  config: NewsletterConfig,
+  subscribers: SubscriberList,
+  resilience: Partial<ResilienceOptions> = {},
+): NewsletterProvider {
   switch (config.provider) {
     case 'mailchimp':
       return withRetries(createMailchimpProvider(config.mailchimp), resilience);

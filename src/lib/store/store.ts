@@ -61,7 +61,11 @@ export function openStore(options: StoreOptions, logger: Logger): Store {
     const sqlite = openSqlite(options.dataDir, { lockTimeoutMs: options.statementTimeoutMs });
     integrity = sqlite.integrityProblems.length === 0 ? 'ok' : 'failed';
     if (integrity === 'failed') {
-      logger.error('database.integrity_failed', { database: 'SQLite', problems: sqlite.integrityProblems.slice(0, 5), next: 'restore the latest backup (README: Backups)' });
+      logger.error('database.integrity_failed', {
+        database: 'SQLite',
+        problems: sqlite.integrityProblems.slice(0, 5),
+        next: 'restore the latest backup (README: Backups)',
+      });
     }
     raw = sqlite;
   }
@@ -79,17 +83,13 @@ export function openStore(options: StoreOptions, logger: Logger): Store {
       // One attempt, no wait for a lock another process holds: health must answer at once.
       let probe: 'ok' | 'locked' | 'failed' = 'ok';
       try {
-        await sql.runOnce(
-          'INSERT INTO health_checks (id, checked_at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET checked_at = excluded.checked_at',
-          [new Date().toISOString()],
-        );
+        await sql.runOnce('INSERT INTO health_checks (id, checked_at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET checked_at = excluded.checked_at', [
+          new Date().toISOString(),
+        ]);
       } catch (error) {
         probe = isLocked(error) ? 'locked' : 'failed';
       }
-      const [pendingMessages, failedMessages] = await Promise.all([
-        outbox.pendingCount().catch(() => null),
-        outbox.failedCount().catch(() => null),
-      ]);
+      const [pendingMessages, failedMessages] = await Promise.all([outbox.pendingCount().catch(() => null), outbox.failedCount().catch(() => null)]);
       // Locked by a backup or the sqlite3 shell: posts wait for the lock, so the database is
       // only reported unwritable once a write has actually failed.
       const writable = probe !== 'failed' && state.failure === undefined;

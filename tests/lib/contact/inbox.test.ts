@@ -52,7 +52,15 @@ describe('the inbox commands', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function insert(row: { createdAt: string; name: string; email: string; message: string; status?: string; lastError?: string; sentAt?: string }): Promise<number> {
+  async function insert(row: {
+    createdAt: string;
+    name: string;
+    email: string;
+    message: string;
+    status?: string;
+    lastError?: string;
+    sentAt?: string;
+  }): Promise<number> {
     const inserted = await db.sql.get<{ id: number }>(
       'INSERT INTO submissions (created_at, name, email, message, status, last_error, sent_at, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id',
       [
@@ -153,7 +161,7 @@ describe('the inbox commands', () => {
 
   test('show turns terminal escape sequences in a message into visible replacement characters', async () => {
     const id = await insert({ createdAt: '2026-05-01T08:00:00.000Z', name: 'Eve', email: 'eve@example.org', message: 'Hi \u001b[2Jthere, friend.' });
-    const { out } = (await run({ name: 'show', id }));
+    const { out } = await run({ name: 'show', id });
     expect(out).not.toContain('\u001b');
     expect(out).toContain('Hi \uFFFD[2Jthere, friend.');
   });
@@ -185,7 +193,7 @@ describe('the inbox commands', () => {
 
   test('export --format json prints one JSON array with every field', async () => {
     await insert({ createdAt: '2026-05-01T08:00:00.000Z', name: 'Ada', email: 'ada@example.org', message: 'Hello there, friend.' });
-    const { out, err, code } = (await run({ name: 'export', format: 'json' }));
+    const { out, err, code } = await run({ name: 'export', format: 'json' });
     expect({ code, err }).toEqual({ code: EXIT.ok, err: '' });
     expect(JSON.parse(out)).toEqual([
       {
@@ -228,7 +236,10 @@ describe('the inbox commands', () => {
       sentAt: '2026-05-01T08:00:01.000Z',
     });
     await expect(run({ name: 'retry', id: pending })).resolves.toMatchObject({ code: EXIT.ok, out: expect.stringContaining('already pending') });
-    await expect(run({ name: 'retry', id: sent })).resolves.toMatchObject({ code: EXIT.notFound, err: expect.stringContaining('was delivered at 2026-05-01T08:00:01.000Z') });
+    await expect(run({ name: 'retry', id: sent })).resolves.toMatchObject({
+      code: EXIT.notFound,
+      err: expect.stringContaining('was delivered at 2026-05-01T08:00:01.000Z'),
+    });
     await expect(run({ name: 'retry', id: 99 })).resolves.toMatchObject({ code: EXIT.notFound, err: expect.stringContaining('No contact message #99') });
     await expect(outbox.history(pending)).resolves.toEqual([]);
     expect((await outbox.find(sent))?.status).toBe('sent');

@@ -99,7 +99,13 @@ describe('the delivery worker', () => {
     const { mailer, sent } = scriptedMailer();
     await worker(mailer).deliverDue();
     expect(sent.map((e) => e.messageId)).toEqual([`<contact-${id}>`]);
-    await expect(outbox.find(id)).resolves.toMatchObject({ status: 'sent', attempts: 1, sentAt: new Date(now).toISOString(), nextAttemptAt: null, lastError: null });
+    await expect(outbox.find(id)).resolves.toMatchObject({
+      status: 'sent',
+      attempts: 1,
+      sentAt: new Date(now).toISOString(),
+      nextAttemptAt: null,
+      lastError: null,
+    });
     await expect(outbox.history(id)).resolves.toEqual([{ at: new Date(now).toISOString(), outcome: 'sent', error: null }]);
     await worker(mailer).deliverDue();
     expect(sent).toHaveLength(1);

@@ -13,7 +13,16 @@ describe.each(testEngines())('the store on $name', ({ name, available, open }) =
       const first = await store.submissions.save(input('Ada'));
       const second = await store.submissions.save(input('Grace'));
       expect(second).toBeGreaterThan(first);
-      await expect(store.outbox.find(first)).resolves.toMatchObject({ id: first, name: 'Ada', email: 'ada@example.org', message: 'Hello from Ada.', status: 'pending', attempts: 0, lastError: null, sentAt: null });
+      await expect(store.outbox.find(first)).resolves.toMatchObject({
+        id: first,
+        name: 'Ada',
+        email: 'ada@example.org',
+        message: 'Hello from Ada.',
+        status: 'pending',
+        attempts: 0,
+        lastError: null,
+        sentAt: null,
+      });
       expect((await store.outbox.list()).map((s) => s.name)).toEqual(['Grace', 'Ada']);
       await expect(store.outbox.pendingCount()).resolves.toBe(2);
       await expect(store.outbox.find(first + 100)).resolves.toBeUndefined();
@@ -50,12 +59,23 @@ describe.each(testEngines())('the store on $name', ({ name, available, open }) =
       await store.outbox.claim(new Date(now), new Date(now + 60 * SECOND));
       await store.outbox.markRetry(id, new Date(now), new Date(now + 30 * SECOND), 'ECONNREFUSED');
       await expect(store.outbox.claim(new Date(now + 29 * SECOND), new Date(now + 90 * SECOND))).resolves.toBeUndefined();
-      await expect(store.outbox.find(id)).resolves.toMatchObject({ status: 'pending', attempts: 1, lastError: 'ECONNREFUSED', nextAttemptAt: new Date(now + 30 * SECOND).toISOString() });
+      await expect(store.outbox.find(id)).resolves.toMatchObject({
+        status: 'pending',
+        attempts: 1,
+        lastError: 'ECONNREFUSED',
+        nextAttemptAt: new Date(now + 30 * SECOND).toISOString(),
+      });
       expect((await store.outbox.claim(new Date(now + 30 * SECOND), new Date(now + 90 * SECOND)))?.id).toBe(id);
       await store.outbox.markSent(id, new Date(now + 31 * SECOND));
       // A second instance whose lease ran out finishes too: the message is not sent twice in the history.
       await store.outbox.markSent(id, new Date(now + 32 * SECOND));
-      await expect(store.outbox.find(id)).resolves.toMatchObject({ status: 'sent', attempts: 2, sentAt: new Date(now + 31 * SECOND).toISOString(), nextAttemptAt: null, lastError: null });
+      await expect(store.outbox.find(id)).resolves.toMatchObject({
+        status: 'sent',
+        attempts: 2,
+        sentAt: new Date(now + 31 * SECOND).toISOString(),
+        nextAttemptAt: null,
+        lastError: null,
+      });
       await expect(store.outbox.history(id)).resolves.toEqual([
         { at: new Date(now).toISOString(), outcome: 'retrying', error: 'ECONNREFUSED' },
         { at: new Date(now + 31 * SECOND).toISOString(), outcome: 'sent', error: null },
@@ -70,7 +90,11 @@ describe.each(testEngines())('the store on $name', ({ name, available, open }) =
       const now = Date.now();
       await store.outbox.markFailed(id, new Date(now), '550 no such user');
       await expect(store.outbox.failedCount()).resolves.toBe(1);
-      await expect(store.outbox.requeue(id, new Date(now + SECOND))).resolves.toMatchObject({ found: true, from: 'failed', submission: { status: 'pending', attempts: 0, nextAttemptAt: new Date(now + SECOND).toISOString() } });
+      await expect(store.outbox.requeue(id, new Date(now + SECOND))).resolves.toMatchObject({
+        found: true,
+        from: 'failed',
+        submission: { status: 'pending', attempts: 0, nextAttemptAt: new Date(now + SECOND).toISOString() },
+      });
       await expect(store.outbox.roundStartedAt(id)).resolves.toBeUndefined();
       await expect(store.outbox.requeue(id, new Date(now + 2 * SECOND))).resolves.toMatchObject({ found: true, from: 'pending' });
       await expect(store.outbox.requeue(id + 100, new Date(now))).resolves.toEqual({ found: false });
