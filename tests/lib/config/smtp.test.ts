@@ -25,7 +25,7 @@ describe.skipIf(!opensslAvailable)('trusting the mail server’s certificate', (
     expect(smtp.read(base)).toEqual({
       config: {
         smtp: { url: 'smtp://mail.example.com:587', to: 'owner@example.com', from: 'site@example.com', tls: { rejectUnauthorized: true } },
-        delivery: { retryBaseMs: 30_000 },
+        delivery: { retryBaseMs: 30_000, leaseMs: 120_000 },
       },
       problems: [],
     });
@@ -43,6 +43,7 @@ describe.skipIf(!opensslAvailable)('trusting the mail server’s certificate', (
         certificate: `checked, also trusting ${join(dir, 'two.pem')}`,
       },
       deliveryRetryBaseMs: 30_000,
+      deliveryLeaseMs: 120_000,
     });
   });
 
