@@ -1,4 +1,4 @@
-import { enhanceForm, errorText, postForm, showThanks } from './form-ui.ts';
+import { clearFieldErrors, enhanceForm, errorText, postForm, showFieldErrors, showThanks } from './form-ui.ts';
 
 /** Where the contact form posts when CONTACT_FORM_ENDPOINT is not set (SPEC.md 4.2). */
 export const DEFAULT_CONTACT_ENDPOINT = '/api/contact';
@@ -34,49 +34,4 @@ export function enhanceContactForm(
     else if (answer.errors && typeof answer.errors === 'object') showFieldErrors(form, answer.errors as Record<string, unknown>, error);
     else error.textContent = errorText(answer);
   });
-}
-
-/** Each field's error container, in form order, with the control it describes. */
-function* fieldErrors(form: HTMLFormElement): Generator<[box: HTMLElement, name: string, field: Element | null]> {
-  for (const box of form.querySelectorAll<HTMLElement>('[data-error-for]')) {
-    const name = box.dataset.errorFor ?? '';
-    const field = form.elements.namedItem(name);
-    yield [box, name, field instanceof Element ? field : null];
-  }
-}
-
-function clearFieldErrors(form: HTMLFormElement): void {
-  for (const [box, , field] of fieldErrors(form)) {
-    box.textContent = '';
-    field?.removeAttribute('aria-invalid');
-    if (field) describe(field, box.id, false);
-  }
-}
-
-function showFieldErrors(form: HTMLFormElement, errors: Record<string, unknown>, formError: HTMLElement): void {
-  const unplaced = { ...errors };
-  let first: HTMLElement | undefined;
-  for (const [box, name, field] of fieldErrors(form)) {
-    if (!(name in errors) || !field) continue;
-    delete unplaced[name];
-    box.textContent = text(errors[name]);
-    field.setAttribute('aria-invalid', 'true');
-    describe(field, box.id, true);
-    first ??= field as HTMLElement;
-  }
-  // A message for a field without a container (the honeypot) must still reach the visitor.
-  formError.textContent = Object.values(unplaced).map(text).join(' ') || (first ? '' : errorText({}));
-  first?.focus();
-}
-
-function text(messages: unknown): string {
-  return Array.isArray(messages) ? messages.join(' ') : String(messages);
-}
-
-/** Adds or removes `id` in the element's aria-describedby, keeping any hint it points at. */
-function describe(element: Element, id: string, on: boolean): void {
-  const ids = (element.getAttribute('aria-describedby') ?? '').split(' ').filter((token) => token && token !== id);
-  if (on) ids.push(id);
-  if (ids.length) element.setAttribute('aria-describedby', ids.join(' '));
-  else element.removeAttribute('aria-describedby');
 }

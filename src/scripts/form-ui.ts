@@ -1,8 +1,8 @@
 /** What a visitor reads when the request or the reading of its answer fails (SPEC.md 4.3, rule 5). */
 export const SOMETHING_WENT_WRONG = 'Something went wrong. Please try again.';
 
-/** An endpoint's JSON answer (SPEC.md 2.3), unchecked: the script trusts only what it tests for. */
-export type FormAnswer = { success?: unknown; error?: unknown; errors?: unknown };
+/** An endpoint's JSON answer (SPEC.md 2.3), unchecked: the script trusts only what it tests for; `status` is the HTTP status. */
+export type FormAnswer = { success?: unknown; error?: unknown; errors?: unknown; status?: number };
 
 /** The parts of a form the scripts write to. */
 export type FormParts = {
@@ -55,7 +55,7 @@ export function enhanceForm(form: HTMLFormElement, labels: ButtonLabels, send: (
 export async function postForm(form: HTMLFormElement, url: string, fetchImpl: typeof fetch): Promise<FormAnswer> {
   // Accept tells the server this is the script, so it answers JSON rather than a page.
   const response = await fetchImpl(url, { method: 'POST', body: new FormData(form), headers: { Accept: 'application/json' } });
-  return (await response.json()) as FormAnswer;
+  return { ...((await response.json()) as FormAnswer), status: response.status };
 }
 
 /**
@@ -70,6 +70,56 @@ export function showThanks(form: HTMLFormElement, status: HTMLElement, text: str
 /** The `error` string of an answer, or SOMETHING_WENT_WRONG when the answer has none. */
 export function errorText(answer: FormAnswer): string {
   return typeof answer.error === 'string' && answer.error ? answer.error : SOMETHING_WENT_WRONG;
+}
+
+/** Each field's error container, in form order, with the control it describes. */
+function* fieldErrors(form: HTMLFormElement): Generator<[box: HTMLElement, name: string, field: Element | null]> {
+  for (const box of form.querySelectorAll<HTMLElement>('[data-error-for]')) {
+    const name = box.dataset.errorFor ?? '';
+    const field = form.elements.namedItem(name);
+    yield [box, name, field instanceof Element ? field : null];
+  }
+}
+
+/** Empties every field's error container and marks its control valid again. */
+export function clearFieldErrors(form: HTMLFormElement): void {
+  for (const [box, , field] of fieldErrors(form)) {
+    box.textContent = '';
+    field?.removeAttribute('aria-invalid');
+    if (field) describe(field, box.id, false);
+  }
+}
+
+/**
+ * Shows each field's messages at that field (`aria-invalid`, described by them) and moves the
+ * focus to the first; a message for a field without a container goes to `formError`.
+ */
+export function showFieldErrors(form: HTMLFormElement, errors: Record<string, unknown>, formError: HTMLElement): void {
+  const unplaced = { ...errors };
+  let first: HTMLElement | undefined;
+  for (const [box, name, field] of fieldErrors(form)) {
+    if (!(name in errors) || !field) continue;
+    delete unplaced[name];
+    box.textContent = text(errors[name]);
+    field.setAttribute('aria-invalid', 'true');
+    describe(field, box.id, true);
+    first ??= field as HTMLElement;
+  }
+  // A message for a field without a container (the honeypot) must still reach the visitor.
+  formError.textContent = Object.values(unplaced).map(text).join(' ') || (first ? '' : errorText({}));
+  first?.focus();
+}
+
+function text(messages: unknown): string {
+  return Array.isArray(messages) ? messages.join(' ') : String(messages);
+}
+
+/** Adds or removes `id` in the element's aria-describedby, keeping any hint it points at. */
+function describe(element: Element, id: string, on: boolean): void {
+  const ids = (element.getAttribute('aria-describedby') ?? '').split(' ').filter((token) => token && token !== id);
+  if (on) ids.push(id);
+  if (ids.length) element.setAttribute('aria-describedby', ids.join(' '));
+  else element.removeAttribute('aria-describedby');
 }
 
 function required<T extends Element>(form: HTMLFormElement, selector: string): T {

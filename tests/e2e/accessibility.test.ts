@@ -47,7 +47,7 @@ const REACH: Record<Form, Record<State, (page: Page) => Promise<void>>> = {
     error: async (page) => {
       await page.getByLabel('Email address').fill('reader@localhost');
       await page.getByRole('button', { name: 'Subscribe' }).click();
-      await page.locator('#newsletter-form-error').getByText('Please enter a valid email address').waitFor();
+      await page.locator('#newsletter-email-error').getByText('Please enter a valid email address').waitFor();
     },
     success: async (page) => {
       await page.getByLabel('Email address').fill('reader@example.com');
@@ -204,7 +204,6 @@ describe('a keyboard alone', () => {
 
 describe('for screen readers', () => {
   test.each([
-    ['newsletter', 'error', 'alert', '#newsletter-form-error'],
     ['newsletter', 'success', 'status', '#newsletter-status'],
     ['contact', 'success', 'status', '#contact-status'],
   ] as const)('%s form, %s: the text is in a live region (role %s)', async (form, state, role, selector) => {
@@ -214,6 +213,16 @@ describe('for screen readers', () => {
     await REACH[form][state](page);
     await expect(page.locator(selector).textContent()).resolves.not.toBe('');
     await expect(page.getByRole(role).filter({ hasText: /\S/ }).count()).resolves.toBeGreaterThan(0);
+  });
+
+  test('newsletter form, error: the focus moves to the address field, which the message describes (as without JavaScript)', async () => {
+    const page = await visit('/');
+    await REACH.newsletter.error(page);
+    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('newsletter-email');
+    await expect(page.locator('#newsletter-email').getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(
+      page.getByRole('textbox', { name: 'Email address' }).evaluate((input) => (input as HTMLInputElement).ariaDescribedByElements?.map((e) => e.textContent)),
+    ).resolves.toEqual(['Please enter a valid email address']);
   });
 
   test.each([

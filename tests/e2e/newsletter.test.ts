@@ -27,6 +27,7 @@ afterEach(() => context.close());
 const email = () => page.getByLabel('Email address');
 const button = () => page.locator('#newsletter-form button[type="submit"]');
 const formError = () => page.locator('#newsletter-form-error');
+const fieldError = () => page.locator('#newsletter-email-error');
 
 /** What a visitor can tell about a button: whether it takes a click, and what it says. */
 const readButton = (b: Element) => ({ disabled: (b as HTMLButtonElement).disabled, label: b.textContent });
@@ -63,23 +64,33 @@ describe('the newsletter form in a real browser (SPEC.md 4.3)', () => {
     expect(JSON.parse(stack.mailchimp.requests[0]!.body)).toEqual({ email_address: 'reader@example.com', status: 'subscribed' });
   });
 
-  test('rule 4: an address the server refuses shows its error; the button and the address come back', async () => {
+  test('rule 4: an address the server refuses shows its error at the field, as without JavaScript; the button and the address come back', async () => {
     // The browser accepts a domain without a dot; the server's rule does not.
     await email().fill('reader@localhost');
     await button().click();
-    await formError().getByText('Please enter a valid email address').waitFor();
+    await fieldError().getByText('Please enter a valid email address').waitFor();
+    await expect(email().getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(email().getAttribute('aria-describedby')).resolves.toBe('newsletter-email-error');
+    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('newsletter-email');
+    await expect(formError().textContent()).resolves.toBe('');
     expect(await buttonState()).toEqual({ disabled: false, label: 'Subscribe' });
     await expect(email().inputValue()).resolves.toBe('reader@localhost');
     expect(stack.mailchimp.requests).toHaveLength(0);
+
+    // Corrected, the mark goes away with the next submit.
+    await email().fill('reader@example.com');
+    await button().click();
+    await page.getByRole('status').getByText('Thanks for subscribing!').waitFor();
   });
 
-  test('rule 4: an address the provider will not add again shows the provider’s reason', async () => {
+  test('rule 4: an address the provider will not add again shows the provider’s reason at the field', async () => {
     stack.mailchimp.reply(replyJson(400, { title: 'Member In Compliance State', status: 400 }));
     await email().fill('gone@example.com');
     await button().click();
-    await formError()
+    await fieldError()
       .getByText(/unsubscribed earlier/)
       .waitFor();
+    await expect(email().getAttribute('aria-invalid')).resolves.toBe('true');
     expect(await buttonState()).toEqual({ disabled: false, label: 'Subscribe' });
   });
 

@@ -99,10 +99,33 @@ describe('newsletter form, rule 3: success', () => {
 
 describe('newsletter form, rule 4: success false', () => {
   test.each([
-    ['an invalid address', 400, 'Please enter a valid email address'],
-    ['a busy provider', 503, 'The newsletter service is busy right now. Please try again in a few minutes.'],
-  ])('shows the answer’s error for %s and keeps the form and the address', async (_, status, error) => {
+    ['an invalid address', 'Please enter a valid email address'],
+    [
+      'an address that unsubscribed earlier',
+      'This address unsubscribed earlier, so we cannot add it again here. Use the subscribe link in one of our earlier emails, or contact us.',
+    ],
+  ])('a 400 for %s: the error at the address field, as without JavaScript, marked invalid, the focus on it', async (_, error) => {
     const page = renderNewsletterForm('not-an-address@');
+    enhanceNewsletterForm(page.form, answering({ success: false, error }, 400));
+
+    submit(page.form);
+    await settled(page);
+
+    expect(page.fieldError('email').textContent).toBe(error);
+    expect(page.field('email').getAttribute('aria-invalid')).toBe('true');
+    expect(page.field('email').getAttribute('aria-describedby')).toBe('newsletter-email-error');
+    expect(document.activeElement).toBe(page.field('email'));
+    expect(page.formError.textContent).toBe('');
+    expect(page.field('email').value).toBe('not-an-address@');
+    expect(page.status.textContent).toBe('');
+  });
+
+  test.each([
+    ['a busy provider', 503, 'The newsletter service is busy right now. Please try again in a few minutes.'],
+    ['a provider we cannot use', 502, 'We could not subscribe you right now. Please try again later.'],
+    ['too many attempts', 429, 'Too many attempts. Please try again in 2 minutes.'],
+  ])('a %s (%i): the error below the button, the field left valid', async (_, status, error) => {
+    const page = renderNewsletterForm();
     enhanceNewsletterForm(page.form, answering({ success: false, error }, status));
 
     submit(page.form);
@@ -110,8 +133,18 @@ describe('newsletter form, rule 4: success false', () => {
 
     expect(page.formError.textContent).toBe(error);
     expect(page.formError.getAttribute('role')).toBe('alert');
-    expect(page.field('email').value).toBe('not-an-address@');
-    expect(page.status.textContent).toBe('');
+    expect(page.fieldError('email').textContent).toBe('');
+    expect(page.field('email').hasAttribute('aria-invalid')).toBe(false);
+  });
+
+  test('a 400 without an error text: the generic message at the field', async () => {
+    const page = renderNewsletterForm();
+    enhanceNewsletterForm(page.form, answering({ success: false }, 400));
+
+    submit(page.form);
+    await settled(page);
+
+    expect(page.fieldError('email').textContent).toBe(SOMETHING_WENT_WRONG);
   });
 
   test('shows the generic message when the answer has no error text', async () => {
@@ -131,11 +164,13 @@ describe('newsletter form, rule 4: success false', () => {
     submit(page.form);
     respond({ success: false, error: 'Please enter a valid email address' }, 400);
     await settled(page);
-    expect(page.formError.textContent).toBe('Please enter a valid email address');
+    expect(page.fieldError('email').textContent).toBe('Please enter a valid email address');
 
     submit(page.form);
 
-    expect(page.formError.textContent).toBe('');
+    expect(page.fieldError('email').textContent).toBe('');
+    expect(page.field('email').hasAttribute('aria-invalid')).toBe(false);
+    expect(page.field('email').hasAttribute('aria-describedby')).toBe(false);
     respond({ success: true });
     await settled(page);
     expect(page.form.textContent).toBe('Thanks for subscribing!');
