@@ -10,6 +10,11 @@ export default defineConfig({
   adapter: node({ mode: 'standalone', bodySizeLimit: BODY_SIZE_LIMIT }),
   // Nothing here needs a session, and the adapter would otherwise create a file store.
   session: false,
+  // Every script and stylesheet as a file under /_astro/, none inlined: the pages' CSP then
+  // allows only the site's own files ('self'), with no hash to keep in step
+  // (docs/decisions/0062-security-headers.md).
+  build: { inlineStylesheets: 'never' },
+  vite: { build: { assetsInlineLimit: 0 } },
   security: {
     // Astro's check answers 403 in plain text to any form post without an Origin
     // header and to every cross-origin post; src/middleware.ts applies our own

@@ -1,9 +1,11 @@
+import type { MiddlewareHandler, MiddlewareNext } from 'astro';
 import { defineMiddleware } from 'astro:middleware';
 import { formViews } from './lib/pipeline/handoff.ts';
 import { toResponse } from './lib/pipeline/outcome.ts';
 import { isFormView } from './lib/pipeline/page.ts';
 import { runPipeline } from './lib/pipeline/pipeline.ts';
 import { findTarget } from './lib/pipeline/routes.ts';
+import { securityHeadersFor } from './lib/security-headers.ts';
 import { services } from './lib/services.ts';
 
 /**
@@ -12,6 +14,17 @@ import { services } from './lib/services.ts';
  * run, every request to a route or a near miss goes through the same pipeline here.
  */
 export const onRequest = defineMiddleware(async (context, next) => {
+  const response = await answer(context, next);
+  // Our server sets the security headers on every answer (src/server/front.ts); under
+  // `astro dev` there is no such server, so they are set here too, relaxed for Vite. The
+  // mode, not import.meta.env.DEV, which a build run with NODE_ENV=test (vitest) also sets.
+  if (import.meta.env.MODE === 'development') {
+    for (const [name, value] of Object.entries(securityHeadersFor(services().config, { development: true }))) response.headers.set(name, value);
+  }
+  return response;
+});
+
+async function answer(context: Parameters<MiddlewareHandler>[0], next: MiddlewareNext): Promise<Response> {
   const handedOver = formViews().getStore();
   if (handedOver) {
     context.locals.formView = handedOver;
@@ -24,7 +37,7 @@ export const onRequest = defineMiddleware(async (context, next) => {
   if (!isFormView(reply)) return toResponse(reply);
   context.locals.formView = reply;
   return next();
-});
+}
 
 /** The client's address; Astro refuses to give it on a path it would prerender (`//api/x` under `astro dev`). */
 function socketAddressOf(context: { clientAddress: string }): string {

@@ -4,11 +4,15 @@ import type { FastPath } from './http-server.ts';
 
 /**
  * What every request meets first, whatever answers it later (pages from memory, the API,
- * the adapter, a 413): once `PUBLIC_URL` is set, a request addressed to another name is
- * refused with 421, so a DNS-rebinding page can neither post nor read.
+ * the adapter, a 413): the security headers are set on the answer (src/lib/security-headers.ts),
+ * and once `PUBLIC_URL` is set, a request addressed to another name is refused with 421, so a
+ * DNS-rebinding page can neither post nor read.
  */
-export function createFront(settings: PublicAddressSettings): FastPath {
+export function createFront(settings: PublicAddressSettings & { headers: Readonly<Record<string, string>> }): FastPath {
+  const headers = Object.entries(settings.headers);
   return (req, res) => {
+    // Set before any handler writes: writeHead(status, its own headers) merges with these.
+    for (const [name, value] of headers) res.setHeader(name, value);
     if (!settings.publicUrl || isAddressedToSite(addressHeaders(req), settings)) return false;
     refuseMisdirected(req, res);
     return true;

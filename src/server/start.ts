@@ -10,6 +10,7 @@ import { ConfigError, describeConfig, loadEnvFile, requireConfig } from '../lib/
 import { withoutCredentials } from '../lib/config/secrets.ts';
 import { createLogger, describeError } from '../lib/log.ts';
 import { createServices, installServices, type Services } from '../lib/services.ts';
+import { securityHeadersFor } from '../lib/security-headers.ts';
 import { startupFailureLine } from '../lib/startup-failure.ts';
 import { createDispatcher } from './dispatch.ts';
 import { createFront } from './front.ts';
@@ -71,7 +72,9 @@ const { handler } = (await import(ENTRY.href)) as { handler: NodeHandler };
 
 // The built pages from memory, the routes through the pipeline, the rest through the adapter.
 const staticFiles = createStaticFastPath(loadStaticFiles(fileURLToPath(new URL('../client', ENTRY))));
-const { server, shutdown } = createHttpServer(createDispatcher({ services, front: createFront(config), staticFiles, astro: handler }));
+const { server, shutdown } = createHttpServer(
+  createDispatcher({ services, front: createFront({ ...config, headers: securityHeadersFor(config) }), staticFiles, astro: handler }),
+);
 server.once('error', (error) => failToStart(startupFailureLine(error, { step: 'listen', host: config.host, port: config.port })));
 server.listen(config.port, config.host, () => {
   const { port } = server.address() as AddressInfo;

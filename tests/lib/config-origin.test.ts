@@ -32,3 +32,13 @@ describe('PUBLIC_URL and TRUST_PROXY', () => {
     expect(outcome(env)).toEqual(expected);
   });
 });
+
+describe("CONTACT_FORM_ENDPOINT, for the pages' CSP", () => {
+  test.each([
+    ['unset: the site itself', {}, undefined],
+    ['another site: its origin', { CONTACT_FORM_ENDPOINT: 'https://forms.example.com/api/contact' }, 'https://forms.example.com'],
+  ])('%s', (_, env, expected) => {
+    const result = readConfig(env);
+    expect(result.ok && result.config.contactEndpointOrigin).toBe(expected);
+  });
+});

@@ -428,6 +428,7 @@ describe('secrets in what the configuration prints', () => {
       'allowedOrigins',
       'trustProxy',
       'publicUrl',
+      'contactEndpointOrigin',
       'newsletterProvider',
       'newsletterChoice',
       'smtp',

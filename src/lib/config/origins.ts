@@ -8,15 +8,19 @@ export type OriginsConfig = {
   trustProxy: number;
   /** The site's public origin (`PUBLIC_URL`), which alone is "same origin" when set. */
   publicUrl: string | undefined;
+  /** The origin the contact script posts to when `CONTACT_FORM_ENDPOINT` is another site's: the CSP allows it. */
+  contactEndpointOrigin: string | undefined;
 };
 
 const VARIABLES = {
   ALLOWED_ORIGINS: v.optional(text, ''),
   TRUST_PROXY: v.optional(integer(0, 20), '0'),
   PUBLIC_URL: optionalUrl,
+  // Read by `npm run build` for the script, and here for the pages' CSP (connect-src).
+  CONTACT_FORM_ENDPOINT: optionalUrl,
 };
 
-/** ALLOWED_ORIGINS, TRUST_PROXY and PUBLIC_URL. */
+/** ALLOWED_ORIGINS, TRUST_PROXY, PUBLIC_URL and the origin of CONTACT_FORM_ENDPOINT. */
 export const origins: ConfigConcern<OriginsConfig> = {
   read(env) {
     const { config: e, problems } = readVariables(VARIABLES, env);
@@ -33,9 +37,10 @@ export const origins: ConfigConcern<OriginsConfig> = {
     if (e.PUBLIC_URL && publicUrl === undefined) {
       problems.push('PUBLIC_URL must be the address visitors type, such as https://www.example.com, without a path');
     }
-    return { config: { allowedOrigins, trustProxy: e.TRUST_PROXY, publicUrl }, problems };
+    const contactEndpointOrigin = e.CONTACT_FORM_ENDPOINT ? originOf(e.CONTACT_FORM_ENDPOINT) : undefined;
+    return { config: { allowedOrigins, trustProxy: e.TRUST_PROXY, publicUrl, contactEndpointOrigin }, problems };
   },
-  describe: ({ allowedOrigins, trustProxy, publicUrl }) => ({ allowedOrigins, trustProxy, publicUrl }),
+  describe: ({ allowedOrigins, trustProxy, publicUrl, contactEndpointOrigin }) => ({ allowedOrigins, trustProxy, publicUrl, contactEndpointOrigin }),
 };
 
 function originOf(value: string): string | undefined {

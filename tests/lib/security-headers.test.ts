@@ -1,0 +1,64 @@
+import { describe, expect, test } from 'vitest';
+import { contentSecurityPolicy, securityHeaders, securityHeadersFor, TURNSTILE_SOURCES } from '../../src/lib/security-headers.ts';
+
+const STRICT =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-src 'none'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'";
+
+describe('the Content-Security-Policy', () => {
+  test.each([
+    ['by default: only the site itself, nothing framed, framing no one', {}, STRICT],
+    [
+      'with Turnstile: its script and its frame, nothing else',
+      { extraSources: [TURNSTILE_SOURCES] },
+      "default-src 'self'; script-src 'self' https://challenges.cloudflare.com; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-src https://challenges.cloudflare.com; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
+    ],
+    [
+      'with a contact endpoint elsewhere: the script may connect to it',
+      { extraSources: [{ connect: ['https://forms.example.com'] }] },
+      "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self' https://forms.example.com; frame-src 'none'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
+    ],
+    [
+      'a source named twice is written once',
+      { extraSources: [TURNSTILE_SOURCES, TURNSTILE_SOURCES] },
+      "default-src 'self'; script-src 'self' https://challenges.cloudflare.com; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-src https://challenges.cloudflare.com; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
+    ],
+    [
+      'under astro dev: Vite inline code and its HMR socket',
+      { development: true },
+      "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self' ws: wss:; frame-src 'none'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
+    ],
+  ])('%s', (_, settings, expected) => {
+    expect(contentSecurityPolicy(settings)).toBe(expected);
+  });
+});
+
+describe('the security headers of every answer', () => {
+  test.each([
+    ['without PUBLIC_URL: no HSTS', undefined, undefined],
+    ['PUBLIC_URL over http: no HSTS (it would lock visitors out)', 'http://intranet.example', undefined],
+    ['PUBLIC_URL over https: HSTS for a year', 'https://www.example.com', 'max-age=31536000'],
+  ])('%s', (_, publicUrl, hsts) => {
+    const expected: Record<string, string> = {
+      'x-content-type-options': 'nosniff',
+      'content-security-policy': STRICT,
+      'x-frame-options': 'DENY',
+      'referrer-policy': 'strict-origin-when-cross-origin',
+    };
+    if (hsts) expected['strict-transport-security'] = hsts;
+    expect(securityHeaders({ publicUrl })).toEqual(expected);
+  });
+
+  test.each([
+    ['no contact endpoint elsewhere', undefined, "connect-src 'self';"],
+    ['a contact endpoint elsewhere', 'https://forms.example.com', "connect-src 'self' https://forms.example.com;"],
+  ])('from the configuration: %s', (_, contactEndpointOrigin, connect) => {
+    const headers = securityHeadersFor({ publicUrl: 'https://www.example.com', contactEndpointOrigin });
+    expect(headers['content-security-policy']).toContain(connect);
+    expect(headers['strict-transport-security']).toBe('max-age=31536000');
+  });
+
+  test('from the configuration under astro dev: the relaxed policy', () => {
+    const headers = securityHeadersFor({ publicUrl: undefined, contactEndpointOrigin: undefined }, { development: true });
+    expect(headers['content-security-policy']).toContain("script-src 'self' 'unsafe-inline';");
+  });
+});
