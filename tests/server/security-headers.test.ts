@@ -13,7 +13,7 @@ const EVERY_ANSWER = {
 const NAVIGATION = { accept: 'text/html', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' };
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
-/** Every kind of answer: from memory, from Astro, the API on both paths, refusals, pages for people without JavaScript. */
+/** Every kind of answer: from memory, from Astro, the API, refusals, pages for people without JavaScript. */
 const ANSWERS: Array<[string, string, RequestInit, number]> = [
   ['the home page, from memory', '/', {}, 200],
   ['the contact page, from memory', '/contact/', {}, 200],
@@ -35,12 +35,12 @@ const ANSWERS: Array<[string, string, RequestInit, number]> = [
   ['the form again without JavaScript (Astro page)', '/api/contact', { method: 'POST', headers: { ...FORM, ...NAVIGATION }, body: 'name=A' }, 400],
 ];
 
-describe.each(['on', 'off'])('the security headers of the built server, API_FAST_PATH=%s', (fastPath) => {
+describe('the security headers of the built server', () => {
   let site: Site;
   let script: string;
   let etag: string;
   beforeAll(async () => {
-    site = await startSite({ API_FAST_PATH: fastPath });
+    site = await startSite();
     const home = await fetch(`${site.url}/`);
     etag = home.headers.get('etag') ?? '';
     script = /<script type="module" src="([^"]+)"/.exec(await home.text())?.[1] ?? '/missing-script';
