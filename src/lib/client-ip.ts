@@ -37,10 +37,16 @@ function expandIPv6(ip: string): string[] {
   return groups.map((g) => g.toLowerCase().replace(/^0+(?=.)/, ''));
 }
 
-// A fresh salt per process: log lines can be correlated within a run, never reversed to an address.
-const SALT = randomBytes(16);
+// A fresh salt per process: log lines can be correlated within a run, never reversed to an
+// address. It lives on globalThis, as the services do, because this module is bundled twice
+// (into Astro's middleware and into our server's entry): a module-level constant gave each
+// copy its own salt, and one visitor two hashes in one run.
+const SALT_SLOT = Symbol.for('site-forms.client-hash-salt');
+type SaltSlot = { [SALT_SLOT]?: Buffer };
 
-/** A short, salted hash of a client's key, for log lines. */
+/** A short, salted hash of a client's key, for log lines; the same for one client throughout a process. */
 export function hashClient(ip: string): string {
-  return createHash('sha256').update(SALT).update(clientKey(ip)).digest('hex').slice(0, 12);
+  const slot = globalThis as SaltSlot;
+  slot[SALT_SLOT] ??= randomBytes(16);
+  return createHash('sha256').update(slot[SALT_SLOT]).update(clientKey(ip)).digest('hex').slice(0, 12);
 }

@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { clientIp, clientKey, hashClient } from '../../src/lib/client-ip.ts';
 
 describe('clientIp', () => {
@@ -35,5 +35,15 @@ describe('clientKey', () => {
     expect(hashClient('203.0.113.7')).toMatch(/^[0-9a-f]{12}$/);
     expect(hashClient('203.0.113.7')).toBe(hashClient('203.0.113.7'));
     expect(hashClient('203.0.113.8')).not.toBe(hashClient('203.0.113.7'));
+  });
+
+  test('two copies of the module in one process (the build bundles it twice) hash a client the same', async () => {
+    vi.resetModules();
+    const first = await import('../../src/lib/client-ip.ts');
+    vi.resetModules();
+    const second = await import('../../src/lib/client-ip.ts');
+    expect(second.hashClient).not.toBe(first.hashClient);
+    expect(second.hashClient('203.0.113.7')).toBe(first.hashClient('203.0.113.7'));
+    expect(second.hashClient('203.0.113.7')).toBe(hashClient('203.0.113.7'));
   });
 });
