@@ -1,11 +1,11 @@
-import { describeError, type Logger } from '../log.ts';
+import type { Logger } from '../log.ts';
 import { type Engine, engineName } from './sql.ts';
 
 /** Whether the database answered its last statement, and if not, why. */
 export interface DatabaseState {
-  /** Why the last statement failed, or `undefined` while the database answers. */
+  /** Why the database stopped answering, or `undefined` while it answers. */
   readonly failure: string | undefined;
-  /** Records a statement that failed; the first failure of a run of them is logged, once. */
+  /** Records a statement that failed; the first failure of an outage is logged, once. */
   failed(error: unknown): void;
   /** Records a statement that succeeded; after failures, says in the log that the database is back. */
   succeeded(): void;
@@ -13,8 +13,9 @@ export interface DatabaseState {
 
 /**
  * Tracks the database's availability for health and the log.
- * Hint: a request that fails for the same cause as the one before logs nothing, so an outage
- * under load is one line with its real cause (and one when it ends), not one per request.
+ * Hint: only the first failure of an outage is logged, with its cause, and the recovery once:
+ * an outage under load is two lines, not one per request (later causes, such as "connection
+ * refused" after "terminating connection", go to the debug level).
  */
 export function createDatabaseState(engine: Engine, logger: Logger): DatabaseState {
   let failure: string | undefined;
@@ -23,9 +24,10 @@ export function createDatabaseState(engine: Engine, logger: Logger): DatabaseSta
       return failure;
     },
     failed(error) {
-      const cause = describeError(error);
-      if (cause !== failure) logger.error('database.unavailable', { database: engineName(engine), error: cause });
-      failure = cause;
+      const cause = describeDatabaseError(error);
+      if (failure === undefined) logger.error('database.unavailable', { database: engineName(engine), error: cause });
+      else if (cause !== failure) logger.debug('database.still_unavailable', { database: engineName(engine), error: cause });
+      failure ??= cause;
     },
     succeeded() {
       if (failure === undefined) return;
@@ -33,4 +35,16 @@ export function createDatabaseState(engine: Engine, logger: Logger): DatabaseSta
       logger.info('database.recovered', { database: engineName(engine) });
     },
   };
+}
+
+/**
+ * What went wrong, in one line without secrets: the driver's message, or its code when the
+ * message is empty (a refused connection to every address of a host is an AggregateError).
+ */
+export function describeDatabaseError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as { code?: unknown }).code;
+  const inner = error instanceof AggregateError ? (error.errors[0] as Error | undefined)?.message : undefined;
+  const message = error.message || inner || (typeof code === 'string' ? code : 'no message');
+  return `${error.name}: ${message.split('\n', 1)[0]}`;
 }
