@@ -234,6 +234,22 @@ describe('configuration', () => {
     ['a Redis URL of another scheme', { REDIS_URL: 'http://cache:6379' }, 'REDIS_URL must start with redis:// or rediss://'],
     ['a Redis URL that is not a URL', { REDIS_URL: 'cache 6379' }, 'REDIS_URL must be a URL such as redis://127.0.0.1:6379'],
     ['an unknown log level', { LOG_LEVEL: 'verbose' }, 'LOG_LEVEL must be debug, info, warn, error or silent'],
+    [
+      'a Kit form id with letters after the number',
+      { KIT_API_KEY: 'k', KIT_FORM_ID: '1234567abc' },
+      "KIT_FORM_ID must be the form's number, such as 1234567 (from the form's address in Kit, not the data-uid of its embed code)",
+    ],
+    [
+      'a Kit form id with letters before the number',
+      { KIT_API_KEY: 'k', KIT_FORM_ID: 'abc1234567' },
+      "KIT_FORM_ID must be the form's number, such as 1234567 (from the form's address in Kit, not the data-uid of its embed code)",
+    ],
+    ['Kit with an empty form id', { KIT_API_KEY: 'k', KIT_FORM_ID: '' }, 'KIT_FORM_ID is required when NEWSLETTER_PROVIDER is kit'],
+    [
+      'a provider address that only mentions http further on',
+      { KIT_API_KEY: 'k', KIT_FORM_ID: '1', KIT_API_BASE_URL: 'ftp://kit.example.com/?next=https://kit.example.com' },
+      'KIT_API_BASE_URL must be an absolute http(s) URL',
+    ],
   ])('refuses %s with one problem naming the variable', (_, env, problem) => {
     expect(problemsOf(env)).toEqual([problem]);
   });
@@ -254,11 +270,37 @@ describe('configuration', () => {
     ['REDIS_URL', 'REDIS://cache:6379', { redisUrl: 'REDIS://cache:6379' }],
     ['REDIS_URL', '', { redisUrl: undefined }],
     ['LOG_LEVEL', 'silent', { logLevel: 'silent' }],
+    ['LOG_LEVEL', 'debug', { logLevel: 'debug' }],
+    ['LOG_LEVEL', 'info', { logLevel: 'info' }],
+    ['LOG_LEVEL', 'warn', { logLevel: 'warn' }],
+    ['LOG_LEVEL', 'error', { logLevel: 'error' }],
+    ['SMTP_URL', '', { smtp: undefined }],
+    ['ALLOWED_ORIGINS', 'http://a.example, ,https://b.example:8443', { allowedOrigins: ['http://a.example', 'https://b.example:8443'] }],
     ['DATA_DIR', '/var/lib/site-forms', { dataDir: '/var/lib/site-forms' }],
     ['DATA_DIR', 'var/forms', { dataDir: PROJECT.varForms }],
     ['ALLOWED_ORIGINS', ' , ', { allowedOrigins: [] }],
   ])('accepts %s=%j', (name, value, expected) => {
     expect(requireConfig({ [name]: value })).toMatchObject(expected);
+  });
+
+  test.each([
+    ['an upper-case scheme', { SMTP_URL: 'SMTPS://mail.example.com:465' }, 'SMTPS://mail.example.com:465'],
+    ['smtp://', { SMTP_URL: 'smtp://mail.example.com' }, 'smtp://mail.example.com'],
+    ['surrounding spaces', { SMTP_URL: ' smtp://mail.example.com ' }, 'smtp://mail.example.com'],
+  ])('SMTP_URL with %s is accepted', (_, env, url) => {
+    const config = requireConfig({ ...env, CONTACT_TO: 'owner@example.com', CONTACT_FROM: ' site@example.com ' });
+    expect(config.smtp).toEqual({ url, to: 'owner@example.com', from: 'site@example.com' });
+  });
+
+  test.each([
+    ['several trailing slashes', 'http://127.0.0.1:9/v3//', 'http://127.0.0.1:9/v3'],
+    ['an empty value, which means the default', '', 'https://api.convertkit.com/v3'],
+    ['https', 'https://kit.example.com/v3', 'https://kit.example.com/v3'],
+  ])('a provider address with %s', (_, value, baseUrl) => {
+    expect(requireConfig({ KIT_API_KEY: 'k', KIT_FORM_ID: '1', KIT_API_BASE_URL: value }).newsletter).toEqual({
+      provider: 'kit',
+      kit: { apiKey: 'k', formId: '1', baseUrl },
+    });
   });
 
   test('lists every problem of every concern at once, one line each', () => {

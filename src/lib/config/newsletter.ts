@@ -40,12 +40,9 @@ const VARIABLES = {
   KIT_API_KEY: optionalText,
   // Kit's API wants the form's number; the embed code's data-uid looks similar but is not it.
   KIT_FORM_ID: v.optional(
-    v.union(
-      [
-        v.literal(''),
-        v.pipe(text, v.regex(/^\d+$/, "must be the form's number, such as 1234567 (from the form's address in Kit, not the data-uid of its embed code)")),
-      ],
-      "must be the form's number, such as 1234567 (from the form's address in Kit, not the data-uid of its embed code)",
+    v.pipe(
+      text,
+      v.check((s) => /^\d*$/.test(s), "must be the form's number, such as 1234567 (from the form's address in Kit, not the data-uid of its embed code)"),
     ),
   ),
   KIT_API_BASE_URL: optionalUrl,

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { type ConfigConcern, integer, optionalUrl, readVariables, text } from './variables.ts';
+import { type ConfigConcern, hasScheme, integer, optionalUrl, readVariables, text } from './variables.ts';
 
 /** Which other websites may post to the forms, the site's own public address, and how many proxies to believe. */
 export type OriginsConfig = {
@@ -44,9 +44,7 @@ export const origins: ConfigConcern<OriginsConfig> = {
 };
 
 function originOf(value: string): string | undefined {
-  if (!URL.canParse(value)) return undefined;
-  const url = new URL(value);
-  return /^https?:$/.test(url.protocol) ? url.origin : undefined;
+  return hasScheme(value, ['http', 'https']) ? new URL(value).origin : undefined;
 }
 
 /** The origin of a URL that is nothing but an origin (no path, query, fragment or user). */

@@ -30,15 +30,19 @@ export const optionalText = v.optional(
   ),
 );
 
-const httpUrl = v.pipe(
-  text,
-  v.url('must be an absolute URL'),
-  v.check((s) => /^https?:\/\//i.test(s), 'must start with http:// or https://'),
-  v.transform((s) => s.replace(/\/+$/, '')),
-);
+/** Whether `value` is an absolute URL of one of `schemes` (named without the colon, in lower case as URL gives them). */
+export function hasScheme(value: string, schemes: readonly string[]): boolean {
+  return URL.canParse(value) && schemes.includes(new URL(value).protocol.slice(0, -1));
+}
 
 /** An http(s) address without its trailing slashes, or '' when not set. */
-export const optionalUrl = v.optional(v.union([v.literal(''), httpUrl], 'must be an absolute http(s) URL'));
+export const optionalUrl = v.optional(
+  v.pipe(
+    text,
+    v.check((s) => s === '' || hasScheme(s, ['http', 'https']), 'must be an absolute http(s) URL'),
+    v.transform((s) => s.replace(/\/+$/, '')),
+  ),
+);
 
 /** A whole number from `min` to `max`, written in decimal digits. */
 export const integer = (min: number, max: number) =>
@@ -53,19 +57,10 @@ export const integer = (min: number, max: number) =>
 /** A URL of one of `schemes` (such as `['smtp', 'smtps']`), or '' when not set; `example` goes into the message. */
 export const optionalUrlOf = (schemes: readonly string[], example: string) =>
   v.optional(
-    v.union(
-      [
-        v.literal(''),
-        v.pipe(
-          text,
-          v.check((s) => URL.canParse(s), `must be a URL such as ${example}`),
-          v.check(
-            (s) => schemes.includes(new URL(s).protocol.slice(0, -1).toLowerCase()),
-            `must start with ${schemes.map((scheme) => `${scheme}://`).join(' or ')}`,
-          ),
-        ),
-      ],
-      `must be a URL such as ${example}`,
+    v.pipe(
+      text,
+      v.check((s) => s === '' || URL.canParse(s), `must be a URL such as ${example}`),
+      v.check((s) => s === '' || hasScheme(s, schemes), `must start with ${schemes.map((scheme) => `${scheme}://`).join(' or ')}`),
     ),
   );
 

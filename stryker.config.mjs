@@ -1,0 +1,24 @@
+// StrykerJS (npm run test:mutation): mutates every file of src/lib and src/scripts and runs
+// the unit and handler tests against each mutant. Not in CI: it takes minutes (docs/testing.md).
+// A shorter run over one area: npm run test:mutation -- --mutate 'src/lib/forms/**/*.ts'
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  testRunner: 'vitest',
+  plugins: ['@stryker-mutator/vitest-runner'],
+  // related: a mutant that runs at import (a schema, a table) is tried against the test files that
+  // import its file, not against all of them: 47 s each otherwise.
+  vitest: { configFile: 'vitest.stryker.config.ts', related: true },
+  mutate: ['src/lib/**/*.ts', 'src/scripts/**/*.ts'],
+  // Only the tests that reach a mutant run against it.
+  coverageAnalysis: 'perTest',
+  // Two cores on the machines this runs on; each worker is a vitest process of its own.
+  concurrency: 2,
+  // Several suites start real servers (SMTP, HTTP, Redis); a mutant that hangs one is killed by the timeout.
+  timeoutMS: 20_000,
+  reporters: ['html', 'json', 'clear-text', 'progress'],
+  htmlReporter: { fileName: 'reports/mutation/index.html' },
+  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  tempDirName: 'reports/.stryker-tmp',
+  ignorePatterns: ['dist', 'data', 'test-results', 'reports', 'docs', 'bench', '.astro'],
+  thresholds: { high: 90, low: 85, break: null },
+};

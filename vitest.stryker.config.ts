@@ -1,0 +1,16 @@
+/// <reference types="vitest/config" />
+import { getViteConfig } from 'astro/config';
+
+// The tests StrykerJS runs against each mutant (npm run test:mutation): the unit and handler
+// tests, which call src/lib and src/scripts in this process. Left out: the suites that start
+// the built server or a command in a child process (tests/server, tests/contact, tests/cli,
+// e2e), which run the unmutated build and so could kill no mutant, only cost minutes.
+export default getViteConfig({
+  test: {
+    include: ['tests/lib/**/*.test.ts', 'tests/scripts/**/*.test.ts'],
+    // It weighs the built pages in dist/, which the mutants never reach.
+    exclude: ['tests/scripts/weight.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+  },
+});
