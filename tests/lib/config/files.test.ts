@@ -1,12 +1,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import { loadEnvFile, readDataDir } from '../../../src/lib/config.ts';
 
 describe('the data directory for the command-line tools', () => {
   test.each([
-    ['not set', {}, './data'],
+    ['not set: data beside package.json', {}, fileURLToPath(new URL('../../../data', import.meta.url))],
     ['set', { DATA_DIR: '/var/lib/site-forms' }, '/var/lib/site-forms'],
     ['set with spaces around it', { DATA_DIR: ' /srv/forms ' }, '/srv/forms'],
   ])('DATA_DIR %s', (_, env, dataDir) => {
