@@ -31,6 +31,14 @@ describe('isDocumentNavigation', () => {
     ['HTML and JSON equally', { accept: 'text/html, application/json' }, false],
     ['HTML refused with q=0 by a more specific range', { accept: '*/*, text/html;q=0' }, false],
     ['a malformed quality counts as 0', { accept: 'text/html;q=abc' }, false],
+    ['only Sec-Fetch-Dest of a fetch, HTML preferred', { 'sec-fetch-dest': 'empty', accept: 'text/html' }, false],
+    ['only Sec-Fetch-Mode of a fetch, HTML preferred', { 'sec-fetch-mode': 'cors', accept: 'text/html' }, false],
+    ['only Sec-Fetch-User, HTML preferred', { 'sec-fetch-user': '?1', accept: 'text/html' }, false],
+    ['HTML at q=0.5 and JSON not mentioned', { accept: 'text/html;q=0.5, image/png' }, true],
+    ['HTML at q=0.5 over JSON at q=0.4', { accept: 'text/html;q=0.5, application/json;q=0.4' }, true],
+    ['JSON through the full wildcard at a higher quality than HTML', { accept: 'text/html;q=0.5, */*;q=0.9' }, false],
+    ['HTML twice: the first of equally specific ranges counts', { accept: 'text/html;q=0.9, text/html;q=0.1, application/json;q=0.5' }, true],
+    ['a quality after another parameter', { accept: 'text/html;level=1;q=0.8, application/json;q=0.5' }, true],
   ])('%s → %s', (_, headers, expected) => {
     expect(isDocumentNavigation(request(headers))).toBe(expected);
   });

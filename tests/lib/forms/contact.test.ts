@@ -129,6 +129,16 @@ describe('contact form as a whole', () => {
     });
   });
 
+  test('reports one message per field, the first problem found', () => {
+    expect(parseContact({ ...valid, name: '\u0000', message: '\u0000 short' })).toEqual({
+      ok: false,
+      errors: {
+        name: ['Name must not contain line breaks or control characters'],
+        message: ['Message must not contain control characters'],
+      },
+    });
+  });
+
   test('treats missing fields as empty', () => {
     expect(parseContact({})).toEqual({
       ok: false,
