@@ -12,12 +12,23 @@ export type LimitedRoute = 'newsletter' | 'contact';
 
 /** The abuse limits of the endpoints. */
 export interface AbuseLimits {
-  /** Counts one post from a client (by its key) on a route. */
+  /**
+   * Counts one post from a client (by its key) on a route, against both budgets: every
+   * post, and accepted posts; `refundClient` gives the second back when it is not accepted.
+   */
   checkClient(route: LimitedRoute, clientKey: string): Promise<LimitVerdict>;
+  /** Gives back the accepted-post budget a post took, when it was not accepted (a typo is not abuse). */
+  refundClient(route: LimitedRoute, clientKey: string): Promise<void>;
   /** Counts one subscription attempt for an address. */
   checkAddress(email: string): Promise<LimitVerdict>;
   close(): Promise<void>;
 }
+
+/**
+ * How many posts of any outcome a client may make per accepted post allowed: with the
+ * default 5 accepted per 10 minutes, 20 posts per 10 minutes (decision 0041).
+ */
+export const ATTEMPTS_PER_ACCEPTED_POST = 4;
 
 /** Subscriptions allowed per address and day, whatever the client. */
 export const SUBSCRIPTIONS_PER_ADDRESS_PER_DAY = 3;
@@ -31,7 +42,7 @@ const ALWAYS: LimitVerdict = { ok: true };
  */
 export function createAbuseLimits(config: Pick<Config, 'rateLimit' | 'redisUrl'>, logger: Logger): AbuseLimits {
   const { max, windowSeconds } = config.rateLimit;
-  if (max === 0) return { checkClient: async () => ALWAYS, checkAddress: async () => ALWAYS, close: async () => {} };
+  if (max === 0) return { checkClient: async () => ALWAYS, refundClient: async () => {}, checkAddress: async () => ALWAYS, close: async () => {} };
 
   const { RateLimiterMemory, RateLimiterRedis } = requireWhenNeeded('rate-limiter-flexible') as typeof import('rate-limiter-flexible');
   const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
@@ -41,14 +52,29 @@ export function createAbuseLimits(config: Pick<Config, 'rateLimit' | 'redisUrl'>
     // rejectIfRedisNotReady: while Redis is down, go straight to memory instead of queueing.
     return new RateLimiterRedis({ storeClient: redis, keyPrefix, points, duration, rejectIfRedisNotReady: true, insuranceLimiter: memory });
   };
-  const perClient = {
+  const accepted = {
     newsletter: limiter('site-forms:newsletter', max, windowSeconds),
     contact: limiter('site-forms:contact', max, windowSeconds),
+  };
+  const attempts = {
+    newsletter: limiter('site-forms:attempts:newsletter', max * ATTEMPTS_PER_ACCEPTED_POST, windowSeconds),
+    contact: limiter('site-forms:attempts:contact', max * ATTEMPTS_PER_ACCEPTED_POST, windowSeconds),
   };
   const perAddress = limiter('site-forms:address', SUBSCRIPTIONS_PER_ADDRESS_PER_DAY, 24 * 3600);
 
   return {
-    checkClient: (route, key) => consume(perClient[route], key, logger),
+    async checkClient(route, key) {
+      const verdict = await consume(attempts[route], key, logger);
+      return verdict.ok ? consume(accepted[route], key, logger) : verdict;
+    },
+    async refundClient(route, key) {
+      try {
+        await accepted[route].reward(key, 1);
+      } catch (error) {
+        // A lost refund costs one visitor one attempt; it must not cost the answer.
+        logger.error('rate_limit.failed', { error: describeError(error) });
+      }
+    },
     checkAddress: (email) => consume(perAddress, email.toLowerCase(), logger),
     async close() {
       redis?.disconnect();

@@ -3,8 +3,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
 import type { FastPath } from './http-server.ts';
 
-/** One built file, kept in memory with the headers it is served with. */
-type StaticFile = { body: Buffer; headers: Record<string, string> };
+/** One built file, kept in memory with the status and headers it is served with. */
+type StaticFile = { status: number; body: Buffer; headers: Record<string, string> };
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -36,8 +36,8 @@ export function loadStaticFiles(clientDir: string): Map<string, StaticFile> {
   let total = 0;
   for (const path of walk(clientDir)) {
     const name = `/${relative(clientDir, path).split(sep).join('/')}`;
-    // The adapter serves the error pages with the right status; here they would answer 200.
-    if (name === '/404.html' || name === '/500.html') continue;
+    // The error pages answer with their error: /404.html is a 404 even when asked for by name.
+    const status = name === '/404.html' || name === '/500.html' ? 404 : 200;
     const type = CONTENT_TYPES[extname(path)];
     const size = statSync(path).size;
     if (!type || size > LIMITS.file || total + size > LIMITS.total) continue;
@@ -46,6 +46,7 @@ export function loadStaticFiles(clientDir: string): Map<string, StaticFile> {
     // Vite's hashed assets never change under their name; pages may change with each build.
     const immutable = name.startsWith('/_astro/');
     const file: StaticFile = {
+      status,
       body,
       headers: {
         'content-type': type,
@@ -70,12 +71,12 @@ export function createStaticFastPath(files: Map<string, StaticFile>): FastPath {
     if (req.method !== 'GET' && req.method !== 'HEAD') return false;
     const file = files.get((req.url ?? '/').split('?', 1)[0]!);
     if (!file) return false;
-    if (req.headers['if-none-match'] === file.headers.etag) {
+    if (file.status === 200 && req.headers['if-none-match'] === file.headers.etag) {
       res.writeHead(304, { etag: file.headers.etag!, 'cache-control': file.headers['cache-control']! });
       res.end();
       return true;
     }
-    res.writeHead(200, file.headers);
+    res.writeHead(file.status, file.headers);
     res.end(req.method === 'HEAD' ? undefined : file.body);
     return true;
   };

@@ -64,6 +64,42 @@ describe('readForm', () => {
     expect(body.success).toBe(false);
   });
 
+  /** A urlencoded body of exactly `bytes` bytes, sent in two chunks without a declared length. */
+  function streamed(bytes: number): Request {
+    const text = `a=${'x'.repeat(bytes - 2)}`;
+    const stream = new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(text.slice(0, 1000)));
+        controller.enqueue(new TextEncoder().encode(text.slice(1000)));
+        controller.close();
+      },
+    });
+    return new Request('http://site.test/api/contact', {
+      method: 'POST',
+      body: stream,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      duplex: 'half',
+    } as RequestInit);
+  }
+
+  test.each([
+    [65_536, true],
+    [65_537, false],
+  ])('a body of %i bytes (the limit is 64 KiB) is read: %s', async (bytes, read) => {
+    const result = await readForm(streamed(bytes));
+    expect(result.ok).toBe(read);
+    if (result.ok) expect((result.fields.a as string).length).toBe(bytes - 2);
+    else expect(result.failure).toEqual({ kind: 'failure', status: 413, error: 'The form is too large; the limit is 64 KB' });
+  });
+
+  test.each([
+    [65_536, 200],
+    [65_537, 413],
+  ])('a declared Content-Length of %i bytes with a small body: %i', async (declared, status) => {
+    const result = await readForm(post('name=Ada', { 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(declared) }));
+    expect(result.ok ? 200 : result.failure.status).toBe(status);
+  });
+
   test('refuses a declared Content-Length past the limit with 413 before reading', async () => {
     const request = post('name=Ada', { 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(10 * 1024 * 1024) });
     expect((await refusal(await readForm(request))).status).toBe(413);

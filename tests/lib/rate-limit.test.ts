@@ -23,6 +23,35 @@ describe('abuse limits in memory', () => {
     expect(verdict.ok === false && verdict.retryAfterSeconds).toBeLessThanOrEqual(600);
   });
 
+  test('a post that is not accepted gives its count back: mistakes never lock a visitor out', async () => {
+    const limits = createAbuseLimits(config(5), silentLogger);
+    const verdicts = [];
+    for (let i = 0; i < 12; i++) {
+      const verdict = await limits.checkClient('contact', 'typo');
+      verdicts.push(verdict.ok);
+      // Two in three posts are refused for a typo; every third is accepted.
+      if (i % 3 !== 2) await limits.refundClient('contact', 'typo');
+    }
+    expect(verdicts).toEqual(Array(12).fill(true));
+    // Four accepted so far: one more is allowed, then none.
+    expect([(await limits.checkClient('contact', 'typo')).ok, (await limits.checkClient('contact', 'typo')).ok]).toEqual([true, false]);
+  });
+
+  test('every post, accepted or not, counts against a looser budget: 4 × RATE_LIMIT_MAX per window', async () => {
+    const limits = createAbuseLimits(config(5), silentLogger);
+    let allowed = 0;
+    for (let i = 0; i < 30; i++) {
+      if ((await limits.checkClient('newsletter', 'flood')).ok) {
+        allowed++;
+        await limits.refundClient('newsletter', 'flood');
+      }
+    }
+    expect(allowed).toBe(20);
+    const verdict = await limits.checkClient('newsletter', 'flood');
+    expect(verdict.ok === false && verdict.retryAfterSeconds).toBeGreaterThan(500);
+    await expect(limits.checkClient('contact', 'flood')).resolves.toEqual({ ok: true });
+  });
+
   test('other clients and the other route are unaffected', async () => {
     const limits = createAbuseLimits(config(2), silentLogger);
     await countAllowed(() => limits.checkClient('contact', 'a'), 5);
@@ -45,6 +74,7 @@ describe('abuse limits in memory', () => {
     const limits = createAbuseLimits(config(0), silentLogger);
     await expect(countAllowed(() => limits.checkClient('contact', 'a'), 50)).resolves.toBe(50);
     await expect(countAllowed(() => limits.checkAddress('a@b.co'), 50)).resolves.toBe(50);
+    await expect(limits.refundClient('contact', 'a')).resolves.toBeUndefined();
   });
 });
 
@@ -71,6 +101,19 @@ describe.skipIf(!redisAvailable)('abuse limits shared through a real Redis', () 
     client.disconnect();
     await one.close();
     await two.close();
+  });
+
+  test('a refund is shared too: the accepted count in Redis goes back down', async () => {
+    const limits = createAbuseLimits(config(4, redis.url), silentLogger);
+    await new Promise((r) => setTimeout(r, 200));
+    await limits.checkClient('contact', 'refunded-client');
+    await limits.checkClient('contact', 'refunded-client');
+    await limits.refundClient('contact', 'refunded-client');
+    const client = new Redis(redis.url);
+    await expect(client.get('site-forms:contact:refunded-client')).resolves.toBe('1');
+    await expect(client.get('site-forms:attempts:contact:refunded-client')).resolves.toBe('2');
+    client.disconnect();
+    await limits.close();
   });
 
   test('falls back to memory when Redis is unreachable, logging it once', async () => {

@@ -54,6 +54,13 @@ describe('the built pages served from memory', () => {
     expect((await fetch(`${url}/`, { headers: { 'if-none-match': etag } })).status).toBe(304);
   });
 
+  test('the 404 page asked for by name answers 404, with its page, and is never revalidated to a 304', async () => {
+    const response = await fetch(`${url}/404.html`);
+    expect([response.status, await response.text()]).toEqual([404, 'not found page']);
+    const again = await fetch(`${url}/404.html`, { headers: { 'if-none-match': response.headers.get('etag')! } });
+    expect(again.status).toBe(404);
+  });
+
   test('HEAD has the headers and no body', async () => {
     const response = await fetch(`${url}/`, { method: 'HEAD' });
     expect(response.headers.get('content-length')).toBe('13');
@@ -62,7 +69,6 @@ describe('the built pages served from memory', () => {
 
   test.each([
     ['an unknown path', 'GET', '/nope'],
-    ['the 404 page by name, left to the adapter', 'GET', '/404.html'],
     ['a file of an unknown type', 'GET', '/data.bin'],
     ['a POST', 'POST', '/'],
     ['a path climbing out', 'GET', '/../etc/passwd'],

@@ -71,11 +71,19 @@ async function guardAndHandle(route: Route, { request, ip, services, pages }: St
   if (!handler) return render(methodNotAllowed(Object.keys(route.methods)), undefined, policy.headers);
   // Refused from the header alone, before a byte of the body is read.
   if (Number(request.headers.get('content-length')) > BODY_LIMIT_BYTES) return render(failure(413, tooLargeMessage()), pages, policy.headers);
-  if (route.limit) {
-    const verdict = await services.limits.checkClient(route.limit, clientKey(ip));
-    if (!verdict.ok) return render(tooManyRequests(verdict.retryAfterSeconds), pages, policy.headers);
+  if (!route.limit) return render(await handler(request, services), pages, policy.headers);
+
+  // Every post counts against the client's budgets; only an accepted one keeps its count (decision 0041).
+  const key = clientKey(ip);
+  const verdict = await services.limits.checkClient(route.limit, key);
+  if (!verdict.ok) return render(tooManyRequests(verdict.retryAfterSeconds), pages, policy.headers);
+  let outcome: Outcome | undefined;
+  try {
+    outcome = await handler(request, services);
+  } finally {
+    if (outcome?.kind !== 'accepted') await services.limits.refundClient(route.limit, key);
   }
-  return render(await handler(request, services), pages, policy.headers);
+  return render(outcome, pages, policy.headers);
 }
 
 function render(outcome: Outcome, pages: FormPages | undefined, headers?: Record<string, string>): Reply {

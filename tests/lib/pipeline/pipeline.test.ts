@@ -1,0 +1,278 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { beforeEach, describe, expect, test } from 'vitest';
+import { requireConfig } from '../../../src/lib/config.ts';
+import { createLogger } from '../../../src/lib/log.ts';
+import { failure, type Outcome } from '../../../src/lib/pipeline/outcome.ts';
+import { type Reply, runPipeline } from '../../../src/lib/pipeline/pipeline.ts';
+import { findTarget, type Route } from '../../../src/lib/pipeline/routes.ts';
+import { createServices, type Services } from '../../../src/lib/services.ts';
+
+/**
+ * The pipeline in process, no server: the real handlers, guard and renderers over a real
+ * SQLite store in a temporary folder, with two accepted posts per client and route.
+ */
+let services: Services;
+let logs: Array<Record<string, unknown>>;
+let dataDir: string;
+
+beforeEach(() => {
+  logs = [];
+  dataDir = mkdtempSync(join(tmpdir(), 'pipeline-'));
+  const config = requireConfig({ DATA_DIR: dataDir, RATE_LIMIT_MAX: '2', ALLOWED_ORIGINS: 'https://partner.example' });
+  services = createServices(config, createLogger({ level: 'debug', write: (line) => logs.push(JSON.parse(line) as Record<string, unknown>) }));
+});
+
+const VALID = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello, I would like to know more.', honeypot: '' };
+const NAVIGATION = { 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' };
+
+function request(method: string, path: string, options: { fields?: Record<string, string>; headers?: Record<string, string> } = {}): Request {
+  const body = options.fields ? new URLSearchParams(options.fields) : undefined;
+  return new Request(`http://site.test${path}`, { method, body, headers: { host: 'site.test', ...options.headers } });
+}
+
+/** Runs one request through the pipeline, from the given socket address. */
+function run(req: Request, socketAddress = '192.0.2.1'): Promise<Reply> {
+  const target = findTarget(new URL(req.url).pathname);
+  if (target.kind === 'elsewhere') throw new Error('not a pipeline path');
+  return runPipeline({ request: req, target, socketAddress, services });
+}
+
+/** Runs a request through a route of the test's own, to see the guard around any outcome. */
+function runRoute(route: Route, req: Request): Promise<Reply> {
+  return runPipeline({ request: req, target: { kind: 'route', route }, socketAddress: '192.0.2.9', services });
+}
+
+const events = (event: string) => logs.filter((line) => line.event === event);
+
+describe('a near miss', () => {
+  test('is a JSON 404 and one warning with the raw path, cut at 200 characters', async () => {
+    await expect(run(request('POST', '//api/contact', { fields: VALID }))).resolves.toEqual({
+      status: 404,
+      headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' },
+      body: '{"success":false,"error":"Not found"}',
+    });
+    await run(request('GET', `/api/${'x'.repeat(300)}`));
+    expect(events('request.near_miss')).toEqual([
+      expect.objectContaining({ level: 'warn', method: 'POST', path: '//api/contact', client: expect.stringMatching(/^[0-9a-f]{12}$/) }),
+      expect.objectContaining({ method: 'GET', path: `/api/${'x'.repeat(195)}` }),
+    ]);
+    expect(events('form.request')).toEqual([]);
+  });
+});
+
+describe('a form post from a script', () => {
+  test('accepted: the JSON of the spec, Vary: Origin, one log line', async () => {
+    await expect(run(request('POST', '/api/contact', { fields: VALID }))).resolves.toEqual({
+      status: 200,
+      headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', vary: 'Origin' },
+      body: '{"success":true}',
+    });
+    expect(events('form.request')).toEqual([
+      {
+        time: expect.any(String),
+        level: 'info',
+        event: 'form.request',
+        route: '/api/contact',
+        status: 200,
+        durationMs: expect.any(Number),
+        outcome: 'accepted',
+        client: expect.stringMatching(/^[0-9a-f]{12}$/),
+      },
+    ]);
+  });
+
+  test('from an allowed website: the CORS header echoes it', async () => {
+    const reply = await run(request('POST', '/api/newsletter', { fields: { email: 'a@example.com' }, headers: { origin: 'https://partner.example' } }));
+    expect(reply.headers).toMatchObject({ 'access-control-allow-origin': 'https://partner.example', vary: 'Origin' });
+  });
+
+  test('its preflight: 204 naming the methods, and no log line', async () => {
+    const reply = await run(request('OPTIONS', '/api/contact', { headers: { origin: 'https://partner.example', 'access-control-request-method': 'POST' } }));
+    expect(reply).toEqual({
+      status: 204,
+      headers: {
+        'access-control-allow-origin': 'https://partner.example',
+        vary: 'Origin',
+        'access-control-allow-methods': 'POST, OPTIONS',
+        'access-control-allow-headers': 'Content-Type, Accept',
+        'access-control-max-age': '600',
+      },
+      body: null,
+    });
+    expect(events('form.request')).toEqual([]);
+  });
+
+  test('from another website: 403 JSON, nothing stored', async () => {
+    const reply = await run(request('POST', '/api/contact', { fields: VALID, headers: { origin: 'https://evil.example' } }));
+    expect([reply.status, 'body' in reply && reply.body]).toEqual([
+      403,
+      '{"success":false,"error":"Forms on this site cannot be posted from another website"}',
+    ]);
+    const db = new DatabaseSync(join(dataDir, 'forms.db'), { readOnly: true });
+    expect(db.prepare('SELECT count(*) AS n FROM submissions').get()).toEqual({ n: 0 });
+    db.close();
+  });
+
+  test('a method the route does not take: 405 naming the one it does, and no log line', async () => {
+    const reply = await run(request('GET', '/api/contact'));
+    expect(reply).toEqual({
+      status: 405,
+      headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', allow: 'POST', vary: 'Origin' },
+      body: '{"success":false,"error":"Use POST for this address"}',
+    });
+    expect(events('form.request')).toEqual([]);
+  });
+
+  test.each([
+    [65_537, 413],
+    [65_536, 200],
+  ])('a declared length of %i bytes: %i', async (length, status) => {
+    const req = request('POST', '/api/contact', { fields: VALID });
+    const sent = new Request(req, { headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(length) } });
+    // The declared length is a lie for 65,536 bytes, but under the limit: the body is read as it is.
+    await expect(run(sent).then((reply) => reply.status)).resolves.toBe(status);
+  });
+});
+
+describe('the per-client limit counts accepted posts only (decision 0041)', () => {
+  test('mistakes are answered as mistakes; the third accepted post is refused, then everything is', async () => {
+    const statuses = [];
+    for (const fields of [
+      { email: 'nope' },
+      { email: 'nope' },
+      { email: 'a@example.com' },
+      { email: 'nope' },
+      { email: 'b@example.com' },
+      { email: 'c@example.com' },
+      { email: 'nope' },
+    ]) {
+      statuses.push((await run(request('POST', '/api/newsletter', { fields }))).status);
+    }
+    expect(statuses).toEqual([400, 400, 200, 400, 200, 429, 429]);
+    expect(events('form.request').map((line) => line.outcome)).toEqual([
+      'invalid',
+      'invalid',
+      'accepted',
+      'invalid',
+      'accepted',
+      'rate-limited',
+      'rate-limited',
+    ]);
+  });
+
+  test('another client is unaffected', async () => {
+    for (let i = 0; i < 3; i++) await run(request('POST', '/api/contact', { fields: VALID }), '192.0.2.20');
+    await expect(run(request('POST', '/api/contact', { fields: VALID }), '192.0.2.21').then((reply) => reply.status)).resolves.toBe(200);
+  });
+
+  test('a handler that throws: 500 JSON, the error logged, and the post not counted', async () => {
+    let calls = 0;
+    const route: Route = {
+      path: '/api/contact',
+      kind: 'form',
+      limit: 'contact',
+      methods: {
+        POST: () => {
+          calls++;
+          throw new Error('disk on fire');
+        },
+      },
+    };
+    for (let i = 0; i < 3; i++) {
+      await expect(runRoute(route, request('POST', '/api/contact', { fields: VALID }))).resolves.toMatchObject({
+        status: 500,
+        body: '{"success":false,"error":"Internal server error"}',
+      });
+    }
+    expect(calls).toBe(3);
+    expect(events('api.unexpected_error')[0]).toMatchObject({ level: 'error', route: '/api/contact', error: 'Error: disk on fire' });
+  });
+});
+
+describe('the log line names each outcome in a word', () => {
+  test.each<[Outcome, string]>([
+    [failure(400, 'x'), 'invalid'],
+    [failure(403, 'x'), 'forbidden-origin'],
+    [failure(413, 'x'), 'too-large'],
+    [failure(415, 'x'), 'unsupported-type'],
+    [failure(429, 'x'), 'rate-limited'],
+    [failure(500, 'x'), 'error'],
+    [failure(502, 'x'), 'provider-misconfigured'],
+    [failure(503, 'x'), 'provider-unavailable'],
+    [failure(418, 'x'), 'status-418'],
+    [{ kind: 'accepted' }, 'accepted'],
+  ])('%j: %s', async (outcome, word) => {
+    const route: Route = { path: '/api/test', kind: 'form', methods: { POST: () => outcome }, limit: 'newsletter' };
+    await runRoute(route, request('POST', '/api/test'));
+    expect(events('form.request').map((line) => line.outcome)).toEqual([word]);
+  });
+
+  test('a route without a limit logs no form line', async () => {
+    await run(request('GET', '/api/health'));
+    expect(events('form.request')).toEqual([]);
+  });
+});
+
+describe('a person whose browser posts the form itself', () => {
+  test('accepted: 303 to the thank-you page, logged as accepted', async () => {
+    await expect(run(request('POST', '/api/contact', { fields: VALID, headers: NAVIGATION }))).resolves.toEqual({
+      status: 303,
+      headers: { location: '/thank-you/?form=contact', 'cache-control': 'no-store', vary: 'Origin' },
+      body: null,
+    });
+    expect(events('form.request')[0]).toMatchObject({ status: 303, outcome: 'accepted' });
+  });
+
+  test('refused fields: the form’s page with the messages and the values', async () => {
+    await expect(run(request('POST', '/api/contact', { fields: { ...VALID, name: 'A' }, headers: NAVIGATION }))).resolves.toEqual({
+      form: 'contact',
+      status: 400,
+      headers: { 'cache-control': 'no-store', vary: 'Origin' },
+      values: { name: 'A', email: 'ada@example.com', message: 'Hello, I would like to know more.' },
+      errors: { name: ['Name must be between 2 and 100 characters'] },
+      formError: undefined,
+    });
+  });
+
+  test('another website: the form’s page with the refusal in its alert', async () => {
+    const reply = await run(
+      request('POST', '/api/newsletter', { fields: { email: 'a@example.com' }, headers: { ...NAVIGATION, origin: 'https://evil.example' } }),
+    );
+    expect(reply).toMatchObject({ form: 'newsletter', status: 403, formError: 'Forms on this site cannot be posted from another website', values: {} });
+  });
+
+  test('a GET of the endpoint from the address bar is still 405 JSON', async () => {
+    await expect(run(request('GET', '/api/contact', { headers: NAVIGATION })).then((reply) => reply.status)).resolves.toBe(405);
+  });
+
+  test('a handler that throws: the form’s page with the generic message', async () => {
+    const route: Route = {
+      path: '/api/contact',
+      kind: 'form',
+      pages: { form: 'contact', thanks: '/thank-you/?form=contact' },
+      methods: {
+        POST: () => {
+          throw new Error('boom');
+        },
+      },
+    };
+    await expect(runRoute(route, request('POST', '/api/contact', { fields: VALID, headers: NAVIGATION }))).resolves.toMatchObject({
+      form: 'contact',
+      status: 500,
+      formError: 'Internal server error',
+    });
+  });
+});
+
+describe('health', () => {
+  test('GET: its own JSON body', async () => {
+    const reply = await run(request('GET', '/api/health'));
+    expect([reply.status, 'body' in reply && JSON.parse(reply.body!)]).toEqual([
+      200,
+      expect.objectContaining({ success: true, provider: 'local', databaseWritable: true }),
+    ]);
+  });
+});
