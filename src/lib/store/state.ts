@@ -19,6 +19,8 @@ export interface DatabaseState {
  */
 export function createDatabaseState(engine: Engine, logger: Logger): DatabaseState {
   let failure: string | undefined;
+  // The latest cause, so that a changed cause is noted (at debug level) once, not per request.
+  let latest: string | undefined;
   return {
     get failure() {
       return failure;
@@ -26,12 +28,14 @@ export function createDatabaseState(engine: Engine, logger: Logger): DatabaseSta
     failed(error) {
       const cause = describeDatabaseError(error);
       if (failure === undefined) logger.error('database.unavailable', { database: engineName(engine), error: cause });
-      else if (cause !== failure) logger.debug('database.still_unavailable', { database: engineName(engine), error: cause });
+      else if (cause !== latest) logger.debug('database.still_unavailable', { database: engineName(engine), error: cause });
       failure ??= cause;
+      latest = cause;
     },
     succeeded() {
       if (failure === undefined) return;
       failure = undefined;
+      latest = undefined;
       logger.info('database.recovered', { database: engineName(engine) });
     },
   };

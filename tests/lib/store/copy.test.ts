@@ -1,0 +1,125 @@
+import { describe, expect, test } from 'vitest';
+import { reportCopy } from '../../../src/lib/store/copy.ts';
+import { numbered } from '../../../src/lib/store/postgres.ts';
+import { createDatabaseState, describeDatabaseError } from '../../../src/lib/store/state.ts';
+import { createLogger } from '../../../src/lib/log.ts';
+import { copyStore } from '../../../src/lib/store/copy.ts';
+import { testEngines } from '../../support/stores.ts';
+
+const message = (name: string) => ({ name, email: `${name.toLowerCase()}@example.org`, message: `Hello from ${name}, at length.`, honeypot: '' });
+
+describe('copying SQLite into PostgreSQL, in process', () => {
+  const [sqlite, postgresql] = testEngines();
+  test.skipIf(!postgresql!.available)('copies once, keeps ids, and counts what it did each time', async () => {
+    const { store: from } = await sqlite!.open();
+    const { store: to } = await postgresql!.open();
+    const id = await from.submissions.save(message('Ada'));
+    await from.outbox.markFailed(id, new Date('2026-05-01T08:00:00.000Z'), '550');
+    await from.subscribers.add('ada@example.org', new Date('2026-01-01T00:00:00.000Z'));
+    await expect(copyStore(from.sql, to.sql)).resolves.toEqual({
+      ok: true,
+      messages: { source: 1, copied: 1, target: 1 },
+      history: { source: 1, copied: 1, target: 1 },
+      subscribers: { source: 1, copied: 1, target: 1 },
+    });
+    await to.submissions.save(message('Bob'));
+    await expect(copyStore(from.sql, to.sql)).resolves.toEqual({
+      ok: true,
+      messages: { source: 1, copied: 0, target: 2 },
+      history: { source: 1, copied: 0, target: 1 },
+      subscribers: { source: 1, copied: 0, target: 1 },
+    });
+    await expect(to.outbox.find(id)).resolves.toMatchObject({ status: 'failed', lastError: '550', name: 'Ada' });
+  });
+
+  test.skipIf(!postgresql!.available)('refuses a database where another message has the same id, and copies nothing', async () => {
+    const { store: from } = await sqlite!.open();
+    const { store: to } = await postgresql!.open();
+    await from.submissions.save(message('Ada'));
+    await from.subscribers.add('ada@example.org', new Date());
+    await to.submissions.save(message('Zed'));
+    await expect(copyStore(from.sql, to.sql)).resolves.toEqual({
+      ok: false,
+      problem: 'PostgreSQL already holds another message with id 1: copy into an empty database, or the one this file was copied into before.',
+    });
+    await expect(to.subscribers.list()).resolves.toEqual([]);
+  });
+});
+
+describe('what npm run db prints', () => {
+  test('the counts, aligned, and what to do next', () => {
+    let out = '';
+    let err = '';
+    const code = reportCopy(
+      {
+        ok: true,
+        messages: { source: 12, copied: 2, target: 14 },
+        history: { source: 30, copied: 5, target: 30 },
+        subscribers: { source: 0, copied: 0, target: 0 },
+      },
+      (t) => (out += t),
+      (t) => (err += t),
+    );
+    expect({ code, err }).toEqual({ code: 0, err: '' });
+    expect(out).toBe(
+      'Copied, and checked that every row of SQLite is in PostgreSQL:\n' +
+        '  messages              12 in SQLite,       2 copied now,      14 in PostgreSQL\n' +
+        '  delivery history      30 in SQLite,       5 copied now,      30 in PostgreSQL\n' +
+        '  subscribers            0 in SQLite,       0 copied now,       0 in PostgreSQL\n' +
+        'Next: set DATABASE_URL to this URL and restart the server.\n',
+    );
+  });
+
+  test('a refusal: exit 1, the reason on stderr, nothing on stdout', () => {
+    let out = '';
+    let err = '';
+    expect(
+      reportCopy(
+        { ok: false, problem: 'the reason' },
+        (t) => (out += t),
+        (t) => (err += t),
+      ),
+    ).toBe(1);
+    expect({ out, err }).toEqual({ out: '', err: 'Nothing was copied: the reason\n' });
+  });
+});
+
+describe('the pieces under the store', () => {
+  test.each([
+    ['SELECT 1', 'SELECT 1'],
+    ['SELECT ? + ?', 'SELECT $1 + $2'],
+    ['UPDATE t SET a = ?, b = ? WHERE id = ?', 'UPDATE t SET a = $1, b = $2 WHERE id = $3'],
+  ])('%s is %s for PostgreSQL', (sql, expected) => {
+    expect(numbered(sql)).toBe(expected);
+  });
+
+  test.each([
+    [new Error('connect ECONNREFUSED 127.0.0.1:5432'), 'Error: connect ECONNREFUSED 127.0.0.1:5432'],
+    [new AggregateError([new Error('connect ECONNREFUSED ::1:5432')], ''), 'AggregateError: connect ECONNREFUSED ::1:5432'],
+    [Object.assign(new Error(''), { code: 'ECONNRESET' }), 'Error: ECONNRESET'],
+    [new Error(''), 'Error: no message'],
+    [new Error('first line\n    at somewhere'), 'Error: first line'],
+    ['a string', 'a string'],
+  ])('%s is described as "%s"', (error, expected) => {
+    expect(describeDatabaseError(error)).toBe(expected);
+  });
+
+  test('an outage is one error line and one recovery line, whatever happens in between', () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const state = createDatabaseState('postgresql', createLogger({ level: 'debug', write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>) }));
+    state.succeeded();
+    expect(state.failure).toBeUndefined();
+    state.failed(new Error('terminating connection due to administrator command'));
+    state.failed(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
+    state.failed(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
+    expect(state.failure).toBe('Error: terminating connection due to administrator command');
+    state.succeeded();
+    state.succeeded();
+    expect(state.failure).toBeUndefined();
+    expect(lines.map(({ time: _, ...rest }) => rest)).toEqual([
+      { level: 'error', event: 'database.unavailable', database: 'PostgreSQL', error: 'Error: terminating connection due to administrator command' },
+      { level: 'debug', event: 'database.still_unavailable', database: 'PostgreSQL', error: 'Error: connect ECONNREFUSED 127.0.0.1:5432' },
+      { level: 'info', event: 'database.recovered', database: 'PostgreSQL' },
+    ]);
+  });
+});

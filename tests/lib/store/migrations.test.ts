@@ -1,0 +1,48 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { afterEach, describe, expect, test } from 'vitest';
+import { createLogger } from '../../../src/lib/log.ts';
+import { MIGRATIONS } from '../../../src/lib/store/migrations.ts';
+import { openStore } from '../../../src/lib/store/store.ts';
+import { TEST_DATABASE } from '../../support/stores.ts';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('a SQLite file of the previous version', () => {
+  test('is upgraded in place at start: every message, its history and its id kept; statuses no longer checked by SQLite', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'site-forms-migrate-'));
+    dirs.push(dir);
+    // The file as the previous release left it: steps 1 and 2, with a message and its history.
+    const old = new DatabaseSync(join(dir, 'forms.db'));
+    old.exec('PRAGMA foreign_keys = ON');
+    old.exec(MIGRATIONS[0]!.sqlite);
+    old.exec(MIGRATIONS[1]!.sqlite);
+    old.exec('PRAGMA user_version = 2');
+    old.exec(`INSERT INTO submissions (id, created_at, name, email, message, status, attempts, last_error)
+              VALUES (7, '2026-05-01T08:00:00.000Z', 'Ada', 'ada@example.org', 'Hello there, friend.', 'failed', 1, '550')`);
+    old.exec(`INSERT INTO delivery_attempts (submission_id, attempted_at, outcome, error) VALUES (7, '2026-05-01T08:00:01.000Z', 'failed', '550')`);
+    old.exec(`INSERT INTO subscribers (email, created_at) VALUES ('grace@example.org', '2026-01-01T00:00:00.000Z')`);
+    expect(() => old.exec("UPDATE submissions SET status = 'spam' WHERE id = 7")).toThrow(/CHECK constraint failed/);
+    old.close();
+
+    const store = openStore({ ...TEST_DATABASE, url: undefined, dataDir: dir }, createLogger({ level: 'silent' }));
+    try {
+      await expect(store.sql.get('PRAGMA user_version')).resolves.toEqual({ user_version: MIGRATIONS.length });
+      await expect(store.outbox.find(7)).resolves.toMatchObject({ id: 7, name: 'Ada', status: 'failed', attempts: 1, lastError: '550' });
+      await expect(store.outbox.history(7)).resolves.toEqual([{ at: '2026-05-01T08:00:01.000Z', outcome: 'failed', error: '550' }]);
+      await expect(store.subscribers.list()).resolves.toEqual([{ email: 'grace@example.org', created: '2026-01-01T00:00:00.000Z' }]);
+      // The next message continues after the highest id, and deleting a message still takes its history with it.
+      await expect(store.submissions.save({ name: 'Bob', email: 'bob@example.org', message: 'Hello there, friend.', honeypot: '' })).resolves.toBe(8);
+      await store.sql.run("UPDATE submissions SET status = 'spam' WHERE id = 8");
+      await store.sql.run('DELETE FROM submissions WHERE id = 7');
+      await expect(store.outbox.history(7)).resolves.toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
+});
