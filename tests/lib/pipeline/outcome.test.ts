@@ -50,6 +50,7 @@ describe('the failures the guard answers with', () => {
   });
 
   test.each([
+    [0, 'Too many attempts. Please try again in 1 minute.'],
     [1, 'Too many attempts. Please try again in 1 minute.'],
     [60, 'Too many attempts. Please try again in 1 minute.'],
     [61, 'Too many attempts. Please try again in 2 minutes.'],

@@ -31,6 +31,9 @@ describe('findTarget: a path a lenient router could take for a route is a near m
     ['/api/contact/.'],
     ['/api/contact/..'],
     ['/api/x/../contact'],
+    ['/x/../api/contact'],
+    ['/%20api/contact'],
+    ['/api;x/contact'],
     ['/./api/contact'],
     ['/API/contact'],
     ['/api/Contact'],
@@ -48,7 +51,18 @@ describe('findTarget: a path a lenient router could take for a route is a near m
 });
 
 describe('findTarget: everything else is left to the pages', () => {
-  test.each([['/'], ['/contact'], ['/contact/'], ['/thank-you/?form=contact'], ['/apiary'], ['/favicon.ico'], ['*'], ['/%']])('%s', (rawTarget) => {
+  test.each([
+    ['/'],
+    ['/contact'],
+    ['/contact/'],
+    ['/thank-you/?form=contact'],
+    ['/apiary'],
+    ['/apiary/contact'],
+    ['/x/api/contact'],
+    ['/favicon.ico'],
+    ['*'],
+    ['/%'],
+  ])('%s', (rawTarget) => {
     expect(where(rawTarget)).toBe('elsewhere');
   });
 });
