@@ -59,13 +59,24 @@ const chosen = ONLY ? SCENARIOS.filter((s) => s.name.includes(ONLY)) : SCENARIOS
 type Target = { name: 'ours' | 'bare' | 'provider'; url: string; child: ChildProcess; dataDir: string };
 type Result = { rps: number; p50: number; p99: number; peakRssMb: number; unexpected: number; total: number };
 
-async function startTarget(name: Target['name'], script: string, env: Record<string, string>): Promise<Target> {
+/**
+ * The V8 flags `npm run serve` gives the server (package.json), which both servers get so
+ * that the bench measures ours as it runs in production; BENCH_NODE_FLAGS replaces them.
+ */
+const SERVE_FLAGS =
+  process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ??
+  (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> }).scripts.serve?.match(
+    /--[\w-]+=\S+/g,
+  ) ??
+  [];
+
+async function startTarget(name: Target['name'], script: string, env: Record<string, string>, flags: string[] = []): Promise<Target> {
   const dataDir = mkdtempSync(join(tmpdir(), `bench-${name}-`));
   // Logs go to a file, as in production: read through a pipe by this busy process, every
   // log line would slow the server down (and only ours logs each request).
   const logFile = join(dataDir, 'server.log');
   const log = openSync(logFile, 'w');
-  const child = spawn(process.execPath, [script], {
+  const child = spawn(process.execPath, [...flags, script], {
     env: {
       PATH: process.env.PATH ?? '',
       ENV_FILE: '',
@@ -144,12 +155,12 @@ await build({
   logLevel: 'warning',
 });
 const targets = [
-  await startTarget('ours', new URL('../dist/server/start.mjs', import.meta.url).pathname, env),
-  await startTarget('bare', new URL('../dist/bench/bare-server.mjs', import.meta.url).pathname, env),
+  await startTarget('ours', new URL('../dist/server/start.mjs', import.meta.url).pathname, env, SERVE_FLAGS),
+  await startTarget('bare', new URL('../dist/bench/bare-server.mjs', import.meta.url).pathname, env, SERVE_FLAGS),
 ];
 
 process.stderr.write(
-  `bench: ${SECONDS} s × ${CONNECTIONS} connections per run, ${ROUNDS} rounds, interleaved; ${cpus().length} × ${cpus()[0]?.model}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}\n`,
+  `bench: ${SECONDS} s × ${CONNECTIONS} connections per run, ${ROUNDS} rounds, interleaved; node ${SERVE_FLAGS.join(' ') || '(no flags)'}; ${cpus().length} × ${cpus()[0]?.model}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}\n`,
 );
 const results = new Map<string, Result[]>();
 try {
