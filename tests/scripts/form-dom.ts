@@ -97,7 +97,8 @@ export function submit(form: HTMLFormElement): Event {
 
 /** Waits until the script has finished with the answer: its button is enabled again. */
 export async function settled({ button }: RenderedForm): Promise<void> {
-  await vi.waitFor(() => expect(button.disabled).toBe(false), { interval: 1 });
+  // Generous: solving the proof of work takes longer on a loaded CI machine than the default 1 s.
+  await vi.waitFor(() => expect(button.disabled).toBe(false), { interval: 1, timeout: 15_000 });
 }
 
 /** A JSON answer as the endpoints send it. */
