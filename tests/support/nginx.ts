@@ -111,7 +111,7 @@ export function siteConfig(shipped: string, run: { httpsPort: number; httpPort: 
     [/^ {4}listen \[::\]:80;\n/m, ''],
     ['/etc/letsencrypt/live/www.example.com/fullchain.pem', join(run.dir, 'cert.pem')],
     ['/etc/letsencrypt/live/www.example.com/privkey.pem', join(run.dir, 'key.pem')],
-    ['proxy_pass http://127.0.0.1:4321;', `proxy_pass http://${run.upstream};`],
+    ['    server 127.0.0.1:4321;\n', `    server ${run.upstream};\n`],
   ];
   let config = shipped;
   for (const [from, to] of replacements) {
