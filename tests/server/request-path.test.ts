@@ -136,6 +136,12 @@ describe('the endpoints’ own answers, byte for byte', () => {
     ]);
   });
 
+  test('HEAD of health, as uptime checks send it: 200 with the length of the JSON and no body', async () => {
+    const answer = await raw(`HEAD /api/health HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`);
+    expect([answer.status, header(answer, 'content-type'), answer.body]).toEqual([200, 'application/json; charset=utf-8', '']);
+    expect(Number(header(answer, 'content-length'))).toBeGreaterThan(40);
+  });
+
   test('200 and 400 are never stored by a cache', async () => {
     const ok = await post('/api/contact', CONTACT, '198.51.100.3');
     const refused = await post('/api/contact', INVALID, '198.51.100.3');

@@ -6,7 +6,7 @@ import { applyOriginPolicy } from '../origin.ts';
 import type { Services } from '../services.ts';
 import { type Answer, failure, INTERNAL_ERROR, methodNotAllowed, type Outcome, renderJson, tooManyRequests } from './outcome.ts';
 import { type FormPages, type FormView, renderPage } from './page.ts';
-import type { Route, Target } from './routes.ts';
+import type { Route, RouteHandler, Target } from './routes.ts';
 
 /** What the pipeline gives back: an answer to send, or a form's page for Astro to render. */
 export type Reply = Answer | FormView;
@@ -37,7 +37,7 @@ export async function runPipeline({ request, target, socketAddress, services }: 
 
   const { route } = target;
   const started = performance.now();
-  const handler = route.methods[request.method];
+  const handler = handlerFor(route, request.method);
   // Asked once: a person whose browser posted a form gets pages, everyone else the JSON of the spec.
   const pages = handler && route.pages && isDocumentNavigation(request) ? route.pages : undefined;
   let reply: Reply;
@@ -67,7 +67,7 @@ async function guardAndHandle(route: Route, { request, ip, services, pages }: St
   if ('preflight' in policy) return { status: 204, headers: policy.preflight, body: null };
   if ('refuse' in policy) return render(policy.refuse, pages);
 
-  const handler = route.methods[request.method];
+  const handler = handlerFor(route, request.method);
   if (!handler) return render(methodNotAllowed(Object.keys(route.methods)), undefined, policy.headers);
   // Refused from the header alone, before a byte of the body is read.
   if (Number(request.headers.get('content-length')) > BODY_LIMIT_BYTES) return render(failure(413, tooLargeMessage()), pages, policy.headers);
@@ -84,6 +84,11 @@ async function guardAndHandle(route: Route, { request, ip, services, pages }: St
     if (outcome?.kind !== 'accepted') await services.limits.refundClient(route.limit, key);
   }
   return render(outcome, pages, policy.headers);
+}
+
+/** The route's handler for a method; HEAD is answered as GET (uptime checks use it), the server sending no body. */
+function handlerFor(route: Route, method: string): RouteHandler | undefined {
+  return route.methods[method] ?? (method === 'HEAD' ? route.methods.GET : undefined);
 }
 
 function render(outcome: Outcome, pages: FormPages | undefined, headers?: Record<string, string>): Reply {

@@ -268,6 +268,11 @@ describe('a person whose browser posts the form itself', () => {
 });
 
 describe('health', () => {
+  test('HEAD is answered as GET (the server sends no body); POST is 405 naming GET', async () => {
+    await expect(run(request('HEAD', '/api/health')).then((reply) => reply.status)).resolves.toBe(200);
+    await expect(run(request('POST', '/api/health')).then((reply) => [reply.status, reply.headers.allow])).resolves.toEqual([405, 'GET']);
+  });
+
   test('GET: its own JSON body', async () => {
     const reply = await run(request('GET', '/api/health'));
     expect([reply.status, 'body' in reply && JSON.parse(reply.body!)]).toEqual([
