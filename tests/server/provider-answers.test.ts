@@ -30,7 +30,7 @@ describe.each<[string, () => Record<string, string>, string]>([
   ['Mailchimp', () => ({ MAILCHIMP_API_KEY: KEY, MAILCHIMP_LIST_ID: 'l1', MAILCHIMP_API_BASE_URL: `${provider.url}/3.0` }), 'MAILCHIMP_API_BASE_URL'],
   ['Kit', () => ({ KIT_API_KEY: KEY, KIT_FORM_ID: '1234567', KIT_API_BASE_URL: `${provider.url}/v3` }), 'KIT_API_BASE_URL'],
   ['Resend', () => ({ RESEND_API_KEY: KEY, RESEND_AUDIENCE_ID: 'aud-1', RESEND_BASE_URL: provider.url }), 'RESEND_BASE_URL'],
-])('the built server with %s redirecting', (_, env, variable) => {
+])('the built server against a hostile %s', (_, env, variable) => {
   let site: Site;
   beforeAll(async () => {
     site = await startSite(env());
@@ -57,4 +57,41 @@ describe.each<[string, () => Record<string, string>, string]>([
     );
     expect(JSON.stringify(site.logs)).not.toContain('0123456789');
   });
+
+  test("answers a stream cut half-way and an endless answer with the spec's 503, and keeps running", async () => {
+    for (const reply of [cutHalfWay('application/octet-stream'), cutHalfWay('application/json'), endless('application/octet-stream')]) {
+      provider.reply(reply);
+      const response = await postForm(`${site.url}/api/newsletter`, { email: 'ada@example.com' });
+      expect(response.status).toBe(503);
+      await expect(response.json()).resolves.toEqual({ success: false, error: 'The newsletter service is busy right now. Please try again in a few minutes.' });
+    }
+    // Time for a late error of a cut stream to surface, then the server must still answer.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await expect(fetch(`${site.url}/api/health`).then((r) => r.status)).resolves.toBe(200);
+    expect(site.process.exitCode).toBeNull();
+  });
 });
+
+/** 200 with `type` and a little of a body, then a reset connection. */
+function cutHalfWay(type: string): FakeReply {
+  return (_, res, req) => {
+    res.writeHead(200, { 'content-type': type });
+    res.write('{"id": "x", "half of');
+    setTimeout(() => req.socket.resetAndDestroy(), 50);
+  };
+}
+
+/** 200 with `type` and 1 MiB chunks as fast as the client reads them, up to 64 MiB. */
+function endless(type: string): FakeReply {
+  return (_, res) => {
+    res.writeHead(200, { 'content-type': type });
+    const chunk = Buffer.alloc(1_048_576, 0x61);
+    let left = 64;
+    const pump = () => {
+      while (!res.destroyed && left-- > 0) if (!res.write(chunk)) return;
+      if (left <= 0) res.end();
+    };
+    res.on('drain', pump);
+    pump();
+  };
+}

@@ -1,4 +1,5 @@
 import type { KitConfig } from '../config.ts';
+import { readBoundedText } from '../bounded-text.ts';
 import { describeNetworkError, isRedirect, misconfigured, type NewsletterProvider, type SubscribeOutcome, unavailable } from './provider.ts';
 
 /** How long one call to Kit may take when the caller gives no time. */
@@ -27,7 +28,7 @@ export function createKitProvider(config: KitConfig): NewsletterProvider {
         });
         status = response.status;
         // The body is read inside the try: a connection reset half-way through is "no answer" too.
-        text = await response.text();
+        text = await readBoundedText(response);
       } catch (error) {
         return unavailable(`no answer (${describeNetworkError(error)})`);
       }

@@ -1,4 +1,5 @@
 import { Agent as HttpAgent } from 'node:http';
+import { OUTSIDE_ANSWER_MAX_BYTES } from '../bounded-text.ts';
 import { Agent as HttpsAgent } from 'node:https';
 import type { MailchimpConfig } from '../config.ts';
 import { requireWhenNeeded } from '../lazy.ts';
@@ -11,7 +12,12 @@ export const MAILCHIMP_TIMEOUT_MS = 10_000;
 type Answer = { status: number; headers: Record<string, string | undefined>; body: unknown };
 
 /** The parts of superagent's request we set. */
-type SuperagentRequest = { redirects(count: number): SuperagentRequest; agent(agent: HttpAgent): SuperagentRequest };
+type SuperagentRequest = {
+  redirects(count: number): SuperagentRequest;
+  maxResponseSize(bytes: number): SuperagentRequest;
+  buffer(on: boolean): SuperagentRequest;
+  agent(agent: HttpAgent): SuperagentRequest;
+};
 
 type ApiClient = {
   basePath: string;
@@ -43,12 +49,18 @@ export function createMailchimpProvider(config: MailchimpConfig): NewsletterProv
   // The client builds each request inside its callApi and shows it to nobody but the
   // cookie jar, so the jar's hook is where following is switched off; no cookie is kept.
   client.enableCookies = true;
-  // The same hook hands every request one keep-alive agent: superagent 3.8 otherwise asks
+  // The same hook buffers every answer, whatever its type (an unbuffered one, say
+  // application/octet-stream, is left as a stream whose later reset is an 'error' nobody
+  // listens to: the process exits), caps it at 1 MiB (superagent buffers up to 200 MB, and
+  // every call in flight could), and hands every request one keep-alive agent: superagent 3.8 otherwise asks
   // Node for a new agent per request (`agent: false`), so each call opened its own
   // connection (and TLS handshake) and left it all as garbage: 46 KB per call and 260 MB of
   // peak RSS over 8,000 calls (docs/performance.md).
   const agent = createAgent(config.baseUrl);
-  client.agent = { attachCookies: (request) => request.redirects(0).agent(agent), saveCookies: () => {} };
+  client.agent = {
+    attachCookies: (request) => request.redirects(0).buffer(true).maxResponseSize(OUTSIDE_ANSWER_MAX_BYTES).agent(agent),
+    saveCookies: () => {},
+  };
   return {
     name: 'mailchimp',
     async subscribe(email, { timeoutMs = MAILCHIMP_TIMEOUT_MS } = {}) {

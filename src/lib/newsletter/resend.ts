@@ -1,4 +1,5 @@
 import type { ResendConfig } from '../config.ts';
+import { readBoundedText } from '../bounded-text.ts';
 import { requireWhenNeeded } from '../lazy.ts';
 import { isRedirect, misconfigured, type NewsletterProvider, type SubscribeOutcome, unavailable } from './provider.ts';
 
@@ -46,7 +47,7 @@ export async function sendToResend(url: string, init: RequestInit): Promise<{ da
   try {
     response = await fetch(url, { ...init, redirect: 'manual' });
     // Read inside the try: a connection reset half-way through is "no answer" too.
-    text = await response.text();
+    text = await readBoundedText(response);
   } catch {
     return { data: null, error: { name: 'application_error', statusCode: null } };
   }

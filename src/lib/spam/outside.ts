@@ -1,3 +1,5 @@
+import { readBoundedText } from '../bounded-text.ts';
+
 /**
  * What an outside check (Turnstile, Akismet) answered: a signal for the verdict, or none
  * with the reason why, so that an outage or a wrong key never holds or loses a message.
@@ -25,7 +27,7 @@ export async function postUrlEncoded(url: string, body: Record<string, string>, 
       signal: AbortSignal.timeout(timeoutMs),
     });
     // Read inside the try: a reset half-way through the body is no answer too.
-    return { ok: true, status: response.status, headers: response.headers, text: await response.text() };
+    return { ok: true, status: response.status, headers: response.headers, text: await readBoundedText(response) };
   } catch (error) {
     const name = error instanceof Error ? error.name : '';
     return { ok: false, detail: name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : 'no answer (connection failed)' };

@@ -1,0 +1,75 @@
+/**
+ * A provider that answers without end, or with a stream it then cuts: each call stops
+ * reading past 1 MiB and answers `unavailable`, and nothing is left to fail later.
+ */
+import type { ServerResponse } from 'node:http';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createKitProvider } from '../../../src/lib/newsletter/kit.ts';
+import { createMailchimpProvider } from '../../../src/lib/newsletter/mailchimp.ts';
+import type { NewsletterProvider } from '../../../src/lib/newsletter/provider.ts';
+import { createResendProvider } from '../../../src/lib/newsletter/resend.ts';
+import { type FakeHttpServer, type FakeReply, startFakeHttpServer } from '../../support/fake-http.ts';
+
+let provider: FakeHttpServer;
+beforeAll(async () => {
+  provider = await startFakeHttpServer();
+});
+afterAll(() => provider.close());
+
+const MiB = 1_048_576;
+
+/** Answers 200 with `type` and writes 1 MiB chunks as fast as they are read, until the client stops; counts what it wrote. */
+function endless(type: string, written: { bytes: number }): FakeReply {
+  return (_, res: ServerResponse) => {
+    res.writeHead(200, { 'content-type': type });
+    const chunk = Buffer.alloc(MiB, 0x61);
+    const pump = () => {
+      while (!res.destroyed && written.bytes < 2_000 * MiB) {
+        written.bytes += chunk.length;
+        if (!res.write(chunk)) return;
+      }
+    };
+    res.on('drain', pump);
+    pump();
+  };
+}
+
+/** Answers 200 with `type` and a little of a body, then resets the connection. */
+function cutAfterAWhile(type: string): FakeReply {
+  return (_, res, req) => {
+    res.writeHead(200, { 'content-type': type });
+    res.write('{"id": "x", "half of');
+    setTimeout(() => req.socket.resetAndDestroy(), 100);
+  };
+}
+
+const PROVIDERS: Array<[string, () => NewsletterProvider]> = [
+  ['Mailchimp', () => createMailchimpProvider({ apiKey: 'k-us1', listId: 'l1', baseUrl: `${provider.url}/3.0` })],
+  ['Kit', () => createKitProvider({ apiKey: 'k', formId: '1', baseUrl: `${provider.url}/v3` })],
+  ['Resend', () => createResendProvider({ apiKey: 're_k', audienceId: 'a1', baseUrl: provider.url })],
+];
+
+const attempt = (create: () => NewsletterProvider) => create().subscribe('ada@example.com', { signal: AbortSignal.timeout(10_000), timeoutMs: 10_000 });
+
+describe.each(PROVIDERS)('%s answering more than any subscription needs', (_, create) => {
+  test.each(['application/json', 'text/plain', 'application/octet-stream'])(
+    'an endless %s answer is given up on: unavailable, having read little of it',
+    async (type) => {
+      const written = { bytes: 0 };
+      provider.reply(endless(type, written));
+      await expect(attempt(create)).resolves.toMatchObject({ ok: false, reason: 'unavailable' });
+      // Without a limit the call reads until its deadline: gigabytes from a server on this machine.
+      expect(written.bytes).toBeLessThan(256 * MiB);
+    },
+  );
+
+  test.each(['application/json', 'application/octet-stream', 'image/png'])(
+    'a %s answer cut half-way: unavailable, and no error is left to surface later',
+    async (type) => {
+      provider.reply(cutAfterAWhile(type));
+      await expect(attempt(create)).resolves.toMatchObject({ ok: false, reason: 'unavailable' });
+      // Time for a late 'error' event to fire; vitest fails the run on one nobody handles.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    },
+  );
+});
