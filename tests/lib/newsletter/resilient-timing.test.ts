@@ -126,6 +126,23 @@ describe('turns', () => {
     expect(calls.map((c) => c.email)).toEqual(['a@example.com', 'b@example.com', 'c@example.com', 'd@example.com']);
   });
 
+  test('waiting counts against the budget: of 30 at once, 10 in flight, 300 ms each and 800 ms in all, 20 are served', async () => {
+    const answered: number[] = [];
+    const provider: NewsletterProvider = {
+      name: 'kit',
+      subscribe: () => new Promise((resolve) => setTimeout(() => resolve(ADDED), 300)),
+    };
+    const wrapped = withRetries(provider, { budgetMs: 800, backoffMs: 20, maxInFlight: 10 });
+    const outcomes = Array.from({ length: 30 }, (_, i) => wrapped.subscribe(`reader${i}@example.com`).finally(() => answered.push(performance.now())));
+    const settledOutcomes = await settle(Promise.all(outcomes));
+    // Two rounds of 10 fit; the third starts at 600 ms with 200 ms left and runs out at 800.
+    expect(settledOutcomes.filter((o) => o.ok)).toHaveLength(20);
+    expect(settledOutcomes.filter((o) => !o.ok)).toEqual(
+      Array.from({ length: 10 }, () => ({ ok: false, reason: 'unavailable', detail: 'timeout (1 attempt in 800 ms)' })),
+    );
+    expect(Math.max(...answered)).toBe(800);
+  });
+
   test('a waiting subscription that runs out of time leaves the queue: the next one still gets the turn', async () => {
     const { provider, calls } = scripted(['hang']);
     const slow = withRetries(provider, { budgetMs: 10_000, maxInFlight: 1 });
