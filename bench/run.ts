@@ -1,11 +1,14 @@
 /**
  * `npm run bench`: our server against a bare node:http server doing the same work, on
  * 127.0.0.1 only, bounded by request count and time. Prints requests per second, p50/p99
- * latency and peak RSS per scenario, and the ratio ours/bare. See docs/performance.md.
+ * latency and peak RSS per scenario, and the ratio ours/bare; then contact valid on SQLite
+ * against PostgreSQL, with one instance and with two on one database (issue 12), where
+ * PostgreSQL is installed. See docs/performance.md.
  */
 import autocannon from 'autocannon';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { build } from 'esbuild';
+import { POSTGRES_BIN, type PostgresServer, startPostgres } from '../tests/support/postgres.ts';
 import { measureValidators } from './validators.ts';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
@@ -56,7 +59,7 @@ const SCENARIOS: Scenario[] = [
 const ONLY = process.env.BENCH_ONLY;
 const chosen = ONLY ? SCENARIOS.filter((s) => s.name.includes(ONLY)) : SCENARIOS;
 
-type Target = { name: 'ours' | 'bare' | 'provider'; url: string; child: ChildProcess; dataDir: string };
+type Target = { name: string; url: string; child: ChildProcess; dataDir: string };
 type Result = { rps: number; p50: number; p99: number; peakRssMb: number; unexpected: number; total: number };
 
 /**
@@ -70,7 +73,7 @@ const SERVE_FLAGS =
   ) ??
   [];
 
-async function startTarget(name: Target['name'], script: string, env: Record<string, string>, flags: string[] = []): Promise<Target> {
+async function startTarget(name: string, script: string, env: Record<string, string>, flags: string[] = []): Promise<Target> {
   const dataDir = mkdtempSync(join(tmpdir(), `bench-${name}-`));
   // Logs go to a file, as in production: read through a pipe by this busy process, every
   // log line would slow the server down (and only ours logs each request).
@@ -108,10 +111,10 @@ function peakRssMb(pid: number): number {
   return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
 }
 
-async function run(target: Target, scenario: Scenario): Promise<Result> {
+async function runOne(target: Target, scenario: Scenario, connections: number): Promise<Result> {
   let unexpected = 0;
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon({ url: target.url, connections: CONNECTIONS, duration: SECONDS, timeout: 10, requests: [scenario.request] }, (error, done) =>
+    const instance = autocannon({ url: target.url, connections, duration: SECONDS, timeout: 10, requests: [scenario.request] }, (error, done) =>
       error ? reject(error) : resolve(done),
     );
     instance.on('response', (_client, statusCode) => {
@@ -129,6 +132,25 @@ async function run(target: Target, scenario: Scenario): Promise<Result> {
     peakRssMb: peakRssMb(target.child.pid!),
     unexpected: unexpected + result.errors + result.timeouts,
     total: result.requests.total,
+  };
+}
+
+/**
+ * One run of `scenario` against `targets` at once, the connections dealt out evenly among
+ * them (a round-robin client in front of several instances): rates and counts add up; the
+ * latencies and the peak RSS are the worst instance's.
+ */
+async function run(targets: Target[], scenario: Scenario): Promise<Result> {
+  const results = await Promise.all(targets.map((target) => runOne(target, scenario, Math.ceil(CONNECTIONS / targets.length))));
+  const sum = (pick: (r: Result) => number) => results.reduce((n, r) => n + pick(r), 0);
+  const max = (pick: (r: Result) => number) => Math.max(...results.map(pick));
+  return {
+    rps: sum((r) => r.rps),
+    total: sum((r) => r.total),
+    unexpected: sum((r) => r.unexpected),
+    p50: max((r) => r.p50),
+    p99: max((r) => r.p99),
+    peakRssMb: max((r) => r.peakRssMb),
   };
 }
 
@@ -154,69 +176,120 @@ await build({
   packages: 'external',
   logLevel: 'warning',
 });
-const targets = [
-  await startTarget('ours', new URL('../dist/server/start.mjs', import.meta.url).pathname, env, SERVE_FLAGS),
-  await startTarget('bare', new URL('../dist/bench/bare-server.mjs', import.meta.url).pathname, env, SERVE_FLAGS),
-];
+const ours = await startTarget('ours', new URL('../dist/server/start.mjs', import.meta.url).pathname, env, SERVE_FLAGS);
+const bare = await startTarget('bare', new URL('../dist/bench/bare-server.mjs', import.meta.url).pathname, env, SERVE_FLAGS);
+const targets = [ours, bare];
+
+// Issue 12: contact valid with everything in PostgreSQL, one instance and then two on one
+// database. PostgreSQL keeps its durable defaults (fsync, synchronous commit), as SQLite keeps
+// synchronous=FULL: a 200 means stored on disk on both.
+const CONTACT_VALID = SCENARIOS[0]!;
+type Setup = { name: string; targets: Target[] };
+const storeSetups: Setup[] = [{ name: 'SQLite, one instance', targets: [ours] }];
+let postgres: PostgresServer | undefined;
+if (chosen.includes(CONTACT_VALID) && POSTGRES_BIN && process.env.BENCH_POSTGRES !== '0') {
+  postgres = await startPostgres({ durable: true });
+  const databaseUrl = await postgres.createDatabase('bench');
+  const start = (name: string) =>
+    startTarget(name, new URL('../dist/server/start.mjs', import.meta.url).pathname, { ...env, DATABASE_URL: databaseUrl }, SERVE_FLAGS);
+  const first = await start('ours on PostgreSQL');
+  const second = await start('ours on PostgreSQL, second instance');
+  storeSetups.push({ name: 'PostgreSQL, one instance', targets: [first] }, { name: 'PostgreSQL, two instances', targets: [first, second] });
+  targets.push(first, second);
+} else if (chosen.includes(CONTACT_VALID)) {
+  process.stderr.write('bench: PostgreSQL is not installed (or BENCH_POSTGRES=0): the store comparison is left out\n');
+}
 
 process.stderr.write(
   `bench: ${SECONDS} s × ${CONNECTIONS} connections per run, ${ROUNDS} rounds, interleaved; node ${SERVE_FLAGS.join(' ') || '(no flags)'}; ${cpus().length} × ${cpus()[0]?.model}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}\n`,
 );
 const results = new Map<string, Result[]>();
+const record = (key: string, result: Result, label: string) => {
+  results.set(key, [...(results.get(key) ?? []), result]);
+  process.stderr.write(`  ${label.padEnd(60)} ${Math.round(result.rps)} req/s, ${result.total} requests, peak RSS so far ${result.peakRssMb.toFixed(0)} MB\n`);
+};
 try {
   // Warm-up, so neither side pays for its JIT inside a measured run.
-  for (const target of targets) for (const scenario of chosen) await run(target, { ...scenario, expect: [200, 400] });
+  for (const target of [ours, bare]) for (const scenario of chosen) await run([target], { ...scenario, expect: [200, 400] });
+  for (const setup of storeSetups.slice(1)) await run(setup.targets, CONTACT_VALID);
   for (let round = 0; round < ROUNDS; round++) {
     for (const scenario of chosen) {
-      for (const target of round % 2 ? [...targets].reverse() : targets) {
-        const result = await run(target, scenario);
-        const key = `${scenario.name}|${target.name}`;
-        results.set(key, [...(results.get(key) ?? []), result]);
-        process.stderr.write(
-          `  ${scenario.name.padEnd(28)} ${target.name}: ${Math.round(result.rps)} req/s, ${result.total} requests, peak RSS so far ${result.peakRssMb.toFixed(0)} MB\n`,
-        );
+      for (const target of round % 2 ? [bare, ours] : [ours, bare])
+        record(`${scenario.name}|${target.name}`, await run([target], scenario), `${scenario.name}, ${target.name}`);
+    }
+    if (storeSetups.length > 1) {
+      for (const setup of round % 2 ? [...storeSetups].reverse() : storeSetups) {
+        record(`store|${setup.name}`, await run(setup.targets, CONTACT_VALID), `contact, valid, ${setup.name}`);
       }
     }
   }
 } finally {
-  for (const target of [...targets, mailchimp]) {
-    target.child.kill('SIGTERM');
-    rmSync(target.dataDir, { recursive: true, force: true });
-  }
+  // The servers first, and only once they have exited the database they are using.
+  await Promise.all(
+    [...targets, mailchimp].map(async (target) => {
+      const exited = target.child.exitCode === null ? new Promise((resolve) => target.child.once('exit', resolve)) : undefined;
+      target.child.kill('SIGTERM');
+      await exited;
+      rmSync(target.dataDir, { recursive: true, force: true });
+    }),
+  );
+  await postgres?.remove();
 }
+
+const summary = (key: string) => {
+  const runs = results.get(key) ?? [];
+  return {
+    rps: median(runs.map((r) => r.rps)),
+    p50: median(runs.map((r) => r.p50)),
+    p99: median(runs.map((r) => r.p99)),
+    peak: Math.max(...runs.map((r) => r.peakRssMb)),
+    unexpected: runs.reduce((n, r) => n + r.unexpected, 0),
+  };
+};
 
 const rows = [['scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB', 'unexpected', 'ours/bare req/s']];
 for (const scenario of chosen) {
-  const summary = (name: string) => {
-    const runs = results.get(`${scenario.name}|${name}`) ?? [];
-    return {
-      rps: median(runs.map((r) => r.rps)),
-      p50: median(runs.map((r) => r.p50)),
-      p99: median(runs.map((r) => r.p99)),
-      peak: Math.max(...runs.map((r) => r.peakRssMb)),
-      unexpected: runs.reduce((n, r) => n + r.unexpected, 0),
-    };
-  };
-  const ours = summary('ours');
-  const bare = summary('bare');
-  for (const [name, s] of [
-    ['ours', ours],
-    ['bare', bare],
+  const o = summary(`${scenario.name}|ours`);
+  const b = summary(`${scenario.name}|bare`);
+  for (const [name, r] of [
+    ['ours', o],
+    ['bare', b],
   ] as const) {
     rows.push([
       scenario.name,
       name,
-      s.rps.toFixed(0),
-      s.p50.toFixed(1),
-      s.p99.toFixed(1),
-      s.peak.toFixed(0),
-      String(s.unexpected),
-      name === 'ours' ? (ours.rps / bare.rps).toFixed(2) : '',
+      r.rps.toFixed(0),
+      r.p50.toFixed(1),
+      r.p99.toFixed(1),
+      r.peak.toFixed(0),
+      String(r.unexpected),
+      name === 'ours' ? (o.rps / b.rps).toFixed(2) : '',
     ]);
   }
 }
-const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
-console.log([line(rows[0]!), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.slice(1).map(line)].join('\n'));
+/** A Markdown table whose columns line up in a terminal too. */
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+  return [line(rows[0]!), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.slice(1).map(line)].join('\n');
+}
+console.log(table(rows));
+if (storeSetups.length > 1) {
+  const sqlite = summary(`store|${storeSetups[0]!.name}`);
+  const storeRows = [['contact, valid', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB (per instance)', 'unexpected', '× SQLite']];
+  for (const setup of storeSetups) {
+    const r = summary(`store|${setup.name}`);
+    storeRows.push([
+      setup.name,
+      r.rps.toFixed(0),
+      r.p50.toFixed(1),
+      r.p99.toFixed(1),
+      r.peak.toFixed(0),
+      String(r.unexpected),
+      (r.rps / sqlite.rps).toFixed(2),
+    ]);
+  }
+  console.log(`\n${table(storeRows)}`);
+}
 console.log('\n| validator (300 inputs up to 64 KiB) | median ms | max ms |\n|---|---|---|');
 for (const { validator, medianMs, maxMs } of validators) console.log(`| ${validator} | ${medianMs.toFixed(3)} | ${maxMs.toFixed(3)} |`);

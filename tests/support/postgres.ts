@@ -56,8 +56,12 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Creates a cluster in a temporary folder and starts it; one per test file keeps the suite quick. */
-export async function startPostgres(): Promise<PostgresServer> {
+/**
+ * Creates a cluster in a temporary folder and starts it; one per test file keeps the suite quick.
+ * Hint: tests run it without fsync, for speed; `durable: true` keeps PostgreSQL's defaults
+ * (fsync, synchronous commit), as the benchmark needs to compare it fairly with SQLite.
+ */
+export async function startPostgres({ durable = false }: { durable?: boolean } = {}): Promise<PostgresServer> {
   if (!POSTGRES_BIN) throw new Error(POSTGRES_SKIP_NOTE);
   const dir = mkdtempSync(join(tmpdir(), 'site-forms-pg-'));
   if (asServerUser.length > 0) {
@@ -67,8 +71,8 @@ export async function startPostgres(): Promise<PostgresServer> {
   }
   const data = join(dir, 'data');
   const port = await freePort();
-  run('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
+  run('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', ...(durable ? [] : ['--no-sync']), '--no-instructions']);
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1${durable ? '' : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off'}`;
   const start = async () => run('pg_ctl', ['start', '-D', data, '-w', '-s', '-l', join(dir, 'server.log'), '-o', options]);
   const stop = async () => run('pg_ctl', ['stop', '-D', data, '-m', 'fast', '-w', '-s']);
   await start();
