@@ -34,9 +34,10 @@ async function readPassword(): Promise<string | undefined> {
 
 /** Reads one line from the terminal in raw mode, so what is typed is never shown. */
 function askHidden(prompt: string): Promise<string | undefined> {
-  err(prompt);
   const stdin = process.stdin;
+  // Raw mode before the prompt: whatever is typed (or pasted) once the prompt shows is never echoed.
   stdin.setRawMode(true);
+  err(prompt);
   stdin.setEncoding('utf8');
   stdin.resume();
   let typed = '';

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { ADMIN_USAGE, parseAdminArgs, passwordFromInput, runAdminCommand } from '../../src/lib/admin/command.ts';
@@ -47,6 +47,26 @@ describe('npm run --silent admin -- hash-password, through a pipe', () => {
     expect(code).toBe(2);
     expect(stdout).toBe('');
     expect(stderr).toBe(`Unknown command: hash\n\n${ADMIN_USAGE}`);
+  }, 30_000);
+});
+
+// util-linux's `script` gives the command a terminal, as when the owner types the password.
+const scriptAvailable = spawnSync('script', ['--version']).status === 0;
+
+describe.skipIf(!scriptAvailable)('npm run admin -- hash-password on a terminal', () => {
+  test('asks twice without echoing what is typed, and prints a hash of it', async () => {
+    const command = `${process.execPath} src/cli/admin.ts hash-password`;
+    const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      output += chunk;
+      if (output.endsWith('Password: ') || output.endsWith('Again: ')) child.stdin.write('typed secret here\r');
+    });
+    const code = await new Promise((resolve) => child.once('close', resolve));
+    expect(code).toBe(0);
+    expect(output).not.toContain('typed secret here');
+    const hash = parsePasswordHash(/\$argon2id\$\S+/.exec(output)![0]);
+    expect(hash.ok && (await verifyPassword('typed secret here', hash.hash))).toBe(true);
   }, 30_000);
 });
 
