@@ -436,6 +436,8 @@ describe('secrets in what the configuration prints', () => {
       redisUrl: 'redis://***:***@cache.example.com:6379',
       logLevel: 'warn',
       spamFilter: { maxLinks: 2, retentionDays: 30, newsletterRequiresProof: false },
+      admin: 'off (set ADMIN_PASSWORD_HASH to turn it on)',
+      retentionDays: 'off (messages are kept until deleted)',
     });
   });
 
@@ -480,6 +482,8 @@ describe('secrets in what the configuration prints', () => {
       'redisUrl',
       'logLevel',
       'spamFilter',
+      'admin',
+      'retentionDays',
     ]);
   });
 });

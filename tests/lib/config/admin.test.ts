@@ -1,0 +1,51 @@
+import { describe, expect, test } from 'vitest';
+import { readConfig } from '../../../src/lib/config.ts';
+import { admin } from '../../../src/lib/config/admin.ts';
+
+// The reference implementation's vector (phc-winner-argon2): a well-formed argon2id hash.
+const HASH = '$argon2id$v=19$m=256,t=2,p=1$c29tZXNhbHQ$nf65EOgLrQMR/uIPnA4rEsF5h7TKyQwu9U1bMCHGi/4';
+
+describe('the admin configuration', () => {
+  test('without ADMIN_PASSWORD_HASH the admin is off and messages are kept', () => {
+    expect(admin.read({})).toEqual({ config: { admin: undefined, retentionDays: undefined }, problems: [] });
+    expect(admin.read({ ADMIN_PASSWORD_HASH: '', RETENTION_DAYS: '' })).toEqual({ config: { admin: undefined, retentionDays: undefined }, problems: [] });
+  });
+
+  test('a hash made by hash-password turns it on', () => {
+    const { config, problems } = admin.read({ ADMIN_PASSWORD_HASH: HASH });
+    expect(problems).toEqual([]);
+    expect(config.admin?.passwordHash).toMatchObject({ algorithm: 'argon2id', memory: 256, passes: 2, parallelism: 1 });
+  });
+
+  test.each([
+    ['a password pasted instead of its hash', 'my secret password'],
+    ['a hash cut short', '$argon2id$v=19$m=256,t=2,p=1$c29tZXNhbHQ$nf65'],
+  ])('%s stops the start naming the variable, never the value', (_, value) => {
+    const result = readConfig({ ADMIN_PASSWORD_HASH: value });
+    expect(result).toEqual({
+      ok: false,
+      problems: ['ADMIN_PASSWORD_HASH must be a hash printed by npm run --silent admin -- hash-password (it starts with $argon2id$ or $scrypt$)'],
+    });
+  });
+
+  test.each([
+    ['1', 1],
+    ['30', 30],
+    ['36500', 36_500],
+  ])('RETENTION_DAYS=%s keeps messages %i days', (value, days) => {
+    expect(admin.read({ RETENTION_DAYS: value })).toEqual({ config: { admin: undefined, retentionDays: days }, problems: [] });
+  });
+
+  test.each(['0', '36501', '-3', '7d', '1.5'])('RETENTION_DAYS=%s is refused', (value) => {
+    expect(admin.read({ RETENTION_DAYS: value }).problems).toEqual([expect.stringMatching(/^RETENTION_DAYS /)]);
+  });
+
+  test('the start-up log says whether the admin is on, never the hash', () => {
+    const on = admin.read({ ADMIN_PASSWORD_HASH: HASH, RETENTION_DAYS: '90' }).config;
+    expect(admin.describe(on)).toEqual({ admin: 'on at /admin (argon2id)', retentionDays: 90 });
+    expect(admin.describe({ admin: undefined, retentionDays: undefined })).toEqual({
+      admin: 'off (set ADMIN_PASSWORD_HASH to turn it on)',
+      retentionDays: 'off (messages are kept until deleted)',
+    });
+  });
+});
