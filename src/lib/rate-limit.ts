@@ -97,7 +97,8 @@ async function consume(limiter: RateLimiterMemory | RateLimiterRedis, key: strin
   }
 }
 
-function connectRedis(url: string, logger: Logger): Redis {
+/** A Redis connection that fails fast while Redis is down and logs that once, for limits that fall back to memory. */
+export function connectRedis(url: string, logger: Logger): Redis {
   const { Redis } = requireWhenNeeded('ioredis') as typeof import('ioredis');
   const redis = new Redis(url, {
     // Fail fast while disconnected; the memory limiter takes over.

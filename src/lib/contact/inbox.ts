@@ -119,9 +119,10 @@ const LIST_COLUMNS: TableColumn[] = [
 ];
 
 /** The fields of one message in an export, named as in JSON. */
-const EXPORT_COLUMNS = ['id', 'createdAt', 'name', 'email', 'message', 'status', 'attempts', 'nextAttemptAt', 'lastError', 'sentAt'] as const;
+export const EXPORT_COLUMNS = ['id', 'createdAt', 'name', 'email', 'message', 'status', 'attempts', 'nextAttemptAt', 'lastError', 'sentAt'] as const;
 
-function exported(s: Submission): Record<(typeof EXPORT_COLUMNS)[number], unknown> {
+/** One message as both exports write it (this command's and the admin's). */
+export function exported(s: Submission): Record<(typeof EXPORT_COLUMNS)[number], unknown> {
   return {
     id: s.id,
     createdAt: s.createdAt,

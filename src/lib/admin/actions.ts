@@ -1,0 +1,195 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { EXPORT_COLUMNS } from '../contact/inbox.ts';
+import { toCsv } from '../csv.ts';
+import { readForm } from '../http.ts';
+import type { AuditAction, AuditLog } from './audit.ts';
+import type { PasswordHash } from './password.ts';
+import { verifyPassword } from './password.ts';
+import type { AdminQueries } from './queries.ts';
+import { clearedSessionCookie, comesFromOrigin, csrfTokenMatches, readSessionToken, type Session, type Sessions, sessionCookie } from './session.ts';
+import type { SignInThrottle } from './throttle.ts';
+
+/** The admin's form posts: each path takes one action. */
+export const ADMIN_ACTIONS = {
+  '/admin/actions/sign-in': 'sign-in',
+  '/admin/actions/sign-out': 'sign-out',
+  '/admin/actions/retry': 'retry',
+  '/admin/actions/spam': 'mark-spam',
+  '/admin/actions/release': 'release',
+  '/admin/actions/delete': 'delete-message',
+  '/admin/actions/delete-subscriber': 'delete-subscriber',
+  '/admin/actions/export': 'export',
+} as const;
+
+/** One of the admin's form posts. */
+export type AdminAction = (typeof ADMIN_ACTIONS)[keyof typeof ADMIN_ACTIONS];
+
+/** What an admin post comes to: a redirect (post, then redirect, then get), a file, or a refusal. */
+export type AdminOutcome =
+  | { kind: 'redirect'; location: string; cookie?: string }
+  | { kind: 'download'; filename: string; contentType: string; body: string }
+  | { kind: 'refused'; status: 400 | 403 | 404 | 429; message: string; headers?: Record<string, string> };
+
+/** The message of a post from another site, or with a stale form. */
+export const FORBIDDEN_MESSAGE = 'This action was refused: it did not come from this site’s admin pages. Reload the page and try again.';
+
+/** What the owner's delivery and spam commands do, as the admin needs them. */
+export type MessageCommands = {
+  /** Puts a failed message back in the queue; answers whether it was failed. */
+  retry(id: number, at: Date): Promise<boolean>;
+  /** Holds a message as spam; a pending one is then not sent. */
+  markSpam(id: number, at: Date): Promise<boolean>;
+  /** Releases a held message to delivery, exactly once. */
+  release(id: number, at: Date): Promise<boolean>;
+};
+
+/** The rows of the two exports, from the store. */
+export type Exports = {
+  messages(): Promise<Record<string, unknown>[]>;
+  subscribers(): Promise<{ email: string; created: string }[]>;
+};
+
+/** Everything the admin's posts use. */
+export type AdminDeps = {
+  passwordHash: PasswordHash;
+  sessions: Sessions;
+  throttle: SignInThrottle;
+  audit: AuditLog;
+  queries: AdminQueries;
+  commands: MessageCommands;
+  exports: Exports;
+  now?: () => Date;
+  /** Waits before a password is checked; the tests count instead of waiting. */
+  wait?: (ms: number) => Promise<void>;
+};
+
+/** Who sent a post: where the site is, as the browser addressed it, and the client for the throttle and the log. */
+export type AdminRequestContext = { publicOrigin: string | undefined; clientKey: string; clientHash: string };
+
+/**
+ * Handles one admin post after its path chose the action: the Origin check first (403),
+ * then, except for signing in, a live session (else back to the sign-in page) and its
+ * CSRF token (403); only then the action, which answers with a redirect or a file.
+ * Hint: nothing is read or changed before those checks pass.
+ */
+export async function handleAdminPost(action: AdminAction, request: Request, deps: AdminDeps, context: AdminRequestContext): Promise<AdminOutcome> {
+  const { publicOrigin } = context;
+  if (publicOrigin === undefined || !comesFromOrigin(request, publicOrigin)) return forbidden();
+  const secure = publicOrigin.startsWith('https:');
+  const form = await readForm(request, 16 * 1024);
+  if (!form.ok) return { kind: 'refused', status: 400, message: 'The form could not be read.' };
+  const fields = form.fields;
+  const token = readSessionToken(request, secure);
+
+  if (action === 'sign-in') return signIn(fields.password, token, secure, deps, context);
+
+  const resumed = await deps.sessions.resume(token);
+  if (!resumed.ok) return { kind: 'redirect', location: `/admin?ended=${resumed.reason === 'missing' ? 'none' : 'expired'}` };
+  if (!csrfTokenMatches(resumed.session, fields.csrf)) return forbidden();
+  return act(action, fields, resumed.session, secure, deps, context);
+}
+
+async function signIn(password: unknown, oldToken: string | undefined, secure: boolean, deps: AdminDeps, context: AdminRequestContext): Promise<AdminOutcome> {
+  const { throttle, audit, sessions, now = () => new Date(), wait = (ms) => sleep(ms) } = deps;
+  const gate = await throttle.attempt(context.clientKey);
+  if (!gate.ok) {
+    await record(audit, now, 'sign-in-failed', 'refused: too many attempts', context);
+    const minutes = Math.max(1, Math.ceil(gate.retryAfterSeconds / 60));
+    return {
+      kind: 'refused',
+      status: 429,
+      message: `Too many attempts to sign in. Please try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+      headers: { 'retry-after': String(gate.retryAfterSeconds) },
+    };
+  }
+  if (gate.delayMs > 0) await wait(gate.delayMs);
+  const right = typeof password === 'string' && password !== '' && (await verifyPassword(password, deps.passwordHash));
+  if (!right) {
+    await record(audit, now, 'sign-in-failed', 'wrong password', context);
+    return { kind: 'redirect', location: '/admin?failed=1' };
+  }
+  await throttle.succeeded(context.clientKey);
+  // A new token at every sign-in: a token planted before it (session fixation) is worthless.
+  if (oldToken) await sessions.end(oldToken);
+  const session = await sessions.start();
+  await record(audit, now, 'sign-in', '', context);
+  return { kind: 'redirect', location: '/admin', cookie: sessionCookie(session.token, secure) };
+}
+
+async function act(
+  action: Exclude<AdminAction, 'sign-in'>,
+  fields: Record<string, unknown>,
+  session: Session,
+  secure: boolean,
+  deps: AdminDeps,
+  context: AdminRequestContext,
+): Promise<AdminOutcome> {
+  const { audit, queries, commands, sessions, now = () => new Date() } = deps;
+  const done = (location: string): AdminOutcome => ({ kind: 'redirect', location });
+  switch (action) {
+    case 'sign-out':
+      await sessions.end(session.token);
+      await record(audit, now, 'sign-out', '', context);
+      return { kind: 'redirect', location: '/admin?ended=signed-out', cookie: clearedSessionCookie(secure) };
+    case 'retry':
+    case 'mark-spam':
+    case 'release':
+    case 'delete-message': {
+      const id = messageId(fields.id);
+      if (id === undefined) return { kind: 'refused', status: 400, message: 'No such message.' };
+      if (action === 'delete-message') {
+        if (!(await queries.deleteMessage(id))) return notFound();
+        await record(audit, now, 'delete-message', `#${id}`, context);
+        return done('/admin/messages?done=deleted');
+      }
+      const command = { retry: commands.retry, 'mark-spam': commands.markSpam, release: commands.release }[action];
+      const changed = await command(id, now());
+      if (changed) await record(audit, now, action, `#${id}`, context);
+      return done(`/admin/messages/${id}?done=${changed ? action : 'unchanged'}`);
+    }
+    case 'delete-subscriber': {
+      const email = typeof fields.email === 'string' ? fields.email : '';
+      if (!(await queries.deleteSubscriber(email))) return done('/admin/subscribers?done=unchanged');
+      await record(audit, now, 'delete-subscriber', email, context);
+      return done('/admin/subscribers?done=deleted');
+    }
+    case 'export':
+      return exportFile(fields, deps, context);
+  }
+}
+
+async function exportFile(fields: Record<string, unknown>, deps: AdminDeps, context: AdminRequestContext): Promise<AdminOutcome> {
+  const { what, format } = fields;
+  if ((what !== 'messages' && what !== 'subscribers') || (format !== 'csv' && format !== 'json')) {
+    return { kind: 'refused', status: 400, message: 'Choose what to export: messages or subscribers, as CSV or JSON.' };
+  }
+  const now = deps.now ?? (() => new Date());
+  const rows = what === 'messages' ? await deps.exports.messages() : await deps.exports.subscribers();
+  const columns = what === 'messages' ? EXPORT_COLUMNS : (['email', 'created'] as const);
+  await record(deps.audit, now, what === 'messages' ? 'export-messages' : 'export-subscribers', `${rows.length} as ${format.toUpperCase()}`, context);
+  const day = now().toISOString().slice(0, 10);
+  return format === 'json'
+    ? { kind: 'download', filename: `${what}-${day}.json`, contentType: 'application/json; charset=utf-8', body: `${JSON.stringify(rows, null, 2)}\n` }
+    : {
+        kind: 'download',
+        filename: `${what}-${day}.csv`,
+        contentType: 'text/csv; charset=utf-8',
+        body: toCsv(columns, rows as Record<(typeof columns)[number], unknown>[]),
+      };
+}
+
+function messageId(value: unknown): number | undefined {
+  return typeof value === 'string' && /^[1-9]\d{0,15}$/.test(value) ? Number(value) : undefined;
+}
+
+function forbidden(): AdminOutcome {
+  return { kind: 'refused', status: 403, message: FORBIDDEN_MESSAGE };
+}
+
+function notFound(): AdminOutcome {
+  return { kind: 'refused', status: 404, message: 'No such message: it may have been deleted already.' };
+}
+
+async function record(audit: AuditLog, now: () => Date, action: AuditAction, detail: string, context: AdminRequestContext): Promise<void> {
+  await audit.record({ at: now().toISOString(), action, detail, client: context.clientHash });
+}

@@ -1,0 +1,108 @@
+import type { Redis } from 'ioredis';
+import type { DeliveryEvent, Submission } from '../contact/outbox.ts';
+import type { Logger } from '../log.ts';
+import { engineName, type Sql } from '../store/sql.ts';
+import type { Store } from '../store/store.ts';
+import type { AdminDeps, MessageCommands } from './actions.ts';
+import { type AuditLog, createAuditLog } from './audit.ts';
+import { CHART_DAYS, type DayCount, lastDays } from './chart.ts';
+import type { PasswordHash } from './password.ts';
+import { type AdminQueries, createAdminQueries, type DeliveryHealth } from './queries.ts';
+import { createSessions, type SessionStore, type Sessions } from './session.ts';
+import { createSessionStore } from './session-store.ts';
+import { createSignInThrottle, type ThrottleDelays } from './throttle.ts';
+
+/** The admin's settings from the configuration: the password's hash and how long messages are kept. */
+export type AdminSettings = { passwordHash: PasswordHash; retentionDays: number | undefined };
+
+/** One message as its page shows it. */
+export type MessageDetail = { submission: Submission; history: DeliveryEvent[]; spamReasons: string[] };
+
+/** What the overview shows. */
+export type Overview = {
+  counts: Record<string, number>;
+  days: DayCount[];
+  delivery: DeliveryHealth;
+  provider: string;
+  database: string;
+  retentionDays: number | undefined;
+};
+
+/** The owner's inbox: what its pages read and what its posts do. */
+export type Admin = {
+  deps: AdminDeps;
+  sessions: Sessions;
+  audit: AuditLog;
+  queries: AdminQueries;
+  retentionDays: number | undefined;
+  message(id: number): Promise<MessageDetail | undefined>;
+  overview(now: Date): Promise<Overview>;
+};
+
+/** What the admin is built from; `spam` comes from the spam filter, `delays` only from the tests. */
+export type AdminParts = {
+  store: Store;
+  logger: Logger;
+  providerName: string;
+  redis?: Redis | undefined;
+  spam: Pick<MessageCommands, 'markSpam' | 'release'> & { reasons(id: number): Promise<string[]> };
+  exportMessages: () => Promise<Record<string, unknown>[]>;
+  delays?: ThrottleDelays;
+};
+
+/** The admin's own tables and queries over the store's SQL. */
+export function createAdminStores(sql: Sql): { sessionStore: SessionStore; audit: AuditLog; queries: AdminQueries } {
+  return { sessionStore: createSessionStore(sql), audit: createAuditLog(sql), queries: createAdminQueries(sql) };
+}
+
+/** Builds the admin over the store, when `ADMIN_PASSWORD_HASH` is set. */
+export function createAdmin(settings: AdminSettings, parts: AdminParts): Admin {
+  const { store, logger, spam } = parts;
+  const { sessionStore, audit, queries } = createAdminStores(store.sql);
+  const sessions = createSessions(sessionStore);
+  const commands: MessageCommands = {
+    async retry(id, at) {
+      const result = await store.outbox.requeue(id, at);
+      return result.found && result.from === 'failed';
+    },
+    markSpam: spam.markSpam,
+    release: spam.release,
+  };
+  const deps: AdminDeps = {
+    passwordHash: settings.passwordHash,
+    sessions,
+    throttle: createSignInThrottle({ redis: parts.redis, logger, ...(parts.delays && { delays: parts.delays }) }),
+    audit,
+    queries,
+    commands,
+    exports: {
+      messages: parts.exportMessages,
+      subscribers: () => store.subscribers.list(),
+    },
+  };
+  return {
+    deps,
+    sessions,
+    audit,
+    queries,
+    retentionDays: settings.retentionDays,
+    async message(id) {
+      const submission = await store.outbox.find(id);
+      if (!submission) return undefined;
+      const [history, spamReasons] = await Promise.all([store.outbox.history(id), spam.reasons(id)]);
+      return { submission, history, spamReasons };
+    },
+    async overview(now) {
+      const since = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - (CHART_DAYS - 1)));
+      const [counts, perDay, delivery] = await Promise.all([queries.countByStatus(), queries.perDay(since), queries.deliveryHealth()]);
+      return {
+        counts,
+        days: lastDays(perDay, now),
+        delivery,
+        provider: parts.providerName,
+        database: engineName(store.engine),
+        retentionDays: settings.retentionDays,
+      };
+    },
+  };
+}

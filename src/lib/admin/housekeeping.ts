@@ -1,0 +1,55 @@
+import { createScheduler, type Scheduler, type Timer } from '../contact/scheduler.ts';
+import { describeError, type Logger } from '../log.ts';
+import type { AuditLog } from './audit.ts';
+import type { AdminQueries } from './queries.ts';
+import type { Sessions } from './session.ts';
+
+/** How often the admin's housekeeping runs: retention is "once a day". */
+export const HOUSEKEEPING_INTERVAL_MS = 24 * 60 * 60 * 1000;
+
+/** What one round of housekeeping needs: the sessions to sweep (when the admin is on) and the retention to apply (when set). */
+export type HousekeepingParts = {
+  sessions: Sessions | undefined;
+  queries: Pick<AdminQueries, 'deleteOlderThan'>;
+  audit: AuditLog | undefined;
+  retentionDays: number | undefined;
+  logger: Logger;
+  clock?: () => Date;
+};
+
+/**
+ * One round: deletes expired sessions, and with `RETENTION_DAYS` every message received
+ * more than that many days ago, with its history; logs and audits what it deleted.
+ */
+export async function keepHouse({
+  sessions,
+  queries,
+  audit,
+  retentionDays,
+  logger,
+  clock = () => new Date(),
+}: HousekeepingParts): Promise<{ sessions: number; messages: number }> {
+  const expired = sessions ? await sessions.sweep() : 0;
+  let messages = 0;
+  if (retentionDays !== undefined) {
+    const now = clock();
+    messages = await queries.deleteOlderThan(new Date(now.getTime() - retentionDays * 24 * 60 * 60 * 1000));
+    if (messages > 0) {
+      logger.info('retention.deleted', { messages, olderThanDays: retentionDays });
+      await audit?.record({ at: now.toISOString(), action: 'retention', detail: `${messages} older than ${retentionDays} days`, client: 'server' });
+    }
+  }
+  return { sessions: expired, messages };
+}
+
+/** Runs `keepHouse` at start and then once a day, one round at a time, logging a failure once per round. */
+export function scheduleHousekeeping(parts: HousekeepingParts, timer?: Timer): Scheduler {
+  return createScheduler({
+    pass: async () => void (await keepHouse(parts)),
+    nextDueAt: () => undefined,
+    pollIntervalMs: HOUSEKEEPING_INTERVAL_MS,
+    onError: (error) => parts.logger.error('housekeeping.failed', { error: describeError(error) }),
+    ...(parts.clock && { clock: parts.clock }),
+    ...(timer && { timer }),
+  });
+}

@@ -1,0 +1,84 @@
+import { MESSAGE_STATUSES, type MessageQuery, type MessageStatus } from './queries.ts';
+import { readSessionToken, type Session, type Sessions } from './session.ts';
+
+/** The headers of every admin page and answer: never cached, never indexed. */
+export const ADMIN_HEADERS = { 'cache-control': 'no-store', 'x-robots-tag': 'noindex, nofollow' } as const;
+
+/** Who is looking at an admin page: nobody may (no admin), a signed-out visitor, or the owner. */
+export type PageAccess = { kind: 'absent' } | { kind: 'signed-out' } | { kind: 'signed-in'; session: Session };
+
+/**
+ * Decides who is looking at an admin page and sets its headers: with no admin configured
+ * every admin address is absent (404); otherwise the page needs a live session.
+ */
+export async function openAdminPage(
+  request: Request,
+  response: { headers: Headers },
+  admin: { sessions: Sessions } | undefined,
+  publicOrigin: string | undefined,
+): Promise<PageAccess> {
+  for (const [name, value] of Object.entries(ADMIN_HEADERS)) response.headers.set(name, value);
+  if (!admin) return { kind: 'absent' };
+  const secure = publicOrigin?.startsWith('https:') ?? false;
+  const resumed = await admin.sessions.resume(readSessionToken(request, secure));
+  return resumed.ok ? { kind: 'signed-in', session: resumed.session } : { kind: 'signed-out' };
+}
+
+/** Reads the inbox's filter from its address: `?status=&q=&page=`, anything unknown ignored. */
+export function readMessageQuery(
+  params: URLSearchParams,
+): Required<Pick<MessageQuery, 'page'>> & { status: MessageStatus | undefined; search: string | undefined } {
+  const status = params.get('status');
+  return {
+    status: (MESSAGE_STATUSES as readonly string[]).includes(status ?? '') ? (status as MessageStatus) : undefined,
+    search: params.get('q')?.trim().slice(0, 200) || undefined,
+    page: readPage(params),
+  };
+}
+
+/** The page number of a list's address, from 1; anything else is page 1. */
+export function readPage(params: URLSearchParams): number {
+  const page = params.get('page') ?? '';
+  return /^[1-9]\d{0,5}$/.test(page) ? Number(page) : 1;
+}
+
+/** How many pages a list of `total` has at `size` a page; at least one. */
+export function pageCount(total: number, size: number): number {
+  return Math.max(1, Math.ceil(total / size));
+}
+
+/** The address of another page of a list, keeping its filter. */
+export function pageLink(path: string, params: URLSearchParams, page: number): string {
+  const next = new URLSearchParams(params);
+  next.delete('done');
+  if (page === 1) next.delete('page');
+  else next.set('page', String(page));
+  const query = next.toString();
+  return query ? `${path}?${query}` : path;
+}
+
+const NOTICES: Record<string, string> = {
+  retry: 'The message is queued again; it will be sent within a few seconds.',
+  'mark-spam': 'The message is held as spam; it will not be sent.',
+  release: 'The message is released; it will be sent once.',
+  unchanged: 'Nothing changed: the message was already in that state.',
+  deleted: 'Deleted.',
+};
+
+/** The sentence shown after an action, from the `done` of the address it redirected to. */
+export function noticeFor(done: string | null): string | undefined {
+  return done === null ? undefined : NOTICES[done];
+}
+
+/** What the sign-in page says, from the address a sign-in or sign-out redirected to. */
+export function signInMessage(params: URLSearchParams): { error?: string; notice?: string } {
+  if (params.get('failed') === '1') return { error: 'Wrong password.' };
+  switch (params.get('ended')) {
+    case 'signed-out':
+      return { notice: 'You have signed out.' };
+    case 'expired':
+      return { notice: 'Your session has ended. Sign in again.' };
+    default:
+      return {};
+  }
+}

@@ -1,0 +1,139 @@
+import type { Sql, SqlValue } from '../store/sql.ts';
+import type { DayCount } from './chart.ts';
+
+/** Messages shown on one page of the inbox. */
+export const PAGE_SIZE = 50;
+
+/** The statuses the inbox filters by. */
+export const MESSAGE_STATUSES = ['pending', 'sent', 'failed', 'spam'] as const;
+
+/** One of the statuses the inbox filters by. */
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
+
+/** One row of the inbox's list. */
+export type MessageRow = { id: number; createdAt: string; name: string; email: string; status: string; excerpt: string };
+
+/** What the inbox asks for: a status, words to find in the name, address or text, and a page from 1. */
+export type MessageQuery = { status?: MessageStatus | undefined; search?: string | undefined; page: number };
+
+/** Delivery at a glance, for the overview. */
+export type DeliveryHealth = { lastSentAt: string | null; lastFailureAt: string | null; failed: number; pending: number };
+
+/** One subscriber of the local list. */
+export type SubscriberRow = { email: string; createdAt: string };
+
+/** The owner's queries over the messages and the local list, in both engines. */
+export interface AdminQueries {
+  /** One page of messages, newest first, and how many match in all. */
+  messages(query: MessageQuery): Promise<{ rows: MessageRow[]; total: number }>;
+  /** How many messages have each status. */
+  countByStatus(): Promise<Record<string, number>>;
+  /** Messages per day (UTC) since `since`, only the days that had some. */
+  perDay(since: Date): Promise<DayCount[]>;
+  /** When the last message was sent, the last attempt failed, and how many failed and wait. */
+  deliveryHealth(): Promise<DeliveryHealth>;
+  /** Deletes a message and its delivery history; answers whether it existed. */
+  deleteMessage(id: number): Promise<boolean>;
+  /** Deletes every message received before `cutoff`, with its history; answers how many. */
+  deleteOlderThan(cutoff: Date): Promise<number>;
+  /** One page of subscribers, newest first, matching `search`, and how many match. */
+  subscribers(search: string | undefined, page: number): Promise<{ rows: SubscriberRow[]; total: number }>;
+  /** Removes one address from the local list; answers whether it was there. */
+  deleteSubscriber(email: string): Promise<boolean>;
+}
+
+/**
+ * The owner's queries over the store's SQL.
+ * Hint: search is a case-insensitive substring match (`LIKE` with its wildcards escaped),
+ * which is plenty for one site's inbox and needs no search index.
+ */
+export function createAdminQueries(sql: Sql): AdminQueries {
+  return {
+    async messages({ status, search, page }) {
+      const where: string[] = [];
+      const params: SqlValue[] = [];
+      if (status) {
+        where.push('status = ?');
+        params.push(status);
+      }
+      const pattern = likePattern(search);
+      if (pattern) {
+        where.push("(lower(name) LIKE ? ESCAPE '\\' OR lower(email) LIKE ? ESCAPE '\\' OR lower(message) LIKE ? ESCAPE '\\')");
+        params.push(pattern, pattern, pattern);
+      }
+      const clause = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
+      const [rows, count] = await Promise.all([
+        sql.all<{ id: number | string; created_at: string; name: string; email: string; status: string; excerpt: string }>(
+          `SELECT id, created_at, name, email, status, substr(message, 1, 120) AS excerpt FROM submissions ${clause}
+           ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+          [...params, PAGE_SIZE, (Math.max(1, page) - 1) * PAGE_SIZE],
+        ),
+        sql.get<{ n: number | string }>(`SELECT count(*) AS n FROM submissions ${clause}`, params),
+      ]);
+      return {
+        rows: rows.map((r) => ({ id: Number(r.id), createdAt: r.created_at, name: r.name, email: r.email, status: r.status, excerpt: r.excerpt })),
+        total: Number(count?.n ?? 0),
+      };
+    },
+    async countByStatus() {
+      const rows = await sql.all<{ status: string; n: number | string }>('SELECT status, count(*) AS n FROM submissions GROUP BY status');
+      return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+    },
+    async perDay(since) {
+      const rows = await sql.all<{ day: string; n: number | string }>(
+        'SELECT substr(created_at, 1, 10) AS day, count(*) AS n FROM submissions WHERE created_at >= ? GROUP BY substr(created_at, 1, 10)',
+        [since.toISOString()],
+      );
+      return rows.map((r) => ({ day: r.day, count: Number(r.n) }));
+    },
+    async deliveryHealth() {
+      const [sent, failure, counts] = await Promise.all([
+        sql.get<{ at: string | null }>('SELECT max(sent_at) AS at FROM submissions'),
+        sql.get<{ at: string | null }>("SELECT max(attempted_at) AS at FROM delivery_attempts WHERE outcome IN ('retrying', 'failed')"),
+        sql.get<{ failed: number | string | null; pending: number | string | null }>(
+          "SELECT sum(CASE WHEN status = 'failed' THEN 1 ELSE 0 END) AS failed, sum(CASE WHEN status = 'pending' THEN 1 ELSE 0 END) AS pending FROM submissions",
+        ),
+      ]);
+      return { lastSentAt: sent?.at ?? null, lastFailureAt: failure?.at ?? null, failed: Number(counts?.failed ?? 0), pending: Number(counts?.pending ?? 0) };
+    },
+    deleteMessage: (id) =>
+      sql.transaction(async (tx) => {
+        // The history goes first and explicitly: erasure must not depend on foreign keys being on.
+        await tx.run('DELETE FROM delivery_attempts WHERE submission_id = ?', [id]);
+        const { changes } = await tx.run('DELETE FROM submissions WHERE id = ?', [id]);
+        return changes > 0;
+      }),
+    deleteOlderThan: (cutoff) =>
+      sql.transaction(async (tx) => {
+        const at = cutoff.toISOString();
+        await tx.run('DELETE FROM delivery_attempts WHERE submission_id IN (SELECT id FROM submissions WHERE created_at < ?)', [at]);
+        const { changes } = await tx.run('DELETE FROM submissions WHERE created_at < ?', [at]);
+        return changes;
+      }),
+    async subscribers(search, page) {
+      const pattern = likePattern(search);
+      const clause = pattern ? "WHERE lower(email) LIKE ? ESCAPE '\\'" : '';
+      const params: SqlValue[] = pattern ? [pattern] : [];
+      const [rows, count] = await Promise.all([
+        sql.all<{ email: string; created_at: string }>(`SELECT email, created_at FROM subscribers ${clause} ORDER BY created_at DESC, email LIMIT ? OFFSET ?`, [
+          ...params,
+          PAGE_SIZE,
+          (Math.max(1, page) - 1) * PAGE_SIZE,
+        ]),
+        sql.get<{ n: number | string }>(`SELECT count(*) AS n FROM subscribers ${clause}`, params),
+      ]);
+      return { rows: rows.map((r) => ({ email: r.email, createdAt: r.created_at })), total: Number(count?.n ?? 0) };
+    },
+    async deleteSubscriber(email) {
+      const { changes } = await sql.run('DELETE FROM subscribers WHERE email = ?', [email]);
+      return changes > 0;
+    },
+  };
+}
+
+/** `%words%` for a case-insensitive LIKE, its wildcards escaped; `undefined` for no search. */
+export function likePattern(search: string | undefined): string | undefined {
+  const words = search?.trim().toLowerCase();
+  if (!words) return undefined;
+  return `%${words.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}

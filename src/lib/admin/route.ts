@@ -1,0 +1,74 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { clientKey, hashClient } from '../client-ip.ts';
+import { publicOrigin } from '../origin.ts';
+import type { Answer } from '../pipeline/outcome.ts';
+import type { Services } from '../services.ts';
+import { type AdminAction, type AdminOutcome, handleAdminPost } from './actions.ts';
+import { ADMIN_HEADERS } from './page.ts';
+
+/** A refused admin post, for Astro to show as a page in the site's layout (src/pages/admin/[...rest].astro). */
+export type AdminRefusalView = { kind: 'admin-refusal'; status: number; message: string; headers: Record<string, string> };
+
+/**
+ * The admin's step of the one road: what the pipeline calls for a route of kind `admin`,
+ * after finding it and before anything else. Without `ADMIN_PASSWORD_HASH` it is 404; a
+ * GET (a reload, a bookmark) goes to the admin's front page; a POST is the action.
+ * Hint: the API's origin policy does not apply here: `ALLOWED_ORIGINS` may post to the forms,
+ * never to the admin, which checks the public origin itself (decision 0102).
+ */
+export async function runAdminRoute(action: AdminAction, request: Request, ip: string, services: Services): Promise<Answer | AdminRefusalView> {
+  const { admin, config } = services;
+  if (!admin) return refusal(404, 'Page not found');
+  if (request.method === 'GET' || request.method === 'HEAD') return redirect('/admin');
+  if (request.method !== 'POST') return { ...refusal(405, 'Use the buttons of the admin pages.'), headers: { ...ADMIN_HEADERS, allow: 'POST' } };
+  const outcome = await handleAdminPost(action, request, admin.deps, {
+    publicOrigin: publicOrigin(request.headers, config),
+    clientKey: clientKey(ip),
+    clientHash: hashClient(ip),
+  });
+  return renderAdminOutcome(outcome);
+}
+
+/** Turns an admin outcome into an answer: a 303, a file, or a refusal page. */
+export function renderAdminOutcome(outcome: AdminOutcome): Answer | AdminRefusalView {
+  switch (outcome.kind) {
+    case 'redirect': {
+      const answer = redirect(outcome.location);
+      if (outcome.cookie) answer.headers['set-cookie'] = outcome.cookie;
+      return answer;
+    }
+    case 'download':
+      return {
+        status: 200,
+        headers: { ...ADMIN_HEADERS, 'content-type': outcome.contentType, 'content-disposition': `attachment; filename="${outcome.filename}"` },
+        body: outcome.body,
+      };
+    case 'refused':
+      return { kind: 'admin-refusal', status: outcome.status, message: outcome.message, headers: { ...ADMIN_HEADERS, ...outcome.headers } };
+  }
+}
+
+/** Whether the admin's step gave a page to render rather than an answer to send. */
+export function isAdminRefusal(reply: object): reply is AdminRefusalView {
+  return (reply as { kind?: unknown }).kind === 'admin-refusal';
+}
+
+function redirect(location: string): Answer {
+  return { status: 303, headers: { ...ADMIN_HEADERS, location }, body: null };
+}
+
+function refusal(status: number, message: string): AdminRefusalView {
+  return { kind: 'admin-refusal', status, message, headers: { ...ADMIN_HEADERS } };
+}
+
+// Our server runs from its own bundle, the Astro pages from Astro's; a global slot lets both
+// reach one store, as src/lib/pipeline/handoff.ts does for the forms' pages.
+const SLOT = Symbol.for('site-forms.admin-refusal');
+type Slot = { [SLOT]?: AsyncLocalStorage<AdminRefusalView> };
+
+/** Where our server puts a refused admin post for Astro's page to show, for that one request. */
+export function adminRefusals(): AsyncLocalStorage<AdminRefusalView> {
+  const slot = globalThis as Slot;
+  slot[SLOT] ??= new AsyncLocalStorage<AdminRefusalView>();
+  return slot[SLOT];
+}

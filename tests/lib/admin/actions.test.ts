@@ -1,0 +1,333 @@
+import { beforeAll, describe, expect, onTestFinished, test, vi } from 'vitest';
+import { type AdminDeps, FORBIDDEN_MESSAGE, handleAdminPost } from '../../../src/lib/admin/actions.ts';
+import type { AuditEntry } from '../../../src/lib/admin/audit.ts';
+import { hashPassword, type PasswordHash, parsePasswordHash } from '../../../src/lib/admin/password.ts';
+import type { AdminQueries } from '../../../src/lib/admin/queries.ts';
+import { createSessions, type SessionRecord, type SessionStore } from '../../../src/lib/admin/session.ts';
+import { createSignInThrottle } from '../../../src/lib/admin/throttle.ts';
+import { silentLogger } from '../../../src/lib/log.ts';
+
+const SITE = 'https://site.test';
+const PASSWORD = 'correct horse battery';
+let passwordHash: PasswordHash;
+
+beforeAll(async () => {
+  const parsed = parsePasswordHash(await hashPassword(PASSWORD));
+  if (!parsed.ok) throw new Error(parsed.problem);
+  passwordHash = parsed.hash;
+});
+
+/** The admin's dependencies in memory, recording what was changed. */
+function world() {
+  const records = new Map<string, SessionRecord>();
+  const store: SessionStore = {
+    create: async (s) => {
+      records.set(s.tokenHash, { ...s });
+    },
+    find: async (h) => records.get(h),
+    touch: async (h, at) => {
+      records.get(h)!.lastSeenAt = at;
+    },
+    delete: async (h) => {
+      records.delete(h);
+    },
+    deleteExpired: async () => 0,
+  };
+  const audit: AuditEntry[] = [];
+  const changes: string[] = [];
+  const messages = new Set([1, 2, 3]);
+  const subscribers = new Set(['ada@example.org']);
+  const waits: number[] = [];
+  const deps: AdminDeps = {
+    passwordHash,
+    sessions: createSessions(store),
+    throttle: createSignInThrottle({ logger: silentLogger }),
+    audit: { record: async (e) => void audit.push(e), list: async () => ({ entries: audit, total: audit.length }) },
+    queries: {
+      deleteMessage: async (id: number) => {
+        changes.push(`delete #${id}`);
+        return messages.delete(id);
+      },
+      deleteSubscriber: async (email: string) => {
+        changes.push(`delete ${email}`);
+        return subscribers.delete(email);
+      },
+    } as unknown as AdminQueries,
+    commands: {
+      retry: async (id) => {
+        changes.push(`retry #${id}`);
+        return id === 1;
+      },
+      markSpam: async (id) => {
+        changes.push(`spam #${id}`);
+        return true;
+      },
+      release: async (id) => {
+        changes.push(`release #${id}`);
+        return true;
+      },
+    },
+    exports: {
+      messages: async () => [
+        { id: 1, createdAt: '2026-11-01T10:00:00.000Z', name: '=HYPERLINK("http://evil.test")', email: 'a@b.co', message: 'Hi', status: 'sent' },
+      ],
+      subscribers: async () => [{ email: 'ada@example.org', created: '2026-11-01T10:00:00.000Z' }],
+    },
+    now: () => new Date('2026-11-22T10:00:00.000Z'),
+    wait: async (ms) => void waits.push(ms),
+  };
+  return { deps, audit, changes, records, waits };
+}
+
+const context = { publicOrigin: SITE, clientKey: '203.0.113.9', clientHash: 'c0ffee' };
+
+function post(path: string, fields: Record<string, string>, headers: Record<string, string> = { origin: SITE }): Request {
+  return new Request(`${SITE}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(fields),
+  });
+}
+
+async function signedIn(deps: AdminDeps) {
+  const outcome = await handleAdminPost('sign-in', post('/admin/actions/sign-in', { password: PASSWORD }), deps, context);
+  if (outcome.kind !== 'redirect' || !outcome.cookie) throw new Error('sign-in failed');
+  const token = /^__Host-admin_session=([^;]+);/.exec(outcome.cookie)![1]!;
+  const resumed = await deps.sessions.resume(token);
+  if (!resumed.ok) throw new Error('no session');
+  return { cookie: `__Host-admin_session=${token}`, csrf: resumed.session.csrfToken };
+}
+
+describe('signing in', () => {
+  test('the right password starts a session: a __Host- cookie and the overview', async () => {
+    const { deps, audit, records } = world();
+    const outcome = await handleAdminPost('sign-in', post('/admin/actions/sign-in', { password: PASSWORD }), deps, context);
+    expect(outcome).toEqual({
+      kind: 'redirect',
+      location: '/admin',
+      cookie: expect.stringMatching(/^__Host-admin_session=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=43200; HttpOnly; SameSite=Strict; Secure$/),
+    });
+    expect(records.size).toBe(1);
+    expect(audit).toEqual([{ at: '2026-11-22T10:00:00.000Z', action: 'sign-in', detail: '', client: 'c0ffee' }]);
+  });
+
+  test('on plain http the cookie has no prefix and no Secure', async () => {
+    const { deps } = world();
+    const outcome = await handleAdminPost('sign-in', post('/admin/actions/sign-in', { password: PASSWORD }, { origin: 'http://localhost:4321' }), deps, {
+      ...context,
+      publicOrigin: 'http://localhost:4321',
+    });
+    expect(outcome.kind === 'redirect' && outcome.cookie).toMatch(/^admin_session=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=43200; HttpOnly; SameSite=Strict$/);
+  });
+
+  test.each([
+    ['a wrong password', { password: 'correct horse batterY' }],
+    ['an empty password', { password: '' }],
+    ['no password field', {}],
+  ])('%s goes back to the sign-in page saying so, and is logged', async (_, fields) => {
+    const { deps, audit, records } = world();
+    const outcome = await handleAdminPost('sign-in', post('/admin/actions/sign-in', fields), deps, context);
+    expect(outcome).toEqual({ kind: 'redirect', location: '/admin?failed=1' });
+    expect(records.size).toBe(0);
+    expect(audit).toEqual([{ at: '2026-11-22T10:00:00.000Z', action: 'sign-in-failed', detail: 'wrong password', client: 'c0ffee' }]);
+  });
+
+  test('the eleventh attempt in 15 minutes is 429 with Retry-After, even with the right password', async () => {
+    // Date stands still, so that the seconds the password checks take do not shorten Retry-After.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.UTC(2026, 10, 22, 10) });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    const { deps, waits, audit } = world();
+    for (let i = 0; i < 10; i++) await handleAdminPost('sign-in', post('/admin/actions/sign-in', { password: 'wrong wrong wrong' }), deps, context);
+    expect(waits).toEqual([1000, 2000, 4000, 8000, 8000, 8000, 8000]);
+    const outcome = await handleAdminPost('sign-in', post('/admin/actions/sign-in', { password: PASSWORD }), deps, context);
+    expect(outcome).toEqual({
+      kind: 'refused',
+      status: 429,
+      message: 'Too many attempts to sign in. Please try again in 15 minutes.',
+      headers: { 'retry-after': '900' },
+    });
+    expect(audit.at(-1)).toEqual({ at: '2026-11-22T10:00:00.000Z', action: 'sign-in-failed', detail: 'refused: too many attempts', client: 'c0ffee' });
+  });
+
+  test('a new sign-in ends the session the browser had, so a planted token is worthless', async () => {
+    const { deps, records } = world();
+    const first = await signedIn(deps);
+    const outcome = await handleAdminPost(
+      'sign-in',
+      post('/admin/actions/sign-in', { password: PASSWORD }, { origin: SITE, cookie: first.cookie }),
+      deps,
+      context,
+    );
+    expect(outcome.kind).toBe('redirect');
+    expect(records.size).toBe(1);
+    await expect(deps.sessions.resume(first.cookie.split('=')[1])).resolves.toEqual({ ok: false, reason: 'unknown' });
+  });
+});
+
+describe('every admin post is refused from another origin, before anything happens', () => {
+  test.each([
+    ['sign-in', '/admin/actions/sign-in'],
+    ['sign-out', '/admin/actions/sign-out'],
+    ['retry', '/admin/actions/retry'],
+    ['mark-spam', '/admin/actions/spam'],
+    ['release', '/admin/actions/release'],
+    ['delete-message', '/admin/actions/delete'],
+    ['delete-subscriber', '/admin/actions/delete-subscriber'],
+    ['export', '/admin/actions/export'],
+  ] as const)('%s', async (action, path) => {
+    const { deps, audit, changes, records } = world();
+    const { cookie, csrf } = await signedIn(deps);
+    audit.length = 0;
+    const fields = { password: PASSWORD, csrf, id: '1', email: 'ada@example.org', what: 'messages', format: 'csv' };
+    const refusedHeaders: Record<string, string>[] = [{ origin: 'https://evil.test', cookie }, { cookie }, { origin: 'null', cookie }];
+    for (const headers of refusedHeaders) {
+      await expect(handleAdminPost(action, post(path, fields, headers), deps, context)).resolves.toEqual({
+        kind: 'refused',
+        status: 403,
+        message: FORBIDDEN_MESSAGE,
+      });
+    }
+    expect({ audit, changes, sessions: records.size }).toEqual({ audit: [], changes: [], sessions: 1 });
+  });
+});
+
+describe('with a session but the wrong CSRF token', () => {
+  test.each([
+    ['no token', undefined],
+    ['an empty token', ''],
+    ['a token of another session', 'JpTOCOkh_-ZPpy4ILLdj-Fe0tlLDl7ojiOwSSkPYKHw'],
+  ])('%s: 403 and nothing changed', async (_, csrf) => {
+    const { deps, audit, changes } = world();
+    const { cookie } = await signedIn(deps);
+    audit.length = 0;
+    const fields: Record<string, string> = { id: '1' };
+    if (csrf !== undefined) fields.csrf = csrf;
+    await expect(handleAdminPost('delete-message', post('/admin/actions/delete', fields, { origin: SITE, cookie }), deps, context)).resolves.toEqual({
+      kind: 'refused',
+      status: 403,
+      message: FORBIDDEN_MESSAGE,
+    });
+    expect({ audit, changes }).toEqual({ audit: [], changes: [] });
+  });
+});
+
+describe('without a live session', () => {
+  test.each([
+    ['no cookie', {}, '/admin?ended=none'],
+    ['a cookie nobody was given', { cookie: `__Host-admin_session=${'a'.repeat(43)}` }, '/admin?ended=expired'],
+  ])('%s: back to the sign-in page, nothing changed', async (_, headers, location) => {
+    const { deps, audit, changes } = world();
+    const outcome = await handleAdminPost('delete-message', post('/admin/actions/delete', { id: '1', csrf: 'x' }, { origin: SITE, ...headers }), deps, context);
+    expect(outcome).toEqual({ kind: 'redirect', location });
+    expect({ audit, changes }).toEqual({ audit: [], changes: [] });
+  });
+
+  test('a signed-out session changes nothing', async () => {
+    const { deps, audit, changes } = world();
+    const { cookie, csrf } = await signedIn(deps);
+    await handleAdminPost('sign-out', post('/admin/actions/sign-out', { csrf }, { origin: SITE, cookie }), deps, context);
+    const outcome = await handleAdminPost('delete-message', post('/admin/actions/delete', { id: '1', csrf }, { origin: SITE, cookie }), deps, context);
+    expect(outcome).toEqual({ kind: 'redirect', location: '/admin?ended=expired' });
+    expect(changes).toEqual([]);
+    expect(audit.map((e) => e.action)).toEqual(['sign-in', 'sign-out']);
+  });
+});
+
+describe('the actions, signed in', () => {
+  async function run(path: string, action: Parameters<typeof handleAdminPost>[0], fields: Record<string, string>) {
+    const w = world();
+    const { cookie, csrf } = await signedIn(w.deps);
+    w.audit.length = 0;
+    const outcome = await handleAdminPost(action, post(path, { csrf, ...fields }, { origin: SITE, cookie }), w.deps, context);
+    return { outcome, ...w };
+  }
+
+  test('sign out ends the session on the server and clears the cookie', async () => {
+    const { outcome, records, audit } = await run('/admin/actions/sign-out', 'sign-out', {});
+    expect(outcome).toEqual({
+      kind: 'redirect',
+      location: '/admin?ended=signed-out',
+      cookie: '__Host-admin_session=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict; Secure',
+    });
+    expect(records.size).toBe(0);
+    expect(audit.map((e) => e.action)).toEqual(['sign-out']);
+  });
+
+  test.each([
+    ['retry', '/admin/actions/retry', '1', 'retry #1', '/admin/messages/1?done=retry', ['retry']],
+    ['retry of a message that is not failed', '/admin/actions/retry', '2', 'retry #2', '/admin/messages/2?done=unchanged', []],
+    ['mark-spam', '/admin/actions/spam', '2', 'spam #2', '/admin/messages/2?done=mark-spam', ['mark-spam']],
+    ['release', '/admin/actions/release', '3', 'release #3', '/admin/messages/3?done=release', ['release']],
+  ] as const)('%s', async (_, path, id, change, location, logged) => {
+    const action = path.endsWith('retry') ? 'retry' : path.endsWith('spam') ? 'mark-spam' : 'release';
+    const { outcome, changes, audit } = await run(path, action, { id });
+    expect(outcome).toEqual({ kind: 'redirect', location });
+    expect(changes).toEqual([change]);
+    expect(audit.map((e) => e.action)).toEqual(logged);
+    if (logged.length) expect(audit[0]!.detail).toBe(`#${id}`);
+  });
+
+  test('delete removes the message and lands on the list', async () => {
+    const { outcome, changes, audit } = await run('/admin/actions/delete', 'delete-message', { id: '2' });
+    expect(outcome).toEqual({ kind: 'redirect', location: '/admin/messages?done=deleted' });
+    expect(changes).toEqual(['delete #2']);
+    expect(audit).toEqual([{ at: '2026-11-22T10:00:00.000Z', action: 'delete-message', detail: '#2', client: 'c0ffee' }]);
+  });
+
+  test('deleting a message that is gone is a 404', async () => {
+    const { outcome, audit } = await run('/admin/actions/delete', 'delete-message', { id: '9' });
+    expect(outcome).toEqual({ kind: 'refused', status: 404, message: 'No such message: it may have been deleted already.' });
+    expect(audit).toEqual([]);
+  });
+
+  test.each(['0', '-1', '1.5', 'abc', '', '12345678901234567'])('an id of %j is refused as no such message', async (id) => {
+    const { outcome, changes } = await run('/admin/actions/delete', 'delete-message', { id });
+    expect(outcome).toEqual({ kind: 'refused', status: 400, message: 'No such message.' });
+    expect(changes).toEqual([]);
+  });
+
+  test('delete a subscriber', async () => {
+    const { outcome, audit } = await run('/admin/actions/delete-subscriber', 'delete-subscriber', { email: 'ada@example.org' });
+    expect(outcome).toEqual({ kind: 'redirect', location: '/admin/subscribers?done=deleted' });
+    expect(audit.map((e) => [e.action, e.detail])).toEqual([['delete-subscriber', 'ada@example.org']]);
+  });
+
+  test('deleting an address not on the list changes nothing', async () => {
+    const { outcome, audit } = await run('/admin/actions/delete-subscriber', 'delete-subscriber', { email: 'nobody@example.org' });
+    expect(outcome).toEqual({ kind: 'redirect', location: '/admin/subscribers?done=unchanged' });
+    expect(audit).toEqual([]);
+  });
+
+  test('export CSV: formula-safe, named for the day, logged', async () => {
+    const { outcome, audit } = await run('/admin/actions/export', 'export', { what: 'messages', format: 'csv' });
+    expect(outcome).toEqual({
+      kind: 'download',
+      filename: 'messages-2026-11-22.csv',
+      contentType: 'text/csv; charset=utf-8',
+      body: expect.stringContaining(`1,2026-11-01T10:00:00.000Z,"'=HYPERLINK(""http://evil.test"")",a@b.co,Hi,sent,,,,\r\n`),
+    });
+    expect(audit.map((e) => [e.action, e.detail])).toEqual([['export-messages', '1 as CSV']]);
+  });
+
+  test('export JSON of subscribers', async () => {
+    const { outcome, audit } = await run('/admin/actions/export', 'export', { what: 'subscribers', format: 'json' });
+    expect(outcome).toEqual({
+      kind: 'download',
+      filename: 'subscribers-2026-11-22.json',
+      contentType: 'application/json; charset=utf-8',
+      body: '[\n  {\n    "email": "ada@example.org",\n    "created": "2026-11-01T10:00:00.000Z"\n  }\n]\n',
+    });
+    expect(audit.map((e) => [e.action, e.detail])).toEqual([['export-subscribers', '1 as JSON']]);
+  });
+
+  test.each<Record<string, string>>([{ what: 'passwords', format: 'csv' }, { what: 'messages', format: 'xml' }, { what: 'messages' }])(
+    'export of %j is refused',
+    async (fields) => {
+      const { outcome, audit } = await run('/admin/actions/export', 'export', fields);
+      expect(outcome).toEqual({ kind: 'refused', status: 400, message: 'Choose what to export: messages or subscribers, as CSV or JSON.' });
+      expect(audit).toEqual([]);
+    },
+  );
+});

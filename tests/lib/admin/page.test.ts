@@ -1,0 +1,117 @@
+import { describe, expect, test } from 'vitest';
+import { noticeFor, openAdminPage, pageCount, pageLink, readMessageQuery, readPage, signInMessage } from '../../../src/lib/admin/page.ts';
+import { createSessions, type SessionRecord } from '../../../src/lib/admin/session.ts';
+
+const params = (query: string) => new URLSearchParams(query);
+
+describe("the inbox's address", () => {
+  test.each([
+    ['', { status: undefined, search: undefined, page: 1 }],
+    ['status=failed', { status: 'failed', search: undefined, page: 1 }],
+    ['status=spam&q=+Ada+&page=3', { status: 'spam', search: 'Ada', page: 3 }],
+    ['status=deleted', { status: undefined, search: undefined, page: 1 }],
+    ['status=FAILED', { status: undefined, search: undefined, page: 1 }],
+    ['q=%20%20', { status: undefined, search: undefined, page: 1 }],
+    [`q=${'x'.repeat(300)}`, { status: undefined, search: 'x'.repeat(200), page: 1 }],
+  ])('?%s reads as %j', (query, expected) => {
+    expect(readMessageQuery(params(query))).toEqual(expected);
+  });
+
+  test.each([
+    ['page=1', 1],
+    ['page=2', 2],
+    ['page=999999', 999_999],
+    ['page=1000000', 1],
+    ['page=0', 1],
+    ['page=-2', 1],
+    ['page=02', 1],
+    ['page=1.5', 1],
+    ['page=abc', 1],
+    ['', 1],
+  ])('%s is page %i', (query, page) => {
+    expect(readPage(params(query))).toBe(page);
+  });
+
+  test.each([
+    [0, 1],
+    [1, 1],
+    [50, 1],
+    [51, 2],
+    [100, 2],
+    [101, 3],
+  ])('%i rows make %i pages of 50', (total, pages) => {
+    expect(pageCount(total, 50)).toBe(pages);
+  });
+
+  test.each([
+    ['status=failed&q=ada&page=2&done=deleted', 3, '/admin/messages?status=failed&q=ada&page=3'],
+    ['status=failed&page=2', 1, '/admin/messages?status=failed'],
+    ['page=2', 1, '/admin/messages'],
+    ['', 2, '/admin/messages?page=2'],
+  ])('from ?%s, page %i is %s (without the notice)', (query, page, link) => {
+    expect(pageLink('/admin/messages', params(query), page)).toBe(link);
+  });
+});
+
+describe('what the pages say after an action', () => {
+  test.each([
+    ['retry', 'The message is queued again; it will be sent within a few seconds.'],
+    ['mark-spam', 'The message is held as spam; it will not be sent.'],
+    ['release', 'The message is released; it will be sent once.'],
+    ['unchanged', 'Nothing changed: the message was already in that state.'],
+    ['deleted', 'Deleted.'],
+    ['something else', undefined],
+    [null, undefined],
+  ])('done=%s: %j', (done, notice) => {
+    expect(noticeFor(done)).toBe(notice);
+  });
+
+  test.each([
+    ['failed=1', { error: 'Wrong password.' }],
+    ['failed=2', {}],
+    ['ended=signed-out', { notice: 'You have signed out.' }],
+    ['ended=expired', { notice: 'Your session has ended. Sign in again.' }],
+    ['ended=none', {}],
+    ['', {}],
+  ])('the sign-in page at ?%s says %j', (query, message) => {
+    expect(signInMessage(params(query))).toEqual(message);
+  });
+});
+
+describe('who looks at an admin page', () => {
+  const records = new Map<string, SessionRecord>();
+  const sessions = createSessions({
+    create: async (s) => {
+      records.set(s.tokenHash, s);
+    },
+    find: async (h) => records.get(h),
+    touch: async () => {},
+    delete: async (h) => {
+      records.delete(h);
+    },
+    deleteExpired: async () => 0,
+  });
+  const look = async (cookie: string | undefined, publicOrigin: string | undefined, on = true) => {
+    const admin = on ? { sessions } : undefined;
+    const response = { headers: new Headers() };
+    const access = await openAdminPage(new Request('http://site.test/admin', cookie ? { headers: { cookie } } : {}), response, admin, publicOrigin);
+    return { kind: access.kind, headers: Object.fromEntries(response.headers) };
+  };
+  const HEADERS = { 'cache-control': 'no-store', 'x-robots-tag': 'noindex, nofollow' };
+
+  test('nobody when the admin is off: the page is absent, never cached', async () => {
+    await expect(look(undefined, 'http://site.test', false)).resolves.toEqual({ kind: 'absent', headers: HEADERS });
+  });
+
+  test('the owner with a live session, by the cookie the origin calls for', async () => {
+    const { token } = await sessions.start();
+    await expect(look(`admin_session=${token}`, 'http://site.test')).resolves.toEqual({ kind: 'signed-in', headers: HEADERS });
+    await expect(look(`__Host-admin_session=${token}`, 'https://site.test')).resolves.toEqual({ kind: 'signed-in', headers: HEADERS });
+    await expect(look(`admin_session=${token}`, 'https://site.test')).resolves.toEqual({ kind: 'signed-out', headers: HEADERS });
+    await expect(look(`admin_session=${token}`, undefined)).resolves.toEqual({ kind: 'signed-in', headers: HEADERS });
+  });
+
+  test('a visitor without a session', async () => {
+    await expect(look(undefined, 'http://site.test')).resolves.toEqual({ kind: 'signed-out', headers: HEADERS });
+  });
+});

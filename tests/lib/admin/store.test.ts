@@ -1,0 +1,199 @@
+import { describe, expect, test } from 'vitest';
+import { createAdminStores } from '../../../src/lib/admin/admin.ts';
+import { createHoldCommands } from '../../../src/lib/admin/hold.ts';
+import { keepHouse } from '../../../src/lib/admin/housekeeping.ts';
+import { createSessions } from '../../../src/lib/admin/session.ts';
+import { silentLogger } from '../../../src/lib/log.ts';
+import type { Store } from '../../../src/lib/store/store.ts';
+import { testEngines } from '../../support/stores.ts';
+
+const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
+
+/** Stores a message as a visitor would, then dates it and sets its status as the test needs. */
+async function message(store: Store, name: string, fields: { email?: string; message?: string; createdAt?: string; status?: string } = {}): Promise<number> {
+  const id = await store.submissions.save({
+    name,
+    email: fields.email ?? `${name.split(' ')[0]!.toLowerCase()}@example.org`,
+    message: fields.message ?? `Hello from ${name}.`,
+    honeypot: '',
+  });
+  if (fields.createdAt) await store.sql.run('UPDATE submissions SET created_at = ? WHERE id = ?', [fields.createdAt, id]);
+  if (fields.status) await store.sql.run('UPDATE submissions SET status = ? WHERE id = ?', [fields.status, id]);
+  return id;
+}
+
+describe.each(testEngines())('the admin on $name', ({ name, available, open }) => {
+  describe.skipIf(!available)(name, () => {
+    test('sessions: stored by hash, touched, ended, and swept when idle or too old', async () => {
+      const { store } = await open();
+      const { sessionStore } = createAdminStores(store.sql);
+      let now = new Date('2026-11-22T08:00:00.000Z');
+      const sessions = createSessions(sessionStore, () => now);
+      const a = await sessions.start();
+      const b = await sessions.start();
+      const rows = await store.sql.all<{ token_hash: string }>('SELECT token_hash FROM admin_sessions ORDER BY token_hash');
+      expect(rows.map((r) => r.token_hash)).toEqual([a.tokenHash, b.tokenHash].sort());
+      now = new Date(now.getTime() + 29 * MINUTE);
+      await expect(sessions.resume(a.token)).resolves.toMatchObject({ ok: true });
+      now = new Date(now.getTime() + 2 * MINUTE);
+      // b: 31 minutes idle; a: used 2 minutes ago.
+      await expect(sessions.sweep()).resolves.toBe(1);
+      await expect(sessions.resume(b.token)).resolves.toEqual({ ok: false, reason: 'unknown' });
+      await sessions.end(a.token);
+      await expect(sessions.resume(a.token)).resolves.toEqual({ ok: false, reason: 'unknown' });
+    });
+
+    test('the audit log: newest first, paged, counted', async () => {
+      const { store } = await open();
+      const { audit } = createAdminStores(store.sql);
+      for (const [i, action] of (['sign-in', 'export-messages', 'delete-message'] as const).entries()) {
+        await audit.record({ at: `2026-11-22T08:0${i}:00.000Z`, action, detail: `#${i}`, client: 'abc' });
+      }
+      await expect(audit.list(2, 0)).resolves.toEqual({
+        entries: [
+          { at: '2026-11-22T08:02:00.000Z', action: 'delete-message', detail: '#2', client: 'abc' },
+          { at: '2026-11-22T08:01:00.000Z', action: 'export-messages', detail: '#1', client: 'abc' },
+        ],
+        total: 3,
+      });
+      expect((await audit.list(2, 2)).entries.map((e) => e.action)).toEqual(['sign-in']);
+    });
+
+    test('messages: newest first, 50 a page, filtered by status, searched in name, email and text', async () => {
+      const { store } = await open();
+      const { queries } = createAdminStores(store.sql);
+      for (let i = 0; i < 53; i++)
+        await message(store, `Person ${String(i).padStart(2, '0')}`, { createdAt: new Date(Date.UTC(2026, 10, 1) + i * MINUTE).toISOString() });
+      await message(store, 'Ada Lovelace', { email: 'ada@engine.example', message: 'About 100% of the ENGINE_ROOM.', status: 'failed' });
+      await message(store, 'Grace Hopper', { message: 'Compilers, please.', status: 'spam' });
+
+      const first = await queries.messages({ page: 1 });
+      expect(first.total).toBe(55);
+      expect(first.rows).toHaveLength(50);
+      expect(first.rows.slice(0, 3).map((r) => r.name)).toEqual(['Grace Hopper', 'Ada Lovelace', 'Person 52']);
+      expect((await queries.messages({ page: 2 })).rows.map((r) => r.name)).toEqual(['Person 04', 'Person 03', 'Person 02', 'Person 01', 'Person 00']);
+      expect((await queries.messages({ page: 3 })).rows).toEqual([]);
+
+      const names = async (query: Parameters<typeof queries.messages>[0]) => (await queries.messages(query)).rows.map((r) => r.name);
+      await expect(names({ page: 1, status: 'failed' })).resolves.toEqual(['Ada Lovelace']);
+      await expect(names({ page: 1, status: 'spam' })).resolves.toEqual(['Grace Hopper']);
+      await expect(names({ page: 1, search: 'LOVELACE' })).resolves.toEqual(['Ada Lovelace']);
+      await expect(names({ page: 1, search: 'engine.example' })).resolves.toEqual(['Ada Lovelace']);
+      await expect(names({ page: 1, search: 'compilers' })).resolves.toEqual(['Grace Hopper']);
+      // LIKE's wildcards are searched for as themselves.
+      await expect(names({ page: 1, search: '100%' })).resolves.toEqual(['Ada Lovelace']);
+      await expect(names({ page: 1, search: 'engine_room' })).resolves.toEqual(['Ada Lovelace']);
+      await expect(names({ page: 1, search: '%' })).resolves.toEqual(['Ada Lovelace']);
+      await expect(names({ page: 1, search: 'Person 5', status: 'pending' })).resolves.toEqual(['Person 52', 'Person 51', 'Person 50']);
+      await expect(queries.messages({ page: 1, search: 'nobody' })).resolves.toEqual({ rows: [], total: 0 });
+      expect(first.rows[1]).toEqual({
+        id: expect.any(Number),
+        createdAt: expect.any(String),
+        name: 'Ada Lovelace',
+        email: 'ada@engine.example',
+        status: 'failed',
+        excerpt: 'About 100% of the ENGINE_ROOM.',
+      });
+    });
+
+    test('counts per status and per day, and delivery health', async () => {
+      const { store } = await open();
+      const { queries } = createAdminStores(store.sql);
+      await message(store, 'A', { createdAt: '2026-11-20T23:59:59.999Z', status: 'sent' });
+      await message(store, 'B', { createdAt: '2026-11-21T00:00:00.000Z', status: 'failed' });
+      await message(store, 'C', { createdAt: '2026-11-21T12:00:00.000Z' });
+      await message(store, 'D', { createdAt: '2026-10-01T12:00:00.000Z' });
+      await expect(queries.countByStatus()).resolves.toEqual({ sent: 1, failed: 1, pending: 2 });
+      const days = await queries.perDay(new Date('2026-11-01T00:00:00.000Z'));
+      expect(days.sort((x, y) => x.day.localeCompare(y.day))).toEqual([
+        { day: '2026-11-20', count: 1 },
+        { day: '2026-11-21', count: 2 },
+      ]);
+      await expect(queries.deliveryHealth()).resolves.toEqual({ lastSentAt: null, lastFailureAt: null, failed: 1, pending: 2 });
+      const id = await message(store, 'E');
+      await store.outbox.markRetry(id, new Date('2026-11-22T09:00:00.000Z'), new Date('2026-11-22T09:01:00.000Z'), 'timeout');
+      await store.outbox.markSent(id, new Date('2026-11-22T09:01:00.000Z'));
+      await expect(queries.deliveryHealth()).resolves.toEqual({
+        lastSentAt: '2026-11-22T09:01:00.000Z',
+        lastFailureAt: '2026-11-22T09:00:00.000Z',
+        failed: 1,
+        pending: 2,
+      });
+    });
+
+    test('deleting a message erases it and its delivery history, and nothing else', async () => {
+      const { store } = await open();
+      const { queries } = createAdminStores(store.sql);
+      const gone = await message(store, 'Gone');
+      const kept = await message(store, 'Kept');
+      for (const id of [gone, kept]) await store.outbox.markRetry(id, new Date(), new Date(), 'timeout');
+      await expect(queries.deleteMessage(gone)).resolves.toBe(true);
+      await expect(queries.deleteMessage(gone)).resolves.toBe(false);
+      await expect(store.outbox.find(gone)).resolves.toBeUndefined();
+      expect(Number((await store.sql.get<{ n: number | string }>('SELECT count(*) AS n FROM delivery_attempts WHERE submission_id = ?', [gone]))!.n)).toBe(0);
+      expect(Number((await store.sql.get<{ n: number | string }>('SELECT count(*) AS n FROM delivery_attempts WHERE submission_id = ?', [kept]))!.n)).toBe(1);
+      await expect(store.outbox.find(kept)).resolves.toMatchObject({ name: 'Kept' });
+    });
+
+    test('retention deletes what is older than RETENTION_DAYS, with its history, and audits it', async () => {
+      const { store } = await open();
+      const { queries, audit } = createAdminStores(store.sql);
+      const now = new Date('2026-11-22T12:00:00.000Z');
+      const old = await message(store, 'Old', { createdAt: new Date(now.getTime() - 30 * DAY - 1).toISOString() });
+      await message(store, 'Young', { createdAt: new Date(now.getTime() - 30 * DAY + 1000).toISOString() });
+      await store.outbox.markRetry(old, now, now, 'timeout');
+      const parts = { sessions: undefined, queries, audit, retentionDays: 30, logger: silentLogger, clock: () => now };
+      await expect(keepHouse(parts)).resolves.toEqual({ sessions: 0, messages: 1 });
+      expect((await store.outbox.list()).map((s) => s.name)).toEqual(['Young']);
+      expect(Number((await store.sql.get<{ n: number | string }>('SELECT count(*) AS n FROM delivery_attempts'))!.n)).toBe(0);
+      await expect(audit.list(10, 0)).resolves.toEqual({
+        entries: [{ at: now.toISOString(), action: 'retention', detail: '1 older than 30 days', client: 'server' }],
+        total: 1,
+      });
+      await expect(keepHouse({ ...parts, retentionDays: undefined })).resolves.toEqual({ sessions: 0, messages: 0 });
+      expect((await store.outbox.list()).map((s) => s.name)).toEqual(['Young']);
+    });
+
+    test('mark as spam holds a message; not spam releases it once, to the queue or back to sent', async () => {
+      const { store } = await open();
+      const released: number[] = [];
+      const hold = createHoldCommands(store.sql, (id) => released.push(id));
+      const at = new Date('2026-11-22T10:00:00.000Z');
+      const waiting = await message(store, 'Waiting');
+      const sent = await message(store, 'Sent');
+      await store.outbox.markSent(sent, at);
+      await expect(hold.markSpam(waiting, at)).resolves.toBe(true);
+      await expect(hold.markSpam(waiting, at)).resolves.toBe(false);
+      await expect(hold.markSpam(sent, at)).resolves.toBe(true);
+      await expect(store.outbox.claim(new Date(at.getTime() + DAY), new Date(at.getTime() + DAY + MINUTE))).resolves.toBeUndefined();
+      await expect(Promise.all([hold.release(waiting, at), hold.release(waiting, at)])).resolves.toEqual([true, false]);
+      await expect(hold.release(sent, at)).resolves.toBe(true);
+      expect(released).toEqual([waiting, sent]);
+      await expect(store.outbox.find(waiting)).resolves.toMatchObject({ status: 'pending', attempts: 0, nextAttemptAt: '2026-11-22T10:00:00.000Z' });
+      await expect(store.outbox.find(sent)).resolves.toMatchObject({ status: 'sent' });
+      expect((await store.outbox.claim(new Date(at.getTime() + MINUTE), new Date(at.getTime() + 2 * MINUTE)))?.id).toBe(waiting);
+    });
+
+    test('subscribers: counted, searched, paged, deleted', async () => {
+      const { store } = await open();
+      const { queries } = createAdminStores(store.sql);
+      await store.subscribers.add('ada@example.org', new Date('2026-11-01T00:00:00.000Z'));
+      await store.subscribers.add('grace@example.net', new Date('2026-11-02T00:00:00.000Z'));
+      await store.subscribers.add('a_b@example.org', new Date('2026-11-03T00:00:00.000Z'));
+      await expect(queries.subscribers(undefined, 1)).resolves.toEqual({
+        rows: [
+          { email: 'a_b@example.org', createdAt: '2026-11-03T00:00:00.000Z' },
+          { email: 'grace@example.net', createdAt: '2026-11-02T00:00:00.000Z' },
+          { email: 'ada@example.org', createdAt: '2026-11-01T00:00:00.000Z' },
+        ],
+        total: 3,
+      });
+      expect((await queries.subscribers('EXAMPLE.ORG', 1)).total).toBe(2);
+      expect((await queries.subscribers('a_b', 1)).rows.map((r) => r.email)).toEqual(['a_b@example.org']);
+      await expect(queries.deleteSubscriber('grace@example.net')).resolves.toBe(true);
+      await expect(queries.deleteSubscriber('grace@example.net')).resolves.toBe(false);
+      expect((await queries.subscribers(undefined, 1)).total).toBe(2);
+    });
+  });
+});
