@@ -1,5 +1,6 @@
 import type { MiddlewareHandler, MiddlewareNext } from 'astro';
 import { defineMiddleware } from 'astro:middleware';
+import { adminRefusals, isAdminRefusal } from './lib/admin/route.ts';
 import { formViews } from './lib/pipeline/handoff.ts';
 import { toResponse } from './lib/pipeline/outcome.ts';
 import { isFormView } from './lib/pipeline/page.ts';
@@ -30,10 +31,19 @@ async function answer(context: Parameters<MiddlewareHandler>[0], next: Middlewar
     context.locals.formView = handedOver;
     return next();
   }
+  const refused = adminRefusals().getStore();
+  if (refused) {
+    context.locals.adminRefusal = refused;
+    return next();
+  }
   const url = new URL(context.request.url);
   const target = findTarget(url.pathname + url.search);
   if (target.kind === 'elsewhere') return next();
   const reply = await runPipeline({ request: context.request, target, socketAddress: socketAddressOf(context), services: services() });
+  if (isAdminRefusal(reply)) {
+    context.locals.adminRefusal = reply;
+    return next();
+  }
   if (!isFormView(reply)) return toResponse(reply);
   context.locals.formView = reply;
   return next();

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { adminRefusals, isAdminRefusal } from '../lib/admin/route.ts';
 import { BODY_LIMIT_BYTES, tooLargeMessage } from '../lib/http.ts';
 import { formViews } from '../lib/pipeline/handoff.ts';
 import { type Answer, failure, methodNotAllowed, renderJson } from '../lib/pipeline/outcome.ts';
@@ -45,7 +46,11 @@ export function createDispatcher({
     const request = toWebRequest(req);
     if (!request) return send(res, renderJson(failure(400, 'Bad request')));
     void runPipeline({ request, target, socketAddress: req.socket.remoteAddress ?? '', services })
-      .then((reply) => (isFormView(reply) ? formViews().run(reply, () => astro(req, res)) : send(res, reply)))
+      .then((reply) => {
+        if (isFormView(reply)) return formViews().run(reply, () => astro(req, res));
+        if (isAdminRefusal(reply)) return adminRefusals().run(reply, () => astro(req, res));
+        return send(res, reply);
+      })
       .then(() => {
         if (declaresTooLargeBody(req)) discardBriefly(req);
       })

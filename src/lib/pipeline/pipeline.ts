@@ -1,3 +1,5 @@
+import type { AdminAction } from '../admin/actions.ts';
+import { type AdminRefusalView, renderAdminOutcome, runAdminRoute } from '../admin/route.ts';
 import { clientIp, clientKey, hashClient } from '../client-ip.ts';
 import { BODY_LIMIT_BYTES, tooLargeMessage } from '../http.ts';
 import { describeError } from '../log.ts';
@@ -8,8 +10,8 @@ import { type Answer, failure, INTERNAL_ERROR, methodNotAllowed, type Outcome, r
 import { type FormPages, type FormView, renderPage } from './page.ts';
 import type { Route, RouteHandler, Target } from './routes.ts';
 
-/** What the pipeline gives back: an answer to send, or a form's page for Astro to render. */
-export type Reply = Answer | FormView;
+/** What the pipeline gives back: an answer to send, or a form's or the admin's page for Astro to render. */
+export type Reply = Answer | FormView | AdminRefusalView;
 
 /** One request on its way through the pipeline. */
 export type PipelineRequest = {
@@ -36,6 +38,7 @@ export async function runPipeline({ request, target, socketAddress, services }: 
   }
 
   const { route } = target;
+  if (route.admin) return runAdmin(route.admin, { request, ip, services });
   const started = performance.now();
   const handler = handlerFor(route, request.method);
   // Asked once: a person whose browser posted a form gets pages, everyone else the JSON of the spec.
@@ -56,6 +59,19 @@ export async function runPipeline({ request, target, socketAddress, services }: 
       client: hashClient(ip),
     });
   }
+  return reply;
+}
+
+/** An admin post: its own checks and action (src/lib/admin/route.ts), one log line, and never a stack trace to the owner. */
+async function runAdmin(action: AdminAction, { request, ip, services }: Omit<Step, 'pages'>): Promise<Reply> {
+  let reply: Answer | AdminRefusalView;
+  try {
+    reply = await runAdminRoute(action, request, ip, services);
+  } catch (error) {
+    services.logger.error('admin.unexpected_error', { action, error: describeError(error) });
+    reply = renderAdminOutcome({ kind: 'refused', status: 500, message: 'Something went wrong on the server. Reload the page to see what was done, then try again.' });
+  }
+  if (request.method === 'POST') services.logger.info('admin.request', { action, status: reply.status, client: hashClient(ip) });
   return reply;
 }
 

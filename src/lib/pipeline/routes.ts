@@ -1,3 +1,4 @@
+import { ADMIN_ACTIONS, type AdminAction } from '../admin/actions.ts';
 import { handleContact } from '../contact/handle.ts';
 import { handleHealth } from '../health.ts';
 import { handleNewsletter } from '../newsletter/handle.ts';
@@ -17,25 +18,32 @@ export type RouteHandler = (request: Request, services: Services) => Outcome | P
  */
 export type Route = {
   path: string;
-  kind: 'api' | 'form';
+  kind: 'api' | 'form' | 'admin';
   /** The handler of each method the route takes; any other method is a 405 naming these. */
   methods: Partial<Record<string, RouteHandler>>;
   /** The per-client budget its posts count against, and that puts one log line per request. */
   limit?: LimitedRoute;
   /** Where a person without JavaScript goes after a post (form routes). */
   pages?: FormPages;
+  /** The owner's action (admin routes): past the API's origin policy to the admin's own checks (decision 0102). */
+  admin?: AdminAction;
 };
+
+/** The admin's form posts, one path each under /admin/actions/, where no page lives (decision 0104). */
+const ADMIN_ROUTES: readonly Route[] = Object.entries(ADMIN_ACTIONS).map(([path, action]) => ({ path, kind: 'admin', methods: {}, admin: action }));
 
 /** Every address the pipeline answers; anything else under /api/ is a JSON 404 (decision 0040). */
 export const ROUTES: readonly Route[] = [
   { path: '/api/newsletter', kind: 'form', limit: 'newsletter', pages: FORM_PAGES.newsletter, methods: { POST: handleNewsletter } },
   { path: '/api/contact', kind: 'form', limit: 'contact', pages: FORM_PAGES.contact, methods: { POST: handleContact } },
   { path: '/api/health', kind: 'api', methods: { GET: (_, { database, provider }) => handleHealth({ store: database, providerName: provider.name }) } },
+  ...ADMIN_ROUTES,
 ];
 
 const BY_PATH = new Map(ROUTES.map((route) => [route.path, route]));
 /** The first segment of every route (`/api`): anything under one is the pipeline's, a route or a near miss. */
-const PREFIXES = [...new Set(ROUTES.map((route) => `/${route.path.split('/')[1]}`))];
+// Not the admin's: /admin/* is also where its pages live, which must stay Astro's.
+const PREFIXES = [...new Set(ROUTES.filter((route) => route.kind !== 'admin').map((route) => `/${route.path.split('/')[1]}`))];
 
 /**
  * Where a request goes: a route of the table, a near miss (a path that is not exactly a
