@@ -69,7 +69,11 @@ async function runAdmin(action: AdminAction, { request, ip, services }: Omit<Ste
     reply = await runAdminRoute(action, request, ip, services);
   } catch (error) {
     services.logger.error('admin.unexpected_error', { action, error: describeError(error) });
-    reply = renderAdminOutcome({ kind: 'refused', status: 500, message: 'Something went wrong on the server. Reload the page to see what was done, then try again.' });
+    reply = renderAdminOutcome({
+      kind: 'refused',
+      status: 500,
+      message: 'Something went wrong on the server. Reload the page to see what was done, then try again.',
+    });
   }
   if (request.method === 'POST') services.logger.info('admin.request', { action, status: reply.status, client: hashClient(ip) });
   return reply;
