@@ -47,8 +47,8 @@ export function createDispatcher({
     if (!request) return send(res, renderJson(failure(400, 'Bad request')));
     void runPipeline({ request, target, socketAddress: req.socket.remoteAddress ?? '', services })
       .then((reply) => {
-        if (isFormView(reply)) return formViews().run(reply, () => astro(req, res));
         if (isAdminRefusal(reply)) return adminRefusals().run(reply, () => astro(req, res));
+        if (isFormView(reply)) return formViews().run(reply, () => astro(req, res));
         return send(res, reply);
       })
       .then(() => {

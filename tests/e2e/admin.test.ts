@@ -92,6 +92,7 @@ describe.each([
     await loadsPage(page, () => page.getByRole('link', { name: 'Messages' }).click());
     const names = page.getByRole('list', { name: 'Messages, newest first' }).getByRole('link');
     await expect(names.allTextContents()).resolves.toEqual(['Grace Hopper', 'Ada Lovelace']);
+    if (javaScriptEnabled) await screenshotAtWidths(page, 'admin-messages');
 
     await page.getByLabel('Status').selectOption('failed');
     await loadsPage(page, () => page.getByRole('button', { name: 'Show' }).click());
@@ -105,6 +106,7 @@ describe.each([
     await loadsPage(page, () => names.first().click());
     await page.getByRole('heading', { name: 'Message from Grace Hopper' }).waitFor();
     await expect(page.getByText('A question about compilers, if I may.').isVisible()).resolves.toBe(true);
+    if (javaScriptEnabled) await screenshotAtWidths(page, 'admin-message');
     await expect(page.getByRole('link', { name: 'Subscribers' }).isVisible()).resolves.toBe(true);
   });
 });
@@ -244,8 +246,16 @@ describe('every admin page and state: axe in light and dark, and no sideways scr
         await page.goto(`${site.url}${path}`);
         await expectNoViolations(page, `${what} (${colorScheme})`);
         expect([what, await noSidewaysScroll(page)]).toEqual([what, true]);
-        if (colorScheme === 'light' && (what === 'messages' || what === 'one message')) await screenshotAtWidths(page, `admin-${what.replace(' ', '-')}`);
       }
+      // A form kept open past its session's token: the refusal page, and nothing changed.
+      await page.goto(`${site.url}/admin/messages/${idOf('Ada Lovelace')}`);
+      await page.locator('input[name="csrf"]').evaluateAll((inputs) => {
+        for (const input of inputs as HTMLInputElement[]) input.value = 'stale';
+      });
+      await expect(loadsPage(page, () => page.getByRole('button', { name: 'Mark as spam' }).click())).resolves.toBe(403);
+      await page.getByRole('heading', { name: 'Refused' }).waitFor();
+      await expectNoViolations(page, `the refusal page (${colorScheme})`);
+      expect(await noSidewaysScroll(page)).toBe(true);
     },
     120_000,
   );

@@ -28,7 +28,7 @@ export type AdminAction = (typeof ADMIN_ACTIONS)[keyof typeof ADMIN_ACTIONS];
 export type AdminOutcome =
   | { kind: 'redirect'; location: string; cookie?: string }
   | { kind: 'download'; filename: string; contentType: string; body: string }
-  | { kind: 'refused'; status: 400 | 403 | 404 | 429; message: string; headers?: Record<string, string> };
+  | { kind: 'refused'; status: 400 | 403 | 404 | 429 | 500; message: string; headers?: Record<string, string> };
 
 /** The message of a post from another site, or with a stale form. */
 export const FORBIDDEN_MESSAGE = 'This action was refused: it did not come from this site’s admin pages. Reload the page and try again.';
