@@ -1,10 +1,16 @@
+import { type Admin, createAdmin } from './admin/admin.ts';
+import { createHoldCommands } from './admin/hold.ts';
+import { scheduleHousekeeping } from './admin/housekeeping.ts';
+import { createAdminQueries } from './admin/queries.ts';
 import { type Config, requireConfig } from './config.ts';
+import { exported } from './contact/inbox.ts';
+import type { Scheduler } from './contact/scheduler.ts';
 import { createSmtpMailer } from './contact/mailer.ts';
 import { composeContactEmail } from './contact/message.ts';
 import type { SubmissionStore } from './contact/store.ts';
 import { createDeliveryWorker, type DeliveryWorker } from './contact/worker.ts';
 import { createLogger, type Logger } from './log.ts';
-import { type AbuseLimits, createAbuseLimits } from './rate-limit.ts';
+import { type AbuseLimits, connectRedis, createAbuseLimits } from './rate-limit.ts';
 import type { NewsletterProvider } from './newsletter/provider.ts';
 import { createNewsletterProvider } from './newsletter/registry.ts';
 import { openStore, type Store } from './store/store.ts';
@@ -22,6 +28,10 @@ export type Services = {
   worker: DeliveryWorker | undefined;
   /** Called after a submission is stored, so delivery can start without waiting for the next poll. */
   onStored: (id: number) => void;
+  /** The owner's inbox at /admin; `undefined` without ADMIN_PASSWORD_HASH, when every /admin address is 404. */
+  admin: Admin | undefined;
+  /** Deletes expired admin sessions and, with RETENTION_DAYS, old messages: at start, then daily (not started here). */
+  housekeeping: Scheduler;
 };
 
 /**
@@ -41,15 +51,38 @@ export function createServices(config: Config, logger: Logger): Services {
         leaseMs: config.delivery.leaseMs,
       })
     : undefined;
+  const provider = createNewsletterProvider(config.newsletter, database.subscribers);
+  const onStored = worker ? () => worker.poke() : () => {};
+  const admin = config.admin
+    ? createAdmin(
+        { passwordHash: config.admin.passwordHash, retentionDays: config.retentionDays },
+        {
+          store: database,
+          logger,
+          providerName: provider.name,
+          redis: config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined,
+          spam: { ...createHoldCommands(database.sql, onStored), reasons: async () => [] },
+          exportMessages: async () => (await database.outbox.list()).map(exported),
+        },
+      )
+    : undefined;
   return {
     config,
     logger,
     database,
-    provider: createNewsletterProvider(config.newsletter, database.subscribers),
+    provider,
     store: database.submissions,
     limits: createAbuseLimits(config, logger),
     worker,
-    onStored: worker ? () => worker.poke() : () => {},
+    onStored,
+    admin,
+    housekeeping: scheduleHousekeeping({
+      sessions: admin?.sessions,
+      queries: admin?.queries ?? createAdminQueries(database.sql),
+      audit: admin?.audit,
+      retentionDays: config.retentionDays,
+      logger,
+    }),
   };
 }
 
