@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { hashPassword } from '../../src/lib/admin/password.ts';
@@ -247,6 +249,12 @@ describe('sign-in throttling, behind a proxy that names each client', () => {
     expect(owner.status).toBe(303);
     expect(owner.headers.get('set-cookie')).toMatch(/^admin_session=/);
   }, 60_000);
+});
+
+test('no admin page is written into the static build', () => {
+  const built = join(fileURLToPath(new URL('../../dist/client', import.meta.url)));
+  expect(existsSync(join(built, 'index.html'))).toBe(true);
+  expect(existsSync(join(built, 'admin'))).toBe(false);
 });
 
 describe('without ADMIN_PASSWORD_HASH', () => {

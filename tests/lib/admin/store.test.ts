@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'vitest';
-import { createAdminStores } from '../../../src/lib/admin/admin.ts';
+import { createAdmin, createAdminStores } from '../../../src/lib/admin/admin.ts';
 import { createHoldCommands } from '../../../src/lib/admin/hold.ts';
 import { keepHouse } from '../../../src/lib/admin/housekeeping.ts';
+import { parsePasswordHash } from '../../../src/lib/admin/password.ts';
 import { createSessions } from '../../../src/lib/admin/session.ts';
 import { silentLogger } from '../../../src/lib/log.ts';
 import type { Store } from '../../../src/lib/store/store.ts';
@@ -173,6 +174,54 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
       await expect(store.outbox.find(waiting)).resolves.toMatchObject({ status: 'pending', attempts: 0, nextAttemptAt: '2026-11-22T10:00:00.000Z' });
       await expect(store.outbox.find(sent)).resolves.toMatchObject({ status: 'sent' });
       expect((await store.outbox.claim(new Date(at.getTime() + MINUTE), new Date(at.getTime() + 2 * MINUTE)))?.id).toBe(waiting);
+    });
+
+    test('the admin over the store: the overview, one message with its history and reasons, retry only of a failed one', async () => {
+      const { store } = await open();
+      const parsed = parsePasswordHash('$argon2id$v=19$m=256,t=2,p=1$c29tZXNhbHQ$nf65EOgLrQMR/uIPnA4rEsF5h7TKyQwu9U1bMCHGi/4', true);
+      if (!parsed.ok) throw new Error(parsed.problem);
+      const now = new Date('2026-11-22T12:00:00.000Z');
+      const failed = await message(store, 'Failed One', { createdAt: '2026-11-22T08:00:00.000Z' });
+      const held = await message(store, 'Held One', { createdAt: '2026-11-21T08:00:00.000Z', status: 'spam' });
+      await message(store, 'Too Old', { createdAt: '2026-10-23T23:59:59.999Z' });
+      await store.outbox.markFailed(failed, new Date('2026-11-22T08:00:01.000Z'), '550 mailbox unavailable');
+      const admin = createAdmin(
+        { passwordHash: parsed.hash, retentionDays: 90 },
+        {
+          store,
+          logger: silentLogger,
+          providerName: 'local',
+          spam: { ...createHoldCommands(store.sql, () => {}), reasons: async (id) => (id === held ? ['too-many-links'] : []) },
+          exportMessages: async () => [],
+        },
+      );
+      const overview = await admin.overview(now);
+      expect(overview).toMatchObject({
+        counts: { failed: 1, spam: 1, pending: 1 },
+        delivery: { lastSentAt: null, lastFailureAt: '2026-11-22T08:00:01.000Z', failed: 1, pending: 1 },
+        provider: 'local',
+        database: name,
+        retentionDays: 90,
+      });
+      expect(overview.days).toHaveLength(30);
+      expect(overview.days[0]).toEqual({ day: '2026-10-24', count: 0 });
+      expect(overview.days.slice(-2)).toEqual([
+        { day: '2026-11-21', count: 1 },
+        { day: '2026-11-22', count: 1 },
+      ]);
+
+      await expect(admin.message(held)).resolves.toMatchObject({ submission: { name: 'Held One' }, history: [], spamReasons: ['too-many-links'] });
+      await expect(admin.message(failed)).resolves.toMatchObject({
+        history: [{ at: '2026-11-22T08:00:01.000Z', outcome: 'failed', error: '550 mailbox unavailable' }],
+        spamReasons: [],
+      });
+      await expect(admin.message(failed + 1000)).resolves.toBeUndefined();
+
+      await expect(admin.deps.commands.retry(held, now)).resolves.toBe(false);
+      await expect(admin.deps.commands.retry(failed, now)).resolves.toBe(true);
+      await expect(admin.deps.commands.retry(failed, now)).resolves.toBe(false);
+      await expect(admin.deps.commands.retry(failed + 1000, now)).resolves.toBe(false);
+      await expect(store.outbox.find(failed)).resolves.toMatchObject({ status: 'pending' });
     });
 
     test('subscribers: counted, searched, paged, deleted', async () => {
