@@ -13,10 +13,27 @@ export function createFront(settings: PublicAddressSettings & { headers: Readonl
   return (req, res) => {
     // Set before any handler writes: writeHead(status, its own headers) merges with these.
     for (const [name, value] of headers) res.setHeader(name, value);
-    if (!settings.publicUrl || isAddressedToSite(addressHeaders(req), settings)) return false;
+    if (!settings.publicUrl || isForSite(req, settings)) return false;
     refuseMisdirected(req, res);
     return true;
   };
+}
+
+/** A request-target in absolute form (`POST http://host/path`), as a client sends it to a proxy. */
+const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\//i;
+
+/**
+ * Whether a request names the site, in `Host` (or the trusted proxy's headers) and, for a
+ * target in absolute form, in the target too.
+ * Hint: in absolute form the target's host is the one that counts (RFC 9112 3.2.2) and Node
+ * leaves `Host` as sent, so both must name the site: `POST http://evil.test/api/contact`
+ * with our `Host` is refused as surely as the other way round.
+ */
+function isForSite(req: IncomingMessage, settings: PublicAddressSettings): boolean {
+  if (!isAddressedToSite(addressHeaders(req), settings)) return false;
+  if (!ABSOLUTE_FORM.test(req.url ?? '')) return true;
+  const host = URL.parse(req.url ?? '')?.host;
+  return Boolean(host) && isAddressedToSite(new Headers({ host: host! }), { ...settings, trustProxy: 0 });
 }
 
 function addressHeaders(req: IncomingMessage): Headers {
@@ -29,7 +46,7 @@ function addressHeaders(req: IncomingMessage): Headers {
 }
 
 function refuseMisdirected(req: IncomingMessage, res: ServerResponse): void {
-  const api = req.url?.startsWith('/api/') ?? false;
+  const api = pathOf(req.url ?? '').startsWith('/api/');
   const body = api ? JSON.stringify({ success: false, error: MISDIRECTED_MESSAGE }) : `${MISDIRECTED_MESSAGE}.\n`;
   res.writeHead(421, {
     'content-type': api ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8',
@@ -37,4 +54,9 @@ function refuseMisdirected(req: IncomingMessage, res: ServerResponse): void {
     'cache-control': 'no-store',
   });
   res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+/** The path of a request-target, in origin form or absolute form. */
+function pathOf(target: string): string {
+  return ABSOLUTE_FORM.test(target) ? (URL.parse(target)?.pathname ?? '') : target;
 }
