@@ -127,7 +127,7 @@ export function classifySmtpError(error: unknown): { permanent: boolean; reason:
   const certificate = typeof e.originalCode === 'string' ? CERTIFICATE_PROBLEMS[e.originalCode] : undefined;
   if (certificate) {
     // Node's own advice after the ";" (--use-system-ca) is not how this service is configured.
-    const detail = text.split(';')[0]?.trim();
+    const detail = text.split(';')[0];
     // Node's check of the name leaves out DNS names when the host is an IP; its error has both.
     const names = e.cert?.subjectaltname;
     const problem =
