@@ -208,6 +208,18 @@ describe('the scheduler', () => {
     expect(passes).toEqual([0]);
   });
 
+  test('a poke during a pass that is then stopped runs no further pass', async () => {
+    const held = gate();
+    const s = scheduler({ hold: () => held.promise });
+    s.start();
+    s.poke();
+    const stopping = s.stop();
+    held.open();
+    await stopping;
+    await advance(60_000);
+    expect(passes).toEqual([0]);
+  });
+
   test('stop while the next wait is being worked out waits for that answer too', async () => {
     const answer = gate();
     const s = scheduler({ nextDueAt: () => answer.promise.then(() => undefined) });
