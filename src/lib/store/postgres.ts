@@ -63,6 +63,12 @@ export function openPostgres(options: PostgresOptions): Sql {
       await ready;
       const client = await pool.connect();
       let broken: Error | undefined;
+      // A checked-out connection that breaks (the server stopped mid-transaction) emits 'error'
+      // besides failing its query; unheard, that event would end the process.
+      const onError = (error: Error) => {
+        broken = error;
+      };
+      client.on('error', onError);
       try {
         await client.query('BEGIN');
         const result = await work(session(client, true));
@@ -75,6 +81,7 @@ export function openPostgres(options: PostgresOptions): Sql {
         });
         throw error;
       } finally {
+        client.removeListener('error', onError);
         client.release(broken);
       }
     },
@@ -93,6 +100,11 @@ export function numbered(sql: string): string {
 
 async function migrate(pool: pg.Pool): Promise<void> {
   const client = await pool.connect();
+  let broken: Error | undefined;
+  const onError = (error: Error) => {
+    broken = error;
+  };
+  client.on('error', onError);
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     try {
@@ -110,7 +122,8 @@ async function migrate(pool: pg.Pool): Promise<void> {
           await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [version, step.name]);
           await client.query('COMMIT');
         } catch (error) {
-          await client.query('ROLLBACK');
+          // The step's own error is the one to tell, not the rollback's on a broken connection.
+          await client.query('ROLLBACK').catch(() => {});
           throw error;
         }
       }
@@ -118,6 +131,7 @@ async function migrate(pool: pg.Pool): Promise<void> {
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
     }
   } finally {
-    client.release();
+    client.removeListener('error', onError);
+    client.release(broken);
   }
 }
