@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { POSTGRES_SKIP_NOTE, type PostgresServer, postgresAvailable, startPostgres } from '../support/postgres.ts';
 import { postForm, type Site, startSite } from '../support/site.ts';
-import { eventually, type FakeSmtpServer, startSmtpServer } from '../support/smtp.ts';
+import { eventually, type FakeSmtpServer, type SmtpAnswer, startSmtpServer } from '../support/smtp.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const POSTS = 40;
@@ -42,7 +42,7 @@ describe.skipIf(!postgresAvailable)('two instances on one PostgreSQL', () => {
     postgres = await startPostgres();
     url = await postgres.createDatabase('two_instances');
     smtpFirst = await startSmtpServer({
-      answer: async () => {
+      answer: async (): Promise<SmtpAnswer> => {
         if (holding) {
           held += 1;
           await released;
