@@ -6,7 +6,7 @@ import type { Store } from '../store/store.ts';
 import type { AdminDeps, MessageCommands } from './actions.ts';
 import { type AuditLog, createAuditLog } from './audit.ts';
 import { CHART_DAYS, type DayCount, lastDays } from './chart.ts';
-import type { PasswordHash } from './password.ts';
+import { createPasswordCheck, type PasswordHash } from './password.ts';
 import { type AdminQueries, createAdminQueries, type DeliveryHealth } from './queries.ts';
 import { createSessions, type SessionStore, type Sessions } from './session.ts';
 import { createSessionStore } from './session-store.ts';
@@ -69,7 +69,7 @@ export function createAdmin(settings: AdminSettings, parts: AdminParts): Admin {
     release: spam.release,
   };
   const deps: AdminDeps = {
-    passwordHash: settings.passwordHash,
+    checkPassword: createPasswordCheck(settings.passwordHash),
     sessions,
     throttle: createSignInThrottle({ redis: parts.redis, logger, ...(parts.delays && { delays: parts.delays }) }),
     audit,

@@ -133,3 +133,30 @@ function b64(bytes: Buffer): string {
 function unb64(text: string): Buffer {
   return Buffer.from(text, 'base64');
 }
+
+/** How many password checks run at once; the others wait their turn. */
+export const CONCURRENT_CHECKS = 2;
+
+/**
+ * A constant-time check of passwords against one hash, at most `max` at a time.
+ * Hint: each argon2id check takes 19 MiB; without a bound, a flood of sign-ins from many
+ * addresses (each under its own throttle) could take the machine's memory.
+ */
+export function createPasswordCheck(
+  hash: PasswordHash,
+  max = CONCURRENT_CHECKS,
+  verify: (password: string, hash: PasswordHash) => Promise<boolean> = verifyPassword,
+): (password: string) => Promise<boolean> {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async (password) => {
+    if (running >= max) await new Promise<void>((turn) => waiting.push(turn));
+    running++;
+    try {
+      return await verify(password, hash);
+    } finally {
+      running--;
+      waiting.shift()?.();
+    }
+  };
+}

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, onTestFinished, test, vi } from 'vitest';
 import { type AdminDeps, FORBIDDEN_MESSAGE, handleAdminPost } from '../../../src/lib/admin/actions.ts';
 import type { AuditEntry } from '../../../src/lib/admin/audit.ts';
-import { hashPassword, type PasswordHash, parsePasswordHash } from '../../../src/lib/admin/password.ts';
+import { createPasswordCheck, hashPassword, type PasswordHash, parsePasswordHash } from '../../../src/lib/admin/password.ts';
 import type { AdminQueries } from '../../../src/lib/admin/queries.ts';
 import { createSessions, type SessionRecord, type SessionStore } from '../../../src/lib/admin/session.ts';
 import { createSignInThrottle } from '../../../src/lib/admin/throttle.ts';
@@ -39,7 +39,7 @@ function world() {
   const subscribers = new Set(['ada@example.org']);
   const waits: number[] = [];
   const deps: AdminDeps = {
-    passwordHash,
+    checkPassword: createPasswordCheck(passwordHash),
     sessions: createSessions(store),
     throttle: createSignInThrottle({ logger: silentLogger }),
     audit: { record: async (e) => void audit.push(e), list: async () => ({ entries: audit, total: audit.length }) },

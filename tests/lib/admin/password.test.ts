@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { hashPassword, parsePasswordHash, passwordProblem, verifyPassword } from '../../../src/lib/admin/password.ts';
+import { createPasswordCheck, hashPassword, parsePasswordHash, passwordProblem, verifyPassword } from '../../../src/lib/admin/password.ts';
 
 // The reference implementation's own vectors (phc-winner-argon2, src/test.c): password "password", salt "somesalt".
 const REFERENCE_ARGON2ID = '$argon2id$v=19$m=256,t=2,p=1$c29tZXNhbHQ$nf65EOgLrQMR/uIPnA4rEsF5h7TKyQwu9U1bMCHGi/4';
@@ -122,5 +122,37 @@ describe('reading ADMIN_PASSWORD_HASH', () => {
         /^is an argon2id hash, which needs Node 24\.7 or later \(this is v\d+\.\d+\.\d+\); make a scrypt one here with npm run --silent admin -- hash-password$/,
       ),
     });
+  });
+});
+
+describe('checking sign-ins', () => {
+  test('at most two checks run at once; the others wait their turn, and each gets its own answer', async () => {
+    let running = 0;
+    let most = 0;
+    const slow = async (password: string) => {
+      running++;
+      most = Math.max(most, running);
+      await new Promise((done) => setTimeout(done, 20));
+      running--;
+      return password === 'right';
+    };
+    const check = createPasswordCheck(parsed(REFERENCE_ARGON2ID), 2, slow);
+    const answers = await Promise.all(['right', 'wrong', 'right', 'wrong', 'right'].map(check));
+    expect(answers).toEqual([true, false, true, false, true]);
+    expect(most).toBe(2);
+  });
+
+  test('the real check by default, two at a time', async () => {
+    const check = createPasswordCheck(parsed(REFERENCE_ARGON2ID));
+    await expect(Promise.all([check('password'), check('passwore'), check('password')])).resolves.toEqual([true, false, true]);
+  });
+
+  test('a check that fails frees its turn', async () => {
+    const check = createPasswordCheck(parsed(REFERENCE_ARGON2ID), 1, async (p) => {
+      if (p === 'boom') throw new Error('boom');
+      return true;
+    });
+    await expect(check('boom')).rejects.toThrow('boom');
+    await expect(check('fine')).resolves.toBe(true);
   });
 });
