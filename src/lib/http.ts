@@ -22,6 +22,10 @@ export async function readForm(request: Request, limit = BODY_LIMIT_BYTES): Prom
   if (!FORM_TYPES.includes(mediaType)) {
     return refuse(failure(415, 'Send the form as multipart/form-data or application/x-www-form-urlencoded'));
   }
+  // Browsers never compress a form; a body labelled gzip that we read as it is would be one
+  // thing to a filter in front that decompresses it and another here.
+  const coding = (request.headers.get('content-encoding') ?? 'identity').trim().toLowerCase();
+  if (coding !== 'identity') return refuse(failure(415, 'Send the form without a Content-Encoding'));
   const declared = Number(request.headers.get('content-length') ?? 'NaN');
   if (declared > limit) return refuse(tooLarge(limit));
 

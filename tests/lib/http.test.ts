@@ -45,6 +45,18 @@ describe('readForm', () => {
     expect(answer).toEqual({ success: false, error: expect.any(String) });
   });
 
+  test.each([
+    ['gzip', 'gzip', 415],
+    ['deflate', 'deflate', 415],
+    ['br', 'br', 415],
+    ['identity in capitals', 'IDENTITY', 200],
+    ['identity', 'identity', 200],
+  ])('a body with Content-Encoding %s: %i', async (_, coding, status) => {
+    const result = await readForm(post('name=Ada', { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': coding }));
+    if (status === 200) expect(result).toEqual({ ok: true, fields: expect.objectContaining({ name: 'Ada' }) });
+    else await expect(refusal(result)).resolves.toEqual({ status: 415, body: { success: false, error: 'Send the form without a Content-Encoding' } });
+  });
+
   test('refuses a body past the limit with 413, even without a Content-Length', async () => {
     const big = 'x'.repeat(BODY_LIMIT_BYTES + 1);
     const stream = new ReadableStream({
