@@ -14,8 +14,8 @@ const WEB_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'O
 
 /**
  * Sends each request down its road (decision 0040): the front first (a request addressed
- * to another site is refused, decision 0060); a method no page or route takes is
- * a JSON 405; the built files come from memory; a route or a near miss goes through the
+ * to another site is refused, decision 0060); a method no page or route takes (pages take
+ * only GET and HEAD) is a JSON 405; the built files come from memory; a route or a near miss goes through the
  * pipeline, whose form pages Astro renders; everything else is Astro's.
  */
 export function createDispatcher({
@@ -32,7 +32,8 @@ export function createDispatcher({
   return (req, res) => {
     if (front(req, res)) return;
     const target = findTarget(req.url ?? '/');
-    if (!WEB_METHODS.has(req.method ?? '')) {
+    // Pages are only read: a post or a PATCH to one would get the page and a 200, which says "done".
+    if (!WEB_METHODS.has(req.method ?? '') || (target.kind === 'elsewhere' && req.method !== 'GET' && req.method !== 'HEAD')) {
       send(res, renderJson(methodNotAllowed(target.kind === 'route' ? Object.keys(target.route.methods) : ['GET', 'HEAD'])));
       return discardBriefly(req);
     }

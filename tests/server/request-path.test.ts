@@ -114,6 +114,14 @@ describe('TRACE and other methods no page takes: JSON 405, never a stack (issue 
     ['TRACE', '//api/contact', 'GET, HEAD'],
     ['PROPFIND', '/', 'GET, HEAD'],
     ['MKCOL', '/api/health', 'GET'],
+    // A page answered a post with itself and a 200, as if something had been done.
+    ['POST', '/', 'GET, HEAD'],
+    ['POST', '/contact/', 'GET, HEAD'],
+    ['POST', '/thank-you/', 'GET, HEAD'],
+    ['PATCH', '/contact/', 'GET, HEAD'],
+    ['PUT', '/not-a-page', 'GET, HEAD'],
+    ['DELETE', '/', 'GET, HEAD'],
+    ['OPTIONS', '/', 'GET, HEAD'],
   ])('%s %s: 405 naming %s', async (method, path, allow) => {
     const answer = await raw(`${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`);
     expect([answer.status, header(answer, 'allow'), header(answer, 'cache-control')]).toEqual([405, allow, 'no-store']);
