@@ -13,6 +13,10 @@ export function createFront(settings: PublicAddressSettings & { headers: Readonl
   return (req, res) => {
     // Set before any handler writes: writeHead(status, its own headers) merges with these.
     for (const [name, value] of headers) res.setHeader(name, value);
+    if (hostLines(req) > 1) {
+      refuse(req, res, 400, 'Bad request: more than one Host header');
+      return true;
+    }
     if (!settings.publicUrl || isForSite(req, settings)) return false;
     refuseMisdirected(req, res);
     return true;
@@ -45,10 +49,25 @@ function addressHeaders(req: IncomingMessage): Headers {
   return headers;
 }
 
+/**
+ * How many Host lines the request has. Node keeps the first of several, a proxy in front may
+ * keep the last, so two are refused (RFC 9112 3.2) rather than read one way here and another there.
+ */
+function hostLines(req: IncomingMessage): number {
+  let count = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === 'host') count++;
+  return count;
+}
+
 function refuseMisdirected(req: IncomingMessage, res: ServerResponse): void {
+  refuse(req, res, 421, MISDIRECTED_MESSAGE);
+}
+
+/** Answers `status` with `message`: as the spec's JSON under /api/, as one line of text elsewhere. */
+function refuse(req: IncomingMessage, res: ServerResponse, status: number, message: string): void {
   const api = pathOf(req.url ?? '').startsWith('/api/');
-  const body = api ? JSON.stringify({ success: false, error: MISDIRECTED_MESSAGE }) : `${MISDIRECTED_MESSAGE}.\n`;
-  res.writeHead(421, {
+  const body = api ? JSON.stringify({ success: false, error: message }) : `${message}.\n`;
+  res.writeHead(status, {
     'content-type': api ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8',
     'content-length': String(Buffer.byteLength(body)),
     'cache-control': 'no-store',

@@ -4,7 +4,8 @@ import { type Site, startSite } from '../support/site.ts';
 
 /**
  * A request-target in absolute form (`POST http://host/path HTTP/1.1`) names its own host,
- * which counts before `Host` (RFC 9112 3.2.2): with PUBLIC_URL set, both must name the site.
+ * which counts before `Host` (RFC 9112 3.2.2): with PUBLIC_URL set, both must name the site;
+ * and a request with two Host lines is refused (RFC 9112 3.2).
  */
 let site: Site;
 beforeAll(async () => {
@@ -15,10 +16,14 @@ afterAll(() => site.stop());
 const CONTACT = 'name=Bob+Smith&email=bob%40example.com&message=Hello+there%2C+a+question.';
 
 /** Sends one raw request and answers its status and body. */
-function send(target: string, host: string, method = 'POST'): Promise<{ status: number; body: string }> {
+function send(target: string, host: string | string[], method = 'POST'): Promise<{ status: number; body: string }> {
   const port = Number(new URL(site.url).port);
   const body = method === 'POST' ? CONTACT : '';
-  const request = `${method} ${target} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`;
+  const hosts = [host]
+    .flat()
+    .map((name) => `Host: ${name}\r\n`)
+    .join('');
+  const request = `${method} ${target} HTTP/1.1\r\n${hosts}Content-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`;
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1', () => socket.write(request));
     let text = '';
@@ -44,6 +49,23 @@ describe('a request-target in absolute form, with PUBLIC_URL set', () => {
     await expect(send('http://evil.test/contact/', 'www.example.test', 'GET')).resolves.toEqual({
       status: 421,
       body: 'This site does not answer to that address.\n',
+    });
+  });
+});
+
+describe('two Host lines (Node reads the first, a proxy may read the last)', () => {
+  test.each([
+    ['ours, then another', ['www.example.test', 'evil.test']],
+    ['another, then ours', ['evil.test', 'www.example.test']],
+    ['ours twice', ['www.example.test', 'www.example.test']],
+  ])('%s: 400', async (_, hosts) => {
+    await expect(send('/api/contact', hosts)).resolves.toEqual({ status: 400, body: '{"success":false,"error":"Bad request: more than one Host header"}' });
+  });
+
+  test('on a page: 400 as text', async () => {
+    await expect(send('/contact/', ['www.example.test', 'evil.test'], 'GET')).resolves.toEqual({
+      status: 400,
+      body: 'Bad request: more than one Host header.\n',
     });
   });
 });
