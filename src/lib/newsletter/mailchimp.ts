@@ -17,6 +17,9 @@ type SuperagentRequest = {
   maxResponseSize(bytes: number): SuperagentRequest;
   buffer(on: boolean): SuperagentRequest;
   agent(agent: HttpAgent): SuperagentRequest;
+  /** Set once the request has answered its caller. */
+  called?: boolean;
+  callback(error: unknown, response: unknown): void;
 };
 
 type ApiClient = {
@@ -58,7 +61,7 @@ export function createMailchimpProvider(config: MailchimpConfig): NewsletterProv
   // peak RSS over 8,000 calls (docs/performance.md).
   const agent = createAgent(config.baseUrl);
   client.agent = {
-    attachCookies: (request) => request.redirects(0).buffer(true).maxResponseSize(OUTSIDE_ANSWER_MAX_BYTES).agent(agent),
+    attachCookies: (request) => answerOnce(request).redirects(0).buffer(true).maxResponseSize(OUTSIDE_ANSWER_MAX_BYTES).agent(agent),
     saveCookies: () => {},
   };
   return {
@@ -75,6 +78,20 @@ export function createMailchimpProvider(config: MailchimpConfig): NewsletterProv
       }
     },
   };
+}
+
+/**
+ * Makes a request ignore a second answer quietly: after a timeout or a cut answer superagent
+ * 3.8 answers a second time and, having ignored it, prints "double callback bug" with
+ * console.warn, a line of its own among the server's JSON log lines.
+ */
+function answerOnce(request: SuperagentRequest): SuperagentRequest {
+  const callback = request.callback;
+  request.callback = function (this: SuperagentRequest, error, response) {
+    if (this.called) return;
+    callback.call(this, error, response);
+  };
+  return request;
 }
 
 /**

@@ -3,7 +3,7 @@
  * reading past 1 MiB and answers `unavailable`, and nothing is left to fail later.
  */
 import type { ServerResponse } from 'node:http';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
 import { createKitProvider } from '../../../src/lib/newsletter/kit.ts';
 import { createMailchimpProvider } from '../../../src/lib/newsletter/mailchimp.ts';
 import type { NewsletterProvider } from '../../../src/lib/newsletter/provider.ts';
@@ -15,6 +15,16 @@ beforeAll(async () => {
   provider = await startFakeHttpServer();
 });
 afterAll(() => provider.close());
+
+// Nothing but the server's own JSON lines may reach its output: no library's console.warn.
+let warn: ReturnType<typeof vi.spyOn>;
+beforeEach(() => {
+  warn = vi.spyOn(console, 'warn');
+});
+afterEach(() => {
+  expect(warn).not.toHaveBeenCalled();
+  warn.mockRestore();
+});
 
 const MiB = 1_048_576;
 
@@ -31,6 +41,13 @@ function endless(type: string, written: { bytes: number }): FakeReply {
     };
     res.on('drain', pump);
     pump();
+  };
+}
+
+/** Answers 200 with a chunk size that is not hexadecimal: a broken answer. */
+function brokenChunk(): FakeReply {
+  return (_, __, req) => {
+    req.socket.end('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n');
   };
 }
 
@@ -62,6 +79,12 @@ describe.each(PROVIDERS)('%s answering more than any subscription needs', (_, cr
       expect(written.bytes).toBeLessThan(256 * MiB);
     },
   );
+
+  test('an answer with a broken chunk: unavailable', async () => {
+    provider.reply(brokenChunk());
+    await expect(attempt(create)).resolves.toMatchObject({ ok: false, reason: 'unavailable' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  });
 
   test.each(['application/json', 'application/octet-stream', 'image/png'])(
     'a %s answer cut half-way: unavailable, and no error is left to surface later',
