@@ -25,6 +25,12 @@ export type ProofChallenge = {
   signature?: string;
 };
 
+/** The answer of GET /api/challenge: the challenge, and Turnstile's site key when the site uses it. */
+export type ChallengeAnswer = { success?: unknown; challenge?: ProofChallenge; turnstileSiteKey?: unknown };
+
+/** Cloudflare's script, loaded only on sites that configured Turnstile. */
+export const TURNSTILE_SCRIPT = 'https://challenges.cloudflare.com/turnstile/v0/api.js?render=explicit';
+
 /**
  * Finds the counter whose derived key starts with the challenge's prefix, and answers the
  * field's value: base64 JSON of `{ challenge, solution }`, or undefined when none is found.
@@ -57,8 +63,11 @@ export function prepareProof(form: HTMLFormElement, challengeUrl: string, fetchI
   let proof: Promise<string | undefined> | undefined;
   const start = () =>
     (proof ??= fetchImpl(challengeUrl, { headers: { Accept: 'application/json' } })
-      .then((response) => response.json() as Promise<ProofChallenge>)
-      .then((challenge) => solveChallenge(challenge))
+      .then((response) => response.json() as Promise<ChallengeAnswer>)
+      .then(({ challenge, turnstileSiteKey }) => {
+        if (typeof turnstileSiteKey === 'string') showTurnstile(form, turnstileSiteKey);
+        return challenge && solveChallenge(challenge);
+      })
       .catch(() => undefined));
   // Starting at the first focus lets the work run while the visitor types, so the submit rarely waits.
   form.addEventListener('focusin', start, { once: true });
@@ -78,6 +87,21 @@ export function prepareProof(form: HTMLFormElement, challengeUrl: string, fetchI
 /** The challenge address beside a form's endpoint, so a form posting to another site asks that site. */
 export function challengeUrl(endpoint: string, page: string): string {
   return new URL(CHALLENGE_PATH, new URL(endpoint, page)).href;
+}
+
+/**
+ * Puts Cloudflare's widget above the submit button; it adds its token to the form as
+ * `cf-turnstile-response`.
+ */
+function showTurnstile(form: HTMLFormElement, sitekey: string): void {
+  const box = document.createElement('div');
+  form.querySelector('button[type="submit"]')?.before(box);
+  const script = document.createElement('script');
+  script.src = TURNSTILE_SCRIPT;
+  // Rendered from the script's load event: `render=explicit` leaves it to us, and the page stays usable without it.
+  script.onload = () =>
+    (window as unknown as { turnstile?: { render(box: HTMLElement, options: { sitekey: string }): void } }).turnstile?.render(box, { sitekey });
+  document.head.append(script);
 }
 
 function hiddenField(form: HTMLFormElement): HTMLInputElement {

@@ -6,14 +6,25 @@ import { checkProof, issueChallenge } from '../../src/lib/spam/proof.ts';
 import { createMemoryUsedChallenges } from '../../src/lib/spam/used-challenges.ts';
 import { enhanceContactForm } from '../../src/scripts/contact-form.ts';
 import { enhanceNewsletterForm } from '../../src/scripts/newsletter-form.ts';
-import { CHALLENGE_PATH, challengeUrl, PROOF_FIELD, PROOF_WAIT_MS, prepareProof, type ProofChallenge, solveChallenge } from '../../src/scripts/proof.ts';
+import {
+  CHALLENGE_PATH,
+  challengeUrl,
+  PROOF_FIELD,
+  PROOF_WAIT_MS,
+  type ProofChallenge,
+  prepareProof,
+  solveChallenge,
+  TURNSTILE_SCRIPT,
+} from '../../src/scripts/proof.ts';
 import { answering, jsonResponse, renderContactForm, renderNewsletterForm, settled, submit } from './form-dom.ts';
 
 const SECRET = 'script-test-secret';
 
 /** A fetch stub that hands out one real challenge of the server, then answers the form with success. */
 function serverFetch(challenge: Promise<unknown>) {
-  return vi.fn<typeof fetch>(async (url) => (String(url).endsWith(CHALLENGE_PATH) ? jsonResponse(await challenge) : jsonResponse({ success: true })));
+  return vi.fn<typeof fetch>(async (url) =>
+    String(url).endsWith(CHALLENGE_PATH) ? jsonResponse({ success: true, challenge: await challenge }) : jsonResponse({ success: true }),
+  );
 }
 
 const proofOf = (form: HTMLFormElement) => new FormData(form).get(PROOF_FIELD);
@@ -131,6 +142,29 @@ describe('the proof on a form', () => {
     );
     await ready();
     expect(proofOf(page.form)).toBeNull();
+  });
+
+  test('a site with Turnstile gets Cloudflare’s widget above the button, from Cloudflare’s script', async () => {
+    const page = renderContactForm();
+    const challenge = await issueChallenge({ secret: SECRET });
+    const fetchImpl = vi.fn<typeof fetch>(async () => jsonResponse({ success: true, challenge, turnstileSiteKey: '1x00000000000000000000AA' }));
+    const rendered: unknown[] = [];
+    vi.stubGlobal('turnstile', { render: (box: HTMLElement, options: unknown) => rendered.push([box.nextElementSibling?.tagName, options]) });
+    await prepareProof(page.form, '/api/challenge', fetchImpl)();
+    const script = document.head.querySelector<HTMLScriptElement>(`script[src="${TURNSTILE_SCRIPT}"]`);
+    expect(TURNSTILE_SCRIPT).toBe('https://challenges.cloudflare.com/turnstile/v0/api.js?render=explicit');
+    expect(script).not.toBeNull();
+    script!.onload!(new Event('load'));
+    expect(rendered).toEqual([['BUTTON', { sitekey: '1x00000000000000000000AA' }]]);
+    expect(typeof proofOf(page.form)).toBe('string');
+    vi.unstubAllGlobals();
+  });
+
+  test('a site without Turnstile loads nothing from Cloudflare', async () => {
+    const page = renderContactForm();
+    document.head.innerHTML = '';
+    await prepareProof(page.form, '/api/challenge', serverFetch(issueChallenge({ secret: SECRET })))();
+    expect(document.head.querySelector('script')).toBeNull();
   });
 
   test('a second submit reuses the proof field instead of adding another', async () => {
