@@ -1,0 +1,63 @@
+import type { SmtpConfig } from '../config.ts';
+import type { ContactEmail } from '../contact/message.ts';
+import { REASON_TEXT, type SpamReason } from './verdict.ts';
+
+/** A message held as spam, as the digest lists it. */
+export type HeldMessage = { id: number; createdAt: string; name: string; message: string; reasons: readonly string[] };
+
+/** The digest goes out at most once in this long (issue 13: at most once a day). */
+export const DIGEST_INTERVAL_MS = 24 * 3600 * 1000;
+
+/** How many messages the digest lists one by one; the rest are counted. */
+export const DIGEST_LIST_LIMIT = 50;
+
+/** Whether a digest may go out now, given when the last one went (undefined: never). */
+export function digestDue(lastSentAt: string | undefined, now: Date): boolean {
+  return lastSentAt === undefined || now.getTime() - Date.parse(lastSentAt) >= DIGEST_INTERVAL_MS;
+}
+
+/**
+ * The digest email of what was held since the last one: the count, then each message's id,
+ * name, first line and reasons, and the commands to review them.
+ * Hint: the visitor's text goes only into the body, never a header, and is cut to one line.
+ */
+export function composeDigest(held: readonly HeldMessage[], smtp: SmtpConfig, { now, retentionDays }: { now: Date; retentionDays: number }): ContactEmail {
+  const count = held.length;
+  const lines = held.slice(0, DIGEST_LIST_LIMIT).map((m) => {
+    const reasons = m.reasons.map((reason) => REASON_TEXT[reason as SpamReason] ?? reason).join('; ');
+    return `#${m.id}  ${m.createdAt.slice(0, 16).replace('T', ' ')}  ${oneLine(m.name, 60)}\n    ${oneLine(firstLine(m.message), 100)}\n    held because: ${reasons}`;
+  });
+  const more = count > DIGEST_LIST_LIMIT ? [`…and ${count - DIGEST_LIST_LIMIT} more: npm run inbox -- list --status spam`] : [];
+  const text = [
+    `${count === 1 ? '1 message was' : `${count} messages were`} held as spam since the last digest. None of them was emailed to you.`,
+    '',
+    ...lines,
+    ...more,
+    '',
+    'To read one:          npm run inbox -- show <id>',
+    'If one is not spam:   npm run inbox -- release <id>   (it is then delivered like any other message)',
+    `Held messages are deleted ${retentionDays} days after they arrived (SPAM_RETENTION_DAYS).`,
+    '',
+  ].join('\n');
+  const domain = smtp.from.slice(smtp.from.lastIndexOf('@') + 1).toLowerCase();
+  return {
+    from: smtp.from,
+    to: smtp.to,
+    subject: `Held as spam: ${count === 1 ? '1 message' : `${count} messages`}`,
+    text,
+    messageId: `<spam-digest.${now.getTime()}@${domain}>`,
+    date: now,
+    envelope: { from: smtp.from, to: [smtp.to] },
+  };
+}
+
+function firstLine(text: string): string {
+  return text.trim().split(/\r?\n/, 1)[0] ?? '';
+}
+
+/** Text on one line, without control characters, cut to `max` characters with an ellipsis. */
+function oneLine(text: string, max: number): string {
+  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/gu, ' ').trim();
+  const chars = [...clean];
+  return chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : clean;
+}

@@ -1,0 +1,90 @@
+import { describe, expect, test } from 'vitest';
+import { composeDigest, DIGEST_INTERVAL_MS, DIGEST_LIST_LIMIT, digestDue, type HeldMessage } from '../../../src/lib/spam/digest.ts';
+
+const SMTP = { url: 'smtp://127.0.0.1:2525', to: 'owner@example.com', from: 'site@forms.example.com' };
+const NOW = new Date('2026-11-22T23:00:00.000Z');
+
+const held = (id: number, overrides: Partial<HeldMessage> = {}): HeldMessage => ({
+  id,
+  createdAt: '2026-11-22T21:05:09.123Z',
+  name: 'Spammy McSpamface',
+  message: 'Buy cheap pills at https://a.test\nand more https://b.test https://c.test',
+  reasons: ['proof-missing', 'too-many-links'],
+  ...overrides,
+});
+
+describe('when the digest goes out', () => {
+  test.each([
+    ['never sent', undefined, true],
+    ['sent a day ago to the millisecond', '2026-11-21T23:00:00.000Z', true],
+    ['sent a day ago less a millisecond', '2026-11-21T23:00:00.001Z', false],
+    ['sent an hour ago', '2026-11-22T22:00:00.000Z', false],
+  ])('%s: due %s', (_, last, due) => {
+    expect(digestDue(last, NOW)).toBe(due);
+  });
+
+  test('the interval is a day and the list stops at 50', () => {
+    expect(DIGEST_INTERVAL_MS).toBe(86_400_000);
+    expect(DIGEST_LIST_LIMIT).toBe(50);
+  });
+});
+
+describe('the digest email', () => {
+  test('lists the count, each name and first line with its reasons, and how to review', () => {
+    const email = composeDigest([held(7), held(9, { name: 'Bot', message: 'Hello', reasons: ['too-fast'] })], SMTP, { now: NOW, retentionDays: 30 });
+    expect(email).toEqual({
+      from: 'site@forms.example.com',
+      to: 'owner@example.com',
+      subject: 'Held as spam: 2 messages',
+      messageId: '<spam-digest.1795388400000@forms.example.com>',
+      date: NOW,
+      envelope: { from: 'site@forms.example.com', to: ['owner@example.com'] },
+      text: [
+        '2 messages were held as spam since the last digest. None of them was emailed to you.',
+        '',
+        '#7  2026-11-22 21:05  Spammy McSpamface',
+        '    Buy cheap pills at https://a.test',
+        "    held because: no proof that the page's script ran (JavaScript off, or a program posting directly); more links in the message than SPAM_MAX_LINKS allows",
+        '#9  2026-11-22 21:05  Bot',
+        '    Hello',
+        '    held because: sent less than 3 seconds after the form was opened',
+        '',
+        'To read one:          npm run inbox -- show <id>',
+        'If one is not spam:   npm run inbox -- release <id>   (it is then delivered like any other message)',
+        'Held messages are deleted 30 days after they arrived (SPAM_RETENTION_DAYS).',
+        '',
+      ].join('\n'),
+    });
+  });
+
+  test('one message is counted in the singular', () => {
+    const email = composeDigest([held(1)], SMTP, { now: NOW, retentionDays: 7 });
+    expect(email.subject).toBe('Held as spam: 1 message');
+    expect(email.text.split('\n')[0]).toBe('1 message was held as spam since the last digest. None of them was emailed to you.');
+    expect(email.text).toContain('deleted 7 days after');
+  });
+
+  test('a long name and a long first line are cut, control characters become spaces', () => {
+    const email = composeDigest([held(1, { name: `${'N'.repeat(70)}`, message: `\n  ${'x'.repeat(120)}\u0007y\nsecond line` })], SMTP, {
+      now: NOW,
+      retentionDays: 30,
+    });
+    const lines = email.text.split('\n');
+    expect(lines[2]).toBe(`#1  2026-11-22 21:05  ${'N'.repeat(59)}…`);
+    expect(lines[3]).toBe(`    ${'x'.repeat(99)}…`);
+    expect(composeDigest([held(1, { message: 'a\u0007b' })], SMTP, { now: NOW, retentionDays: 30 }).text.split('\n')[3]).toBe('    a b');
+  });
+
+  test('a reason the code no longer knows is shown as stored', () => {
+    const email = composeDigest([held(1, { reasons: ['old-rule'] })], SMTP, { now: NOW, retentionDays: 30 });
+    expect(email.text.split('\n')[4]).toBe('    held because: old-rule');
+  });
+
+  test('beyond 50 messages the rest are counted', () => {
+    const many = Array.from({ length: 52 }, (_, i) => held(i + 1));
+    const text = composeDigest(many, SMTP, { now: NOW, retentionDays: 30 }).text;
+    expect(text).toContain('#50  ');
+    expect(text).not.toContain('#51  ');
+    expect(text).toContain('…and 2 more: npm run inbox -- list --status spam');
+  });
+});
