@@ -1,0 +1,60 @@
+import type { Challenge } from 'altcha-lib';
+import type { SpamConfig } from '../config.ts';
+import type { Logger } from '../log.ts';
+import { createAkismetClient } from './akismet.ts';
+import { checkProof, issueChallenge, PROOF_FIELD } from './proof.ts';
+import { createTurnstileClient } from './turnstile.ts';
+import type { UsedChallenges } from './used-challenges.ts';
+import { judgeContact, type SpamFilter, type Submission, type Verdict } from './verdict.ts';
+
+/** The answer of GET /api/challenge: a fresh challenge, and Turnstile's site key when configured. */
+export type ChallengeBody = { success: true; challenge: Challenge; turnstileSiteKey?: string };
+
+/** What a newsletter subscription without a valid proof is told (`NEWSLETTER_REQUIRE_PROOF=true`). */
+export const NEWSLETTER_PROOF_ERROR = 'We could not confirm that this came from our signup form. Please reload the page and try again.';
+
+/** The spam filter as the handlers use it. */
+export interface SpamService {
+  /** The settings it was built from. */
+  readonly config: SpamConfig['spam'];
+  readonly akismet: SpamFilter['akismet'];
+  /** A new challenge for the page's script. */
+  challenge(): Promise<ChallengeBody>;
+  /** The verdict on a contact message (clean when the filter is off). */
+  judge(submission: Submission): Promise<Verdict>;
+  /** Whether a subscription may go on: always, unless NEWSLETTER_REQUIRE_PROOF and its proof fails. */
+  allowSubscription(fields: Record<string, unknown>): Promise<{ ok: true } | { ok: false; error: string }>;
+}
+
+/** What the service needs besides its settings: the signing secret, the used-challenge record, the site's address. */
+export type SpamServiceDeps = { secret: string; used: UsedChallenges; logger: Logger; blog: string; now?: () => number };
+
+/** Builds the spam filter of a deployment from its configuration. */
+export function createSpamService(config: SpamConfig['spam'], { secret, used, logger, blog, now = Date.now }: SpamServiceDeps): SpamService {
+  const akismet = config.akismet && createAkismetClient({ apiKey: config.akismet.apiKey, baseUrl: config.akismet.baseUrl, blog });
+  const filter: SpamFilter = {
+    enabled: config.enabled,
+    maxLinks: config.maxLinks,
+    secret,
+    used,
+    turnstile: config.turnstile && createTurnstileClient({ secret: config.turnstile.secretKey, baseUrl: config.turnstile.baseUrl }),
+    akismet,
+    logger,
+    now,
+  };
+  const siteKey = config.enabled ? config.turnstile?.siteKey : undefined;
+  return {
+    config,
+    akismet,
+    async challenge() {
+      const challenge = await issueChallenge({ secret, now });
+      return siteKey ? { success: true, challenge, turnstileSiteKey: siteKey } : { success: true, challenge };
+    },
+    judge: (submission) => judgeContact(submission, filter),
+    async allowSubscription(fields) {
+      if (!config.enabled || !config.newsletterRequiresProof) return { ok: true };
+      const proof = await checkProof(fields[PROOF_FIELD], used, { secret, now });
+      return proof.ok ? { ok: true } : { ok: false, error: NEWSLETTER_PROOF_ERROR };
+    },
+  };
+}

@@ -1,0 +1,82 @@
+import { solveChallenge } from 'altcha-lib';
+import { deriveKey } from 'altcha-lib/algorithms/sha';
+import { describe, expect, test } from 'vitest';
+import type { SpamConfig } from '../../../src/lib/config.ts';
+import { silentLogger } from '../../../src/lib/log.ts';
+import { createSpamService, NEWSLETTER_PROOF_ERROR } from '../../../src/lib/spam/service.ts';
+import { createMemoryUsedChallenges } from '../../../src/lib/spam/used-challenges.ts';
+
+const DEFAULTS: SpamConfig['spam'] = {
+  enabled: true,
+  maxLinks: 2,
+  retentionDays: 30,
+  turnstile: undefined,
+  akismet: undefined,
+  newsletterRequiresProof: false,
+};
+const TURNSTILE = { siteKey: '1x00000000000000000000AA', secretKey: '1x0000000000000000000000000000000AA', baseUrl: 'http://127.0.0.1:9' };
+
+const service = (config: Partial<SpamConfig['spam']> = {}) =>
+  createSpamService(
+    { ...DEFAULTS, ...config },
+    { secret: 's3cret', used: createMemoryUsedChallenges(), logger: silentLogger, blog: 'https://www.example.com' },
+  );
+
+async function solved(spam: ReturnType<typeof service>): Promise<string> {
+  const { challenge } = await spam.challenge();
+  const solution = await solveChallenge({ challenge, deriveKey });
+  return Buffer.from(JSON.stringify({ challenge, solution })).toString('base64');
+}
+
+describe('the spam service', () => {
+  test('a challenge answer is JSON with success and the challenge, without Turnstile when not configured', async () => {
+    const body = await service().challenge();
+    expect(Object.keys(body)).toEqual(['success', 'challenge']);
+    expect(body.success).toBe(true);
+    expect(body.challenge.parameters.algorithm).toBe('SHA-256');
+  });
+
+  test('with Turnstile configured the answer names the site key', async () => {
+    await expect(service({ turnstile: TURNSTILE }).challenge()).resolves.toMatchObject({ success: true, turnstileSiteKey: '1x00000000000000000000AA' });
+  });
+
+  test('with the filter off the page is not asked to show Turnstile', async () => {
+    expect(await service({ enabled: false, turnstile: TURNSTILE }).challenge()).not.toHaveProperty('turnstileSiteKey');
+  });
+
+  test('only the configured services exist', () => {
+    expect(service().akismet).toBeUndefined();
+    expect(service({ akismet: { apiKey: 'k', baseUrl: 'http://127.0.0.1:9' } }).akismet).toBeDefined();
+  });
+
+  test('a contact message without a proof is judged; with the filter off it is not', async () => {
+    const message = { name: 'Ada', email: 'a@example.com', message: 'Hello there, friend.', proof: undefined, ip: '127.0.0.1' };
+    await expect(service().judge(message)).resolves.toEqual({ spam: true, reasons: ['proof-missing'] });
+    await expect(service({ enabled: false }).judge(message)).resolves.toEqual({ spam: false, reasons: [] });
+  });
+
+  test.each([
+    ['by default, without a proof', {}, {}, { ok: true }],
+    ['with NEWSLETTER_REQUIRE_PROOF, without a proof', { newsletterRequiresProof: true }, {}, { ok: false, error: NEWSLETTER_PROOF_ERROR }],
+    [
+      'with NEWSLETTER_REQUIRE_PROOF, with a proof that is not one',
+      { newsletterRequiresProof: true },
+      { altcha: 'bogus' },
+      { ok: false, error: NEWSLETTER_PROOF_ERROR },
+    ],
+    ['with NEWSLETTER_REQUIRE_PROOF but the filter off', { newsletterRequiresProof: true, enabled: false }, {}, { ok: true }],
+  ])('a subscription %s may go on: %j', async (_, config, fields, expected) => {
+    await expect(service(config).allowSubscription(fields)).resolves.toEqual(expected);
+  });
+
+  test('with NEWSLETTER_REQUIRE_PROOF a solved proof lets a subscription on once, at once (no time to submit)', async () => {
+    const spam = service({ newsletterRequiresProof: true });
+    const altcha = await solved(spam);
+    await expect(spam.allowSubscription({ altcha })).resolves.toEqual({ ok: true });
+    await expect(spam.allowSubscription({ altcha })).resolves.toEqual({ ok: false, error: NEWSLETTER_PROOF_ERROR });
+  });
+
+  test('the error says what to do', () => {
+    expect(NEWSLETTER_PROOF_ERROR).toBe('We could not confirm that this came from our signup form. Please reload the page and try again.');
+  });
+});
