@@ -7,7 +7,7 @@ import type { TurnstileClient } from './turnstile.ts';
 import type { UsedChallenges } from './used-challenges.ts';
 
 /** One reason a message was judged spam, as stored with it and shown to the owner. */
-export type SpamReason = `proof-${ProofFailure}` | 'too-fast' | ContentReason | 'turnstile-failed' | 'akismet-spam';
+export type SpamReason = `proof-${ProofFailure}` | 'too-fast' | ContentReason | 'turnstile-failed' | 'akismet-spam' | 'marked-by-owner';
 
 /** The verdict on one message: spam or not, and every reason found. */
 export type Verdict = { spam: boolean; reasons: SpamReason[] };
@@ -26,6 +26,7 @@ export const REASON_TEXT: Record<SpamReason, string> = {
   'link-markup': 'HTML or BBCode link markup in the message',
   'turnstile-failed': 'Cloudflare Turnstile did not pass the visitor',
   'akismet-spam': 'Akismet judged it spam',
+  'marked-by-owner': 'marked as spam by the owner',
 };
 
 /** What every layer found about one message; an outside check is absent when not configured. */

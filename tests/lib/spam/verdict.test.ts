@@ -58,7 +58,8 @@ describe('the verdict combines every layer', () => {
   test('every reason has a sentence for the owner', () => {
     expect(REASON_TEXT['proof-missing']).toBe("no proof that the page's script ran (JavaScript off, or a program posting directly)");
     expect(REASON_TEXT['too-fast']).toBe('sent less than 3 seconds after the form was opened');
-    expect(Object.keys(REASON_TEXT)).toHaveLength(12);
+    expect(REASON_TEXT['marked-by-owner']).toBe('marked as spam by the owner');
+    expect(Object.keys(REASON_TEXT)).toHaveLength(13);
   });
 });
 
