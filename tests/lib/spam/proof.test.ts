@@ -123,6 +123,15 @@ describe('checking a proof', () => {
     expect(check).toEqual(accepted ? { ok: true, issuedAt: issued } : { ok: false, reason: 'expired' });
   });
 
+  test('a challenge past its expiry by the real clock is expired even when the given clock says otherwise', async () => {
+    const issued = Date.now() - 43_300_000;
+    const payload = await solve(await issueChallenge({ secret: SECRET, now: at(issued) }));
+    await expect(checkProof(payload, createMemoryUsedChallenges(), { secret: SECRET, now: at(issued + 1_000) })).resolves.toEqual({
+      ok: false,
+      reason: 'expired',
+    });
+  });
+
   test('a proof issued more than 12 hours ago is expired by the clock too', async () => {
     const payload = await solve(await issueChallenge({ secret: SECRET, now: at(Date.now() - 43_300_000) }));
     await expect(checkProof(payload, createMemoryUsedChallenges(), { secret: SECRET })).resolves.toEqual({ ok: false, reason: 'expired' });

@@ -34,6 +34,13 @@ describe('Turnstile siteverify', () => {
     });
   });
 
+  test('without the visitor’s address, none is sent', async () => {
+    cloudflare.reply(replyTurnstile());
+    cloudflare.requests.length = 0;
+    await client(TURNSTILE_TEST_SECRETS.passes).verify(TURNSTILE_DUMMY_TOKEN);
+    expect(Object.keys(Object.fromEntries(new URLSearchParams(cloudflare.requests[0]!.body)))).toEqual(['secret', 'response']);
+  });
+
   test.each<[string, string, OutsideCheck]>([
     ['the always-passes test secret', TURNSTILE_TEST_SECRETS.passes, { ok: true, spam: false }],
     ['the always-fails test secret', TURNSTILE_TEST_SECRETS.fails, { ok: true, spam: true }],
