@@ -77,6 +77,8 @@ describe('the spam service', () => {
   });
 
   test('the error says what to do', () => {
-    expect(NEWSLETTER_PROOF_ERROR).toBe('We could not confirm that this came from our signup form. Please reload the page and try again.');
+    expect(NEWSLETTER_PROOF_ERROR).toBe(
+      'We could not confirm that this came from our signup form. Please turn on JavaScript for this site, reload the page and try again.',
+    );
   });
 });
