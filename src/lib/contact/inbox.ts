@@ -1,24 +1,36 @@
 import { toCsv } from '../csv.ts';
 import { EXIT, readFormatOption } from '../cli.ts';
 import { formatTable, type TableColumn } from '../text-table.ts';
-import type { DeliveryEvent, Outbox, Submission } from './outbox.ts';
+import type { AkismetClient } from '../spam/akismet.ts';
+import { markMessageAsSpam, releaseMessage } from '../spam/corrections.ts';
+import type { SpamStore } from '../spam/store.ts';
+import { REASON_TEXT, type SpamReason } from '../spam/verdict.ts';
+import { silentLogger, type Logger } from '../log.ts';
+import type { DeliveryEvent, DeliveryStatus, Outbox, Submission } from './outbox.ts';
 
 /** The commands of `npm run inbox`, as parsed from its arguments. */
 export type InboxCommand =
   | { name: 'help' }
-  | { name: 'list' }
+  | { name: 'list'; status?: DeliveryStatus }
   | { name: 'show'; id: number }
   | { name: 'export'; format: 'csv' | 'json' }
-  | { name: 'retry'; id: number };
+  | { name: 'retry'; id: number }
+  | { name: 'release'; id: number }
+  | { name: 'spam'; id: number };
+
+/** The statuses `list --status` takes. */
+const STATUSES: readonly DeliveryStatus[] = ['pending', 'sent', 'failed', 'spam'];
 
 /** What `npm run inbox` prints for help, and after a usage error. */
 export const INBOX_USAGE = `Usage: npm run inbox -- <command>
 
 Commands:
-  list                       every contact message, newest first: id, time, name, email, status
-  show <id>                  one message in full, with its delivery history
+  list [--status <status>]   every contact message (or those pending, sent, failed or spam), newest first
+  show <id>                  one message in full, why it was held as spam, and its delivery history
   export --format csv|json   every message, to stdout (npm run --silent inbox -- export --format json > all.json)
   retry <id>                 put a failed message back in the queue; the running server sends it within seconds
+  release <id>               not spam: a held message is delivered (once)
+  spam <id>                  spam: hold a message; a pending one is then not sent
 
 Reads the database at DATABASE_URL when set, otherwise forms.db in DATA_DIR (default ./data);
 variables may also come from .env, or the file ENV_FILE names.
@@ -37,10 +49,16 @@ export function parseInboxArgs(args: readonly string[]): { ok: true; command: In
     case '--help':
     case '-h':
       return { ok: true, command: { name: 'help' } };
-    case 'list':
-      return noMore({ name: 'list' }, rest);
+    case 'list': {
+      if (rest[0] !== '--status') return noMore({ name: 'list' }, rest);
+      const status = STATUSES.find((known) => known === rest[1]);
+      if (!status) return { ok: false, problem: `--status takes one of ${STATUSES.join(', ')}.` };
+      return noMore({ name: 'list', status }, rest.slice(2));
+    }
     case 'show':
-    case 'retry': {
+    case 'retry':
+    case 'release':
+    case 'spam': {
       const value = id(rest[0]);
       if (value === undefined) return { ok: false, problem: `${name} needs the id of a message, a whole number such as 12.` };
       return noMore({ name, id: value }, rest.slice(1));
@@ -56,18 +74,30 @@ export function parseInboxArgs(args: readonly string[]): { ok: true; command: In
 }
 
 /** Where a command writes: `out` is its result (stdout), `err` is for people (stderr). */
-export type InboxIo = { outbox: Outbox; out: (text: string) => void; err: (text: string) => void; now?: () => Date };
+export type InboxIo = {
+  outbox: Outbox;
+  out: (text: string) => void;
+  err: (text: string) => void;
+  now?: () => Date;
+  /** The spam records, for `release` and `spam`; Akismet is told of each correction when configured. */
+  spam?: SpamStore;
+  akismet?: AkismetClient | undefined;
+  logger?: Logger;
+};
 
 /** Runs one inbox command against the outbox and answers its exit code. */
-export async function runInboxCommand(command: InboxCommand, { outbox, out, err, now = () => new Date() }: InboxIo): Promise<number> {
+export async function runInboxCommand(
+  command: InboxCommand,
+  { outbox, out, err, now = () => new Date(), spam, akismet, logger = silentLogger }: InboxIo,
+): Promise<number> {
   switch (command.name) {
     case 'help':
       out(INBOX_USAGE);
       return EXIT.ok;
     case 'list': {
-      const all = await outbox.list();
+      const all = (await outbox.list()).filter((s) => !command.status || s.status === command.status);
       if (all.length === 0) {
-        err('No contact messages yet.\n');
+        err(command.status ? `No ${command.status} messages.\n` : 'No contact messages yet.\n');
         return EXIT.ok;
       }
       out(
@@ -86,7 +116,9 @@ export async function runInboxCommand(command: InboxCommand, { outbox, out, err,
     }
     case 'export': {
       const rows = (await outbox.list()).map(exported);
-      out(command.format === 'json' ? `${JSON.stringify(rows, null, 2)}\n` : toCsv(EXPORT_COLUMNS, rows));
+      // CSV has no lists: the reasons are one field, separated by spaces.
+      const csvRows = () => rows.map((row) => ({ ...row, spamReasons: (row.spamReasons as string[]).join(' ') }));
+      out(command.format === 'json' ? `${JSON.stringify(rows, null, 2)}\n` : toCsv(EXPORT_COLUMNS, csvRows()));
       return EXIT.ok;
     }
     case 'retry': {
@@ -103,7 +135,32 @@ export async function runInboxCommand(command: InboxCommand, { outbox, out, err,
         case 'sent':
           err(`Message #${s.id} was delivered at ${s.sentAt}; there is nothing to retry.\n`);
           return EXIT.notFound;
+        case 'spam':
+          err(`Message #${s.id} is held as spam; npm run inbox -- release ${s.id} delivers it.\n`);
+          return EXIT.notFound;
       }
+      return EXIT.notFound;
+    }
+    case 'release':
+    case 'spam': {
+      if (!spam) throw new Error('the spam records are not open');
+      const deps = { spam, outbox, akismet, logger };
+      const result = command.name === 'release' ? await releaseMessage(command.id, deps) : await markMessageAsSpam(command.id, deps);
+      if (!result.found) return notFound(command.id, err);
+      if (command.name === 'release') {
+        if (result.changed) {
+          out(`Message #${command.id} is not spam: it is delivered within a few seconds by the running server (if SMTP_URL is set).\n`);
+          return EXIT.ok;
+        }
+        err(`Message #${command.id} is not held as spam (it is ${result.from}); nothing to release.\n`);
+        return EXIT.notFound;
+      }
+      if (result.changed) {
+        out(`Message #${command.id} is held as spam${result.from === 'pending' ? ' and will not be sent' : ''}.\n`);
+        return EXIT.ok;
+      }
+      err(`Message #${command.id} is already held as spam.\n`);
+      return EXIT.ok;
     }
   }
 }
@@ -119,7 +176,7 @@ const LIST_COLUMNS: TableColumn[] = [
 ];
 
 /** The fields of one message in an export, named as in JSON. */
-export const EXPORT_COLUMNS = ['id', 'createdAt', 'name', 'email', 'message', 'status', 'attempts', 'nextAttemptAt', 'lastError', 'sentAt'] as const;
+export const EXPORT_COLUMNS = ['id', 'createdAt', 'name', 'email', 'message', 'status', 'attempts', 'nextAttemptAt', 'lastError', 'sentAt', 'spamReasons'] as const;
 
 /** One message as both exports write it (this command's and the admin's). */
 export function exported(s: Submission): Record<(typeof EXPORT_COLUMNS)[number], unknown> {
@@ -134,6 +191,7 @@ export function exported(s: Submission): Record<(typeof EXPORT_COLUMNS)[number],
     nextAttemptAt: s.nextAttemptAt,
     lastError: s.lastError,
     sentAt: s.sentAt,
+    spamReasons: s.spamReasons,
   };
 }
 
@@ -148,14 +206,17 @@ function describe(s: Submission, history: DeliveryEvent[]): string {
       ? `sent at ${s.sentAt}`
       : s.status === 'failed'
         ? `failed: ${oneLine(s.lastError ?? 'unknown reason')} (npm run inbox -- retry ${s.id} sends it again)`
-        : s.attempts === 0
-          ? 'pending, not attempted yet'
-          : `pending, ${s.attempts} failed attempt${s.attempts === 1 ? '' : 's'}, next at ${s.nextAttemptAt}`;
+        : s.status === 'spam'
+          ? `held as spam, not sent (npm run inbox -- release ${s.id} delivers it)`
+          : s.attempts === 0
+            ? 'pending, not attempted yet'
+            : `pending, ${s.attempts} failed attempt${s.attempts === 1 ? '' : 's'}, next at ${s.nextAttemptAt}`;
   const lines = [
     `Message #${s.id}`,
     `Received: ${s.createdAt}`,
     `From:     ${oneLine(s.name)} <${oneLine(s.email)}>`,
     `Status:   ${status}`,
+    ...(s.spamReasons.length > 0 ? [`Spam:     ${s.spamReasons.map((r) => REASON_TEXT[r as SpamReason] ?? r).join('; ')}`] : []),
     '',
     printable(s.message),
     '',

@@ -1,11 +1,12 @@
 import type { Sql, SqlSession } from '../store/sql.ts';
 
 /**
- * Where a contact message stands: waiting to be delivered, delivered, or given up on.
+ * Where a contact message stands: waiting to be delivered, delivered, given up on, or held
+ * as spam (never delivered unless the owner releases it, decision 0093).
  * Hint: checked here, in code, not by a CHECK in the database, so a capability that adds a
  * status adds no constraint to rebuild (decision 0050).
  */
-export type DeliveryStatus = 'pending' | 'sent' | 'failed';
+export type DeliveryStatus = 'pending' | 'sent' | 'failed' | 'spam';
 
 /** One stored contact message with its delivery state. */
 export type Submission = {
@@ -20,6 +21,8 @@ export type Submission = {
   nextAttemptAt: string | null;
   lastError: string | null;
   sentAt: string | null;
+  /** Why the spam filter held it (or the owner marked it); empty for a message never judged spam. */
+  spamReasons: string[];
 };
 
 /** What one entry of the delivery history records. */
@@ -75,9 +78,10 @@ type Row = {
   next_attempt_at: string | null;
   last_error: string | null;
   sent_at: string | null;
+  spam_reasons: string | null;
 };
 
-const COLUMNS = 'id, created_at, name, email, message, status, attempts, next_attempt_at, last_error, sent_at';
+const COLUMNS = 'id, created_at, name, email, message, status, attempts, next_attempt_at, last_error, sent_at, spam_reasons';
 
 // Every update is conditional on `pending`, so an attempt can never overwrite what the owner
 // or another attempt (another instance's, after a lease ran out) decided in the meantime.
@@ -186,5 +190,17 @@ function toSubmission(row: Row): Submission {
     nextAttemptAt: row.next_attempt_at,
     lastError: row.last_error,
     sentAt: row.sent_at,
+    spamReasons: parseReasons(row.spam_reasons),
   };
+}
+
+/** The stored reasons (a JSON array of strings), or none when absent or unreadable. */
+export function parseReasons(text: string | null): string[] {
+  if (!text) return [];
+  try {
+    const value: unknown = JSON.parse(text);
+    return Array.isArray(value) ? value.filter((reason): reason is string => typeof reason === 'string') : [];
+  } catch {
+    return [];
+  }
 }

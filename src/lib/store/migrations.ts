@@ -131,4 +131,23 @@ export const MIGRATIONS: readonly Migration[] = [
      );
      CREATE INDEX submissions_created ON submissions (created_at);`,
   },
+  {
+    // The spam filter (issue 13, decision 0093): a held message is a submission with status
+    // 'spam' and its reasons (a JSON array); the visitor's address and browser are kept only
+    // for Akismet's corrections. Used challenges make each proof single-use across instances;
+    // settings holds the proof secret and the time of the last digest.
+    name: 'spam: reasons, used challenges, settings',
+    sqlite: `ALTER TABLE submissions ADD COLUMN spam_reasons TEXT;
+     ALTER TABLE submissions ADD COLUMN client_ip TEXT;
+     ALTER TABLE submissions ADD COLUMN user_agent TEXT;
+     CREATE TABLE used_challenges (id TEXT PRIMARY KEY, expires_at TEXT NOT NULL);
+     CREATE INDEX used_challenges_expiry ON used_challenges (expires_at);
+     CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);`,
+    postgresql: `ALTER TABLE submissions ADD COLUMN spam_reasons TEXT;
+     ALTER TABLE submissions ADD COLUMN client_ip TEXT;
+     ALTER TABLE submissions ADD COLUMN user_agent TEXT;
+     CREATE TABLE used_challenges (id TEXT PRIMARY KEY, expires_at TEXT NOT NULL);
+     CREATE INDEX used_challenges_expiry ON used_challenges (expires_at);
+     CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);`,
+  },
 ];

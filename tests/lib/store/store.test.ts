@@ -148,7 +148,7 @@ describe.each(testEngines())('the store on $name', ({ name, available, open }) =
         name === 'SQLite'
           ? (await again[0]!.sql.get<{ user_version: number }>('PRAGMA user_version'))?.user_version
           : Number((await again[0]!.sql.get<{ n: string }>('SELECT count(*) AS n FROM schema_migrations'))?.n);
-      expect(applied).toBe(4);
+      expect(applied).toBe(5);
       await expect(again[1]!.outbox.list()).resolves.toHaveLength(1);
       await Promise.all(again.map((s) => s.close()));
     });
