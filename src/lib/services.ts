@@ -1,11 +1,10 @@
 import { type Admin, createAdmin } from './admin/admin.ts';
-import { createHoldCommands } from './admin/hold.ts';
 import { scheduleHousekeeping } from './admin/housekeeping.ts';
 import { createAdminQueries } from './admin/queries.ts';
 import { type Config, requireConfig } from './config.ts';
 import { exported } from './contact/inbox.ts';
 import type { Scheduler } from './contact/scheduler.ts';
-import { createSmtpMailer } from './contact/mailer.ts';
+import { createSmtpMailer, type Mailer } from './contact/mailer.ts';
 import { composeContactEmail } from './contact/message.ts';
 import type { SubmissionStore } from './contact/store.ts';
 import { createDeliveryWorker, type DeliveryWorker } from './contact/worker.ts';
@@ -13,6 +12,8 @@ import { createLogger, type Logger } from './log.ts';
 import { type AbuseLimits, connectRedis, createAbuseLimits } from './rate-limit.ts';
 import type { NewsletterProvider } from './newsletter/provider.ts';
 import { createNewsletterProvider } from './newsletter/registry.ts';
+import { markMessageAsSpam, releaseMessage } from './spam/corrections.ts';
+import { createSpamParts, type SpamParts } from './spam/setup.ts';
 import { openStore, type Store } from './store/store.ts';
 
 /** Everything the endpoints use, built once per process from the configuration. */
@@ -32,6 +33,8 @@ export type Services = {
   admin: Admin | undefined;
   /** Deletes expired admin sessions and, with RETENTION_DAYS, old messages: at start, then daily (not started here). */
   housekeeping: Scheduler;
+  /** The spam filter: the verdict on contact messages, challenges, held messages (issue 13). */
+  spam: SpamParts;
 };
 
 /**
@@ -41,18 +44,23 @@ export type Services = {
 export function createServices(config: Config, logger: Logger): Services {
   const database = openStore({ ...config.database, dataDir: config.dataDir }, logger);
   const smtp = config.smtp;
-  const worker = smtp
-    ? createDeliveryWorker({
-        outbox: database.outbox,
-        mailer: createSmtpMailer(smtp, { logger }),
-        compose: (submission) => composeContactEmail(submission, smtp),
-        logger,
-        retryBaseMs: config.delivery.retryBaseMs,
-        leaseMs: config.delivery.leaseMs,
-      })
-    : undefined;
+  const mailer: Mailer | undefined = smtp ? createSmtpMailer(smtp, { logger }) : undefined;
+  const worker =
+    smtp && mailer
+      ? createDeliveryWorker({
+          outbox: database.outbox,
+          mailer,
+          compose: (submission) => composeContactEmail(submission, smtp),
+          logger,
+          retryBaseMs: config.delivery.retryBaseMs,
+          leaseMs: config.delivery.leaseMs,
+        })
+      : undefined;
   const provider = createNewsletterProvider(config.newsletter, database.subscribers);
   const onStored = worker ? () => worker.poke() : () => {};
+  const spam = createSpamParts(config, database, mailer, logger);
+  // The owner's corrections, as `npm run inbox -- release/spam` makes them, with Akismet told.
+  const corrections = { spam: spam.store, outbox: database.outbox, akismet: spam.service.akismet, logger };
   const admin = config.admin
     ? createAdmin(
         { passwordHash: config.admin.passwordHash, retentionDays: config.retentionDays },
@@ -61,7 +69,15 @@ export function createServices(config: Config, logger: Logger): Services {
           logger,
           providerName: provider.name,
           redis: config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined,
-          spam: { ...createHoldCommands(database.sql, onStored), reasons: async () => [] },
+          spam: {
+            markSpam: async (id) => (await markMessageAsSpam(id, corrections)).changed === true,
+            release: async (id) => {
+              const released = (await releaseMessage(id, corrections)).changed === true;
+              if (released) onStored(id);
+              return released;
+            },
+            reasons: async (id) => (await spam.store.details(id))?.reasons ?? [],
+          },
           exportMessages: async () => (await database.outbox.list()).map(exported),
         },
       )
@@ -83,6 +99,7 @@ export function createServices(config: Config, logger: Logger): Services {
       retentionDays: config.retentionDays,
       logger,
     }),
+    spam,
   };
 }
 

@@ -83,6 +83,8 @@ server.listen(config.port, config.host, () => {
   // Once the site is up: messages left pending by an earlier process go out first.
   services.worker?.start();
   services.housekeeping.start();
+  // Hourly: held spam past its retention is deleted, and the day's digest goes out.
+  services.spam.housekeeping.start();
 });
 
 /** Stops at start-up with one line on stderr naming what to change, and no stack trace. */
@@ -106,6 +108,7 @@ async function stop(signal: string): Promise<void> {
   if (how === 'forced') logger.warn('server.stop_forced', { note: `requests still running after ${SHUTDOWN_GRACE_MS / 1000} s were cut off` });
   await workerStopped;
   await services.limits.close();
+  await services.spam.close();
   await services.database.close();
   logger.info('server.stopped');
   process.exit(0);

@@ -2,16 +2,31 @@ import { parseContact } from '../forms/contact.ts';
 import { readForm } from '../http.ts';
 import type { Logger } from '../log.ts';
 import { accepted, type FormValues, failure, INTERNAL_ERROR, invalid, type Outcome } from '../pipeline/outcome.ts';
+import { PROOF_FIELD } from '../spam/proof.ts';
+import type { SpamService } from '../spam/service.ts';
+import type { SpamStore } from '../spam/store.ts';
+import { TURNSTILE_FIELD } from '../spam/turnstile.ts';
 import type { SubmissionStore } from './store.ts';
 
-/** What the contact handler needs. */
-export type ContactDeps = { store: SubmissionStore; logger: Logger; onStored?: (id: number) => void };
+/** What the contact handler needs; without `spam` every valid message is accepted for delivery. */
+export type ContactDeps = {
+  store: SubmissionStore;
+  logger: Logger;
+  onStored?: (id: number) => void;
+  spam?: { service: SpamService; store: SpamStore } | undefined;
+};
+
+/** Where the request came from, as the pipeline found it. */
+export type RequestContext = { ip: string };
 
 /** The fields a person sees and types into; the honeypot is not one of them. */
 const VISIBLE_FIELDS = ['name', 'email', 'message'] as const;
 
-/** POST /api/contact (SPEC.md 4.2): read the form, validate every field, store, answer. */
-export async function handleContact(request: Request, { store, onStored }: ContactDeps): Promise<Outcome> {
+/**
+ * POST /api/contact (SPEC.md 4.2): read the form, validate every field, judge it, store, answer.
+ * Hint: a message judged spam is held and answered exactly like one accepted (decision 0093).
+ */
+export async function handleContact(request: Request, { store, logger, onStored, spam }: ContactDeps, { ip }: RequestContext = { ip: '' }): Promise<Outcome> {
   const form = await readForm(request);
   if (!form.ok) return form.failure;
 
@@ -23,8 +38,27 @@ export async function handleContact(request: Request, { store, onStored }: Conta
   const parsed = parseContact(form.fields);
   if (!parsed.ok) return invalid(parsed.errors, values);
 
+  const userAgent = request.headers.get('user-agent') ?? undefined;
+  const verdict = spam
+    ? await spam.service.judge({
+        ...parsed.input,
+        proof: form.fields[PROOF_FIELD],
+        turnstileToken: form.fields[TURNSTILE_FIELD],
+        ip,
+        userAgent,
+        referrer: request.headers.get('referer') ?? undefined,
+      })
+    : undefined;
+
   let id: number;
   try {
+    if (spam && verdict?.spam) {
+      // The visitor's address and browser are kept only for Akismet, which asks for them with a correction.
+      const origin = spam.service.akismet ? { ip, userAgent } : {};
+      id = await spam.store.hold(parsed.input, { reasons: verdict.reasons, ...origin });
+      logger.info('contact.held_as_spam', { id, reasons: verdict.reasons });
+      return accepted();
+    }
     id = await store.save(parsed.input);
   } catch {
     // The store has logged the cause, once per outage rather than once per post (store/state.ts).

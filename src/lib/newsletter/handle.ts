@@ -5,10 +5,16 @@ import { readForm } from '../http.ts';
 import type { Logger } from '../log.ts';
 import { accepted, type FormValues, failure, type Outcome, tooManyRequests } from '../pipeline/outcome.ts';
 import type { AbuseLimits } from '../rate-limit.ts';
+import type { SpamService } from '../spam/service.ts';
 import type { NewsletterProvider, SubscribeFailure } from './provider.ts';
 
-/** What the newsletter handler needs. */
-export type NewsletterDeps = { provider: NewsletterProvider; logger: Logger; limits?: Pick<AbuseLimits, 'checkAddress'> };
+/** What the newsletter handler needs; `spam` refuses subscriptions without a proof when NEWSLETTER_REQUIRE_PROOF is set. */
+export type NewsletterDeps = {
+  provider: NewsletterProvider;
+  logger: Logger;
+  limits?: Pick<AbuseLimits, 'checkAddress'>;
+  spam?: { service: Pick<SpamService, 'allowSubscription'> } | undefined;
+};
 
 /**
  * How long a visitor is asked to wait when the provider is unavailable: the same "few
@@ -36,7 +42,7 @@ export const NEWSLETTER_FAILURES: Record<SubscribeFailure, { status: number; err
 };
 
 /** POST /api/newsletter (SPEC.md 4.1): read the form, validate the email, subscribe, answer. */
-export async function handleNewsletter(request: Request, { provider, logger, limits }: NewsletterDeps): Promise<Outcome> {
+export async function handleNewsletter(request: Request, { provider, logger, limits, spam }: NewsletterDeps): Promise<Outcome> {
   const form = await readForm(request);
   if (!form.ok) return form.failure;
 
@@ -44,6 +50,10 @@ export async function handleNewsletter(request: Request, { provider, logger, lim
   const values: FormValues = typeof typed === 'string' ? { email: typed } : {};
   const parsed = v.safeParse(NewsletterSchema, form.fields);
   if (!parsed.success) return failure(400, INVALID_EMAIL, { field: 'email', values });
+
+  // Against list bombing (issue 13): checked before the address counts toward its daily limit.
+  const proof = (await spam?.service.allowSubscription(form.fields)) ?? { ok: true };
+  if (!proof.ok) return failure(400, proof.error, { values });
 
   const allowed = (await limits?.checkAddress(parsed.output.email)) ?? { ok: true };
   if (!allowed.ok) return tooManyRequests(allowed.retryAfterSeconds, values);

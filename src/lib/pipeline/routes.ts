@@ -8,7 +8,7 @@ import type { Outcome } from './outcome.ts';
 import { FORM_PAGES, type FormPages } from './page.ts';
 
 /** A route's handler: the request and the services in, an outcome out; it never writes an answer itself. */
-export type RouteHandler = (request: Request, services: Services) => Outcome | Promise<Outcome>;
+export type RouteHandler = (request: Request, services: Services, context: { ip: string }) => Outcome | Promise<Outcome>;
 
 /**
  * One address the pipeline answers, with its own policy.
@@ -36,6 +36,8 @@ const ADMIN_ROUTES: readonly Route[] = Object.entries(ADMIN_ACTIONS).map(([path,
 export const ROUTES: readonly Route[] = [
   { path: '/api/newsletter', kind: 'form', limit: 'newsletter', pages: FORM_PAGES.newsletter, methods: { POST: handleNewsletter } },
   { path: '/api/contact', kind: 'form', limit: 'contact', pages: FORM_PAGES.contact, methods: { POST: handleContact } },
+  // The proof-of-work challenge the forms' script solves (issue 13); JSON with `success` like every answer here.
+  { path: '/api/challenge', kind: 'api', methods: { GET: async (_, { spam }) => ({ kind: 'data', status: 200, body: await spam.service.challenge() }) } },
   { path: '/api/health', kind: 'api', methods: { GET: (_, { database, provider }) => handleHealth({ store: database, providerName: provider.name }) } },
   ...ADMIN_ROUTES,
 ];

@@ -27,16 +27,27 @@ export interface SpamService {
   allowSubscription(fields: Record<string, unknown>): Promise<{ ok: true } | { ok: false; error: string }>;
 }
 
-/** What the service needs besides its settings: the signing secret, the used-challenge record, the site's address. */
-export type SpamServiceDeps = { secret: string; used: UsedChallenges; logger: Logger; blog: string; now?: () => number };
+/**
+ * What the service needs besides its settings: the signing secret (a string, or how to load
+ * it from the database the first time it is needed), the used-challenge record, the site's address.
+ */
+export type SpamServiceDeps = { secret: string | (() => Promise<string>); used: UsedChallenges; logger: Logger; blog: string; now?: () => number };
 
 /** Builds the spam filter of a deployment from its configuration. */
 export function createSpamService(config: SpamConfig['spam'], { secret, used, logger, blog, now = Date.now }: SpamServiceDeps): SpamService {
   const akismet = config.akismet && createAkismetClient({ apiKey: config.akismet.apiKey, baseUrl: config.akismet.baseUrl, blog });
-  const filter: SpamFilter = {
+  let loaded: Promise<string> | undefined;
+  // Loaded once; a failure (the database is down) is not remembered, so the next request tries again.
+  const signingSecret = (): Promise<string> =>
+    typeof secret === 'string'
+      ? Promise.resolve(secret)
+      : (loaded ??= secret().catch((error: unknown) => {
+          loaded = undefined;
+          throw error;
+        }));
+  const filter: Omit<SpamFilter, 'secret'> = {
     enabled: config.enabled,
     maxLinks: config.maxLinks,
-    secret,
     used,
     turnstile: config.turnstile && createTurnstileClient({ secret: config.turnstile.secretKey, baseUrl: config.turnstile.baseUrl }),
     akismet,
@@ -48,13 +59,13 @@ export function createSpamService(config: SpamConfig['spam'], { secret, used, lo
     config,
     akismet,
     async challenge() {
-      const challenge = await issueChallenge({ secret, now });
+      const challenge = await issueChallenge({ secret: await signingSecret(), now });
       return siteKey ? { success: true, challenge, turnstileSiteKey: siteKey } : { success: true, challenge };
     },
-    judge: (submission) => judgeContact(submission, filter),
+    judge: async (submission) => judgeContact(submission, { ...filter, secret: config.enabled ? await signingSecret() : '' }),
     async allowSubscription(fields) {
       if (!config.enabled || !config.newsletterRequiresProof) return { ok: true };
-      const proof = await checkProof(fields[PROOF_FIELD], used, { secret, now });
+      const proof = await checkProof(fields[PROOF_FIELD], used, { secret: await signingSecret(), now });
       return proof.ok ? { ok: true } : { ok: false, error: NEWSLETTER_PROOF_ERROR };
     },
   };

@@ -82,3 +82,35 @@ describe('the spam service', () => {
     );
   });
 });
+
+describe('the signing secret', () => {
+  test('is loaded once, when first needed, and a failed load is tried again', async () => {
+    let loads = 0;
+    const spam = createSpamService(DEFAULTS, {
+      secret: async () => {
+        loads += 1;
+        if (loads === 1) throw new Error('database down');
+        return 'from-the-database';
+      },
+      used: createMemoryUsedChallenges(),
+      logger: silentLogger,
+      blog: 'https://www.example.com',
+    });
+    expect(loads).toBe(0);
+    await expect(spam.challenge()).rejects.toThrow('database down');
+    await spam.challenge();
+    await spam.challenge();
+    expect(loads).toBe(2);
+  });
+
+  test('is not loaded when the filter is off', async () => {
+    let loads = 0;
+    const spam = createSpamService(
+      { ...DEFAULTS, enabled: false },
+      { secret: async () => `${++loads}`, used: createMemoryUsedChallenges(), logger: silentLogger, blog: 'https://www.example.com' },
+    );
+    await spam.judge({ name: 'Ada', email: 'a@example.com', message: 'Hello there, friend.', proof: undefined, ip: '127.0.0.1' });
+    await spam.allowSubscription({});
+    expect(loads).toBe(0);
+  });
+});

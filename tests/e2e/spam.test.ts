@@ -1,0 +1,152 @@
+import type { BrowserContext, Page, Request } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { runInbox } from '../contact/run-inbox.ts';
+import { type Site, startSite } from '../support/site.ts';
+import { eventually, type FakeSmtpServer, startSmtpServer } from '../support/smtp.ts';
+import { launchChromium, loadsPage, openPage } from './support/browser.ts';
+import { MAIL } from './support/stack.ts';
+
+/**
+ * The spam filter as visitors and bots meet it, in Chromium against the built server with
+ * SPAM_FILTER on (the other browser tests turn it off) and a real SMTP server.
+ */
+let site: Site;
+let smtp: FakeSmtpServer;
+let browser: Awaited<ReturnType<typeof launchChromium>>;
+const contexts: BrowserContext[] = [];
+
+beforeAll(async () => {
+  smtp = await startSmtpServer();
+  site = await startSite({ SPAM_FILTER: 'on', SMTP_URL: smtp.url(), ...MAIL, DELIVERY_RETRY_BASE_MS: '200' });
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+  await site?.stop();
+  await smtp?.close();
+});
+afterEach(async () => {
+  for (const context of contexts.splice(0)) await context.close();
+});
+
+async function visit(options: { javaScriptEnabled?: boolean } = {}): Promise<Page> {
+  const { context, page } = await openPage(browser, options);
+  contexts.push(context);
+  await page.goto(`${site.url}/contact`);
+  return page;
+}
+
+/** Types as a person does: a key at a time, about 60 ms apart. */
+async function typeLikeAPerson(page: Page, values: { name: string; email: string; message: string }): Promise<void> {
+  for (const [label, value] of [
+    ['Name', values.name],
+    ['Email address', values.email],
+    ['Message', values.message],
+  ] as const) {
+    await page.getByLabel(label, { exact: true }).click();
+    await page.getByLabel(label, { exact: true }).pressSequentially(value, { delay: 60 });
+  }
+}
+
+const inbox = (...args: string[]) => runInbox(args, { DATA_DIR: site.dataDir });
+
+/** Every message as the owner's export shows it. */
+async function messages(): Promise<Array<{ id: number; name: string; status: string; spamReasons: string[] }>> {
+  const run = await inbox('export', '--format', 'json');
+  expect(run.stderr).toBe('');
+  return JSON.parse(run.stdout);
+}
+
+const mailsTo = (name: string) => smtp.received.filter((mail) => mail.raw.includes(name)).length;
+
+/** Gives the worker time it would need to send a message, so that "not sent" means something. */
+const workerPass = () => new Promise((resolve) => setTimeout(resolve, 1_500));
+
+const thanks = "Thanks for your message! We'll get back to you soon.";
+const clickToThanks: number[] = [];
+
+describe('the spam filter in a real browser', () => {
+  test('a person typing at human speed is delivered, and the click-to-thanks time is recorded', async () => {
+    const page = await visit();
+    await typeLikeAPerson(page, { name: 'Ada Human', email: 'ada@example.org', message: 'Hello! A question about your opening hours, please.' });
+    const clicked = Date.now();
+    await page.locator('#contact-form button[type="submit"]').click();
+    await page.getByRole('status').getByText(thanks).waitFor();
+    clickToThanks.push(Date.now() - clicked);
+    console.info(`click to thanks: ${clickToThanks.at(-1)} ms`);
+
+    await eventually('the message to reach the owner', () => mailsTo('Ada Human') === 1);
+    const mine = (await messages()).find((m) => m.name === 'Ada Human')!;
+    expect(mine).toMatchObject({ status: 'sent', spamReasons: [] });
+  });
+
+  test('a script posting the whole valid form without the page’s script is held, not emailed, and told it worked', async () => {
+    const body = new FormData();
+    for (const [name, value] of Object.entries({ name: 'Bot Poster', email: 'bot@example.org', message: 'Totally legitimate message here.', honeypot: '' })) {
+      body.append(name, value);
+    }
+    const response = await fetch(`${site.url}/api/contact`, { method: 'POST', body, headers: { Accept: 'application/json' } });
+    expect(response.status).toBe(200);
+    await expect(response.json()).resolves.toEqual({ success: true });
+    await workerPass();
+    expect(mailsTo('Bot Poster')).toBe(0);
+    expect((await messages()).find((m) => m.name === 'Bot Poster')).toMatchObject({ status: 'spam', spamReasons: ['proof-missing'] });
+  });
+
+  test('a person’s request replayed is not delivered a second time', async () => {
+    const page = await visit();
+    let posted: Request | undefined;
+    page.on('request', (request) => {
+      if (request.url().endsWith('/api/contact')) posted = request;
+    });
+    await typeLikeAPerson(page, { name: 'Grace Replayed', email: 'grace@example.org', message: 'A message that someone will replay.' });
+    await page.locator('#contact-form button[type="submit"]').click();
+    await page.getByRole('status').getByText(thanks).waitFor();
+    await eventually('the first copy to reach the owner', () => mailsTo('Grace Replayed') === 1);
+
+    const replay = await fetch(`${site.url}/api/contact`, {
+      method: 'POST',
+      body: posted!.postDataBuffer()!,
+      headers: { 'content-type': (await posted!.allHeaders())['content-type']!, Accept: 'application/json' },
+    });
+    await expect(replay.json()).resolves.toEqual({ success: true });
+    await workerPass();
+    expect(mailsTo('Grace Replayed')).toBe(1);
+    const copies = (await messages()).filter((m) => m.name === 'Grace Replayed');
+    expect(copies.map((m) => [m.status, m.spamReasons])).toEqual([
+      ['spam', ['proof-replayed']],
+      ['sent', []],
+    ]);
+  });
+
+  test('a message with many links is held; released, it is delivered once', async () => {
+    const page = await visit();
+    await typeLikeAPerson(page, { name: 'Linky Person', email: 'linky@example.org', message: 'See https://a.test https://b.test https://c.test' });
+    await page.locator('#contact-form button[type="submit"]').click();
+    await page.getByRole('status').getByText(thanks).waitFor();
+    await workerPass();
+    expect(mailsTo('Linky Person')).toBe(0);
+    const held = (await messages()).find((m) => m.name === 'Linky Person')!;
+    expect(held).toMatchObject({ status: 'spam', spamReasons: ['too-many-links'] });
+
+    const first = await inbox('release', String(held.id));
+    expect(first.code).toBe(0);
+    await eventually('the released message to reach the owner', () => mailsTo('Linky Person') === 1);
+    const again = await inbox('release', String(held.id));
+    expect(again.code).toBe(1);
+    await workerPass();
+    expect(mailsTo('Linky Person')).toBe(1);
+  });
+
+  test('a person without JavaScript gets the thank-you page and keeps their message (held for the owner)', async () => {
+    const page = await visit({ javaScriptEnabled: false });
+    await page.getByLabel('Name', { exact: true }).fill('Noscript Person');
+    await page.getByLabel('Email address', { exact: true }).fill('noscript@example.org');
+    await page.getByLabel('Message', { exact: true }).fill('I browse without JavaScript, hello.');
+    const status = await loadsPage(page, () => page.locator('#contact-form button[type="submit"]').click());
+    expect(status).toBe(200);
+    await expect(page.locator('h1').textContent()).resolves.toMatch(/thank/i);
+    const kept = (await messages()).find((m) => m.name === 'Noscript Person');
+    expect(kept).toMatchObject({ status: 'spam', spamReasons: ['proof-missing'] });
+  });
+});

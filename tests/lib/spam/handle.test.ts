@@ -1,0 +1,160 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { solveChallenge } from 'altcha-lib';
+import { deriveKey } from 'altcha-lib/algorithms/sha';
+import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
+import type { SpamConfig } from '../../../src/lib/config.ts';
+import { handleContact } from '../../../src/lib/contact/handle.ts';
+import { createLogger, silentLogger } from '../../../src/lib/log.ts';
+import { handleNewsletter } from '../../../src/lib/newsletter/handle.ts';
+import { renderJson } from '../../../src/lib/pipeline/outcome.ts';
+import { issueChallenge } from '../../../src/lib/spam/proof.ts';
+import { createSpamService, NEWSLETTER_PROOF_ERROR } from '../../../src/lib/spam/service.ts';
+import { createSpamStore } from '../../../src/lib/spam/store.ts';
+import { openStore, type Store } from '../../../src/lib/store/store.ts';
+import { TEST_DATABASE } from '../../support/stores.ts';
+
+const ON: SpamConfig['spam'] = { enabled: true, maxLinks: 2, retentionDays: 30, turnstile: undefined, akismet: undefined, newsletterRequiresProof: false };
+const SECRET = 'handler-test-secret';
+const person = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello, I would like to know more.', honeypot: '' };
+
+function post(path: string, fields: Record<string, string>): Request {
+  const body = new FormData();
+  for (const [k, v] of Object.entries(fields)) body.append(k, v);
+  return new Request(`http://site.test${path}`, { method: 'POST', body, headers: { 'user-agent': 'TestBrowser/1' } });
+}
+
+async function proofIssued(msAgo: number): Promise<string> {
+  const challenge = await issueChallenge({ secret: SECRET, now: () => Date.now() - msAgo });
+  const solution = await solveChallenge({ challenge, deriveKey });
+  return Buffer.from(JSON.stringify({ challenge, solution })).toString('base64');
+}
+
+let dir: string;
+let db: Store;
+const lines: string[] = [];
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'site-forms-spam-handle-'));
+  db = openStore({ ...TEST_DATABASE, url: undefined, dataDir: dir }, silentLogger);
+  lines.length = 0;
+});
+afterEach(async () => {
+  await db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function deps(config: Partial<SpamConfig['spam']> = {}) {
+  const store = createSpamStore(db.sql);
+  const service = createSpamService(
+    { ...ON, ...config },
+    { secret: SECRET, used: store.usedChallenges, logger: silentLogger, blog: 'https://www.example.com' },
+  );
+  return { store: db.submissions, logger: createLogger({ level: 'info', write: (l) => lines.push(l) }), onStored: vi.fn(), spam: { service, store } };
+}
+
+describe('the contact handler with the spam filter', () => {
+  test('a person’s message with a proof solved 10 s ago is stored for delivery', async () => {
+    const d = deps();
+    const altcha = await proofIssued(10_000);
+    await expect(handleContact(post('/api/contact', { ...person, altcha }), d, { ip: '203.0.113.7' })).resolves.toEqual({ kind: 'accepted' });
+    const [stored] = await db.outbox.list();
+    expect(stored).toMatchObject({ status: 'pending', spamReasons: [] });
+    expect(d.onStored).toHaveBeenCalledWith(stored!.id);
+  });
+
+  test('a message without a proof is held with its reason, answered exactly as accepted, and not handed to delivery', async () => {
+    const d = deps();
+    const outcome = await handleContact(post('/api/contact', person), d, { ip: '203.0.113.7' });
+    expect(renderJson(outcome)).toEqual(renderJson({ kind: 'accepted' }));
+    const [held] = await db.outbox.list();
+    expect(held).toMatchObject({ status: 'spam', spamReasons: ['proof-missing'], name: 'Ada Lovelace' });
+    expect(d.onStored).not.toHaveBeenCalled();
+    expect(JSON.parse(lines[0]!)).toMatchObject({ event: 'contact.held_as_spam', id: held!.id, reasons: ['proof-missing'] });
+    // Without Akismet, where the message came from is not kept.
+    await expect(d.spam.store.details(held!.id)).resolves.toEqual({ reasons: ['proof-missing'], ip: null, userAgent: null });
+  });
+
+  test('a proof solved a second ago, with many links, is held with both reasons', async () => {
+    const altcha = await proofIssued(1_000);
+    await handleContact(post('/api/contact', { ...person, message: 'https://a.test https://b.test https://c.test', altcha }), deps(), { ip: '1.2.3.4' });
+    expect((await db.outbox.list())[0]?.spamReasons).toEqual(['too-fast', 'too-many-links']);
+  });
+
+  test('the same body twice: the second is held as replayed', async () => {
+    const d = deps();
+    const altcha = await proofIssued(10_000);
+    await handleContact(post('/api/contact', { ...person, altcha }), d, { ip: '1.2.3.4' });
+    await handleContact(post('/api/contact', { ...person, altcha }), d, { ip: '1.2.3.4' });
+    expect((await db.outbox.list()).map((m) => [m.status, m.spamReasons])).toEqual([
+      ['spam', ['proof-replayed']],
+      ['pending', []],
+    ]);
+  });
+
+  test('with Akismet configured, a held message keeps the visitor’s address and browser for corrections', async () => {
+    const d = deps({ akismet: { apiKey: 'k', baseUrl: 'http://127.0.0.1:9' } });
+    await handleContact(post('/api/contact', person), d, { ip: '203.0.113.7' });
+    const [held] = await db.outbox.list();
+    await expect(d.spam.store.details(held!.id)).resolves.toEqual({ reasons: ['proof-missing'], ip: '203.0.113.7', userAgent: 'TestBrowser/1' });
+  });
+
+  test('with SPAM_FILTER=off a message without a proof is delivered; the honeypot still refuses', async () => {
+    const d = deps({ enabled: false });
+    await expect(handleContact(post('/api/contact', person), d, { ip: '1.2.3.4' })).resolves.toEqual({ kind: 'accepted' });
+    expect((await db.outbox.list())[0]?.status).toBe('pending');
+    await expect(handleContact(post('/api/contact', { ...person, honeypot: 'bot' }), d, { ip: '1.2.3.4' })).resolves.toMatchObject({
+      kind: 'invalid',
+      errors: { honeypot: ['This field must be left empty'] },
+    });
+  });
+
+  test('an invalid message is refused before it is judged, so its proof is not used up', async () => {
+    const d = deps();
+    const altcha = await proofIssued(10_000);
+    await handleContact(post('/api/contact', { ...person, message: 'short', altcha }), d, { ip: '1.2.3.4' });
+    await handleContact(post('/api/contact', { ...person, altcha }), d, { ip: '1.2.3.4' });
+    expect((await db.outbox.list()).map((m) => m.status)).toEqual(['pending']);
+  });
+});
+
+describe('the newsletter handler with NEWSLETTER_REQUIRE_PROOF', () => {
+  const provider = { name: 'local' as const, subscribe: vi.fn(async () => ({ ok: true as const })) };
+
+  test('without a proof: 400 JSON with the error, and nobody is subscribed', async () => {
+    provider.subscribe.mockClear();
+    const outcome = await handleNewsletter(post('/api/newsletter', { email: 'victim@example.com' }), {
+      provider,
+      logger: silentLogger,
+      spam: deps({ newsletterRequiresProof: true }).spam,
+    });
+    expect(renderJson(outcome)).toMatchObject({ status: 400, body: JSON.stringify({ success: false, error: NEWSLETTER_PROOF_ERROR }) });
+    expect(provider.subscribe).not.toHaveBeenCalled();
+  });
+
+  test('with a proof solved at once: subscribed (no time to submit for one field)', async () => {
+    provider.subscribe.mockClear();
+    const altcha = await proofIssued(0);
+    const outcome = await handleNewsletter(post('/api/newsletter', { email: 'ada@example.com', altcha }), {
+      provider,
+      logger: silentLogger,
+      spam: deps({ newsletterRequiresProof: true }).spam,
+    });
+    expect(outcome).toEqual({ kind: 'accepted' });
+    expect(provider.subscribe).toHaveBeenCalledWith('ada@example.com');
+  });
+
+  test('an invalid address is the spec’s answer, whatever the proof', async () => {
+    const outcome = await handleNewsletter(post('/api/newsletter', { email: 'nope' }), {
+      provider,
+      logger: silentLogger,
+      spam: deps({ newsletterRequiresProof: true }).spam,
+    });
+    expect(outcome).toMatchObject({ kind: 'failure', status: 400, error: 'Please enter a valid email address' });
+  });
+
+  test('by default a subscription needs no proof (SPEC.md 4.1)', async () => {
+    const outcome = await handleNewsletter(post('/api/newsletter', { email: 'ada@example.com' }), { provider, logger: silentLogger, spam: deps().spam });
+    expect(outcome).toEqual({ kind: 'accepted' });
+  });
+});
