@@ -106,7 +106,7 @@ describe('the spam filter in a real browser', () => {
 
     const replay = await fetch(`${site.url}/api/contact`, {
       method: 'POST',
-      body: posted!.postDataBuffer()!,
+      body: new Uint8Array(posted!.postDataBuffer()!),
       headers: { 'content-type': (await posted!.allHeaders())['content-type']!, Accept: 'application/json' },
     });
     await expect(replay.json()).resolves.toEqual({ success: true });

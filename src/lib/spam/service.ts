@@ -38,13 +38,14 @@ export function createSpamService(config: SpamConfig['spam'], { secret, used, lo
   const akismet = config.akismet && createAkismetClient({ apiKey: config.akismet.apiKey, baseUrl: config.akismet.baseUrl, blog });
   let loaded: Promise<string> | undefined;
   // Loaded once; a failure (the database is down) is not remembered, so the next request tries again.
-  const signingSecret = (): Promise<string> =>
-    typeof secret === 'string'
-      ? Promise.resolve(secret)
-      : (loaded ??= secret().catch((error: unknown) => {
-          loaded = undefined;
-          throw error;
-        }));
+  const signingSecret = (): Promise<string> => {
+    if (typeof secret === 'string') return Promise.resolve(secret);
+    loaded ??= secret().catch((error: unknown) => {
+      loaded = undefined;
+      throw error;
+    });
+    return loaded;
+  };
   const filter: Omit<SpamFilter, 'secret'> = {
     enabled: config.enabled,
     maxLinks: config.maxLinks,

@@ -214,7 +214,9 @@ describe('the inbox commands', () => {
 
   test('export of an empty inbox is an empty array and a header row', async () => {
     expect(JSON.parse((await run({ name: 'export', format: 'json' })).out)).toEqual([]);
-    expect((await run({ name: 'export', format: 'csv' })).out).toBe('id,createdAt,name,email,message,status,attempts,nextAttemptAt,lastError,sentAt,spamReasons\r\n');
+    expect((await run({ name: 'export', format: 'csv' })).out).toBe(
+      'id,createdAt,name,email,message,status,attempts,nextAttemptAt,lastError,sentAt,spamReasons\r\n',
+    );
   });
 
   test('retry puts a failed message back in the queue, due at once, with the requeue in its history', async () => {
