@@ -45,7 +45,7 @@ describe('npm run inbox, against the database of a running server', () => {
   test('export --format csv quotes the comma, the quotes and the line break', async () => {
     const { code, stdout } = await runInbox(['export', '--format', 'csv'], env);
     expect(code).toBe(0);
-    expect(stdout.split('\r\n')[0]).toBe('id,createdAt,name,email,message,status,attempts,nextAttemptAt,lastError,sentAt');
+    expect(stdout.split('\r\n')[0]).toBe('id,createdAt,name,email,message,status,attempts,nextAttemptAt,lastError,sentAt,spamReasons');
     expect(stdout).toContain(',"Lovelace, Ada ""Countess""",ada@example.org,"Line one, with a comma;\r\nline two with ""quotes"".",pending,0,');
     expect(stdout).toContain(',Bob Builder,bob@example.net,"A plain message, ten chars.",pending,0,');
     expect(stdout.endsWith('\r\n')).toBe(true);

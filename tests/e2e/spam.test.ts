@@ -150,3 +150,40 @@ describe('the spam filter in a real browser', () => {
     expect(kept).toMatchObject({ status: 'spam', spamReasons: ['proof-missing'] });
   });
 });
+
+describe('the newsletter with NEWSLETTER_REQUIRE_PROOF=true', () => {
+  let guarded: Site;
+  beforeAll(async () => {
+    guarded = await startSite({ SPAM_FILTER: 'on', NEWSLETTER_REQUIRE_PROOF: 'true' });
+  });
+  afterAll(() => guarded?.stop());
+
+  const PROOF_ERROR = 'We could not confirm that this came from our signup form. Please turn on JavaScript for this site, reload the page and try again.';
+
+  test('a person with JavaScript subscribes without noticing', async () => {
+    const { context, page } = await openPage(browser);
+    contexts.push(context);
+    await page.goto(`${guarded.url}/`);
+    await page.getByLabel('Email address', { exact: true }).pressSequentially('ada@example.org', { delay: 30 });
+    await page.locator('#newsletter-form button[type="submit"]').click();
+    await page.getByRole('status').getByText('Thanks for subscribing!').waitFor();
+  });
+
+  test('a program without the proof gets 400 JSON with the error', async () => {
+    const body = new FormData();
+    body.append('email', 'victim@example.org');
+    const response = await fetch(`${guarded.url}/api/newsletter`, { method: 'POST', body, headers: { Accept: 'application/json' } });
+    expect(response.status).toBe(400);
+    await expect(response.json()).resolves.toEqual({ success: false, error: PROOF_ERROR });
+  });
+
+  test('a person without JavaScript is told on the page what to do', async () => {
+    const { context, page } = await openPage(browser, { javaScriptEnabled: false });
+    contexts.push(context);
+    await page.goto(`${guarded.url}/`);
+    await page.getByLabel('Email address', { exact: true }).fill('noscript@example.org');
+    const status = await loadsPage(page, () => page.locator('#newsletter-form button[type="submit"]').click());
+    expect(status).toBe(400);
+    await expect(page.locator('#newsletter-form').textContent()).resolves.toContain(PROOF_ERROR);
+  });
+});
