@@ -70,10 +70,16 @@ export function securityHeaders(settings: SecurityHeaderSettings): Record<string
  * `TURNSTILE_SOURCES` once a `TURNSTILE_SITE_KEY` is configured.
  */
 export function securityHeadersFor(
-  config: { publicUrl: string | undefined; contactEndpointOrigin: string | undefined },
+  config: {
+    publicUrl: string | undefined;
+    contactEndpointOrigin: string | undefined;
+    spam?: { enabled: boolean; turnstile: unknown } | undefined;
+  },
   options: { development?: boolean } = {},
 ): Record<string, string> {
   const extraSources: ExtraSources[] = [];
   if (config.contactEndpointOrigin) extraSources.push({ connect: [config.contactEndpointOrigin] });
+  // The forms load Cloudflare's widget only when the spam filter is on and Turnstile is configured.
+  if (config.spam?.enabled && config.spam.turnstile) extraSources.push(TURNSTILE_SOURCES);
   return securityHeaders({ publicUrl: config.publicUrl, extraSources, development: options.development });
 }

@@ -62,3 +62,21 @@ describe('the security headers of every answer', () => {
     expect(headers['content-security-policy']).toContain("script-src 'self' 'unsafe-inline';");
   });
 });
+
+describe('Cloudflare Turnstile in the policy (issue 13)', () => {
+  const turnstile = { siteKey: '1x00000000000000000000AA', secretKey: 's', baseUrl: 'https://challenges.cloudflare.com' };
+  test.each([
+    [
+      'configured with the filter on',
+      { enabled: true, turnstile },
+      "script-src 'self' https://challenges.cloudflare.com;",
+      'frame-src https://challenges.cloudflare.com;',
+    ],
+    ['configured with the filter off', { enabled: false, turnstile }, "script-src 'self';", "frame-src 'none';"],
+    ['not configured', { enabled: true, turnstile: undefined }, "script-src 'self';", "frame-src 'none';"],
+  ])('%s', (_, spam, script, frame) => {
+    const policy = securityHeadersFor({ publicUrl: undefined, contactEndpointOrigin: undefined, spam })['content-security-policy'];
+    expect(policy).toContain(script);
+    expect(policy).toContain(frame);
+  });
+});
