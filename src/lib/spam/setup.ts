@@ -56,11 +56,10 @@ export function createSpamParts(config: Config, database: Store, mailer: Mailer 
 
 function connectRedis(url: string): Redis {
   const { Redis } = requireWhenNeeded('ioredis') as typeof import('ioredis');
-  // Fail fast while disconnected: the database decides meanwhile (used-challenges.ts logs it once).
-  return new Redis(url, {
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    connectTimeout: 2000,
-    retryStrategy: (attempt) => Math.min(attempt * 500, 5000),
-  });
+  // Queued while connecting (the first post after a start), but never more than a second: then
+  // the database decides, and used-challenges.ts logs the outage once.
+  const redis = new Redis(url, { commandTimeout: 1000, maxRetriesPerRequest: 1, connectTimeout: 2000, retryStrategy: (attempt) => Math.min(attempt * 500, 5000) });
+  // Without a listener ioredis prints every connection error; the failed commands are what we report.
+  redis.on('error', () => {});
+  return redis;
 }

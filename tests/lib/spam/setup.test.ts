@@ -1,0 +1,70 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { solveChallenge } from 'altcha-lib';
+import { deriveKey } from 'altcha-lib/algorithms/sha';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { requireConfig } from '../../../src/lib/config.ts';
+import { createLogger } from '../../../src/lib/log.ts';
+import { createSpamParts } from '../../../src/lib/spam/setup.ts';
+import { openStore } from '../../../src/lib/store/store.ts';
+import { type RedisServer, redisAvailable, startRedis } from '../../support/redis.ts';
+import { TEST_DATABASE } from '../../support/stores.ts';
+
+const person = { name: 'Ada', email: 'ada@example.com', message: 'Hello there, a question.', ip: '127.0.0.1' };
+
+async function solvedFrom(parts: ReturnType<typeof createSpamParts>): Promise<string> {
+  const { challenge } = await parts.service.challenge();
+  const solution = await solveChallenge({ challenge, deriveKey });
+  return Buffer.from(JSON.stringify({ challenge, solution })).toString('base64');
+}
+
+describe('the spam filter of a server', () => {
+  let redis: RedisServer | undefined;
+  const dirs: string[] = [];
+  beforeAll(async () => {
+    if (redisAvailable) redis = await startRedis();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const open = (env: Record<string, string> = {}) => {
+    const dir = mkdtempSync(join(tmpdir(), 'site-forms-spam-setup-'));
+    dirs.push(dir);
+    const config = requireConfig({ DATA_DIR: dir, ...env });
+    const database = openStore({ ...TEST_DATABASE, url: undefined, dataDir: dir }, createLogger({ level: 'silent' }));
+    return { parts: createSpamParts(config, database, undefined, createLogger({ level: 'silent' })), database };
+  };
+
+  test('two servers on one database sign alike and share the used-challenge record', async () => {
+    const { parts: one, database } = open();
+    const two = createSpamParts(requireConfig({}), database, undefined, createLogger({ level: 'silent' }));
+    const proof = await solvedFrom(one);
+    await expect(two.service.judge({ ...person, proof })).resolves.toEqual({ spam: true, reasons: ['too-fast'] });
+    await expect(one.service.judge({ ...person, proof })).resolves.toEqual({ spam: true, reasons: ['proof-replayed'] });
+    await one.close();
+    await two.close();
+    await database.close();
+  });
+
+  test.skipIf(!redisAvailable)('with REDIS_URL the used-challenge record is in Redis', async () => {
+    const { parts, database } = open({ REDIS_URL: redis!.url });
+    const proof = await solvedFrom(parts);
+    await parts.service.judge({ ...person, proof });
+    const { nonce } = JSON.parse(Buffer.from(proof, 'base64').toString()).challenge.parameters;
+    await expect(database.sql.get('SELECT id FROM used_challenges WHERE id = ?', [nonce])).resolves.toBeUndefined();
+    await expect(parts.service.judge({ ...person, proof })).resolves.toEqual({ spam: true, reasons: ['proof-replayed'] });
+    await parts.close();
+    await database.close();
+  });
+
+  test('the housekeeping runs a pass and stops with the filter', async () => {
+    const { parts, database } = open();
+    await parts.housekeeping.runPass();
+    await parts.close();
+    expect(parts.housekeeping.start()).toBe(false);
+    await database.close();
+  });
+});
