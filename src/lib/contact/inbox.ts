@@ -176,7 +176,19 @@ const LIST_COLUMNS: TableColumn[] = [
 ];
 
 /** The fields of one message in an export, named as in JSON. */
-export const EXPORT_COLUMNS = ['id', 'createdAt', 'name', 'email', 'message', 'status', 'attempts', 'nextAttemptAt', 'lastError', 'sentAt', 'spamReasons'] as const;
+export const EXPORT_COLUMNS = [
+  'id',
+  'createdAt',
+  'name',
+  'email',
+  'message',
+  'status',
+  'attempts',
+  'nextAttemptAt',
+  'lastError',
+  'sentAt',
+  'spamReasons',
+] as const;
 
 /** One message as both exports write it (this command's and the admin's). */
 export function exported(s: Submission): Record<(typeof EXPORT_COLUMNS)[number], unknown> {

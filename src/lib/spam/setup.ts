@@ -58,7 +58,12 @@ function connectRedis(url: string): Redis {
   const { Redis } = requireWhenNeeded('ioredis') as typeof import('ioredis');
   // Queued while connecting (the first post after a start), but never more than a second: then
   // the database decides, and used-challenges.ts logs the outage once.
-  const redis = new Redis(url, { commandTimeout: 1000, maxRetriesPerRequest: 1, connectTimeout: 2000, retryStrategy: (attempt) => Math.min(attempt * 500, 5000) });
+  const redis = new Redis(url, {
+    commandTimeout: 1000,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2000,
+    retryStrategy: (attempt) => Math.min(attempt * 500, 5000),
+  });
   // Without a listener ioredis prints every connection error; the failed commands are what we report.
   redis.on('error', () => {});
   return redis;
