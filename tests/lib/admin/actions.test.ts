@@ -306,7 +306,7 @@ describe('the actions, signed in', () => {
       kind: 'download',
       filename: 'messages-2026-11-22.csv',
       contentType: 'text/csv; charset=utf-8',
-      body: expect.stringContaining(`1,2026-11-01T10:00:00.000Z,"'=HYPERLINK(""http://evil.test"")",a@b.co,Hi,sent,,,,\r\n`),
+      body: expect.stringContaining(`1,2026-11-01T10:00:00.000Z,"'=HYPERLINK(""http://evil.test"")",a@b.co,Hi,sent,,,,,\r\n`),
     });
     expect(audit.map((e) => [e.action, e.detail])).toEqual([['export-messages', '1 as CSV']]);
   });
