@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { solveChallenge } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/sha';
-import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
 import type { SpamConfig } from '../../../src/lib/config.ts';
 import { handleContact } from '../../../src/lib/contact/handle.ts';
 import { createLogger, silentLogger } from '../../../src/lib/log.ts';
@@ -13,6 +13,8 @@ import { issueChallenge } from '../../../src/lib/spam/proof.ts';
 import { createSpamService, NEWSLETTER_PROOF_ERROR } from '../../../src/lib/spam/service.ts';
 import { createSpamStore } from '../../../src/lib/spam/store.ts';
 import { openStore, type Store } from '../../../src/lib/store/store.ts';
+import { type FakeHttpServer, startFakeHttpServer } from '../../support/fake-http.ts';
+import { AKISMET_TEST_KEY, replyAkismet, replyTurnstile, TURNSTILE_DUMMY_TOKEN, TURNSTILE_TEST_SECRETS } from '../../support/fake-spam-services.ts';
 import { TEST_DATABASE } from '../../support/stores.ts';
 
 const ON: SpamConfig['spam'] = { enabled: true, maxLinks: 2, retentionDays: 30, turnstile: undefined, akismet: undefined, newsletterRequiresProof: false };
@@ -156,5 +158,42 @@ describe('the newsletter handler with NEWSLETTER_REQUIRE_PROOF', () => {
   test('by default a subscription needs no proof (SPEC.md 4.1)', async () => {
     const outcome = await handleNewsletter(post('/api/newsletter', { email: 'ada@example.com' }), { provider, logger: silentLogger, spam: deps().spam });
     expect(outcome).toEqual({ kind: 'accepted' });
+  });
+});
+
+describe('the contact handler with the outside checks, faked at the network edge', () => {
+  let edge: FakeHttpServer;
+  beforeAll(async () => {
+    edge = await startFakeHttpServer((request, res, req) => (request.url.startsWith('/turnstile/') ? replyTurnstile() : replyAkismet())(request, res, req));
+  });
+  afterAll(() => edge.close());
+
+  const withOutside = (secretKey: string) =>
+    deps({
+      turnstile: { siteKey: '1x00000000000000000000AA', secretKey, baseUrl: edge.url },
+      akismet: { apiKey: AKISMET_TEST_KEY, baseUrl: edge.url },
+    });
+
+  test.each([
+    ['Turnstile’s always-passes key, a person', TURNSTILE_TEST_SECRETS.passes, 'Ada Lovelace', 'pending', []],
+    ['Turnstile’s always-fails key', TURNSTILE_TEST_SECRETS.fails, 'Ada Lovelace', 'spam', ['turnstile-failed']],
+    ['Turnstile’s token-already-spent key', TURNSTILE_TEST_SECRETS.spent, 'Ada Lovelace', 'spam', ['turnstile-failed']],
+    ['Akismet’s guaranteed-spam author', TURNSTILE_TEST_SECRETS.passes, 'akismet-guaranteed-spam', 'spam', ['akismet-spam']],
+  ])('%s', async (_, secretKey, name, status, reasons) => {
+    const altcha = await proofIssued(10_000);
+    await handleContact(post('/api/contact', { ...person, name, altcha, 'cf-turnstile-response': TURNSTILE_DUMMY_TOKEN }), withOutside(secretKey), {
+      ip: '203.0.113.7',
+    });
+    expect((await db.outbox.list()).map((m) => [m.status, m.spamReasons])).toEqual([[status, reasons]]);
+  });
+
+  test('Cloudflare and Akismet both down: the message is judged without them and delivered', async () => {
+    const d = deps({
+      turnstile: { siteKey: 's', secretKey: TURNSTILE_TEST_SECRETS.passes, baseUrl: 'http://127.0.0.1:9' },
+      akismet: { apiKey: AKISMET_TEST_KEY, baseUrl: 'http://127.0.0.1:9' },
+    });
+    const altcha = await proofIssued(10_000);
+    await handleContact(post('/api/contact', { ...person, altcha, 'cf-turnstile-response': TURNSTILE_DUMMY_TOKEN }), d, { ip: '203.0.113.7' });
+    expect((await db.outbox.list()).map((m) => m.status)).toEqual(['pending']);
   });
 });
