@@ -6,12 +6,14 @@ const FORMULA_START = /^[=+\-@\t\r]/;
 
 /**
  * One CSV field as RFC 4180 writes it: quoted when it holds a comma, a quote, CR or LF,
- * with quotes doubled; `null` and `undefined` are empty.
+ * with quotes doubled; `null` and `undefined` are empty; a list is its items separated by spaces
+ * (a message's spam reasons), since CSV has no lists.
  * Hint: text that a spreadsheet would run as a formula is neutralised as OWASP recommends,
  * with a single quote in front and the field quoted, so `=HYPERLINK(…)` shows as text.
  */
 export function csvField(value: unknown): string {
   if (value === null || value === undefined) return '';
+  if (Array.isArray(value)) return csvField(value.join(' '));
   if (typeof value === 'string' && FORMULA_START.test(value)) return quote(`'${value}`);
   const text = String(value);
   return /[",\r\n]/.test(text) ? quote(text) : text;

@@ -13,6 +13,9 @@ describe('CSV as RFC 4180 writes it', () => {
     ['null', null, ''],
     ['a number', 42, '42'],
     ['spaces kept as they are', '  padded ', '  padded '],
+    ['a list (spam reasons)', ['proof-missing', 'too-fast'], 'proof-missing too-fast'],
+    ['an empty list', [], ''],
+    ['a list whose first item a spreadsheet would run', ['=1+1', 'x'], `"'=1+1 x"`],
   ])('a field with %s', (_, value, expected) => {
     expect(csvField(value)).toBe(expected);
   });

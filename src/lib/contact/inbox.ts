@@ -116,9 +116,7 @@ export async function runInboxCommand(
     }
     case 'export': {
       const rows = (await outbox.list()).map(exported);
-      // CSV has no lists: the reasons are one field, separated by spaces.
-      const csvRows = () => rows.map((row) => ({ ...row, spamReasons: (row.spamReasons as string[]).join(' ') }));
-      out(command.format === 'json' ? `${JSON.stringify(rows, null, 2)}\n` : toCsv(EXPORT_COLUMNS, csvRows()));
+      out(command.format === 'json' ? `${JSON.stringify(rows, null, 2)}\n` : toCsv(EXPORT_COLUMNS, rows));
       return EXIT.ok;
     }
     case 'retry': {

@@ -86,6 +86,13 @@ describe('reviewing held messages', () => {
     await expect(run({ name: 'list', status: 'spam' })).resolves.toEqual({ code: EXIT.ok, out: '', err: 'No spam messages.\n' });
   });
 
+  test('export carries the status and the reasons, a list in JSON and words separated by spaces in CSV', async () => {
+    const id = await spam.hold(INPUT, { reasons: ['proof-missing', 'too-fast'] });
+    const json = JSON.parse((await run({ name: 'export', format: 'json' })).out);
+    expect(json).toEqual([expect.objectContaining({ id, status: 'spam', spamReasons: ['proof-missing', 'too-fast'] })]);
+    expect((await run({ name: 'export', format: 'csv' })).out).toMatch(/,spam,0,,,,proof-missing too-fast\r\n$/);
+  });
+
   test('show gives the reasons in words', async () => {
     const id = await spam.hold(INPUT, { reasons: ['proof-missing', 'too-many-links', 'some-old-rule'] });
     const { out } = await run({ name: 'show', id });
