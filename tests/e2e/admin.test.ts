@@ -132,6 +132,8 @@ describe('every action, in order, without JavaScript', () => {
     await page.goto(`${site.url}/admin/messages/${id}`);
     await loadsPage(page, () => page.getByRole('button', { name: 'Mark as spam' }).click());
     await expect(page.getByRole('status').textContent()).resolves.toBe('The message is held as spam; it will not be sent.');
+    await page.getByRole('heading', { name: 'Why it was held as spam' }).waitFor();
+    await expect(page.getByText('marked as spam by the owner').isVisible()).resolves.toBe(true);
     await loadsPage(page, () => page.getByRole('button', { name: 'Not spam' }).click());
     await expect(page.getByRole('status').textContent()).resolves.toBe('The message is released; it will be sent once.');
     expect(auditActions()).toEqual(expect.arrayContaining(['mark-spam', 'release']));

@@ -1,6 +1,5 @@
 import { describe, expect, test } from 'vitest';
 import { createAdmin, createAdminStores } from '../../../src/lib/admin/admin.ts';
-import { createHoldCommands } from '../../../src/lib/admin/hold.ts';
 import { keepHouse } from '../../../src/lib/admin/housekeeping.ts';
 import { parsePasswordHash } from '../../../src/lib/admin/password.ts';
 import { createSessions } from '../../../src/lib/admin/session.ts';
@@ -156,26 +155,6 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
       expect((await store.outbox.list()).map((s) => s.name)).toEqual(['Young']);
     });
 
-    test('mark as spam holds a message; not spam releases it once, to the queue or back to sent', async () => {
-      const { store } = await open();
-      const released: number[] = [];
-      const hold = createHoldCommands(store.sql, (id) => released.push(id));
-      const at = new Date('2026-11-22T10:00:00.000Z');
-      const waiting = await message(store, 'Waiting');
-      const sent = await message(store, 'Sent');
-      await store.outbox.markSent(sent, at);
-      await expect(hold.markSpam(waiting, at)).resolves.toBe(true);
-      await expect(hold.markSpam(waiting, at)).resolves.toBe(false);
-      await expect(hold.markSpam(sent, at)).resolves.toBe(true);
-      await expect(store.outbox.claim(new Date(at.getTime() + DAY), new Date(at.getTime() + DAY + MINUTE))).resolves.toBeUndefined();
-      await expect(Promise.all([hold.release(waiting, at), hold.release(waiting, at)])).resolves.toEqual([true, false]);
-      await expect(hold.release(sent, at)).resolves.toBe(true);
-      expect(released).toEqual([waiting, sent]);
-      await expect(store.outbox.find(waiting)).resolves.toMatchObject({ status: 'pending', attempts: 0, nextAttemptAt: '2026-11-22T10:00:00.000Z' });
-      await expect(store.outbox.find(sent)).resolves.toMatchObject({ status: 'sent' });
-      expect((await store.outbox.claim(new Date(at.getTime() + MINUTE), new Date(at.getTime() + 2 * MINUTE)))?.id).toBe(waiting);
-    });
-
     test('the admin over the store: the overview, one message with its history and reasons, retry only of a failed one', async () => {
       const { store } = await open();
       const parsed = parsePasswordHash('$argon2id$v=19$m=256,t=2,p=1$c29tZXNhbHQ$nf65EOgLrQMR/uIPnA4rEsF5h7TKyQwu9U1bMCHGi/4', true);
@@ -191,7 +170,7 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
           store,
           logger: silentLogger,
           providerName: 'local',
-          spam: { ...createHoldCommands(store.sql, () => {}), reasons: async (id) => (id === held ? ['too-many-links'] : []) },
+          spam: { markSpam: async () => false, release: async () => false, reasons: async (id) => (id === held ? ['too-many-links'] : []) },
           exportMessages: async () => [],
         },
       );
