@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { isAdminRefusal, renderAdminOutcome } from '../../../src/lib/admin/route.ts';
+import { isAdminRefusal, renderAdminOutcome, runAdminRoute } from '../../../src/lib/admin/route.ts';
+import type { Services } from '../../../src/lib/services.ts';
 
 const HEADERS = { 'cache-control': 'no-store', 'x-robots-tag': 'noindex, nofollow' };
 
@@ -33,5 +34,66 @@ describe('an admin outcome as an answer', () => {
     expect(view).toEqual({ kind: 'admin-refusal', status: 429, message: 'Too many attempts.', headers: { ...HEADERS, 'retry-after': '900' } });
     expect(isAdminRefusal(view)).toBe(true);
     expect(isAdminRefusal({ status: 303, headers: {}, body: null })).toBe(false);
+  });
+});
+
+describe("the admin's step of the road", () => {
+  const config = { publicUrl: undefined, trustProxy: 0 };
+  const services = (admin: unknown) => ({ admin, config }) as unknown as Services;
+  const request = (method: string, headers: Record<string, string> = {}) =>
+    new Request('http://site.test/admin/actions/sign-out', {
+      method,
+      headers: { host: 'site.test', 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      ...(method === 'POST' && { body: 'csrf=x' }),
+    });
+
+  test('without ADMIN_PASSWORD_HASH every action is a 404 page', async () => {
+    await expect(runAdminRoute('sign-out', request('POST'), '203.0.113.1', services(undefined))).resolves.toEqual({
+      kind: 'admin-refusal',
+      status: 404,
+      message: 'Page not found',
+      headers: HEADERS,
+    });
+  });
+
+  test.each(['GET', 'HEAD'])('%s of an action (a reload) goes to the admin', async (method) => {
+    await expect(runAdminRoute('sign-out', request(method), '203.0.113.1', services({}))).resolves.toEqual({
+      status: 303,
+      headers: { ...HEADERS, location: '/admin' },
+      body: null,
+    });
+  });
+
+  test('another method is a 405 naming POST', async () => {
+    await expect(runAdminRoute('sign-out', request('PUT'), '203.0.113.1', services({}))).resolves.toEqual({
+      kind: 'admin-refusal',
+      status: 405,
+      message: 'Use the buttons of the admin pages.',
+      headers: { ...HEADERS, allow: 'POST' },
+    });
+  });
+
+  test('a POST from this site reaches the action with the public origin of the request', async () => {
+    const seen: unknown[] = [];
+    const admin = {
+      deps: {
+        sessions: {
+          resume: async () => {
+            seen.push('resumed');
+            return { ok: false, reason: 'missing' };
+          },
+        },
+      },
+    };
+    await expect(runAdminRoute('sign-out', request('POST', { origin: 'http://site.test' }), '203.0.113.1', services(admin))).resolves.toEqual({
+      status: 303,
+      headers: { ...HEADERS, location: '/admin?ended=none' },
+      body: null,
+    });
+    expect(seen).toEqual(['resumed']);
+    await expect(runAdminRoute('sign-out', request('POST', { origin: 'http://evil.test' }), '203.0.113.1', services(admin))).resolves.toMatchObject({
+      status: 403,
+    });
+    expect(seen).toEqual(['resumed']);
   });
 });
