@@ -1,6 +1,10 @@
 // StrykerJS (npm run test:mutation): mutates every file of src/lib and src/scripts and runs
 // the unit and handler tests against each mutant. Not in CI: it takes minutes (docs/testing.md).
 // A shorter run over one area: npm run test:mutation -- --mutate 'src/lib/forms/**/*.ts'
+// MUTATION_REPORT names the reports of a partial run (reports/mutation/<name>.json and .html),
+// so that runs over several areas can be kept side by side and summed (scripts/mutation-score.mjs).
+const report = process.env.MUTATION_REPORT ?? 'mutation';
+
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'vitest',
@@ -16,8 +20,8 @@ export default {
   // Several suites start real servers (SMTP, HTTP, Redis); a mutant that hangs one is killed by the timeout.
   timeoutMS: 20_000,
   reporters: ['html', 'json', 'clear-text', 'progress'],
-  htmlReporter: { fileName: 'reports/mutation/index.html' },
-  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  htmlReporter: { fileName: `reports/mutation/${report}.html` },
+  jsonReporter: { fileName: `reports/mutation/${report}.json` },
   tempDirName: 'reports/.stryker-tmp',
   ignorePatterns: ['dist', 'data', 'test-results', 'reports', 'docs', 'bench', '.astro'],
   thresholds: { high: 90, low: 85, break: null },
