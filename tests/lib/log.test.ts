@@ -63,6 +63,11 @@ describe('the log', () => {
   test.each([
     ['an error: its name and message, no stack', new TypeError('fetch failed'), 'TypeError: fetch failed'],
     ['an error of our own kind', Object.assign(new Error('no route'), { name: 'RouteError' }), 'RouteError: no route'],
+    [
+      'an error whose toString tells more, still only its name and message',
+      Object.assign(new Error('boom'), { toString: () => 'Error: boom\n    at secret.ts:1' }),
+      'Error: boom',
+    ],
     ['a string thrown as it is', 'socket hang up', 'socket hang up'],
     ['anything else, as a string', 42, '42'],
   ])('describes %s', (_, error, text) => {

@@ -95,11 +95,7 @@ function chooseProvider(e: Variables, problems: string[]): { provider: ProviderN
   if (e.NEWSLETTER_PROVIDER) return { provider: e.NEWSLETTER_PROVIDER, newsletterChoice: 'configured' };
   const keysSet = PAID_PROVIDERS.filter((p) => e[PROVIDER_KEYS[p]] !== undefined);
   if (keysSet.length === 1) return { provider: keysSet[0]!, newsletterChoice: 'inferred' };
-  if (keysSet.length > 1) {
-    problems.push(
-      `NEWSLETTER_PROVIDER is required when keys of several providers are set (${keysSet.map((p) => PROVIDER_KEYS[p]).join(', ')}): choose one of ${PROVIDER_NAMES.join(', ')}`,
-    );
-  } else {
+  if (keysSet.length === 0) {
     // A list, form or audience without its key is a provider half set up: saying so beats
     // quietly keeping its subscribers in the local database.
     for (const p of PAID_PROVIDERS) {
@@ -109,6 +105,10 @@ function chooseProvider(e: Variables, problems: string[]): { provider: ProviderN
         );
       }
     }
+  } else {
+    problems.push(
+      `NEWSLETTER_PROVIDER is required when keys of several providers are set (${keysSet.map((p) => PROVIDER_KEYS[p]).join(', ')}): choose one of ${PROVIDER_NAMES.join(', ')}`,
+    );
   }
   return { provider: 'local', newsletterChoice: 'default' };
 }

@@ -77,7 +77,7 @@ export function readVariables<const Schemas extends Record<string, Variable>>(
   const config: Record<string, unknown> = {};
   const problems: string[] = [];
   for (const [name, schema] of Object.entries(schemas)) {
-    const parsed = v.safeParse(schema, env[name], { message: NOT_VALID, abortPipeEarly: true });
+    const parsed = v.safeParse(schema, env[name], { message: NOT_VALID });
     if (parsed.success) {
       config[name] = parsed.output;
     } else {
