@@ -1,3 +1,4 @@
+import type { Admin, MessageDetail } from './admin.ts';
 import { MESSAGE_STATUSES, type MessageQuery, type MessageStatus } from './queries.ts';
 import { readSessionToken, type Session, type Sessions } from './session.ts';
 
@@ -34,6 +35,11 @@ export function readMessageQuery(
     search: params.get('q')?.trim().slice(0, 200) || undefined,
     page: readPage(params),
   };
+}
+
+/** The message a page's `[id]` names: a plain positive number of a message that exists, else `undefined`. */
+export async function findMessage(admin: Pick<Admin, 'message'>, param: string | undefined): Promise<MessageDetail | undefined> {
+  return param !== undefined && /^[1-9]\d{0,15}$/.test(param) ? admin.message(Number(param)) : undefined;
 }
 
 /** The page number of a list's address, from 1; anything else is page 1. */

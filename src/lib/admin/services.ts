@@ -1,6 +1,8 @@
 import { publicOrigin } from '../origin.ts';
 import { services } from '../services.ts';
 import type { Admin } from './admin.ts';
+import { openAdminPage } from './page.ts';
+import type { Session } from './session.ts';
 
 /**
  * What an admin page needs from the process: the admin (`undefined` when it is off) and the
@@ -9,4 +11,27 @@ import type { Admin } from './admin.ts';
 export function adminOf(request: Request): { admin: Admin | undefined; publicOrigin: string | undefined } {
   const { admin, config } = services();
   return { admin, publicOrigin: publicOrigin(request.headers, config) };
+}
+
+/** The parts of Astro's page context that a page only the owner may see uses. */
+export type OwnerPageContext = {
+  request: Request;
+  response: { headers: Headers };
+  rewrite(path: string): Promise<Response>;
+  redirect(path: string, status?: 303): Response;
+};
+
+/**
+ * Opens a page only the signed-in owner may see: the admin, or the answer to send instead
+ * (the not-found page while the admin is off, back to sign-in once the session has ended).
+ * Hint: every owner-only page starts with it, so none can forget a check.
+ */
+export async function requireOwner(
+  page: OwnerPageContext,
+): Promise<{ ok: true; admin: Admin; session: Session } | { ok: false; answer: Response | Promise<Response> }> {
+  const { admin, publicOrigin } = adminOf(page.request);
+  const access = await openAdminPage(page.request, page.response, admin, publicOrigin);
+  if (access.kind === 'absent' || !admin) return { ok: false, answer: page.rewrite('/admin/not-found') };
+  if (access.kind === 'signed-out') return { ok: false, answer: page.redirect('/admin?ended=expired', 303) };
+  return { ok: true, admin, session: access.session };
 }
