@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { noticeFor, openAdminPage, pageCount, pageLink, readMessageQuery, readPage, signInMessage } from '../../../src/lib/admin/page.ts';
+import { findMessage, noticeFor, openAdminPage, pageCount, pageLink, readMessageQuery, readPage, signInMessage } from '../../../src/lib/admin/page.ts';
 import { createSessions, type SessionRecord } from '../../../src/lib/admin/session.ts';
 
 const params = (query: string) => new URLSearchParams(query);
@@ -113,5 +113,25 @@ describe('who looks at an admin page', () => {
 
   test('a visitor without a session', async () => {
     await expect(look(undefined, 'http://site.test')).resolves.toEqual({ kind: 'signed-out', headers: HEADERS });
+  });
+});
+
+describe("the message a page's address names", () => {
+  const admin = { message: async (id: number) => (id === 7 ? { submission: { id: 7 }, history: [], spamReasons: [] } : undefined) } as never;
+
+  test.each([
+    ['7', 7],
+    ['8', undefined],
+    [undefined, undefined],
+    ['07', undefined],
+    ['0', undefined],
+    ['-7', undefined],
+    ['7.0', undefined],
+    [' 7', undefined],
+    ['7abc', undefined],
+    ['1'.repeat(17), undefined],
+  ])('[id] = %j finds message %j', async (param, expected) => {
+    const found = await findMessage(admin, param);
+    expect(found?.submission.id).toBe(expected);
   });
 });
