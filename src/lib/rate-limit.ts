@@ -12,6 +12,8 @@ export type LimitedRoute = 'newsletter' | 'contact';
 
 /** The abuse limits of the endpoints. */
 export interface AbuseLimits {
+  /** False when `RATE_LIMIT_MAX=0`: nothing is counted, so the pipeline skips the client's key and both calls. */
+  readonly enabled: boolean;
   /**
    * Counts one post from a client (by its key) on a route, against both budgets: every
    * post, and accepted posts; `refundClient` gives the second back when it is not accepted.
@@ -42,7 +44,7 @@ const ALWAYS: LimitVerdict = { ok: true };
  */
 export function createAbuseLimits(config: Pick<Config, 'rateLimit' | 'redisUrl'>, logger: Logger): AbuseLimits {
   const { max, windowSeconds } = config.rateLimit;
-  if (max === 0) return { checkClient: async () => ALWAYS, refundClient: async () => {}, checkAddress: async () => ALWAYS, close: async () => {} };
+  if (max === 0) return { enabled: false, checkClient: async () => ALWAYS, refundClient: async () => {}, checkAddress: async () => ALWAYS, close: async () => {} };
 
   const { RateLimiterMemory, RateLimiterRedis } = requireWhenNeeded('rate-limiter-flexible') as typeof import('rate-limiter-flexible');
   const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
@@ -63,6 +65,7 @@ export function createAbuseLimits(config: Pick<Config, 'rateLimit' | 'redisUrl'>
   const perAddress = limiter('site-forms:address', SUBSCRIPTIONS_PER_ADDRESS_PER_DAY, 24 * 3600);
 
   return {
+    enabled: true,
     async checkClient(route, key) {
       const verdict = await consume(attempts[route], key, logger);
       return verdict.ok ? consume(accepted[route], key, logger) : verdict;

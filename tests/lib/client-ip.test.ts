@@ -1,5 +1,5 @@
 import { describe, expect, test, vi } from 'vitest';
-import { clientIp, clientKey, hashClient } from '../../src/lib/client-ip.ts';
+import { clientIp, clientKey, HASH_CACHE_SIZE, hashClient } from '../../src/lib/client-ip.ts';
 
 describe('clientIp', () => {
   test.each([
@@ -35,6 +35,15 @@ describe('clientKey', () => {
     expect(hashClient('203.0.113.7')).toMatch(/^[0-9a-f]{12}$/);
     expect(hashClient('203.0.113.7')).toBe(hashClient('203.0.113.7'));
     expect(hashClient('203.0.113.8')).not.toBe(hashClient('203.0.113.7'));
+  });
+
+  test('a client keeps its hash after many other clients have come and gone', () => {
+    const first = hashClient('203.0.113.9');
+    const others = Array.from({ length: HASH_CACHE_SIZE + 5 }, (_, i) => hashClient(`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`));
+    expect(hashClient('203.0.113.9')).toBe(first);
+    expect(new Set(others).size).toBe(10_005);
+    expect(hashClient('10.0.0.0')).toBe(others[0]);
+    expect(hashClient('2001:db8:1:2::1')).toBe(hashClient('2001:db8:1:2:ffff::9'));
   });
 
   test('two copies of the module in one process (the build bundles it twice) hash a client the same', async () => {

@@ -72,6 +72,8 @@ describe('abuse limits in memory', () => {
 
   test('RATE_LIMIT_MAX=0 turns limiting off', async () => {
     const limits = createAbuseLimits(config(0), silentLogger);
+    expect(limits.enabled).toBe(false);
+    expect(createAbuseLimits(config(1), silentLogger).enabled).toBe(true);
     await expect(countAllowed(() => limits.checkClient('contact', 'a'), 50)).resolves.toBe(50);
     await expect(countAllowed(() => limits.checkAddress('a@b.co'), 50)).resolves.toBe(50);
     await expect(limits.refundClient('contact', 'a')).resolves.toBeUndefined();
