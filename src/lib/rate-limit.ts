@@ -44,7 +44,8 @@ const ALWAYS: LimitVerdict = { ok: true };
  */
 export function createAbuseLimits(config: Pick<Config, 'rateLimit' | 'redisUrl'>, logger: Logger): AbuseLimits {
   const { max, windowSeconds } = config.rateLimit;
-  if (max === 0) return { enabled: false, checkClient: async () => ALWAYS, refundClient: async () => {}, checkAddress: async () => ALWAYS, close: async () => {} };
+  if (max === 0)
+    return { enabled: false, checkClient: async () => ALWAYS, refundClient: async () => {}, checkAddress: async () => ALWAYS, close: async () => {} };
 
   const { RateLimiterMemory, RateLimiterRedis } = requireWhenNeeded('rate-limiter-flexible') as typeof import('rate-limiter-flexible');
   const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
