@@ -292,6 +292,7 @@ function table(rows: string[][]): string {
   const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
   return [line(rows[0]!), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.slice(1).map(line)].join('\n');
 }
+console.log(`ours/bare: both with RATE_LIMIT_MAX=0 (the limiter off) and SPAM_FILTER=${env.SPAM_FILTER}\n`);
 console.log(table(rows));
 if (storeSetups.length > 1) {
   const sqlite = summary(`store|${storeSetups[0]!.name}`);
