@@ -1,33 +1,13 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parseDbArgs } from '../../src/lib/store/copy.ts';
 import { createLogger } from '../../src/lib/log.ts';
 import { openStore } from '../../src/lib/store/store.ts';
 import { POSTGRES_SKIP_NOTE, type PostgresServer, postgresAvailable, startPostgres } from '../support/postgres.ts';
 import { TEST_DATABASE } from '../support/stores.ts';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-/** Runs one of src/cli/*.ts as the owner would, with only the given environment (plus PATH). */
-function runCli(script: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [`src/cli/${script}.ts`, ...args], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', ENV_FILE: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+import { runCli } from '../contact/run-inbox.ts';
 
 const silent = createLogger({ level: 'silent' });
 const message = (name: string) => ({ name, email: `${name.toLowerCase()}@example.org`, message: `Hello from ${name}, at length.`, honeypot: '' });

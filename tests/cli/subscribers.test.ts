@@ -1,29 +1,12 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openSqlite } from '../../src/lib/store/sqlite.ts';
+import { runCli } from '../contact/run-inbox.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-/** Runs `src/cli/subscribers.ts` as the owner would, with only the given environment (plus PATH). */
-function runSubscribers(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['src/cli/subscribers.ts', ...args], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', ENV_FILE: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+/** Runs `src/cli/subscribers.ts` as the owner would, with only the given environment. */
+const runSubscribers = (args: string[], env: Record<string, string>) => runCli('subscribers', args, env);
 
 // An address with everything CSV has to quote (a quoted local part may hold a comma and quotes).
 const TRICKY = '"o\'hara, ""jr"""@example.com';

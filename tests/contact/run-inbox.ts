@@ -3,17 +3,20 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
+/** What one run of a command-line tool printed, and how it exited. */
+export type CliRun = { code: number | null; stdout: string; stderr: string };
+
 /** What one run of the inbox command printed, and how it exited. */
-export type InboxRun = { code: number | null; stdout: string; stderr: string };
+export type InboxRun = CliRun;
 
 /**
- * Runs `src/cli/inbox.ts` as the owner would, with only the given environment (plus PATH),
- * or through `npm run --silent inbox` when `viaNpm` is set.
+ * Runs one of `src/cli/*.ts` (`inbox`, `subscribers`, `db`…) as the owner would, with only the
+ * given environment (plus PATH and HOME), or through `npm run --silent <script>` when `viaNpm` is set.
  */
-export function runInbox(args: string[], env: Record<string, string>, options: { viaNpm?: boolean } = {}): Promise<InboxRun> {
+export function runCli(script: string, args: string[], env: Record<string, string>, options: { viaNpm?: boolean } = {}): Promise<CliRun> {
   const [command, commandArgs] = options.viaNpm
-    ? ['npm', ['run', '--silent', 'inbox', '--', ...args]]
-    : [process.execPath, [fileURLToPath(new URL('../../src/cli/inbox.ts', import.meta.url)), ...args]];
+    ? ['npm', ['run', '--silent', script, '--', ...args]]
+    : [process.execPath, [fileURLToPath(new URL(`../../src/cli/${script}.ts`, import.meta.url)), ...args]];
   const child = spawn(command, commandArgs, {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ENV_FILE: '', ...env },
@@ -27,4 +30,9 @@ export function runInbox(args: string[], env: Record<string, string>, options: {
     child.once('error', reject);
     child.once('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** Runs `src/cli/inbox.ts` as the owner would; see `runCli`. */
+export function runInbox(args: string[], env: Record<string, string>, options: { viaNpm?: boolean } = {}): Promise<InboxRun> {
+  return runCli('inbox', args, env, options);
 }
