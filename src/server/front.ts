@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isAddressedToSite, MISDIRECTED_MESSAGE, type PublicAddressSettings } from '../lib/origin.ts';
+import { pathOf } from '../lib/pipeline/routes.ts';
 import type { FastPath } from './http-server.ts';
 
 /**
@@ -73,9 +74,4 @@ function refuse(req: IncomingMessage, res: ServerResponse, status: number, messa
     'cache-control': 'no-store',
   });
   res.end(req.method === 'HEAD' ? undefined : body);
-}
-
-/** The path of a request-target, in origin form or absolute form. */
-function pathOf(target: string): string {
-  return ABSOLUTE_FORM.test(target) ? (URL.parse(target)?.pathname ?? '') : target;
 }
