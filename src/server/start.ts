@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { ConfigError, describeConfig, loadEnvFile, requireConfig } from '../lib/config.ts';
 import { withoutCredentials } from '../lib/config/secrets.ts';
 import { createLogger, describeError } from '../lib/log.ts';
+import { checkProviderKeys } from '../lib/newsletter/key-check.ts';
 import { createServices, installServices, type Services } from '../lib/services.ts';
 import { securityHeadersFor } from '../lib/security-headers.ts';
 import { startupFailureLine } from '../lib/startup-failure.ts';
@@ -48,6 +49,7 @@ try {
 }
 installServices(services);
 logger.info('server.config', describeConfig(config));
+await checkNewsletterAtStart();
 if (config.database.url && !config.redisUrl) {
   logger.warn('rate_limit.per_instance', {
     note: 'DATABASE_URL is set but REDIS_URL is not: with several instances, each one counts the rate limits alone. Set REDIS_URL to share them.',
@@ -86,6 +88,33 @@ server.listen(config.port, config.host, () => {
   // Hourly: held spam past its retention is deleted, and the day's digest goes out.
   services.spam.housekeeping.start();
 });
+
+/**
+ * Checks the newsletter provider's key and list, form or segment with one read-only call: a
+ * refused one stops the start naming the variable, an unreachable provider is a warning.
+ */
+async function checkNewsletterAtStart(): Promise<void> {
+  const { newsletter } = config;
+  if (newsletter.provider === 'resend' && newsletter.resend.target.kind === 'audience') {
+    logger.warn('newsletter.resend_audiences_deprecated', {
+      note: 'Resend deprecated audiences for segments and will remove them: create a segment in Resend and set RESEND_SEGMENT_ID instead of RESEND_AUDIENCE_ID.',
+    });
+  }
+  const check = await checkProviderKeys(newsletter);
+  if (check.result === 'refused') {
+    failToStart(
+      `${check.variable}: the newsletter provider (${newsletter.provider}) refused it at start (${check.detail}): check the value in the provider's account.`,
+    );
+  }
+  if (check.result === 'unreachable') {
+    logger.warn('newsletter.key_unchecked', {
+      provider: newsletter.provider,
+      detail: check.detail,
+      note: 'The provider could not be reached to check its key at start; the site starts anyway (npm run doctor checks again).',
+    });
+  }
+  if (check.result === 'ok') logger.info('newsletter.key_checked', { provider: newsletter.provider });
+}
 
 /** Stops at start-up with one line on stderr naming what to change, and no stack trace. */
 function failToStart(line: string): never {

@@ -77,7 +77,7 @@ describe('configuration', () => {
 
   test("chooses Kit when only its key is set, at Kit's v3 address unless told otherwise", () => {
     const config = requireConfig({ KIT_API_KEY: 'kk', KIT_FORM_ID: '1234567' });
-    expect(config.newsletter).toEqual({ provider: 'kit', kit: { apiKey: 'kk', formId: '1234567', baseUrl: 'https://api.convertkit.com/v3' } });
+    expect(config.newsletter).toEqual({ provider: 'kit', kit: { apiKey: 'kk', formId: '1234567', baseUrl: 'https://api.convertkit.com/v3', version: 'v3' } });
     expect(config.newsletterChoice).toBe('inferred');
     expect(requireConfig({ KIT_API_KEY: 'kk', KIT_FORM_ID: '1', KIT_API_BASE_URL: 'http://127.0.0.1:9/v3/' }).newsletter).toMatchObject({
       kit: { baseUrl: 'http://127.0.0.1:9/v3' },
@@ -86,7 +86,10 @@ describe('configuration', () => {
 
   test("chooses Resend when only its key is set, at Resend's address unless RESEND_BASE_URL says otherwise", () => {
     const config = requireConfig({ RESEND_API_KEY: 're_1', RESEND_AUDIENCE_ID: 'aud' });
-    expect(config.newsletter).toEqual({ provider: 'resend', resend: { apiKey: 're_1', audienceId: 'aud', baseUrl: 'https://api.resend.com' } });
+    expect(config.newsletter).toEqual({
+      provider: 'resend',
+      resend: { apiKey: 're_1', target: { kind: 'audience', id: 'aud' }, baseUrl: 'https://api.resend.com' },
+    });
     expect(requireConfig({ RESEND_API_KEY: 're_1', RESEND_AUDIENCE_ID: 'aud', RESEND_BASE_URL: 'http://127.0.0.1:9' }).newsletter).toMatchObject({
       resend: { baseUrl: 'http://127.0.0.1:9' },
     });
@@ -160,7 +163,11 @@ describe('configuration', () => {
       { KIT_API_KEY: 'k', KIT_FORM_ID: '1', KIT_API_BASE_URL: 'api.convertkit.com' },
       'KIT_API_BASE_URL must be an absolute http(s) URL',
     ],
-    ['Resend without an audience', { RESEND_API_KEY: 're_1' }, 'RESEND_AUDIENCE_ID is required when NEWSLETTER_PROVIDER is resend'],
+    [
+      'Resend without a segment',
+      { RESEND_API_KEY: 're_1' },
+      'RESEND_SEGMENT_ID (or the deprecated RESEND_AUDIENCE_ID) is required when NEWSLETTER_PROVIDER is resend',
+    ],
     [
       'Resend chosen without its key',
       { NEWSLETTER_PROVIDER: 'resend', RESEND_AUDIENCE_ID: 'a' },
@@ -299,8 +306,49 @@ describe('configuration', () => {
   ])('a provider address with %s', (_, value, baseUrl) => {
     expect(requireConfig({ KIT_API_KEY: 'k', KIT_FORM_ID: '1', KIT_API_BASE_URL: value }).newsletter).toEqual({
       provider: 'kit',
-      kit: { apiKey: 'k', formId: '1', baseUrl },
+      kit: { apiKey: 'k', formId: '1', baseUrl, version: 'v3' },
     });
+  });
+
+  test.each([
+    ["unset: the spec's v3 call", {}, { version: 'v3', baseUrl: 'https://api.convertkit.com/v3' }],
+    ["v4: Kit's current API at its own address", { KIT_API_VERSION: 'v4' }, { version: 'v4', baseUrl: 'https://api.kit.com/v4' }],
+    ['V4 in capitals', { KIT_API_VERSION: 'V4' }, { version: 'v4', baseUrl: 'https://api.kit.com/v4' }],
+    ['v4 at another address', { KIT_API_VERSION: 'v4', KIT_API_BASE_URL: 'http://127.0.0.1:9/v4' }, { version: 'v4', baseUrl: 'http://127.0.0.1:9/v4' }],
+  ])('KIT_API_VERSION %s', (_, env, kit) => {
+    expect(requireConfig({ KIT_API_KEY: 'k', KIT_FORM_ID: '1', ...env }).newsletter).toEqual({ provider: 'kit', kit: { apiKey: 'k', formId: '1', ...kit } });
+  });
+
+  test('KIT_API_VERSION other than v3 or v4 stops the start, naming the variable', () => {
+    expect(problemsOf({ KIT_API_KEY: 'k', KIT_FORM_ID: '1', KIT_API_VERSION: 'v5' })).toEqual(['KIT_API_VERSION must be v3 or v4']);
+  });
+
+  test.each([
+    ['a segment', { RESEND_SEGMENT_ID: 'seg-1' }, { kind: 'segment', id: 'seg-1' }],
+    ['an audience (deprecated by Resend)', { RESEND_AUDIENCE_ID: 'aud-1' }, { kind: 'audience', id: 'aud-1' }],
+  ])('Resend adds contacts to %s', (_, env, target) => {
+    expect(requireConfig({ RESEND_API_KEY: 're_1', ...env }).newsletter).toEqual({
+      provider: 'resend',
+      resend: { apiKey: 're_1', target, baseUrl: 'https://api.resend.com' },
+    });
+  });
+
+  test.each([
+    ['neither a segment nor an audience', {}, 'RESEND_SEGMENT_ID (or the deprecated RESEND_AUDIENCE_ID) is required when NEWSLETTER_PROVIDER is resend'],
+    [
+      'both a segment and an audience',
+      { RESEND_SEGMENT_ID: 's', RESEND_AUDIENCE_ID: 'a' },
+      'RESEND_SEGMENT_ID and RESEND_AUDIENCE_ID are both set: keep RESEND_SEGMENT_ID (audiences are deprecated)',
+    ],
+  ])('Resend with %s stops the start', (_, env, problem) => {
+    expect(problemsOf({ RESEND_API_KEY: 're_1', ...env })).toEqual([problem]);
+  });
+
+  test.each([
+    ['RESEND_SEGMENT_ID', { RESEND_SEGMENT_ID: 's' }],
+    ['RESEND_AUDIENCE_ID', { RESEND_AUDIENCE_ID: 'a' }],
+  ])('%s without RESEND_API_KEY is a provider half set up', (name, env) => {
+    expect(problemsOf(env)).toEqual([`RESEND_API_KEY is required when ${name} is set (or set NEWSLETTER_PROVIDER=local to keep subscribers in the database)`]);
   });
 
   test('lists every problem of every concern at once, one line each', () => {
@@ -445,7 +493,7 @@ describe('secrets in what the configuration prints', () => {
     [
       'Kit',
       { KIT_API_KEY: 'kit-key-abcdef123456', KIT_FORM_ID: '1234567' },
-      { kit: { apiKey: '…3456', formId: '1234567', baseUrl: 'https://api.convertkit.com/v3' } },
+      { kit: { apiKey: '…3456', formId: '1234567', version: 'v3', baseUrl: 'https://api.convertkit.com/v3' } },
     ],
     [
       'Resend',

@@ -222,7 +222,14 @@ describe('the built server with Kit', () => {
   let kit: FakeHttpServer;
   let site: Site;
   beforeAll(async () => {
-    kit = await startFakeHttpServer(replyJson(200, { subscription: { id: 1, state: 'inactive' } }));
+    // The read-only check at start lists the forms; the subscription posts to one.
+    kit = await startFakeHttpServer((request, res, req) =>
+      (request.method === 'GET' ? replyJson(200, { forms: [{ id: 1234567 }] }) : replyJson(200, { subscription: { id: 1, state: 'inactive' } }))(
+        request,
+        res,
+        req,
+      ),
+    );
     site = await startSite({ NEWSLETTER_PROVIDER: 'kit', KIT_API_KEY: 'kit-secret', KIT_FORM_ID: '1234567', KIT_API_BASE_URL: `${kit.url}/v3` });
   });
   afterAll(async () => {
@@ -281,7 +288,7 @@ describe('start-up', () => {
   test.each([
     ['a chosen provider lacks a variable', { NEWSLETTER_PROVIDER: 'mailchimp', MAILCHIMP_API_KEY: 'k-us1' }, /MAILCHIMP_LIST_ID is required/],
     ['Kit has no form', { NEWSLETTER_PROVIDER: 'kit', KIT_API_KEY: 'k' }, /KIT_FORM_ID is required/],
-    ['Resend has no audience', { RESEND_API_KEY: 're_k' }, /RESEND_AUDIENCE_ID is required/],
+    ['Resend has no segment', { RESEND_API_KEY: 're_k' }, /RESEND_SEGMENT_ID \(or the deprecated RESEND_AUDIENCE_ID\) is required/],
     [
       'two keys are set and none is chosen',
       { MAILCHIMP_API_KEY: 'k-us1', MAILCHIMP_LIST_ID: 'l', KIT_API_KEY: 'k', KIT_FORM_ID: '1' },

@@ -9,7 +9,8 @@ import { postForm, type Site, startSite } from '../support/site.ts';
 let provider: FakeHttpServer;
 let elsewhere: FakeHttpServer;
 beforeAll(async () => {
-  provider = await startFakeHttpServer();
+  // Each provider's read-only check at start finds the key and the form (Kit lists its forms).
+  provider = await startFakeHttpServer(replyJson(200, { forms: [{ id: 1234567 }] }));
   elsewhere = await startFakeHttpServer(replyJson(200, { id: 'stolen', subscription: { id: 1 }, object: 'contact' }));
 });
 afterAll(async () => {

@@ -10,10 +10,20 @@ export type ProviderName = (typeof PROVIDER_NAMES)[number];
 
 /** The Mailchimp settings, complete (SPEC.md 2.4 row 1). */
 export type MailchimpConfig = { apiKey: string; listId: string; baseUrl: string };
-/** The Kit settings, complete (SPEC.md 2.4 row 2). */
-export type KitConfig = { apiKey: string; formId: string; baseUrl: string };
-/** The Resend settings, complete (SPEC.md 2.4 row 3). */
-export type ResendConfig = { apiKey: string; audienceId: string; baseUrl: string };
+/** Kit's API versions: v3 is the spec's form-subscribe call, v4 the current API that Kit makes new keys for. */
+export const KIT_API_VERSIONS = ['v3', 'v4'] as const;
+
+/** The Kit settings, complete (SPEC.md 2.4 row 2, or Kit's current v4 API). */
+export type KitConfig = { apiKey: string; formId: string; baseUrl: string; version: (typeof KIT_API_VERSIONS)[number] };
+
+/**
+ * Where Resend puts a new contact: a segment (Resend's current API), or an audience (the
+ * spec's call, which Resend deprecated in November 2025).
+ */
+export type ResendTarget = { kind: 'segment'; id: string } | { kind: 'audience'; id: string };
+
+/** The Resend settings, complete (SPEC.md 2.4 row 3, or a segment). */
+export type ResendConfig = { apiKey: string; target: ResendTarget; baseUrl: string };
 
 /** The chosen newsletter provider with exactly the settings it needs. */
 export type NewsletterConfig =
@@ -46,7 +56,9 @@ const VARIABLES = {
     ),
   ),
   KIT_API_BASE_URL: optionalUrl,
+  KIT_API_VERSION: v.optional(v.pipe(text, v.toLowerCase(), v.union([v.literal(''), v.picklist(KIT_API_VERSIONS)], 'must be v3 or v4'))),
   RESEND_API_KEY: optionalText,
+  RESEND_SEGMENT_ID: optionalText,
   RESEND_AUDIENCE_ID: optionalText,
   RESEND_BASE_URL: optionalUrl,
 };
@@ -64,7 +76,7 @@ const PROVIDER_KEYS = {
 const PROVIDER_TARGETS = {
   mailchimp: 'MAILCHIMP_LIST_ID',
   kit: 'KIT_FORM_ID',
-  resend: 'RESEND_AUDIENCE_ID',
+  resend: 'RESEND_SEGMENT_ID',
 } as const;
 
 type PaidProvider = keyof typeof PROVIDER_KEYS;
@@ -83,9 +95,11 @@ export const newsletter: ConfigConcern<NewsletterSettings> = {
     ...(n.provider === 'mailchimp' && {
       mailchimp: { apiKey: mask(n.mailchimp.apiKey), listId: n.mailchimp.listId, baseUrl: withoutCredentials(n.mailchimp.baseUrl) },
     }),
-    ...(n.provider === 'kit' && { kit: { apiKey: mask(n.kit.apiKey), formId: n.kit.formId, baseUrl: withoutCredentials(n.kit.baseUrl) } }),
+    ...(n.provider === 'kit' && {
+      kit: { apiKey: mask(n.kit.apiKey), formId: n.kit.formId, version: n.kit.version, baseUrl: withoutCredentials(n.kit.baseUrl) },
+    }),
     ...(n.provider === 'resend' && {
-      resend: { apiKey: mask(n.resend.apiKey), audienceId: n.resend.audienceId, baseUrl: withoutCredentials(n.resend.baseUrl) },
+      resend: { apiKey: mask(n.resend.apiKey), [`${n.resend.target.kind}Id`]: n.resend.target.id, baseUrl: withoutCredentials(n.resend.baseUrl) },
     }),
   }),
 };
@@ -99,9 +113,9 @@ function chooseProvider(e: Variables, problems: string[]): { provider: ProviderN
     // A list, form or audience without its key is a provider half set up: saying so beats
     // quietly keeping its subscribers in the local database.
     for (const p of PAID_PROVIDERS) {
-      if (e[PROVIDER_TARGETS[p]]) {
+      if (e[PROVIDER_TARGETS[p]] || (p === 'resend' && e.RESEND_AUDIENCE_ID)) {
         problems.push(
-          `${PROVIDER_KEYS[p]} is required when ${PROVIDER_TARGETS[p]} is set (or set NEWSLETTER_PROVIDER=local to keep subscribers in the database)`,
+          `${PROVIDER_KEYS[p]} is required when ${e[PROVIDER_TARGETS[p]] ? PROVIDER_TARGETS[p] : 'RESEND_AUDIENCE_ID'} is set (or set NEWSLETTER_PROVIDER=local to keep subscribers in the database)`,
         );
       }
     }
@@ -125,27 +139,47 @@ function settingsOf(provider: ProviderName, e: Variables, problems: string[]): N
       const listId = required('MAILCHIMP_LIST_ID', e.MAILCHIMP_LIST_ID);
       return { provider, mailchimp: { apiKey, listId, baseUrl: e.MAILCHIMP_API_BASE_URL || mailchimpBaseUrl(apiKey, e.MAILCHIMP_SERVER_PREFIX, problems) } };
     }
-    case 'kit':
+    case 'kit': {
+      const version = e.KIT_API_VERSION || 'v3';
       return {
         provider,
         kit: {
           apiKey: required('KIT_API_KEY', e.KIT_API_KEY),
           formId: required('KIT_FORM_ID', e.KIT_FORM_ID || undefined),
-          baseUrl: e.KIT_API_BASE_URL || 'https://api.convertkit.com/v3',
+          baseUrl: e.KIT_API_BASE_URL || KIT_BASE_URLS[version],
+          version,
         },
       };
+    }
     case 'resend':
       return {
         provider,
         resend: {
           apiKey: required('RESEND_API_KEY', e.RESEND_API_KEY),
-          audienceId: required('RESEND_AUDIENCE_ID', e.RESEND_AUDIENCE_ID),
+          target: resendTarget(e, problems),
           baseUrl: e.RESEND_BASE_URL || 'https://api.resend.com',
         },
       };
     case 'local':
       return { provider };
   }
+}
+
+/** Kit's address for each API version. */
+const KIT_BASE_URLS = { v3: 'https://api.convertkit.com/v3', v4: 'https://api.kit.com/v4' } as const;
+
+/**
+ * RESEND_SEGMENT_ID (Resend's current API) or RESEND_AUDIENCE_ID (the spec's call), exactly one.
+ * Hint: both set is refused rather than one quietly winning: an owner moving to segments
+ * should see which one is used.
+ */
+function resendTarget(e: Variables, problems: string[]): ResendTarget {
+  if (e.RESEND_SEGMENT_ID && e.RESEND_AUDIENCE_ID)
+    problems.push('RESEND_SEGMENT_ID and RESEND_AUDIENCE_ID are both set: keep RESEND_SEGMENT_ID (audiences are deprecated)');
+  if (e.RESEND_SEGMENT_ID) return { kind: 'segment', id: e.RESEND_SEGMENT_ID };
+  if (e.RESEND_AUDIENCE_ID) return { kind: 'audience', id: e.RESEND_AUDIENCE_ID };
+  problems.push('RESEND_SEGMENT_ID (or the deprecated RESEND_AUDIENCE_ID) is required when NEWSLETTER_PROVIDER is resend');
+  return { kind: 'segment', id: '' };
 }
 
 /** Mailchimp's address for the data centre in MAILCHIMP_SERVER_PREFIX, or else at the end of the key. */

@@ -10,8 +10,9 @@ export const RESEND_TIMEOUT_MS = 10_000;
 export type ResendError = { name?: string; message?: string; statusCode?: number | null };
 
 /**
- * Resend's contacts API through its SDK (SPEC.md 2.4 row 3): create a contact with
- * `email` and `audienceId`.
+ * Resend's contacts API through its SDK: with a segment (RESEND_SEGMENT_ID), the current
+ * `POST /contacts` with `segments: [{ id }]`; with an audience (RESEND_AUDIENCE_ID), the
+ * spec's call (SPEC.md 2.4 row 3), a contact with `email` and `audienceId`.
  * Hint: the SDK answers `{ data, error }` and never throws, even when the network fails;
  * its constructor does throw without a key, so this is built only when Resend is chosen.
  */
@@ -22,13 +23,16 @@ export function createResendProvider(config: ResendConfig): NewsletterProvider {
   const resend = new Resend(config.apiKey, { baseUrl: config.baseUrl });
   // The SDK builds the path, headers and body; the call itself is ours (see `sendToResend`).
   resend.fetchRequest = (path, options) => sendToResend(`${resend.baseUrl}${path}`, options as RequestInit) as never;
-  // The SDK puts the id into the path as it is: encoded here, an id can never become a path.
-  const audienceId = encodeURIComponent(config.audienceId);
+  const { target } = config;
+  // The SDK puts an audience id into the path as it is: encoded here, an id can never become a path.
+  const contact = (email: string) =>
+    target.kind === 'segment' ? { email, segments: [{ id: target.id }] } : { email, audienceId: encodeURIComponent(target.id) };
+  const targetVariable = target.kind === 'segment' ? 'RESEND_SEGMENT_ID' : 'RESEND_AUDIENCE_ID';
   return {
     name: 'resend',
     async subscribe(email, { signal = AbortSignal.timeout(RESEND_TIMEOUT_MS) } = {}) {
-      const { data, error } = await resend.contacts.create({ email, audienceId }, { signal });
-      if (error) return classifyResendError(error);
+      const { data, error } = await resend.contacts.create(contact(email), { signal });
+      if (error) return classifyResendError(error, targetVariable);
       return data && typeof data.id === 'string' ? { ok: true } : unavailable('HTTP 2xx without a contact');
     },
   };
@@ -85,7 +89,7 @@ const QUOTA_ERRORS = new Set(['daily_quota_exceeded', 'monthly_quota_exceeded'])
  * Hint: the SDK reports an answer that is not JSON, a reset and a timeout all as
  * `application_error`, so its status code, when there is one, decides first.
  */
-export function classifyResendError(error: ResendError): SubscribeOutcome {
+export function classifyResendError(error: ResendError, targetVariable: 'RESEND_SEGMENT_ID' | 'RESEND_AUDIENCE_ID'): SubscribeOutcome {
   const name = error.name ?? 'unknown';
   const status = typeof error.statusCode === 'number' ? error.statusCode : undefined;
   const message = typeof error.message === 'string' ? error.message : '';
@@ -96,11 +100,11 @@ export function classifyResendError(error: ResendError): SubscribeOutcome {
   if (KEY_ERRORS.has(name) || status === 401 || status === 403) {
     return misconfigured(detail, name === 'restricted_api_key' ? 'RESEND_API_KEY (it needs full access, not sending only)' : 'RESEND_API_KEY');
   }
-  if (name === 'not_found' || status === 404) return misconfigured(detail, 'RESEND_AUDIENCE_ID');
+  if (name === 'not_found' || status === 404) return misconfigured(detail, targetVariable);
   if (QUOTA_ERRORS.has(name)) return misconfigured(detail, 'the quota of the Resend account of RESEND_API_KEY');
   if (BUSY_ERRORS.has(name) || status === 429 || (status !== undefined && status >= 500)) {
     return unavailable(status === undefined ? `no answer or not JSON (${name})` : detail);
   }
   if (INPUT_ERRORS.has(name) && /e-?mail/i.test(message)) return { ok: false, reason: 'invalid-address', detail };
-  return misconfigured(detail, 'RESEND_AUDIENCE_ID');
+  return misconfigured(detail, targetVariable);
 }

@@ -62,8 +62,8 @@ function cutAfterAWhile(type: string): FakeReply {
 
 const PROVIDERS: Array<[string, () => NewsletterProvider]> = [
   ['Mailchimp', () => createMailchimpProvider({ apiKey: 'k-us1', listId: 'l1', baseUrl: `${provider.url}/3.0` })],
-  ['Kit', () => createKitProvider({ apiKey: 'k', formId: '1', baseUrl: `${provider.url}/v3` })],
-  ['Resend', () => createResendProvider({ apiKey: 're_k', audienceId: 'a1', baseUrl: provider.url })],
+  ['Kit', () => createKitProvider({ apiKey: 'k', formId: '1', baseUrl: `${provider.url}/v3`, version: 'v3' })],
+  ['Resend', () => createResendProvider({ apiKey: 're_k', target: { kind: 'audience', id: 'a1' }, baseUrl: provider.url })],
 ];
 
 const attempt = (create: () => NewsletterProvider) => create().subscribe('ada@example.com', { signal: AbortSignal.timeout(10_000), timeoutMs: 10_000 });

@@ -119,6 +119,6 @@ describe("Resend's errors, word for word", () => {
       { ok: false, reason: 'misconfigured', detail: 'no status odd', check: 'RESEND_AUDIENCE_ID' },
     ],
   ])('%s', (_, error, outcome) => {
-    expect(classifyResendError(error)).toEqual(outcome);
+    expect(classifyResendError(error, 'RESEND_AUDIENCE_ID')).toEqual(outcome);
   });
 });

@@ -51,7 +51,7 @@ const DIALECTS: Record<string, Dialect> = {
     targetVariable: 'MAILCHIMP_LIST_ID',
   },
   Kit: {
-    create: () => createKitProvider({ apiKey: KEY, formId: '1234567', baseUrl: server.url }),
+    create: () => createKitProvider({ apiKey: KEY, formId: '1234567', baseUrl: server.url, version: 'v3' }),
     added: replyJson(200, { subscription: { id: 1, state: 'inactive' } }),
     member: replyJson(200, { subscription: { id: 1, state: 'active' } }),
     invalid: replyJson(422, { error: 'Email address is invalid' }),
@@ -60,7 +60,7 @@ const DIALECTS: Record<string, Dialect> = {
     targetVariable: 'KIT_FORM_ID',
   },
   Resend: {
-    create: () => createResendProvider({ apiKey: KEY, audienceId: 'aud-1', baseUrl: server.url }),
+    create: () => createResendProvider({ apiKey: KEY, target: { kind: 'audience', id: 'aud-1' }, baseUrl: server.url }),
     added: replyJson(200, { object: 'contact', id: 'c1' }),
     member: replyJson(200, { object: 'contact', id: 'c1' }),
     invalid: resendProblem(422, 'validation_error', 'Invalid `email` field.'),

@@ -41,8 +41,8 @@ const PROVIDERS: Array<[string, () => NewsletterProvider, string]> = [
     () => createMailchimpProvider({ apiKey: KEY, listId: 'l1', baseUrl: `${provider.url}/3.0` }),
     'MAILCHIMP_API_BASE_URL, or the data centre at the end of MAILCHIMP_API_KEY',
   ],
-  ['Kit', () => createKitProvider({ apiKey: KEY, formId: '1234567', baseUrl: `${provider.url}/v3` }), 'KIT_API_BASE_URL'],
-  ['Resend', () => createResendProvider({ apiKey: KEY, audienceId: 'aud-1', baseUrl: provider.url }), 'RESEND_BASE_URL'],
+  ['Kit', () => createKitProvider({ apiKey: KEY, formId: '1234567', baseUrl: `${provider.url}/v3`, version: 'v3' }), 'KIT_API_BASE_URL'],
+  ['Resend', () => createResendProvider({ apiKey: KEY, target: { kind: 'audience', id: 'aud-1' }, baseUrl: provider.url }), 'RESEND_BASE_URL'],
 ];
 
 describe.each(PROVIDERS)('a redirect from %s is never followed', (_, create, check) => {

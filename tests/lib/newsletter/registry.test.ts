@@ -8,8 +8,8 @@ const list: SubscriberList = { add: async () => {}, list: async () => [] };
 describe('the provider the configuration chose', () => {
   test.each<[NewsletterConfig, string]>([
     [{ provider: 'mailchimp', mailchimp: { apiKey: 'key-us21', listId: 'l', baseUrl: 'http://127.0.0.1:9/3.0' } }, 'mailchimp'],
-    [{ provider: 'kit', kit: { apiKey: 'k', formId: '1', baseUrl: 'http://127.0.0.1:9/v3' } }, 'kit'],
-    [{ provider: 'resend', resend: { apiKey: 're_1', audienceId: 'a', baseUrl: 'http://127.0.0.1:9' } }, 'resend'],
+    [{ provider: 'kit', kit: { apiKey: 'k', formId: '1', baseUrl: 'http://127.0.0.1:9/v3', version: 'v3' } }, 'kit'],
+    [{ provider: 'resend', resend: { apiKey: 're_1', target: { kind: 'audience', id: 'a' }, baseUrl: 'http://127.0.0.1:9' } }, 'resend'],
     [{ provider: 'local' }, 'local'],
   ])('%j builds the %s provider', (config, name) => {
     expect(createNewsletterProvider(config, list).name).toBe(name);

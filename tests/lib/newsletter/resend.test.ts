@@ -10,7 +10,7 @@ afterAll(() => resend.close());
 
 const KEY = 're_secret_key_123';
 const AUDIENCE = '78261eea-8f8b-4381-83c6-79fa7120f1cf';
-const provider = (audienceId = AUDIENCE) => createResendProvider({ apiKey: KEY, audienceId, baseUrl: resend.url });
+const provider = (audienceId = AUDIENCE) => createResendProvider({ apiKey: KEY, target: { kind: 'audience', id: audienceId }, baseUrl: resend.url });
 /** One attempt, as `resilient.ts` makes it: with a signal and the time left. */
 const attempt = (timeoutMs = 2_000) => provider().subscribe('ada@example.com', { signal: AbortSignal.timeout(timeoutMs), timeoutMs });
 
@@ -38,6 +38,33 @@ describe('Resend wire format (SPEC.md 2.4 row 3, through the SDK)', () => {
     resend.requests.length = 0;
     await provider('../emails').subscribe('ada@example.com');
     expect(resend.requests.at(-1)?.url).toBe('/audiences/..%2Femails/contacts');
+  });
+});
+
+describe("Resend wire format with a segment (RESEND_SEGMENT_ID, Resend's current API)", () => {
+  const SEGMENT = 'b6d24b8e-af0b-4c3c-be0c-359bbd97381e';
+  const withSegment = () => createResendProvider({ apiKey: KEY, target: { kind: 'segment', id: SEGMENT }, baseUrl: resend.url });
+
+  test('creates the contact at /contacts with the segment in the body, never under /audiences', async () => {
+    resend.reply(created);
+    resend.requests.length = 0;
+    await expect(withSegment().subscribe('ada@example.com')).resolves.toEqual({ ok: true });
+
+    expect(resend.requests).toHaveLength(1);
+    const [request] = resend.requests;
+    expect(request!.method).toBe('POST');
+    expect(request!.url).toBe('/contacts');
+    expect(request!.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(JSON.parse(request!.body)).toEqual({ email: 'ada@example.com', segments: [{ id: SEGMENT }] });
+  });
+
+  test.each<[string, FakeReply, Record<string, unknown>]>([
+    ['a wrong segment', problem(404, 'not_found', 'Segment not found'), { reason: 'misconfigured', check: 'RESEND_SEGMENT_ID' }],
+    ['a malformed segment id', problem(422, 'validation_error', 'The `id` must be a valid UUID.'), { reason: 'misconfigured', check: 'RESEND_SEGMENT_ID' }],
+    ['a bad key', problem(403, 'invalid_api_key', 'API key is invalid.'), { reason: 'misconfigured', check: 'RESEND_API_KEY' }],
+  ])('names RESEND_SEGMENT_ID, not the audience, for %s', async (_, reply, outcome) => {
+    resend.reply(reply);
+    await expect(withSegment().subscribe('ada@example.com', { signal: AbortSignal.timeout(2_000) })).resolves.toEqual(expect.objectContaining(outcome));
   });
 });
 

@@ -18,7 +18,7 @@ beforeEach(() => {
 
 const kitOk = replyJson(200, { subscription: { id: 1 } });
 const busy = replyJson(503, { error: 'Service Unavailable' });
-const kit = () => createKitProvider({ apiKey: 'k', formId: '1', baseUrl: server.url });
+const kit = () => createKitProvider({ apiKey: 'k', formId: '1', baseUrl: server.url, version: 'v3' });
 /** Small numbers so that the suite stays fast; the shape is the one the server runs with. */
 const fast = { budgetMs: 1_000, backoffMs: 20 };
 
@@ -107,7 +107,7 @@ describe.each<[string, () => NewsletterProvider, () => void]>([
   ['Kit', kit, () => server.reply(replyAfter(100, kitOk))],
   [
     'Resend',
-    () => createResendProvider({ apiKey: 're_k', audienceId: 'a', baseUrl: server.url }),
+    () => createResendProvider({ apiKey: 're_k', target: { kind: 'audience', id: 'a' }, baseUrl: server.url }),
     () => server.reply(replyAfter(100, replyJson(200, { object: 'contact', id: 'x' }))),
   ],
 ])('at most 10 calls in flight (%s)', (_, create, answerSlowly) => {
