@@ -13,7 +13,6 @@ import { type AbuseLimits, connectRedis, createAbuseLimits } from './rate-limit.
 import type { NewsletterProvider } from './newsletter/provider.ts';
 import { createNewsletterProvider } from './newsletter/registry.ts';
 import { markMessageAsSpam, releaseMessage } from './spam/corrections.ts';
-import type { Correction } from './spam/store.ts';
 import { createSpamParts, type SpamParts } from './spam/setup.ts';
 import { openStore, type Store } from './store/store.ts';
 
@@ -71,10 +70,10 @@ export function createServices(config: Config, logger: Logger): Services {
           providerName: provider.name,
           redis: config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined,
           spam: {
-            markSpam: async (id) => changed(await markMessageAsSpam(id, corrections)),
+            markSpam: (id) => markMessageAsSpam(id, corrections),
             release: async (id) => {
-              const released = changed(await releaseMessage(id, corrections));
-              if (released) onStored();
+              const released = await releaseMessage(id, corrections);
+              if (released.found && released.changed) onStored();
               return released;
             },
             reasons: async (id) => (await spam.store.details(id))?.reasons ?? [],
@@ -102,11 +101,6 @@ export function createServices(config: Config, logger: Logger): Services {
     }),
     spam,
   };
-}
-
-/** Whether an owner's correction changed the message (the admin's buttons answer only that). */
-function changed(correction: Correction): boolean {
-  return correction.found && correction.changed;
 }
 
 // server.ts loads this module from source while the endpoints use the copy bundled by

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { EXPORT_COLUMNS } from '../contact/inbox.ts';
 import { toCsv } from '../csv.ts';
 import { readForm } from '../http.ts';
+import type { Change } from '../submissions/machine.ts';
 import type { AuditAction, AuditLog } from './audit.ts';
 import type { AdminQueries } from './queries.ts';
 import { clearedSessionCookie, comesFromOrigin, csrfTokenMatches, readSessionToken, type Session, type Sessions, sessionCookie } from './session.ts';
@@ -31,14 +32,16 @@ export type AdminOutcome =
 /** The message of a post from another site, or with a stale form. */
 export const FORBIDDEN_MESSAGE = 'This action was refused: it did not come from this site’s admin pages. Reload the page and try again.';
 
-/** What the owner's delivery and spam commands do, as the admin needs them. */
+/** What the owner's delivery and spam commands do, as the admin needs them; each answers the state machine's change. */
 export type MessageCommands = {
-  /** Puts a failed message back in the queue; answers whether it was failed. */
-  retry(id: number, at: Date): Promise<boolean>;
-  /** Holds a message as spam; a pending one is then not sent. */
-  markSpam(id: number, at: Date): Promise<boolean>;
-  /** Releases a held message to delivery, exactly once. */
-  release(id: number, at: Date): Promise<boolean>;
+  /** Puts a failed message back in the queue; of concurrent retries, one changes it. */
+  retry(id: number, at: Date): Promise<Change>;
+  /** Holds a message as spam; a pending one is then not sent, one being sent is held when its send ends. */
+  markSpam(id: number, at: Date): Promise<Change>;
+  /** Releases a held message to delivery, exactly once, or back to `sent` if it was sent before. */
+  release(id: number, at: Date): Promise<Change>;
+  /** Deletes a message with its history; one being sent is deleted when its send ends. */
+  remove(id: number, at: Date): Promise<Change>;
 };
 
 /** The rows of the two exports, from the store. */
@@ -136,15 +139,13 @@ async function act(
     case 'delete-message': {
       const id = messageId(fields.id);
       if (id === undefined) return { kind: 'refused', status: 400, message: 'No such message.' };
-      if (action === 'delete-message') {
-        if (!(await queries.deleteMessage(id))) return notFound();
-        await record(audit, now, 'delete-message', `#${id}`, context);
-        return done('/admin/messages?done=deleted');
-      }
-      const command = { retry: commands.retry, 'mark-spam': commands.markSpam, release: commands.release }[action];
-      const changed = await command(id, now());
-      if (changed) await record(audit, now, action, `#${id}`, context);
-      return done(`/admin/messages/${id}?done=${changed ? action : 'unchanged'}`);
+      const command = { retry: commands.retry, 'mark-spam': commands.markSpam, release: commands.release, 'delete-message': commands.remove }[action];
+      const change = await command(id, now());
+      if (!change.found) return notFound();
+      // Only the instance whose write moved the message records it: concurrent clicks audit once.
+      if (change.changed) await record(audit, now, action, `#${id}${change.deferred ? ' (when its send ends)' : ''}`, context);
+      if (action === 'delete-message' && change.changed && !change.deferred) return done('/admin/messages?done=deleted');
+      return done(`/admin/messages/${id}?done=${noticeOf(action, change)}`);
     }
     case 'delete-subscriber': {
       const email = typeof fields.email === 'string' ? fields.email : '';
@@ -175,6 +176,14 @@ async function exportFile(fields: Record<string, unknown>, deps: AdminDeps, cont
         contentType: 'text/csv; charset=utf-8',
         body: toCsv(columns, rows as Record<(typeof columns)[number], unknown>[]),
       };
+}
+
+/** Which notice the message's page shows after a command: what happened, or will once the send under way ends. */
+function noticeOf(action: 'retry' | 'mark-spam' | 'release' | 'delete-message', change: Extract<Change, { found: true }>): string {
+  if (!change.changed) return 'unchanged';
+  if (change.deferred) return `${action}-deferred`;
+  if (action === 'release' && change.to === 'sent') return 'release-sent';
+  return action;
 }
 
 function messageId(value: unknown): number | undefined {

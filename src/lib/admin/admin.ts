@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { createSubmissionMachine } from '../submissions/machine.ts';
 import type { DeliveryEvent, Submission } from '../contact/outbox.ts';
 import type { Logger } from '../log.ts';
 import { engineName, type Sql } from '../store/sql.ts';
@@ -60,13 +61,12 @@ export function createAdmin(settings: AdminSettings, parts: AdminParts): Admin {
   const { store, logger, spam } = parts;
   const { sessionStore, audit, queries } = createAdminStores(store.sql);
   const sessions = createSessions(sessionStore);
+  const machine = createSubmissionMachine(store.sql);
   const commands: MessageCommands = {
-    async retry(id, at) {
-      const result = await store.outbox.requeue(id, at);
-      return result.found && result.from === 'failed';
-    },
+    retry: (id, at) => machine.requeue(id, at),
     markSpam: spam.markSpam,
     release: spam.release,
+    remove: (id, at) => machine.remove(id, at),
   };
   const deps: AdminDeps = {
     checkPassword: createPasswordCheck(settings.passwordHash),

@@ -66,7 +66,10 @@ export function pageLink(path: string, params: URLSearchParams, page: number): s
 const NOTICES: Record<string, string> = {
   retry: 'The message is queued again; it will be sent within a few seconds.',
   'mark-spam': 'The message is held as spam; it will not be sent.',
+  'mark-spam-deferred': 'The message was being sent at that moment: it is held as spam once that send ends, and never sent again.',
   release: 'The message is released; it will be sent once.',
+  'release-sent': 'The message is no longer marked as spam. It had already been sent, so it is not sent again.',
+  'delete-message-deferred': 'The message was being sent at that moment: it is deleted, with its history, as soon as that send ends.',
   unchanged: 'Nothing changed: the message was already in that state.',
   deleted: 'Deleted.',
 };

@@ -1,4 +1,5 @@
 import type { Sql, SqlValue } from '../store/sql.ts';
+import { createSubmissionMachine } from '../submissions/machine.ts';
 import type { DayCount } from './chart.ts';
 
 /** Messages shown on one page of the inbox. */
@@ -32,7 +33,7 @@ export interface AdminQueries {
   perDay(since: Date): Promise<DayCount[]>;
   /** When the last message was sent, the last attempt failed, and how many failed and wait. */
   deliveryHealth(): Promise<DeliveryHealth>;
-  /** Deletes a message and its delivery history; answers whether it existed. */
+  /** Deletes a message and its delivery history (through the state machine); answers whether it was deleted now. */
   deleteMessage(id: number): Promise<boolean>;
   /** Deletes every message received before `cutoff`, with its history; answers how many. */
   deleteOlderThan(cutoff: Date): Promise<number>;
@@ -48,6 +49,7 @@ export interface AdminQueries {
  * which is plenty for one site's inbox and needs no search index.
  */
 export function createAdminQueries(sql: Sql): AdminQueries {
+  const machine = createSubmissionMachine(sql);
   return {
     async messages({ status, search, page }) {
       const where: string[] = [];
@@ -96,13 +98,10 @@ export function createAdminQueries(sql: Sql): AdminQueries {
       ]);
       return { lastSentAt: sent?.at ?? null, lastFailureAt: failure?.at ?? null, failed: Number(counts?.failed ?? 0), pending: Number(counts?.pending ?? 0) };
     },
-    deleteMessage: (id) =>
-      sql.transaction(async (tx) => {
-        // The history goes first and explicitly: erasure must not depend on foreign keys being on.
-        await tx.run('DELETE FROM delivery_attempts WHERE submission_id = ?', [id]);
-        const { changes } = await tx.run('DELETE FROM submissions WHERE id = ?', [id]);
-        return changes > 0;
-      }),
+    async deleteMessage(id) {
+      const change = await machine.remove(id, new Date());
+      return change.found && change.changed && !change.deferred;
+    },
     deleteOlderThan: (cutoff) =>
       sql.transaction(async (tx) => {
         const at = cutoff.toISOString();

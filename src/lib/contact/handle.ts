@@ -4,16 +4,15 @@ import type { Logger } from '../log.ts';
 import { accepted, type FormValues, failure, INTERNAL_ERROR, invalid, type Outcome } from '../pipeline/outcome.ts';
 import { PROOF_FIELD } from '../spam/proof.ts';
 import type { SpamService } from '../spam/service.ts';
-import type { SpamStore } from '../spam/store.ts';
 import { TURNSTILE_FIELD } from '../spam/turnstile.ts';
 import type { SubmissionStore } from './store.ts';
 
 /** What the contact handler needs; without `spam` every valid message is accepted for delivery. */
 export type ContactDeps = {
-  store: SubmissionStore;
+  store: Pick<SubmissionStore, 'receive'>;
   logger: Logger;
   onStored?: (id: number) => void;
-  spam?: { service: SpamService; store: SpamStore } | undefined;
+  spam?: { service: SpamService } | undefined;
 };
 
 /** Where the request came from, as the pipeline found it. */
@@ -50,20 +49,22 @@ export async function handleContact(request: Request, { store, logger, onStored,
       })
     : undefined;
 
-  let id: number;
+  let stored: Awaited<ReturnType<SubmissionStore['receive']>>;
   try {
-    if (spam && verdict?.spam) {
-      // The visitor's address and browser are kept only for Akismet, which asks for them with a correction.
-      const origin = spam.service.akismet ? { ip, userAgent } : {};
-      id = await spam.store.hold(parsed.input, { reasons: verdict.reasons, ...origin });
-      logger.info('contact.held_as_spam', { id, reasons: verdict.reasons });
-      return accepted();
-    }
-    id = await store.save(parsed.input);
+    // The visitor's address and browser are kept only for Akismet, which asks for them with a correction.
+    const origin = spam?.service.akismet ? { ip, userAgent } : {};
+    stored = await store.receive({ ...parsed.input, held: verdict?.spam ? verdict.reasons : undefined, proof: verdict?.proof, ...origin });
   } catch {
     // The store has logged the cause, once per outage rather than once per post (store/state.ts).
+    // The proof was consumed in the failed transaction, so it is still good for the next try.
     return failure(500, INTERNAL_ERROR, { values });
   }
+  // A message judged spam (or whose proof turned out replayed) is held and answered like one accepted.
+  if (stored.status === 'spam') {
+    logger.info('contact.held_as_spam', { id: stored.id, reasons: stored.reasons });
+    return accepted();
+  }
+  const id = stored.id;
   // Accepted means "stored"; delivery happens from the outbox.
   onStored?.(id);
   return accepted();

@@ -136,6 +136,9 @@ export async function runInboxCommand(
         case 'spam':
           err(`Message #${s.id} is held as spam; npm run inbox -- release ${s.id} delivers it.\n`);
           return EXIT.notFound;
+        case 'sending':
+          out(`Message #${s.id} is being sent right now; nothing to retry.\n`);
+          return EXIT.ok;
       }
       return EXIT.notFound;
     }
@@ -147,14 +150,22 @@ export async function runInboxCommand(
       if (!result.found) return notFound(command.id, err);
       if (command.name === 'release') {
         if (result.changed) {
-          out(`Message #${command.id} is not spam: it is delivered within a few seconds by the running server (if SMTP_URL is set).\n`);
+          out(
+            result.to === 'sent'
+              ? `Message #${command.id} is not spam. It had already been sent, so it is not sent again.\n`
+              : `Message #${command.id} is not spam: it is delivered within a few seconds by the running server (if SMTP_URL is set).\n`,
+          );
           return EXIT.ok;
         }
         err(`Message #${command.id} is not held as spam (it is ${result.from}); nothing to release.\n`);
         return EXIT.notFound;
       }
       if (result.changed) {
-        out(`Message #${command.id} is held as spam${result.from === 'pending' ? ' and will not be sent' : ''}.\n`);
+        out(
+          result.deferred
+            ? `Message #${command.id} is being sent right now: it is held as spam once that send ends, and never sent again.\n`
+            : `Message #${command.id} is held as spam${result.from === 'pending' ? ' and will not be sent' : ''}.\n`,
+        );
         return EXIT.ok;
       }
       err(`Message #${command.id} is already held as spam.\n`);

@@ -1,12 +1,12 @@
 import type { Sql, SqlSession } from '../store/sql.ts';
+import { type Change, createSubmissionMachine, parseReasons, type State, type Status } from '../submissions/machine.ts';
 
 /**
- * Where a contact message stands: waiting to be delivered, delivered, given up on, or held
- * as spam (never delivered unless the owner releases it, decision 0093).
- * Hint: checked here, in code, not by a CHECK in the database, so a capability that adds a
+ * Where a contact message stands (submissions/machine.ts owns every change of it).
+ * Hint: checked in code, not by a CHECK in the database, so a capability that adds a
  * status adds no constraint to rebuild (decision 0050).
  */
-export type DeliveryStatus = 'pending' | 'sent' | 'failed' | 'spam';
+export type DeliveryStatus = Status;
 
 /** One stored contact message with its delivery state. */
 export type Submission = {
@@ -31,8 +31,11 @@ export type DeliveryOutcome = 'sent' | 'retrying' | 'failed' | 'requeued';
 /** One entry of a message's delivery history. */
 export type DeliveryEvent = { at: string; outcome: DeliveryOutcome; error: string | null };
 
-/** The answer of `requeue`: what the message's status was, or that there is no such message. */
-export type RequeueResult = { found: false } | { found: true; from: DeliveryStatus; submission: Submission };
+/** The answer of `requeue`: what the message's state was and whether this call moved it, or that there is no such message. */
+export type RequeueResult = { found: false } | { found: true; from: State; changed: boolean; submission: Submission };
+
+/** A message taken for sending, with the lease that proves it is this sender's. */
+export type Claimed = Submission & { lease: string };
 
 /** The SQL of the outbox: which messages are due, what happened to each, and the owner's queries. */
 export interface Outbox {
@@ -40,7 +43,7 @@ export interface Outbox {
    * Takes the oldest pending message due at `now` that no instance is sending, and leases it
    * until `leaseUntil`: no other instance takes it before then.
    */
-  claim(now: Date, leaseUntil: Date): Promise<Submission | undefined>;
+  claim(now: Date, leaseUntil: Date): Promise<Claimed | undefined>;
   /** Ends every lease: for SQLite at start, where one server serves a file and a lease is a dead process's. */
   releaseLeases(): Promise<number>;
   /** When the earliest pending message falls due (or its lease ends), if any is pending. */
@@ -51,13 +54,13 @@ export interface Outbox {
   failedCount(): Promise<number>;
   /** When the first attempt of the current round was made, if one was: the start of the 24 h of retries. */
   roundStartedAt(id: number): Promise<Date | undefined>;
-  /** Records that the SMTP server accepted the message. */
-  markSent(id: number, at: Date): Promise<void>;
-  /** Records a transient failure and when to try again. */
-  markRetry(id: number, at: Date, nextAttemptAt: Date, error: string): Promise<void>;
-  /** Records that the message will not be delivered, and why. */
-  markFailed(id: number, at: Date, error: string): Promise<void>;
-  /** Puts a failed message back in the queue, due at once, with a fresh round of retries. */
+  /** Records that the SMTP server accepted the message (whatever happened to it meanwhile); answers its state now. */
+  markSent(id: number, at: Date, lease?: string | null): Promise<State>;
+  /** Records a transient failure and when to try again; answers the message's state now. */
+  markRetry(id: number, at: Date, nextAttemptAt: Date, error: string, lease?: string | null): Promise<State>;
+  /** Records that the message will not be delivered, and why; answers its state now. */
+  markFailed(id: number, at: Date, error: string, lease?: string | null): Promise<State>;
+  /** Puts a failed message back in the queue, due at once, with a fresh round of retries; of concurrent calls, one moves it. */
   requeue(id: number, at: Date): Promise<RequeueResult>;
   /** One message, or `undefined`. */
   find(id: number): Promise<Submission | undefined>;
@@ -83,55 +86,33 @@ type Row = {
 
 const COLUMNS = 'id, created_at, name, email, message, status, attempts, next_attempt_at, last_error, sent_at, spam_reasons';
 
-// Every update is conditional on `pending`, so an attempt can never overwrite what the owner
-// or another attempt (another instance's, after a lease ran out) decided in the meantime.
-const UPDATE_SENT = `UPDATE submissions SET status = 'sent', attempts = attempts + 1, sent_at = ?, next_attempt_at = NULL, last_error = NULL, lease_until = NULL
-  WHERE id = ? AND status = 'pending'`;
-const UPDATE_RETRY = `UPDATE submissions SET attempts = attempts + 1, next_attempt_at = ?, last_error = ?, lease_until = NULL
-  WHERE id = ? AND status = 'pending'`;
-const UPDATE_FAILED = `UPDATE submissions SET status = 'failed', attempts = attempts + 1, next_attempt_at = NULL, last_error = ?, lease_until = NULL
-  WHERE id = ? AND status = 'pending'`;
-const INSERT_EVENT = 'INSERT INTO delivery_attempts (submission_id, attempted_at, outcome, error) VALUES (?, ?, ?, ?)';
 
 /**
  * The outbox in the database: the `submissions` table is the queue and `delivery_attempts`
- * its history.
- * Hint: there is no "sending" state; a message stays `pending` until the SMTP server has
- * accepted it, and its lease only keeps other instances away while one sends it, so a message
- * whose sender died is sent again when the lease ends, with the same Message-ID (decision 0051).
+ * its history; every change of a status goes through the state machine.
+ * Hint: "sending" is `pending` under a lease until the SMTP server has accepted the message,
+ * so a message whose sender died is sent again when the lease ends, with the same Message-ID
+ * (decision 0051).
  */
 export function createOutbox(sql: Sql): Outbox {
-  // PostgreSQL: the row is locked as it is taken and rows other instances are taking are
-  // skipped, so two instances never take one message. SQLite has one writer at a time anyway.
-  const skipLocked = sql.engine === 'postgresql' ? 'FOR UPDATE SKIP LOCKED' : '';
-  const claim = `UPDATE submissions SET lease_until = ?
-    WHERE id = (
-      SELECT id FROM submissions
-      WHERE status = 'pending' AND (next_attempt_at IS NULL OR next_attempt_at <= ?) AND (lease_until IS NULL OR lease_until <= ?)
-      ORDER BY next_attempt_at, id LIMIT 1 ${skipLocked}
-    )
-    RETURNING ${COLUMNS}`;
+  const machine = createSubmissionMachine(sql);
 
   const find = async (session: SqlSession, id: number) => {
     const row = await session.get<Row>(`SELECT ${COLUMNS} FROM submissions WHERE id = ?`, [id]);
     return row && toSubmission(row);
   };
-  const record = (id: number, at: Date, outcome: DeliveryOutcome, error: string | null, update: string, params: (string | number)[]) =>
-    sql.transaction(async (tx) => {
-      const { changes } = await tx.run(update, params);
-      if (changes === 1) await tx.run(INSERT_EVENT, [id, at.toISOString(), outcome, error]);
-    });
   const count = async (status: DeliveryStatus) =>
     Number((await sql.get<{ n: number | string }>('SELECT count(*) AS n FROM submissions WHERE status = ?', [status]))?.n ?? 0);
   const optionalDate = (at: string | null | undefined) => (at ? new Date(at) : undefined);
 
   return {
     async claim(now, leaseUntil) {
-      const at = now.toISOString();
-      const row = await sql.get<Row>(claim, [leaseUntil.toISOString(), at, at]);
-      return row && toSubmission(row);
+      const claimed = await machine.claim(now, leaseUntil);
+      if (!claimed) return undefined;
+      const submission = await find(sql, claimed.id);
+      return submission && { ...submission, lease: claimed.lease };
     },
-    releaseLeases: async () => (await sql.run('UPDATE submissions SET lease_until = NULL WHERE lease_until IS NOT NULL')).changes,
+    releaseLeases: () => machine.releaseLeases(),
     async nextDueAt() {
       const row = await sql.get<{ at: string | null }>(
         `SELECT min(CASE WHEN lease_until > coalesce(next_attempt_at, created_at) THEN lease_until ELSE coalesce(next_attempt_at, created_at) END) AS at
@@ -150,22 +131,15 @@ export function createOutbox(sql: Sql): Outbox {
       );
       return optionalDate(row?.at);
     },
-    markSent: (id, at) => record(id, at, 'sent', null, UPDATE_SENT, [at.toISOString(), id]),
-    markRetry: (id, at, next, error) => record(id, at, 'retrying', error, UPDATE_RETRY, [next.toISOString(), error, id]),
-    markFailed: (id, at, error) => record(id, at, 'failed', error, UPDATE_FAILED, [error, id]),
-    requeue: (id, at) =>
-      sql.transaction(async (tx): Promise<RequeueResult> => {
-        const before = await find(tx, id);
-        if (!before) return { found: false };
-        if (before.status === 'failed') {
-          await tx.run(`UPDATE submissions SET status = 'pending', attempts = 0, next_attempt_at = ?, lease_until = NULL WHERE id = ? AND status = 'failed'`, [
-            at.toISOString(),
-            id,
-          ]);
-          await tx.run(INSERT_EVENT, [id, at.toISOString(), 'requeued', null]);
-        }
-        return { found: true, from: before.status, submission: (await find(tx, id))! };
-      }),
+    markSent: (id, at, lease = null) => machine.finish(id, lease, { kind: 'sent', at }),
+    markRetry: (id, at, next, error, lease = null) => machine.finish(id, lease, { kind: 'retry', at, next, error }),
+    markFailed: (id, at, error, lease = null) => machine.finish(id, lease, { kind: 'failed', at, error }),
+    async requeue(id, at) {
+      const change: Change = await machine.requeue(id, at);
+      if (!change.found) return { found: false };
+      const submission = await find(sql, id);
+      return submission ? { found: true, from: change.from, changed: change.changed, submission } : { found: false };
+    },
     find: (id) => find(sql, id),
     async history(id) {
       const rows = await sql.all<{ attempted_at: string; outcome: DeliveryOutcome; error: string | null }>(
@@ -194,13 +168,4 @@ function toSubmission(row: Row): Submission {
   };
 }
 
-/** The stored reasons (a JSON array of strings), or none when absent or unreadable. */
-export function parseReasons(text: string | null): string[] {
-  if (!text) return [];
-  try {
-    const value: unknown = JSON.parse(text);
-    return Array.isArray(value) ? value.filter((reason): reason is string => typeof reason === 'string') : [];
-  } catch {
-    return [];
-  }
-}
+export { parseReasons };

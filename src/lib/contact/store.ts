@@ -1,28 +1,23 @@
 import type { ContactInput } from '../forms/contact.ts';
 import type { Sql } from '../store/sql.ts';
+import { createSubmissionMachine, type SubmissionMachine } from '../submissions/machine.ts';
 
 /** Where validated contact submissions are kept until they are delivered. */
 export interface SubmissionStore {
   /** Stores one submission durably and answers its id; rejects when it cannot. */
   save(input: ContactInput): Promise<number>;
+  /** Stores one submission, `pending` or held, consuming its proof in the same transaction. */
+  receive: SubmissionMachine['receive'];
 }
 
 /**
- * The outbox's intake: every submission starts `pending` and due at once.
+ * The outbox's intake: every submission starts `pending` and due at once, unless held.
  * Hint: without a mail server they simply wait, and are delivered once one is configured.
  */
 export function createSubmissionStore(sql: Sql): SubmissionStore {
+  const machine = createSubmissionMachine(sql);
   return {
-    async save(input) {
-      const now = new Date().toISOString();
-      const row = await sql.transaction((tx) =>
-        tx.get<{ id: number | string }>(
-          `INSERT INTO submissions (created_at, name, email, message, status, next_attempt_at)
-           VALUES (?, ?, ?, ?, 'pending', ?) RETURNING id`,
-          [now, input.name, input.email, input.message, now],
-        ),
-      );
-      return Number(row!.id);
-    },
+    save: async ({ name, email, message }) => (await machine.receive({ name, email, message, held: undefined })).id,
+    receive: (message) => machine.receive(message),
   };
 }

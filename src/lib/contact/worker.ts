@@ -1,7 +1,7 @@
 import { describeError, type Logger } from '../log.ts';
 import type { Mailer, SendResult } from './mailer.ts';
 import type { ContactEmail } from './message.ts';
-import type { Outbox, Submission } from './outbox.ts';
+import type { Claimed, Outbox, Submission } from './outbox.ts';
 import { createScheduler, type Timer } from './scheduler.ts';
 
 /** When the worker looks for due messages and how long it keeps retrying, in milliseconds. */
@@ -78,7 +78,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     leaseMs: options.leaseMs ?? DELIVERY_POLICY.leaseMs,
   };
 
-  async function deliverOne(submission: Submission): Promise<void> {
+  async function deliverOne(submission: Claimed): Promise<void> {
     let result: SendResult;
     try {
       result = await mailer.send(compose(submission));
@@ -89,13 +89,15 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     }
     const at = clock();
     const attempts = submission.attempts + 1;
+    const { lease } = submission;
     if (result.ok) {
-      await outbox.markSent(submission.id, at);
-      logger.info('contact.delivered', { id: submission.id, attempts });
+      const now = await outbox.markSent(submission.id, at, lease);
+      // The owner's "spam" or "delete" during the send is applied now, after the send is on record.
+      logger.info('contact.delivered', { id: submission.id, attempts, ...(now !== 'sent' && { then: now === 'deleted' ? 'deleted by the owner' : 'held by the owner' }) });
       return;
     }
     if (result.permanent) {
-      await outbox.markFailed(submission.id, at, result.reason);
+      await outbox.markFailed(submission.id, at, result.reason, lease);
       logger.error('contact.delivery_failed', {
         id: submission.id,
         attempts,
@@ -109,7 +111,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     const roundStart = (await outbox.roundStartedAt(submission.id)) ?? at;
     if (at.getTime() - roundStart.getTime() >= policy.retryForMs) {
       const reason = `gave up after ${attempts} attempts over ${Math.round(policy.retryForMs / 3_600_000)} h; last: ${result.reason}`;
-      await outbox.markFailed(submission.id, at, reason);
+      await outbox.markFailed(submission.id, at, reason, lease);
       logger.error('contact.delivery_failed', {
         id: submission.id,
         attempts,
@@ -119,7 +121,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       return;
     }
     const next = new Date(at.getTime() + retryDelay(attempts, policy));
-    await outbox.markRetry(submission.id, at, next, result.reason);
+    await outbox.markRetry(submission.id, at, next, result.reason, lease);
     logger.warn('contact.delivery_retry', { id: submission.id, attempts, nextAttemptAt: next.toISOString(), reason: withoutAddresses(result.reason) });
   }
 

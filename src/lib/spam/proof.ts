@@ -19,7 +19,11 @@ export const PROOF_SETTINGS = { algorithm: 'SHA-256', cost: 1, maxCounter: 10_00
 export type ProofFailure = 'missing' | 'malformed' | 'expired' | 'forged' | 'wrong' | 'replayed';
 
 /** The answer of `checkProof`: when the challenge was issued, or why the proof fails. */
-export type ProofCheck = { ok: true; issuedAt: number } | { ok: false; reason: ProofFailure };
+/** A proof's challenge, to record as used: its nonce and until when the proof could be replayed. */
+export type ProofNonce = { id: string; expiresAtMs: number };
+
+/** What a proof came to; a good one carries its nonce, for the store to consume. */
+export type ProofCheck = { ok: true; issuedAt: number; nonce: ProofNonce } | { ok: false; reason: ProofFailure };
 
 /** Which secret signs the challenges, and when "now" is (tests pass a clock). */
 export type ProofOptions = { secret: string; now?: () => number };
@@ -44,11 +48,12 @@ export async function issueChallenge({ secret, now = Date.now }: ProofOptions): 
 
 /**
  * Checks a proof as the form sent it (ALTCHA's base64 JSON of `{ challenge, solution }`):
- * signature, expiry, solution, and finally that its challenge was not used before.
+ * signature, expiry, solution, and finally, given `used`, that its challenge was not used before.
  * Hint: a challenge is recorded as used only once everything else holds, so forged or
- * wrong proofs cannot fill the record.
+ * wrong proofs cannot fill the record. Without `used`, the caller consumes the nonce in the
+ * transaction that stores what the proof vouches for, so a failed save leaves it usable.
  */
-export async function checkProof(payload: unknown, used: UsedChallenges, { secret, now = Date.now }: ProofOptions): Promise<ProofCheck> {
+export async function checkProof(payload: unknown, used: UsedChallenges | undefined, { secret, now = Date.now }: ProofOptions): Promise<ProofCheck> {
   if (typeof payload !== 'string' || payload === '') return fail('missing');
   const decoded = decode(payload);
   if (!decoded) return fail('malformed');
@@ -65,8 +70,10 @@ export async function checkProof(payload: unknown, used: UsedChallenges, { secre
   if (result.expired) return fail('expired');
   if (result.invalidSignature) return fail('forged');
   if (!result.verified) return fail('wrong');
-  if (!(await used.claim(challenge.parameters.nonce, expiresAt * 1000))) return fail('replayed');
-  return { ok: true, issuedAt };
+  const nonce = { id: challenge.parameters.nonce, expiresAtMs: expiresAt * 1000 };
+  // Consumed by the caller's own transaction (a contact message is stored with it), or here.
+  if (used && !(await used.claim(nonce.id, nonce.expiresAtMs))) return fail('replayed');
+  return { ok: true, issuedAt, nonce };
 }
 
 /** The second secret, for the derived key's signature: one setting, two keys that differ. */

@@ -49,7 +49,6 @@ export function createSpamService(config: SpamConfig['spam'], { secret, used, lo
   const filter: Omit<SpamFilter, 'secret'> = {
     enabled: config.enabled,
     maxLinks: config.maxLinks,
-    used,
     turnstile: config.turnstile && createTurnstileClient({ secret: config.turnstile.secretKey, baseUrl: config.turnstile.baseUrl }),
     akismet,
     logger,

@@ -1,14 +1,12 @@
-import type { Redis } from 'ioredis';
 import type { Config } from '../config.ts';
 import type { Mailer } from '../contact/mailer.ts';
 import { createScheduler, type Scheduler } from '../contact/scheduler.ts';
-import { requireWhenNeeded } from '../lazy.ts';
 import { describeError, type Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
 import { HOUSEKEEPING_INTERVAL_MS, tidySpam } from './housekeeping.ts';
 import { createSpamService, type SpamService } from './service.ts';
 import { createSpamStore, type SpamStore } from './store.ts';
-import { createRedisUsedChallenges, type UsedChallenges } from './used-challenges.ts';
+import type { UsedChallenges } from './used-challenges.ts';
 
 /** The spam filter of a running server: the service the handlers ask, its records, and its hourly tidying. */
 export type SpamParts = {
@@ -20,14 +18,14 @@ export type SpamParts = {
 };
 
 /**
- * Builds the spam filter: records in the store, the used-challenge record in Redis when
- * `REDIS_URL` is set (the database while Redis is down), otherwise in the database.
- * Hint: the challenge secret is made once and kept in the database (decision 0091).
+ * Builds the spam filter: its records, and the used-challenge record, in the database.
+ * Hint: the database is the one authority on used proofs, shared by every instance and kept
+ * across restarts: a record in Redis forgot them when Redis restarted or failed over
+ * (docs/decisions/0120-one-state-machine.md). The challenge secret is made once and kept there too (decision 0091).
  */
 export function createSpamParts(config: Config, database: Store, mailer: Mailer | undefined, logger: Logger): SpamParts {
   const store = createSpamStore(database.sql);
-  const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
-  const used: UsedChallenges = redis ? createRedisUsedChallenges(redis, store.usedChallenges, logger) : store.usedChallenges;
+  const used: UsedChallenges = store.usedChallenges;
   const service = createSpamService(config.spam, {
     secret: () => store.proofSecret(),
     used,
@@ -49,22 +47,6 @@ export function createSpamParts(config: Config, database: Store, mailer: Mailer 
     housekeeping,
     async close() {
       await housekeeping.stop();
-      redis?.disconnect();
     },
   };
-}
-
-function connectRedis(url: string): Redis {
-  const { Redis } = requireWhenNeeded('ioredis') as typeof import('ioredis');
-  // Queued while connecting (the first post after a start), but never more than a second: then
-  // the database decides, and used-challenges.ts logs the outage once.
-  const redis = new Redis(url, {
-    commandTimeout: 1000,
-    maxRetriesPerRequest: 1,
-    connectTimeout: 2000,
-    retryStrategy: (attempt) => Math.min(attempt * 500, 5000),
-  });
-  // Without a listener ioredis prints every connection error; the failed commands are what we report.
-  redis.on('error', () => {});
-  return redis;
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { parseReasons } from '../contact/outbox.ts';
+import { type Change, createSubmissionMachine, parseReasons } from '../submissions/machine.ts';
 import type { ContactInput } from '../forms/contact.ts';
 import type { Sql } from '../store/sql.ts';
 import { digestDue, type HeldMessage } from './digest.ts';
@@ -8,8 +8,8 @@ import type { UsedChallenges } from './used-challenges.ts';
 /** Why a message was held, and where it came from when Akismet may need telling later. */
 export type HeldDetails = { reasons: readonly string[]; ip?: string | undefined; userAgent?: string | undefined };
 
-/** The answer of an owner's correction: no such message, or its status before and whether it changed. */
-export type Correction = { found: false } | { found: true; from: string; changed: boolean };
+/** The answer of an owner's correction: no such message, or its state before and whether it changed (or will, once its send ends). */
+export type Correction = Change;
 
 /** What the spam filter keeps in the database (decision 0093), in either engine. */
 export interface SpamStore {
@@ -41,54 +41,14 @@ const SECRET_SETTING = 'proof_secret';
 
 /** The spam filter's repository over the store's SQL (SQLite or PostgreSQL). */
 export function createSpamStore(sql: Sql): SpamStore {
+  const machine = createSubmissionMachine(sql);
   const setting = async (name: string) => (await sql.get<{ value: string }>('SELECT value FROM settings WHERE name = ?', [name]))?.value;
   return {
     async hold(input, { reasons, ip, userAgent }) {
-      const now = new Date().toISOString();
-      const row = await sql.transaction((tx) =>
-        tx.get<{ id: number | string }>(
-          `INSERT INTO submissions (created_at, name, email, message, status, next_attempt_at, spam_reasons, client_ip, user_agent)
-           VALUES (?, ?, ?, ?, 'spam', NULL, ?, ?, ?) RETURNING id`,
-          [now, input.name, input.email, input.message, JSON.stringify(reasons), ip ?? null, userAgent ?? null],
-        ),
-      );
-      return Number(row!.id);
+      return (await machine.receive({ ...input, held: reasons, ip, userAgent })).id;
     },
-    release: (id) =>
-      sql.transaction(async (tx) => {
-        const row = await tx.get<{ status: string; sent_at: string | null }>('SELECT status, sent_at FROM submissions WHERE id = ?', [id]);
-        if (!row) return { found: false };
-        if (row.status !== 'spam') return { found: true, from: row.status, changed: false };
-        const now = new Date().toISOString();
-        // A message sent before it was marked goes back to `sent`: release never sends a message twice.
-        const { changes } = row.sent_at
-          ? await tx.run(`UPDATE submissions SET status = 'sent' WHERE id = ? AND status = 'spam'`, [id])
-          : await tx.run(
-              `UPDATE submissions SET status = 'pending', attempts = 0, next_attempt_at = ?, last_error = NULL, lease_until = NULL WHERE id = ? AND status = 'spam'`,
-              [now, id],
-            );
-        if (changes === 1) {
-          await tx.run(`INSERT INTO delivery_attempts (submission_id, attempted_at, outcome, error) VALUES (?, ?, 'requeued', ?)`, [
-            id,
-            now,
-            'released from spam by the owner',
-          ]);
-        }
-        return { found: true, from: 'spam', changed: changes === 1 };
-      }),
-    markSpam: (id) =>
-      sql.transaction(async (tx) => {
-        const row = await tx.get<{ status: string; spam_reasons: string | null }>('SELECT status, spam_reasons FROM submissions WHERE id = ?', [id]);
-        if (!row) return { found: false };
-        if (row.status === 'spam') return { found: true, from: 'spam', changed: false };
-        const reasons = [...parseReasons(row.spam_reasons).filter((r) => r !== 'marked-by-owner'), 'marked-by-owner'];
-        const { changes } = await tx.run(`UPDATE submissions SET status = 'spam', next_attempt_at = NULL, spam_reasons = ? WHERE id = ? AND status = ?`, [
-          JSON.stringify(reasons),
-          id,
-          row.status,
-        ]);
-        return { found: true, from: row.status, changed: changes === 1 };
-      }),
+    release: (id) => machine.release(id, new Date()),
+    markSpam: (id) => machine.hold(id, new Date()),
     async details(id) {
       const row = await sql.get<{ spam_reasons: string | null; client_ip: string | null; user_agent: string | null }>(
         'SELECT spam_reasons, client_ip, user_agent FROM submissions WHERE id = ?',

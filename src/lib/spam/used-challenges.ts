@@ -1,6 +1,3 @@
-import type { Redis } from 'ioredis';
-import { describeError, type Logger } from '../log.ts';
-
 /** The record of challenges already answered, which makes each proof single-use. */
 export interface UsedChallenges {
   /** Records `id` as used until `expiresAtMs`; answers false when it was already used. */
@@ -11,8 +8,8 @@ export interface UsedChallenges {
 export const MEMORY_LIMIT = 100_000;
 
 /**
- * The record in this process's memory: right for one instance, and the fall-back while Redis
- * is unreachable.
+ * The record in this process's memory, for tests and tools; a server keeps it in the database,
+ * where a contact message's proof is consumed in the transaction that stores the message.
  * Hint: entries are dropped once their challenge has expired, since an expired proof is
  * refused anyway.
  */
@@ -36,32 +33,4 @@ function prune(used: Map<string, number>, time: number, limit: number): void {
     if (used.size < limit) break;
     used.delete(id);
   }
-}
-
-/** The key prefix of used challenges in Redis, beside the rate limiter's keys. */
-export const REDIS_PREFIX = 'site-forms:used-challenge:';
-
-/**
- * The record in Redis, shared by every instance: `SET NX` with the challenge's expiry, so
- * two instances given the same proof at once accept it once.
- * Hint: while Redis fails, `fallback` (memory) decides, and the failure is logged once
- * until Redis answers again, so no message is lost to an outage.
- */
-export function createRedisUsedChallenges(redis: Pick<Redis, 'set'>, fallback: UsedChallenges, logger: Logger): UsedChallenges {
-  let failing = false;
-  return {
-    async claim(id, expiresAtMs) {
-      try {
-        const answer = await redis.set(`${REDIS_PREFIX}${id}`, '1', 'PXAT', Math.ceil(expiresAtMs), 'NX');
-        if (failing) logger.info('spam.used_challenges_redis_back');
-        failing = false;
-        return answer === 'OK';
-      } catch (error) {
-        if (!failing)
-          logger.warn('spam.used_challenges_redis_failed', { error: describeError(error), note: 'used challenges are kept in memory until Redis is back' });
-        failing = true;
-        return fallback.claim(id, expiresAtMs);
-      }
-    },
-  };
 }

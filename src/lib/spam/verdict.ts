@@ -2,15 +2,17 @@ import type { Logger } from '../log.ts';
 import type { AkismetClient } from './akismet.ts';
 import { type ContentReason, contentReasons, tooFast } from './content.ts';
 import type { OutsideCheck } from './outside.ts';
-import { checkProof, type ProofCheck, type ProofFailure } from './proof.ts';
+import { checkProof, type ProofCheck, type ProofFailure, type ProofNonce } from './proof.ts';
 import type { TurnstileClient } from './turnstile.ts';
-import type { UsedChallenges } from './used-challenges.ts';
 
 /** One reason a message was judged spam, as stored with it and shown to the owner. */
 export type SpamReason = `proof-${ProofFailure}` | 'too-fast' | ContentReason | 'turnstile-failed' | 'akismet-spam' | 'marked-by-owner';
 
-/** The verdict on one message: spam or not, and every reason found. */
-export type Verdict = { spam: boolean; reasons: SpamReason[] };
+/**
+ * The verdict on one message: spam or not, every reason found, and the proof's nonce, which the
+ * store consumes with the message (a replay found then holds it as `proof-replayed`).
+ */
+export type Verdict = { spam: boolean; reasons: SpamReason[]; proof?: ProofNonce | undefined };
 
 /** What each reason means, in the owner's words (inbox `show`, the digest). */
 export const REASON_TEXT: Record<SpamReason, string> = {
@@ -59,7 +61,6 @@ export type SpamFilter = {
   maxLinks: number;
   /** The secret that signs proof-of-work challenges. */
   secret: string;
-  used: UsedChallenges;
   turnstile?: TurnstileClient | undefined;
   akismet?: AkismetClient | undefined;
   logger: Logger;
@@ -87,13 +88,15 @@ export async function judgeContact(submission: Submission, filter: SpamFilter): 
   const { now = Date.now } = filter;
   const submittedAt = now();
   const [proof, turnstile, akismet] = await Promise.all([
-    checkProof(submission.proof, filter.used, { secret: filter.secret, now }),
+    // Not consumed here: the store consumes the nonce in the transaction that keeps the message.
+    checkProof(submission.proof, undefined, { secret: filter.secret, now }),
     filter.turnstile?.verify(typeof submission.turnstileToken === 'string' ? submission.turnstileToken : '', submission.ip),
     filter.akismet?.check(submission),
   ]);
   noteOutside(filter.logger, 'turnstile', turnstile);
   noteOutside(filter.logger, 'akismet', akismet);
-  return combineVerdict({ proof, submittedAt, content: contentReasons(submission, filter.maxLinks), turnstile, akismet });
+  const verdict = combineVerdict({ proof, submittedAt, content: contentReasons(submission, filter.maxLinks), turnstile, akismet });
+  return proof.ok ? { ...verdict, proof: proof.nonce } : verdict;
 }
 
 /** Which outside services are failing right now: each outage is logged once, and its end once. */

@@ -150,4 +150,12 @@ export const MIGRATIONS: readonly Migration[] = [
      CREATE INDEX used_challenges_expiry ON used_challenges (expires_at);
      CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);`,
   },
+  {
+    // One state machine for a message (submissions/machine.ts): the owner's "spam" or "delete"
+    // on a message being sent is a request that the send's outcome applies, so a send is never
+    // lost from the record nor made twice.
+    name: "the owner's request on a message being sent",
+    sqlite: `ALTER TABLE submissions ADD COLUMN requested TEXT;`,
+    postgresql: `ALTER TABLE submissions ADD COLUMN requested TEXT;`,
+  },
 ];

@@ -44,10 +44,6 @@ function world() {
     throttle: createSignInThrottle({ logger: silentLogger }),
     audit: { record: async (e) => void audit.push(e), list: async () => ({ entries: audit, total: audit.length }) },
     queries: {
-      deleteMessage: async (id: number) => {
-        changes.push(`delete #${id}`);
-        return messages.delete(id);
-      },
       deleteSubscriber: async (email: string) => {
         changes.push(`delete ${email}`);
         return subscribers.delete(email);
@@ -56,15 +52,22 @@ function world() {
     commands: {
       retry: async (id) => {
         changes.push(`retry #${id}`);
-        return id === 1;
+        return id === 1 ? { found: true, from: 'failed', changed: true, to: 'pending' } : { found: true, from: 'pending', changed: false };
       },
       markSpam: async (id) => {
         changes.push(`spam #${id}`);
-        return true;
+        // #3 is being sent: it is held when the send ends.
+        return { found: true, from: id === 3 ? 'sending' : 'pending', changed: true, to: 'spam', ...(id === 3 && { deferred: true as const }) };
       },
       release: async (id) => {
         changes.push(`release #${id}`);
-        return true;
+        // #1 was sent before it was marked: it goes back to sent, not to the queue.
+        return { found: true, from: 'spam', changed: true, to: id === 1 ? 'sent' : 'pending' };
+      },
+      remove: async (id) => {
+        changes.push(`delete #${id}`);
+        if (id === 3) return { found: true, from: 'sending', changed: true, to: 'deleted', deferred: true };
+        return messages.delete(id) ? { found: true, from: 'sent', changed: true, to: 'deleted' } : { found: false };
       },
     },
     exports: {
@@ -260,13 +263,29 @@ describe('the actions, signed in', () => {
     ['retry of a message that is not failed', '/admin/actions/retry', '2', 'retry #2', '/admin/messages/2?done=unchanged', []],
     ['mark-spam', '/admin/actions/spam', '2', 'spam #2', '/admin/messages/2?done=mark-spam', ['mark-spam']],
     ['release', '/admin/actions/release', '3', 'release #3', '/admin/messages/3?done=release', ['release']],
+    ['release of a message sent before it was marked', '/admin/actions/release', '1', 'release #1', '/admin/messages/1?done=release-sent', ['release']],
+    [
+      'mark-spam of a message being sent',
+      '/admin/actions/spam',
+      '3',
+      'spam #3',
+      '/admin/messages/3?done=mark-spam-deferred',
+      ['mark-spam'],
+    ],
   ] as const)('%s', async (_, path, id, change, location, logged) => {
     const action = path.endsWith('retry') ? 'retry' : path.endsWith('spam') ? 'mark-spam' : 'release';
     const { outcome, changes, audit } = await run(path, action, { id });
     expect(outcome).toEqual({ kind: 'redirect', location });
     expect(changes).toEqual([change]);
     expect(audit.map((e) => e.action)).toEqual(logged);
-    if (logged.length) expect(audit[0]!.detail).toBe(`#${id}`);
+    if (logged.length) expect(audit[0]!.detail).toBe(id === '3' && action === 'mark-spam' ? '#3 (when its send ends)' : `#${id}`);
+  });
+
+  test('delete of a message being sent says it goes when the send ends, and audits that', async () => {
+    const { outcome, changes, audit } = await run('/admin/actions/delete', 'delete-message', { id: '3' });
+    expect(outcome).toEqual({ kind: 'redirect', location: '/admin/messages/3?done=delete-message-deferred' });
+    expect(changes).toEqual(['delete #3']);
+    expect(audit).toEqual([{ at: '2026-11-22T10:00:00.000Z', action: 'delete-message', detail: '#3 (when its send ends)', client: 'c0ffee' }]);
   });
 
   test('delete removes the message and lands on the list', async () => {

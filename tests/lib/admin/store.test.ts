@@ -170,7 +170,7 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
           store,
           logger: silentLogger,
           providerName: 'local',
-          spam: { markSpam: async () => false, release: async () => false, reasons: async (id) => (id === held ? ['too-many-links'] : []) },
+          spam: { markSpam: async () => ({ found: false }), release: async () => ({ found: false }), reasons: async (id) => (id === held ? ['too-many-links'] : []) },
           exportMessages: async () => [],
         },
       );
@@ -196,10 +196,10 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
       });
       await expect(admin.message(failed + 1000)).resolves.toBeUndefined();
 
-      await expect(admin.deps.commands.retry(held, now)).resolves.toBe(false);
-      await expect(admin.deps.commands.retry(failed, now)).resolves.toBe(true);
-      await expect(admin.deps.commands.retry(failed, now)).resolves.toBe(false);
-      await expect(admin.deps.commands.retry(failed + 1000, now)).resolves.toBe(false);
+      await expect(admin.deps.commands.retry(held, now)).resolves.toEqual({ found: true, from: 'spam', changed: false });
+      await expect(admin.deps.commands.retry(failed, now)).resolves.toEqual({ found: true, from: 'failed', changed: true, to: 'pending' });
+      await expect(admin.deps.commands.retry(failed, now)).resolves.toEqual({ found: true, from: 'pending', changed: false });
+      await expect(admin.deps.commands.retry(failed + 1000, now)).resolves.toEqual({ found: false });
       await expect(store.outbox.find(failed)).resolves.toMatchObject({ status: 'pending' });
     });
 

@@ -13,7 +13,9 @@ function post(fields: Record<string, string>): Request {
 
 function memoryStore() {
   const saved: unknown[] = [];
-  const store: SubmissionStore = { save: async (input) => saved.push(input) };
+  const store: Pick<SubmissionStore, 'receive'> = {
+    receive: async (message) => ({ id: saved.push(message), status: 'pending', reasons: [] }),
+  };
   return { store, saved };
 }
 
@@ -22,7 +24,7 @@ describe('POST /api/contact handler', () => {
     const { store, saved } = memoryStore();
     const onStored = vi.fn();
     await expect(handleContact(post(valid), { store, logger: silentLogger, onStored })).resolves.toEqual({ kind: 'accepted' });
-    expect(saved).toEqual([valid]);
+    expect(saved).toEqual([{ name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello, I would like to know more.', honeypot: '', held: undefined, proof: undefined }]);
     expect(onStored).toHaveBeenCalledWith(1);
   });
 
@@ -46,8 +48,8 @@ describe('POST /api/contact handler', () => {
   test('fails with 500 "Internal server error" and the values when storing fails, adding no log line per post', async () => {
     const errors: unknown[] = [];
     const logger = { ...silentLogger, error: (event: string, fields?: Record<string, unknown>) => errors.push({ event, ...fields }) };
-    const store: SubmissionStore = {
-      save: () => Promise.reject(new Error('disk full')),
+    const store: Pick<SubmissionStore, 'receive'> = {
+      receive: () => Promise.reject(new Error('disk full')),
     };
     await expect(handleContact(post(valid), { store, logger })).resolves.toEqual({
       kind: 'failure',

@@ -38,24 +38,38 @@ describe('the spam filter of a server', () => {
     return { parts: createSpamParts(config, database, undefined, createLogger({ level: 'silent' })), database };
   };
 
-  test('two servers on one database sign alike and share the used-challenge record', async () => {
+  /** Judges a proof, then stores the message as the contact handler does: the proof is consumed with it. */
+  const judgeAndStore = async (parts: ReturnType<typeof createSpamParts>, database: ReturnType<typeof openStore>, proof: string) => {
+    const verdict = await parts.service.judge({ ...person, proof });
+    return database.submissions.receive({ ...person, held: verdict.spam ? verdict.reasons : undefined, proof: verdict.proof });
+  };
+
+  test('two servers on one database sign alike, and a proof is single-use across them', async () => {
     const { parts: one, database } = open();
     const two = createSpamParts(requireConfig({}), database, undefined, createLogger({ level: 'silent' }));
     const proof = await solvedFrom(one);
-    await expect(two.service.judge({ ...person, proof })).resolves.toEqual({ spam: true, reasons: ['too-fast'] });
-    await expect(one.service.judge({ ...person, proof })).resolves.toEqual({ spam: true, reasons: ['proof-replayed'] });
+    await expect(judgeAndStore(two, database, proof)).resolves.toMatchObject({ status: 'spam', reasons: ['too-fast'] });
+    await expect(judgeAndStore(one, database, proof)).resolves.toMatchObject({ status: 'spam', reasons: ['too-fast', 'proof-replayed'] });
     await one.close();
     await two.close();
     await database.close();
   });
 
-  test.skipIf(!redisAvailable)('with REDIS_URL the used-challenge record is in Redis', async () => {
+  test.skipIf(!redisAvailable)('with REDIS_URL a proof stays single-use while Redis is up, down and restarted without its data', async () => {
     const { parts, database } = open({ REDIS_URL: redis!.url });
-    const proof = await solvedFrom(parts);
-    await parts.service.judge({ ...person, proof });
-    const { nonce } = JSON.parse(Buffer.from(proof, 'base64').toString()).challenge.parameters;
-    await expect(database.sql.get('SELECT id FROM used_challenges WHERE id = ?', [nonce])).resolves.toBeUndefined();
-    await expect(parts.service.judge({ ...person, proof })).resolves.toEqual({ spam: true, reasons: ['proof-replayed'] });
+    const proofs = await Promise.all([solvedFrom(parts), solvedFrom(parts), solvedFrom(parts)]);
+    const replayed = async (proof: string) => (await judgeAndStore(parts, database, proof)).reasons.includes('proof-replayed');
+
+    await expect(replayed(proofs[0]!)).resolves.toBe(false);
+    await expect(replayed(proofs[0]!)).resolves.toBe(true);
+    await redis!.stop();
+    await expect(replayed(proofs[0]!)).resolves.toBe(true);
+    await expect(replayed(proofs[1]!)).resolves.toBe(false);
+    // A Redis without persistence comes back empty: the database still remembers both.
+    await redis!.start();
+    await expect(replayed(proofs[1]!)).resolves.toBe(true);
+    await expect(replayed(proofs[0]!)).resolves.toBe(true);
+    await expect(replayed(proofs[2]!)).resolves.toBe(false);
     await parts.close();
     await database.close();
   });

@@ -24,7 +24,7 @@ describe.each(testEngines())('the spam filter’s records on $name', (engine) =>
   test.skipIf(!engine.available)('release puts a held message in the queue once; a second release changes nothing', async () => {
     const { spam } = (await open())!;
     const id = await spam.hold(INPUT, { reasons: ['too-fast'] });
-    await expect(spam.release(id)).resolves.toEqual({ found: true, from: 'spam', changed: true });
+    await expect(spam.release(id)).resolves.toEqual({ found: true, from: 'spam', changed: true, to: 'pending' });
     await expect(spam.release(id)).resolves.toEqual({ found: true, from: 'pending', changed: false });
     await expect(spam.release(9999)).resolves.toEqual({ found: false });
   });
@@ -32,7 +32,7 @@ describe.each(testEngines())('the spam filter’s records on $name', (engine) =>
   test.skipIf(!engine.available)('marking as spam holds a pending message with the owner’s reason', async () => {
     const { store, spam } = (await open())!;
     const id = await store.submissions.save(INPUT);
-    await expect(spam.markSpam(id)).resolves.toEqual({ found: true, from: 'pending', changed: true });
+    await expect(spam.markSpam(id)).resolves.toEqual({ found: true, from: 'pending', changed: true, to: 'spam' });
     await expect(spam.markSpam(id)).resolves.toEqual({ found: true, from: 'spam', changed: false });
     await expect(spam.details(id)).resolves.toMatchObject({ reasons: ['marked-by-owner'] });
     await expect(spam.markSpam(424242)).resolves.toEqual({ found: false });

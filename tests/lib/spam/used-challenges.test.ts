@@ -1,8 +1,5 @@
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createLogger } from '../../../src/lib/log.ts';
-import { createMemoryUsedChallenges, createRedisUsedChallenges, REDIS_PREFIX } from '../../../src/lib/spam/used-challenges.ts';
-import { type RedisServer, redisAvailable, startRedis } from '../../support/redis.ts';
+import { describe, expect, test } from 'vitest';
+import { createMemoryUsedChallenges } from '../../../src/lib/spam/used-challenges.ts';
 
 const NOW = 1_000_000;
 
@@ -35,54 +32,5 @@ describe('used challenges in memory', () => {
     // Full of live entries: the oldest inserted was forgotten.
     await expect(used.claim('old', NOW + 5_000)).resolves.toBe(true);
     await expect(used.claim('fifth', NOW + 5_000)).resolves.toBe(false);
-  });
-});
-
-describe.skipIf(!redisAvailable)('used challenges in Redis (skipped without redis-server)', () => {
-  let server: RedisServer;
-  let redis: Redis;
-  const lines: string[] = [];
-  const logger = createLogger({ level: 'info', write: (line) => lines.push(line) });
-  beforeAll(async () => {
-    server = await startRedis();
-    redis = new Redis(server.url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => 100 });
-    await new Promise((resolve) => redis.once('ready', resolve));
-  });
-  afterAll(async () => {
-    redis.disconnect();
-    await server.stop();
-  });
-
-  test('two instances given the same proof accept it once', async () => {
-    const one = createRedisUsedChallenges(redis, createMemoryUsedChallenges(), logger);
-    const two = createRedisUsedChallenges(redis, createMemoryUsedChallenges(), logger);
-    const expires = Date.now() + 60_000;
-    const answers = await Promise.all([one.claim('shared', expires), two.claim('shared', expires)]);
-    expect(answers.sort()).toEqual([false, true]);
-  });
-
-  test('the record expires with the challenge', async () => {
-    const used = createRedisUsedChallenges(redis, createMemoryUsedChallenges(), logger);
-    const expires = Date.now() + 60_000;
-    await used.claim('timed', expires);
-    const ttl = await redis.pttl(`${REDIS_PREFIX}timed`);
-    expect(ttl).toBeGreaterThan(50_000);
-    expect(ttl).toBeLessThanOrEqual(60_000);
-  });
-
-  test('while Redis is down, memory decides, and the outage is logged once', async () => {
-    const used = createRedisUsedChallenges(redis, createMemoryUsedChallenges(), logger);
-    lines.length = 0;
-    await server.stop();
-    const expires = Date.now() + 60_000;
-    await expect(used.claim('during-outage', expires)).resolves.toBe(true);
-    await expect(used.claim('during-outage', expires)).resolves.toBe(false);
-    await expect(used.claim('another', expires)).resolves.toBe(true);
-    const events = lines.map((line) => JSON.parse(line).event);
-    expect(events).toEqual(['spam.used_challenges_redis_failed']);
-    await server.start();
-    await new Promise((resolve) => redis.once('ready', resolve));
-    await expect(used.claim('after-outage', expires)).resolves.toBe(true);
-    expect(lines.map((line) => JSON.parse(line).event)).toEqual(['spam.used_challenges_redis_failed', 'spam.used_challenges_redis_back']);
   });
 });

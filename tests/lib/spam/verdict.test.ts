@@ -4,12 +4,11 @@ import { describe, expect, test } from 'vitest';
 import { createLogger } from '../../../src/lib/log.ts';
 import type { OutsideCheck } from '../../../src/lib/spam/outside.ts';
 import { issueChallenge } from '../../../src/lib/spam/proof.ts';
-import { createMemoryUsedChallenges } from '../../../src/lib/spam/used-challenges.ts';
 import { CLEAN, combineVerdict, judgeContact, type Layers, REASON_TEXT, type SpamFilter, type Verdict } from '../../../src/lib/spam/verdict.ts';
 
 const ISSUED = 1_000_000;
 const later = (ms: number) => ISSUED + ms;
-const proofOk = { ok: true, issuedAt: ISSUED } as const;
+const proofOk = { ok: true, issuedAt: ISSUED, nonce: { id: 'nonce-1', expiresAtMs: ISSUED + 600_000 } } as const;
 const SIGNAL_SPAM: OutsideCheck = { ok: true, spam: true };
 const SIGNAL_HAM: OutsideCheck = { ok: true, spam: false };
 const NO_ANSWER: OutsideCheck = { ok: false, detail: 'no answer within 5000 ms' };
@@ -76,7 +75,6 @@ function filter(overrides: Partial<SpamFilter> = {}, lines: string[] = []): Spam
     enabled: true,
     maxLinks: 2,
     secret: SECRET,
-    used: createMemoryUsedChallenges(),
     logger: createLogger({ level: 'info', write: (line) => lines.push(line) }),
     ...overrides,
   };
@@ -85,21 +83,18 @@ function filter(overrides: Partial<SpamFilter> = {}, lines: string[] = []): Spam
 const message = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'A question about your opening hours.', ip: '203.0.113.7' };
 
 describe('judging a contact message', () => {
-  test('a solved proof sent a minute later is clean; the same proof again is replayed', async () => {
+  test('a solved proof sent a minute later is clean and hands its nonce on, unconsumed: the store consumes it with the message', async () => {
     const now = Date.now();
     const proof = await solvedProof(now - 60_000);
     const spam = filter({ now: () => now });
-    await expect(judgeContact({ ...message, proof }, spam)).resolves.toEqual({ spam: false, reasons: [] });
-    await expect(judgeContact({ ...message, proof }, spam)).resolves.toEqual({ spam: true, reasons: ['proof-replayed'] });
+    const first = await judgeContact({ ...message, proof }, spam);
+    expect(first).toEqual({ spam: false, reasons: [], proof: { id: expect.stringMatching(/^[0-9a-f]{16,}$/), expiresAtMs: expect.any(Number) } });
+    // Judging again finds nothing new: only the store's transaction knows whether it was used.
+    await expect(judgeContact({ ...message, proof }, spam)).resolves.toEqual(first);
   });
 
   test('with the filter off nothing is checked', async () => {
-    const used = {
-      claim: async () => {
-        throw new Error('must not be asked');
-      },
-    };
-    await expect(judgeContact({ ...message, proof: undefined }, filter({ enabled: false, used }))).resolves.toBe(CLEAN);
+    await expect(judgeContact({ ...message, proof: undefined }, filter({ enabled: false }))).resolves.toBe(CLEAN);
     expect(CLEAN).toEqual({ spam: false, reasons: [] });
   });
 

@@ -1,0 +1,299 @@
+import type { Sql, SqlSession } from '../store/sql.ts';
+
+/**
+ * Where a contact message stands, as stored: waiting to be delivered (`pending`; "sending"
+ * while an instance holds its lease), delivered, given up on, or held as spam.
+ * Hint: "sending" is `pending` with a live lease rather than a value of its own, so every
+ * stored value stays readable by an instance of the previous version during a rolling upgrade.
+ */
+export type Status = 'pending' | 'sent' | 'failed' | 'spam';
+
+/** A state of the machine: the stored statuses, "sending" (pending under a lease), and gone. */
+export type State = Status | 'sending' | 'deleted';
+
+/**
+ * Every move a message can make, and nothing else (docs/decisions/0120-one-state-machine.md).
+ * Hint: the owner's "spam" and "delete" on a message being sent are requests the send's
+ * outcome applies (`sending → spam`, `sending → deleted`): they never stop a send half-way
+ * and never cause a second one.
+ */
+export const MOVES: Readonly<Record<State, readonly State[]>> = {
+  pending: ['sending', 'spam', 'deleted'],
+  sending: ['sent', 'pending', 'failed', 'spam', 'deleted', 'sending'],
+  sent: ['spam', 'deleted'],
+  failed: ['pending', 'spam', 'deleted'],
+  spam: ['pending', 'sent', 'deleted'],
+  deleted: [],
+};
+
+/** Throws on a move the table does not allow: a bug in the caller, never a visitor's doing. */
+export function requireMove(from: State, to: State): void {
+  if (!MOVES[from].includes(to)) throw new Error(`no move ${from} → ${to}`);
+}
+
+/** What an owner's command did: no such message, or the state it was in and whether it moved (or will, once its send ends). */
+export type Change = { found: false } | { found: true; from: State; changed: boolean; to?: State; deferred?: true };
+
+/** How a send ended, as the worker reports it. */
+export type SendEnd =
+  | { kind: 'sent'; at: Date }
+  | { kind: 'retry'; at: Date; next: Date; error: string }
+  | { kind: 'failed'; at: Date; error: string };
+
+/** A new message: its fields, and whether the spam filter held it and why. */
+export type Received = {
+  name: string;
+  email: string;
+  message: string;
+  held: readonly string[] | undefined;
+  ip?: string | undefined;
+  userAgent?: string | undefined;
+  /** The proof's challenge, consumed in the same transaction: a failed save leaves it usable. */
+  proof?: { id: string; expiresAtMs: number } | undefined;
+};
+
+/** The reason a replayed proof adds when the transaction finds its challenge used. */
+export const REPLAYED = 'proof-replayed';
+
+/** The only writer of a message's status: each move is one conditional write that says whether it happened. */
+export interface SubmissionMachine {
+  /** Stores a new message, `pending` or held, consuming its proof in the same transaction. */
+  receive(message: Received): Promise<{ id: number; status: 'pending' | 'spam'; reasons: readonly string[] }>;
+  /** `pending → sending`: takes the oldest due message no live lease holds, until `leaseUntil`. */
+  claim(now: Date, leaseUntil: Date): Promise<{ id: number; lease: string } | undefined>;
+  /** `sending → sent | pending | failed` (or the owner's spam or delete); a finished send is recorded whatever happened meanwhile. */
+  finish(id: number, lease: string | null, end: SendEnd): Promise<State>;
+  /** Ends every lease (SQLite at start, where a lease is a dead process's), applying the owner's requests. */
+  releaseLeases(): Promise<number>;
+  /** "Spam": a pending, failed or sent message is held; one being sent is held when its send ends. */
+  hold(id: number, now: Date): Promise<Change>;
+  /** "Not spam": a held message is queued, or back to `sent` if it was ever sent; once. */
+  release(id: number, now: Date): Promise<Change>;
+  /** "Retry": a failed message is queued with a fresh round; of concurrent retries, one changes it. */
+  requeue(id: number, now: Date): Promise<Change>;
+  /** Deletes a message with its history; one being sent is deleted when its send ends. */
+  remove(id: number, now: Date): Promise<Change>;
+}
+
+const HISTORY = 'INSERT INTO delivery_attempts (submission_id, attempted_at, outcome, error) VALUES (?, ?, ?, ?)';
+
+type Row = { status: Status; lease_until: string | null; sent_at: string | null; spam_reasons: string | null; requested: string | null };
+
+/** Builds the machine over the store's SQL (SQLite or PostgreSQL). */
+export function createSubmissionMachine(sql: Sql): SubmissionMachine {
+  // PostgreSQL: the row is locked as it is taken and rows other instances are taking are skipped.
+  const skipLocked = sql.engine === 'postgresql' ? 'FOR UPDATE SKIP LOCKED' : '';
+  const lockRow = sql.engine === 'postgresql' ? 'FOR UPDATE' : '';
+  // The lease a sender holds, or none (a message seeded without a claim): NULL must match NULL.
+  const ownLease = sql.engine === 'postgresql' ? 'lease_until IS NOT DISTINCT FROM ?::text' : 'lease_until IS ?';
+  const read = (tx: SqlSession, id: number) =>
+    tx.get<Row>(`SELECT status, lease_until, sent_at, spam_reasons, requested FROM submissions WHERE id = ? ${lockRow}`, [id]);
+  const stateOf = (row: Row, now: Date): State => (row.status === 'pending' && row.lease_until !== null && row.lease_until > now.toISOString() ? 'sending' : row.status);
+  const erase = async (tx: SqlSession, id: number) => {
+    // The history goes first and explicitly: erasure must not depend on foreign keys being on.
+    await tx.run('DELETE FROM delivery_attempts WHERE submission_id = ?', [id]);
+    return (await tx.run('DELETE FROM submissions WHERE id = ?', [id])).changes === 1;
+  };
+  /** Applies the owner's request left on a message whose send ended, or whose sender died. */
+  const applyRequest = async (tx: SqlSession, id: number, requested: string | null): Promise<State | undefined> => {
+    if (requested === 'delete') return (await erase(tx, id)) ? 'deleted' : undefined;
+    if (requested === 'hold') {
+      await tx.run(`UPDATE submissions SET status = 'spam', next_attempt_at = NULL, requested = NULL WHERE id = ?`, [id]);
+      return 'spam';
+    }
+    return undefined;
+  };
+
+  return {
+    receive: (message) =>
+      sql.transaction(async (tx) => {
+        const reasons = [...(message.held ?? [])];
+        if (message.proof) {
+          const { changes } = await tx.run('INSERT INTO used_challenges (id, expires_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING', [
+            message.proof.id,
+            new Date(message.proof.expiresAtMs).toISOString(),
+          ]);
+          if (changes === 0) reasons.push(REPLAYED);
+        }
+        const now = new Date().toISOString();
+        const status = reasons.length > 0 ? 'spam' : 'pending';
+        const row = await tx.get<{ id: number | string }>(
+          `INSERT INTO submissions (created_at, name, email, message, status, next_attempt_at, spam_reasons, client_ip, user_agent)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+          [
+            now,
+            message.name,
+            message.email,
+            message.message,
+            status,
+            status === 'pending' ? now : null,
+            status === 'spam' ? JSON.stringify(reasons) : null,
+            status === 'spam' ? (message.ip ?? null) : null,
+            status === 'spam' ? (message.userAgent ?? null) : null,
+          ],
+        );
+        return { id: Number(row!.id), status, reasons };
+      }),
+
+    claim: (now, leaseUntil) =>
+      sql.transaction(async (tx) => {
+        const at = now.toISOString();
+        // A request the owner made while a sender that has since died held the lease: applied, never sent.
+        const orphans = await tx.all<{ id: number | string; requested: string }>(
+          `SELECT id, requested FROM submissions WHERE status = 'pending' AND requested IS NOT NULL AND lease_until <= ? ${skipLocked}`,
+          [at],
+        );
+        for (const orphan of orphans) await applyRequest(tx, Number(orphan.id), orphan.requested);
+        const lease = leaseUntil.toISOString();
+        const row = await tx.get<{ id: number | string }>(
+          `UPDATE submissions SET lease_until = ?
+           WHERE id = (
+             SELECT id FROM submissions
+             WHERE status = 'pending' AND requested IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= ?) AND (lease_until IS NULL OR lease_until <= ?)
+             ORDER BY next_attempt_at, id LIMIT 1 ${skipLocked}
+           )
+           RETURNING id`,
+          [lease, at, at],
+        );
+        return row ? { id: Number(row.id), lease } : undefined;
+      }),
+
+    finish: (id, lease, end) =>
+      sql.transaction(async (tx): Promise<State> => {
+        const at = end.at.toISOString();
+        const update =
+          end.kind === 'sent'
+            ? tx.get<{ requested: string | null }>(
+                `UPDATE submissions SET status = 'sent', attempts = attempts + 1, sent_at = ?, next_attempt_at = NULL, last_error = NULL, lease_until = NULL
+                 WHERE id = ? AND status = 'pending' AND ${ownLease} RETURNING requested`,
+                [at, id, lease],
+              )
+            : end.kind === 'retry'
+              ? tx.get<{ requested: string | null }>(
+                  `UPDATE submissions SET attempts = attempts + 1, next_attempt_at = ?, last_error = ?, lease_until = NULL
+                   WHERE id = ? AND status = 'pending' AND ${ownLease} RETURNING requested`,
+                  [end.next.toISOString(), end.error, id, lease],
+                )
+              : tx.get<{ requested: string | null }>(
+                  `UPDATE submissions SET status = 'failed', attempts = attempts + 1, next_attempt_at = NULL, last_error = ?, lease_until = NULL
+                   WHERE id = ? AND status = 'pending' AND ${ownLease} RETURNING requested`,
+                  [end.error, id, lease],
+                );
+        const moved = await update;
+        const outcome = end.kind === 'retry' ? 'retrying' : end.kind;
+        const error = end.kind === 'sent' ? null : end.error;
+        if (moved) {
+          await tx.run(HISTORY, [id, at, outcome, error]);
+          const next: State = end.kind === 'sent' ? 'sent' : end.kind === 'retry' ? 'pending' : 'failed';
+          return (await applyRequest(tx, id, moved.requested)) ?? next;
+        }
+        // The lease was lost meanwhile (it ran out and the owner or another instance acted).
+        // A mail that went out is still recorded, so it is never sent again as if it had not.
+        if (end.kind !== 'sent') return (await read(tx, id))?.status ?? 'deleted';
+        const { changes } = await tx.run('UPDATE submissions SET sent_at = coalesce(sent_at, ?) WHERE id = ?', [at, id]);
+        if (changes === 0) return 'deleted';
+        await tx.run(HISTORY, [id, at, 'sent', null]);
+        return (await read(tx, id))!.status;
+      }),
+
+    releaseLeases: () =>
+      sql.transaction(async (tx) => {
+        const requests = await tx.all<{ id: number | string; requested: string }>(`SELECT id, requested FROM submissions WHERE status = 'pending' AND requested IS NOT NULL`);
+        for (const request of requests) await applyRequest(tx, Number(request.id), request.requested);
+        return (await tx.run('UPDATE submissions SET lease_until = NULL WHERE lease_until IS NOT NULL')).changes;
+      }),
+
+    hold: (id, now) =>
+      sql.transaction(async (tx): Promise<Change> => {
+        const row = await read(tx, id);
+        if (!row) return { found: false };
+        const from = stateOf(row, now);
+        if (from === 'spam') return { found: true, from, changed: false };
+        const reasons = JSON.stringify([...parseReasons(row.spam_reasons).filter((r) => r !== 'marked-by-owner'), 'marked-by-owner']);
+        if (from === 'sending') {
+          requireMove(from, 'spam');
+          const { changes } = await tx.run(`UPDATE submissions SET requested = 'hold', spam_reasons = ? WHERE id = ? AND status = 'pending' AND lease_until = ?`, [
+            reasons,
+            id,
+            row.lease_until,
+          ]);
+          return { found: true, from, changed: changes === 1, to: 'spam', deferred: true };
+        }
+        requireMove(from, 'spam');
+        const { changes } = await tx.run(
+          `UPDATE submissions SET status = 'spam', next_attempt_at = NULL, lease_until = NULL, requested = NULL, spam_reasons = ? WHERE id = ? AND status = ?`,
+          [reasons, id, row.status],
+        );
+        return { found: true, from, changed: changes === 1, to: 'spam' };
+      }),
+
+    release: (id, now) =>
+      sql.transaction(async (tx): Promise<Change> => {
+        const row = await read(tx, id);
+        if (!row) return { found: false };
+        const from = stateOf(row, now);
+        if (from === 'sending' && row.requested === 'hold') {
+          // Taken back before the send ended: the send's outcome stands as if never asked.
+          const { changes } = await tx.run(`UPDATE submissions SET requested = NULL WHERE id = ? AND requested = 'hold'`, [id]);
+          return { found: true, from: 'spam', changed: changes === 1, to: 'sending' };
+        }
+        if (from !== 'spam') return { found: true, from, changed: false };
+        const at = now.toISOString();
+        // A message sent before it was held goes back to `sent`: releasing never sends a message twice.
+        const to = row.sent_at ? 'sent' : 'pending';
+        requireMove(from, to);
+        const { changes } =
+          to === 'sent'
+            ? await tx.run(`UPDATE submissions SET status = 'sent' WHERE id = ? AND status = 'spam'`, [id])
+            : await tx.run(
+                `UPDATE submissions SET status = 'pending', attempts = 0, next_attempt_at = ?, last_error = NULL, lease_until = NULL WHERE id = ? AND status = 'spam'`,
+                [at, id],
+              );
+        if (changes === 1 && to === 'pending') await tx.run(HISTORY, [id, at, 'requeued', 'released from spam by the owner']);
+        return { found: true, from, changed: changes === 1, to };
+      }),
+
+    requeue: (id, now) =>
+      sql.transaction(async (tx): Promise<Change> => {
+        const at = now.toISOString();
+        // One conditional write decides: of two instances answering "Retry" at once, one moves it.
+        const { changes } = await tx.run(
+          `UPDATE submissions SET status = 'pending', attempts = 0, next_attempt_at = ?, lease_until = NULL WHERE id = ? AND status = 'failed'`,
+          [at, id],
+        );
+        if (changes === 1) {
+          await tx.run(HISTORY, [id, at, 'requeued', null]);
+          return { found: true, from: 'failed', changed: true, to: 'pending' };
+        }
+        const row = await read(tx, id);
+        return row ? { found: true, from: stateOf(row, now), changed: false } : { found: false };
+      }),
+
+    remove: (id, now) =>
+      sql.transaction(async (tx): Promise<Change> => {
+        const row = await read(tx, id);
+        if (!row) return { found: false };
+        const from = stateOf(row, now);
+        requireMove(from, 'deleted');
+        if (from === 'sending') {
+          const { changes } = await tx.run(`UPDATE submissions SET requested = 'delete' WHERE id = ? AND status = 'pending' AND lease_until = ?`, [
+            id,
+            row.lease_until,
+          ]);
+          return { found: true, from, changed: changes === 1, to: 'deleted', deferred: true };
+        }
+        return { found: true, from, changed: await erase(tx, id), to: 'deleted' };
+      }),
+  };
+}
+
+/** The stored reasons (a JSON array of strings), or none when absent or unreadable. */
+export function parseReasons(text: string | null): string[] {
+  if (!text) return [];
+  try {
+    const value: unknown = JSON.parse(text);
+    return Array.isArray(value) ? value.filter((reason): reason is string => typeof reason === 'string') : [];
+  } catch {
+    return [];
+  }
+}
