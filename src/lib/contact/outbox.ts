@@ -86,7 +86,6 @@ type Row = {
 
 const COLUMNS = 'id, created_at, name, email, message, status, attempts, next_attempt_at, last_error, sent_at, spam_reasons';
 
-
 /**
  * The outbox in the database: the `submissions` table is the queue and `delivery_attempts`
  * its history; every change of a status goes through the state machine.

@@ -93,7 +93,11 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     if (result.ok) {
       const now = await outbox.markSent(submission.id, at, lease);
       // The owner's "spam" or "delete" during the send is applied now, after the send is on record.
-      logger.info('contact.delivered', { id: submission.id, attempts, ...(now !== 'sent' && { then: now === 'deleted' ? 'deleted by the owner' : 'held by the owner' }) });
+      logger.info('contact.delivered', {
+        id: submission.id,
+        attempts,
+        ...(now !== 'sent' && { then: now === 'deleted' ? 'deleted by the owner' : 'held by the owner' }),
+      });
       return;
     }
     if (result.permanent) {

@@ -35,10 +35,7 @@ export function requireMove(from: State, to: State): void {
 export type Change = { found: false } | { found: true; from: State; changed: boolean; to?: State; deferred?: true };
 
 /** How a send ended, as the worker reports it. */
-export type SendEnd =
-  | { kind: 'sent'; at: Date }
-  | { kind: 'retry'; at: Date; next: Date; error: string }
-  | { kind: 'failed'; at: Date; error: string };
+export type SendEnd = { kind: 'sent'; at: Date } | { kind: 'retry'; at: Date; next: Date; error: string } | { kind: 'failed'; at: Date; error: string };
 
 /** A new message: its fields, and whether the spam filter held it and why. */
 export type Received = {
@@ -88,7 +85,8 @@ export function createSubmissionMachine(sql: Sql): SubmissionMachine {
   const ownLease = sql.engine === 'postgresql' ? 'lease_until IS NOT DISTINCT FROM ?::text' : 'lease_until IS ?';
   const read = (tx: SqlSession, id: number) =>
     tx.get<Row>(`SELECT status, lease_until, sent_at, spam_reasons, requested FROM submissions WHERE id = ? ${lockRow}`, [id]);
-  const stateOf = (row: Row, now: Date): State => (row.status === 'pending' && row.lease_until !== null && row.lease_until > now.toISOString() ? 'sending' : row.status);
+  const stateOf = (row: Row, now: Date): State =>
+    row.status === 'pending' && row.lease_until !== null && row.lease_until > now.toISOString() ? 'sending' : row.status;
   const erase = async (tx: SqlSession, id: number) => {
     // The history goes first and explicitly: erasure must not depend on foreign keys being on.
     await tx.run('DELETE FROM delivery_attempts WHERE submission_id = ?', [id]);
@@ -198,7 +196,9 @@ export function createSubmissionMachine(sql: Sql): SubmissionMachine {
 
     releaseLeases: () =>
       sql.transaction(async (tx) => {
-        const requests = await tx.all<{ id: number | string; requested: string }>(`SELECT id, requested FROM submissions WHERE status = 'pending' AND requested IS NOT NULL`);
+        const requests = await tx.all<{ id: number | string; requested: string }>(
+          `SELECT id, requested FROM submissions WHERE status = 'pending' AND requested IS NOT NULL`,
+        );
         for (const request of requests) await applyRequest(tx, Number(request.id), request.requested);
         return (await tx.run('UPDATE submissions SET lease_until = NULL WHERE lease_until IS NOT NULL')).changes;
       }),
@@ -212,11 +212,10 @@ export function createSubmissionMachine(sql: Sql): SubmissionMachine {
         const reasons = JSON.stringify([...parseReasons(row.spam_reasons).filter((r) => r !== 'marked-by-owner'), 'marked-by-owner']);
         if (from === 'sending') {
           requireMove(from, 'spam');
-          const { changes } = await tx.run(`UPDATE submissions SET requested = 'hold', spam_reasons = ? WHERE id = ? AND status = 'pending' AND lease_until = ?`, [
-            reasons,
-            id,
-            row.lease_until,
-          ]);
+          const { changes } = await tx.run(
+            `UPDATE submissions SET requested = 'hold', spam_reasons = ? WHERE id = ? AND status = 'pending' AND lease_until = ?`,
+            [reasons, id, row.lease_until],
+          );
           return { found: true, from, changed: changes === 1, to: 'spam', deferred: true };
         }
         requireMove(from, 'spam');

@@ -264,14 +264,7 @@ describe('the actions, signed in', () => {
     ['mark-spam', '/admin/actions/spam', '2', 'spam #2', '/admin/messages/2?done=mark-spam', ['mark-spam']],
     ['release', '/admin/actions/release', '3', 'release #3', '/admin/messages/3?done=release', ['release']],
     ['release of a message sent before it was marked', '/admin/actions/release', '1', 'release #1', '/admin/messages/1?done=release-sent', ['release']],
-    [
-      'mark-spam of a message being sent',
-      '/admin/actions/spam',
-      '3',
-      'spam #3',
-      '/admin/messages/3?done=mark-spam-deferred',
-      ['mark-spam'],
-    ],
+    ['mark-spam of a message being sent', '/admin/actions/spam', '3', 'spam #3', '/admin/messages/3?done=mark-spam-deferred', ['mark-spam']],
   ] as const)('%s', async (_, path, id, change, location, logged) => {
     const action = path.endsWith('retry') ? 'retry' : path.endsWith('spam') ? 'mark-spam' : 'release';
     const { outcome, changes, audit } = await run(path, action, { id });

@@ -170,7 +170,11 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
           store,
           logger: silentLogger,
           providerName: 'local',
-          spam: { markSpam: async () => ({ found: false }), release: async () => ({ found: false }), reasons: async (id) => (id === held ? ['too-many-links'] : []) },
+          spam: {
+            markSpam: async () => ({ found: false }),
+            release: async () => ({ found: false }),
+            reasons: async (id) => (id === held ? ['too-many-links'] : []),
+          },
           exportMessages: async () => [],
         },
       );

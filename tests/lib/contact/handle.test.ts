@@ -24,7 +24,9 @@ describe('POST /api/contact handler', () => {
     const { store, saved } = memoryStore();
     const onStored = vi.fn();
     await expect(handleContact(post(valid), { store, logger: silentLogger, onStored })).resolves.toEqual({ kind: 'accepted' });
-    expect(saved).toEqual([{ name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello, I would like to know more.', honeypot: '', held: undefined, proof: undefined }]);
+    expect(saved).toEqual([
+      { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello, I would like to know more.', honeypot: '', held: undefined, proof: undefined },
+    ]);
     expect(onStored).toHaveBeenCalledWith(1);
   });
 

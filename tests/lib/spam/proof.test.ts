@@ -57,7 +57,11 @@ describe('checking a proof', () => {
   test('the time it was issued is the challenge’s', async () => {
     const issued = Date.now() - 5_000;
     const payload = await solve(await issueChallenge({ secret: SECRET, now: at(issued) }));
-    await expect(checkProof(payload, createMemoryUsedChallenges(), { secret: SECRET })).resolves.toEqual({ ok: true, issuedAt: issued, nonce: { id: expect.stringMatching(/^[0-9a-f]+$/), expiresAtMs: expect.any(Number) } });
+    await expect(checkProof(payload, createMemoryUsedChallenges(), { secret: SECRET })).resolves.toEqual({
+      ok: true,
+      issuedAt: issued,
+      nonce: { id: expect.stringMatching(/^[0-9a-f]+$/), expiresAtMs: expect.any(Number) },
+    });
   });
 
   test.each<[string, unknown]>([
@@ -120,7 +124,9 @@ describe('checking a proof', () => {
     const issued = Math.floor(Date.now() / 1000) * 1000 - 1_000;
     const payload = await solve(await issueChallenge({ secret: SECRET, now: at(issued) }));
     const check = await checkProof(payload, createMemoryUsedChallenges(), { secret: SECRET, now: at(issued + after) });
-    expect(check).toEqual(accepted ? { ok: true, issuedAt: issued, nonce: expect.objectContaining({ id: expect.any(String) }) } : { ok: false, reason: 'expired' });
+    expect(check).toEqual(
+      accepted ? { ok: true, issuedAt: issued, nonce: expect.objectContaining({ id: expect.any(String) }) } : { ok: false, reason: 'expired' },
+    );
   });
 
   test('a challenge past its expiry by the real clock is expired even when the given clock says otherwise', async () => {

@@ -1,0 +1,207 @@
+/**
+ * One state machine for a message: the table of moves, each move on both engines, and the
+ * races between the worker, the owner and a second instance, with a real SMTP server that
+ * holds DATA while the race happens.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { requireConfig } from '../../../src/lib/config.ts';
+import { createSmtpMailer } from '../../../src/lib/contact/mailer.ts';
+import { composeContactEmail } from '../../../src/lib/contact/message.ts';
+import { createDeliveryWorker } from '../../../src/lib/contact/worker.ts';
+import { createLogger } from '../../../src/lib/log.ts';
+import { openStore, type Store } from '../../../src/lib/store/store.ts';
+import { createSubmissionMachine, MOVES, requireMove, type State } from '../../../src/lib/submissions/machine.ts';
+import { eventually, type FakeSmtpServer, startSmtpServer } from '../../support/smtp.ts';
+import { TEST_DATABASE, testEngines } from '../../support/stores.ts';
+
+const input = { name: 'Ada Lovelace', email: 'ada@example.org', message: 'Hello, I would like to know more.', held: undefined };
+
+describe('the table of moves', () => {
+  test.each<[State, State]>([
+    ['pending', 'sending'],
+    ['pending', 'spam'],
+    ['sending', 'sent'],
+    ['sending', 'pending'],
+    ['sending', 'failed'],
+    ['sending', 'spam'],
+    ['sending', 'deleted'],
+    ['failed', 'pending'],
+    ['spam', 'pending'],
+    ['spam', 'sent'],
+    ['sent', 'spam'],
+    ['sent', 'deleted'],
+  ])('%s → %s is allowed', (from, to) => {
+    expect(() => requireMove(from, to)).not.toThrow();
+  });
+
+  test.each<[State, State]>([
+    ['pending', 'sent'],
+    ['sent', 'pending'],
+    ['failed', 'sent'],
+    ['spam', 'failed'],
+    ['deleted', 'pending'],
+    ['pending', 'failed'],
+  ])('%s → %s is a bug and throws', (from, to) => {
+    expect(() => requireMove(from, to)).toThrow(`no move ${from} → ${to}`);
+  });
+
+  test('nothing leaves deleted, and only a send or the owner reaches sent', () => {
+    expect(MOVES.deleted).toEqual([]);
+    const intoSent = Object.entries(MOVES)
+      .filter(([, to]) => to.includes('sent'))
+      .map(([from]) => from);
+    expect(intoSent).toEqual(['sending', 'spam']);
+  });
+});
+
+const SECOND = 1_000;
+
+describe.each(testEngines())('each move on $name', (engine) => {
+  const open = async () => {
+    const opened = await engine.open();
+    return { ...opened, machine: createSubmissionMachine(opened.store.sql) };
+  };
+
+  test.skipIf(!engine.available)('received: pending and due, or held with its reasons', async () => {
+    const { store, machine } = await open();
+    const kept = await machine.receive(input);
+    const held = await machine.receive({ ...input, held: ['too-fast'] });
+    expect(kept).toEqual({ id: expect.any(Number), status: 'pending', reasons: [] });
+    expect(held).toEqual({ id: expect.any(Number), status: 'spam', reasons: ['too-fast'] });
+    await expect(store.outbox.find(held.id)).resolves.toMatchObject({ status: 'spam', spamReasons: ['too-fast'], nextAttemptAt: null });
+  });
+
+  test.skipIf(!engine.available)('a proof is consumed with the message: its second use is held as replayed', async () => {
+    const { machine } = await open();
+    const proof = { id: 'nonce-a', expiresAtMs: Date.now() + 60 * SECOND };
+    await expect(machine.receive({ ...input, proof })).resolves.toMatchObject({ status: 'pending', reasons: [] });
+    await expect(machine.receive({ ...input, proof })).resolves.toMatchObject({ status: 'spam', reasons: ['proof-replayed'] });
+  });
+
+  test.skipIf(!engine.available)('a save that fails leaves its proof usable: the next try is stored, not held as replayed', async () => {
+    const { store, machine } = await open();
+    const proof = { id: 'nonce-b', expiresAtMs: Date.now() + 60 * SECOND };
+    // A message the database refuses (NOT NULL): the transaction rolls back, proof and all.
+    await expect(machine.receive({ ...input, name: null as unknown as string, proof })).rejects.toThrow();
+    await expect(store.sql.get('SELECT id FROM used_challenges WHERE id = ?', ['nonce-b'])).resolves.toBeUndefined();
+    await expect(machine.receive({ ...input, proof })).resolves.toMatchObject({ status: 'pending', reasons: [] });
+  });
+
+  test.skipIf(!engine.available)('failed → pending once; sent and held messages are not retried', async () => {
+    const { store, machine } = await open();
+    const { id } = await machine.receive(input);
+    const now = new Date();
+    const claimed = await machine.claim(now, new Date(now.getTime() + 60 * SECOND));
+    await expect(machine.finish(id, claimed!.lease, { kind: 'failed', at: now, error: '550 no such user' })).resolves.toBe('failed');
+    await expect(machine.requeue(id, now)).resolves.toEqual({ found: true, from: 'failed', changed: true, to: 'pending' });
+    await expect(machine.requeue(id, now)).resolves.toEqual({ found: true, from: 'pending', changed: false });
+    await expect(machine.requeue(424242, now)).resolves.toEqual({ found: false });
+    await expect(store.outbox.history(id)).resolves.toEqual([
+      { at: now.toISOString(), outcome: 'failed', error: '550 no such user' },
+      { at: now.toISOString(), outcome: 'requeued', error: null },
+    ]);
+  });
+
+  test.skipIf(!engine.available)('a sender that died with the owner’s request pending: the request is applied, the message never sent', async () => {
+    const { store, machine } = await open();
+    const held = (await machine.receive(input)).id;
+    const deleted = (await machine.receive(input)).id;
+    const start = new Date();
+    const lease = new Date(start.getTime() + 60 * SECOND);
+    await machine.claim(start, lease);
+    await machine.claim(start, lease);
+    await expect(machine.hold(held, start)).resolves.toMatchObject({ from: 'sending', deferred: true });
+    await expect(machine.remove(deleted, start)).resolves.toMatchObject({ from: 'sending', deferred: true });
+    // The lease runs out with no outcome: the sender is gone.
+    const later = new Date(lease.getTime() + SECOND);
+    await expect(machine.claim(later, new Date(later.getTime() + 60 * SECOND))).resolves.toBeUndefined();
+    await expect(store.outbox.find(held)).resolves.toMatchObject({ status: 'spam', sentAt: null });
+    await expect(store.outbox.find(deleted)).resolves.toBeUndefined();
+  });
+});
+
+describe.each(testEngines())('races on $name, with a mail server that holds DATA', (engine) => {
+  let smtp: FakeSmtpServer;
+  let letGo: () => void = () => {};
+  beforeAll(async () => {
+    smtp = await startSmtpServer();
+  });
+  afterAll(() => smtp.close());
+
+  /** The same database, opened a second time: another instance of the site. */
+  const secondInstance = (url: string | undefined, dataDir: string): Promise<Store> => {
+    const store = openStore({ ...TEST_DATABASE, url, dataDir }, createLogger({ level: 'silent' }));
+    return store.ready.then(() => store);
+  };
+
+  const open = async () => {
+    const opened = await engine.open();
+    const logs: Array<Record<string, unknown>> = [];
+    const logger = createLogger({ level: 'info', write: (line) => logs.push(JSON.parse(line) as Record<string, unknown>) });
+    const { smtp: settings } = requireConfig({ SMTP_URL: smtp.url(), CONTACT_TO: 'owner@example.com', CONTACT_FROM: 'site@example.com' });
+    const worker = createDeliveryWorker({
+      outbox: opened.store.outbox,
+      mailer: createSmtpMailer(settings!, { logger }),
+      compose: (submission) => composeContactEmail(submission, settings!),
+      logger,
+    });
+    const other = await secondInstance(opened.url, opened.dataDir);
+    smtp.received.length = 0;
+    // DATA is held until the test lets it go.
+    smtp.answer(() => new Promise((resolve) => (letGo = () => resolve('accept'))));
+    return { ...opened, worker, logs, owner: createSubmissionMachine(other.sql), other, received: smtp.attempts() };
+  };
+
+  test.skipIf(!engine.available)(
+    '“spam” from another instance during the send: the send is recorded, the message held, and “Not spam” never sends it again',
+    async () => {
+      const { store, worker, owner, other, received } = await open();
+      const { id } = await createSubmissionMachine(store.sql).receive(input);
+      const delivering = worker.deliverDue();
+      await eventually('DATA reaches the mail server', () => smtp.attempts() > received);
+      await expect(owner.hold(id, new Date())).resolves.toEqual({ found: true, from: 'sending', changed: true, to: 'spam', deferred: true });
+      letGo();
+      await delivering;
+
+      await expect(store.outbox.find(id)).resolves.toMatchObject({ status: 'spam', sentAt: expect.any(String), spamReasons: ['marked-by-owner'] });
+      await expect(store.outbox.history(id)).resolves.toEqual([{ at: expect.any(String), outcome: 'sent', error: null }]);
+      await expect(owner.release(id, new Date())).resolves.toEqual({ found: true, from: 'spam', changed: true, to: 'sent' });
+      smtp.answer(() => 'accept');
+      await worker.deliverDue();
+      expect(smtp.received).toHaveLength(1);
+      await other.close();
+    },
+  );
+
+  test.skipIf(!engine.available)('“delete” during the send: the admin is told it waits, the mail goes out once, then the message is gone', async () => {
+    const { store, worker, owner, other, logs, received } = await open();
+    const { id } = await createSubmissionMachine(store.sql).receive(input);
+    const delivering = worker.deliverDue();
+    await eventually('DATA reaches the mail server', () => smtp.attempts() > received);
+    await expect(owner.remove(id, new Date())).resolves.toEqual({ found: true, from: 'sending', changed: true, to: 'deleted', deferred: true });
+    await expect(store.outbox.find(id)).resolves.toMatchObject({ status: 'pending' });
+    letGo();
+    await delivering;
+
+    await expect(store.outbox.find(id)).resolves.toBeUndefined();
+    await expect(store.outbox.history(id)).resolves.toEqual([]);
+    expect(smtp.received).toHaveLength(1);
+    expect(logs).toContainEqual(expect.objectContaining({ event: 'contact.delivered', id, then: 'deleted by the owner' }));
+    await other.close();
+  });
+
+  test.skipIf(!engine.available)('two instances answering “Retry” at once: one moves it, one history row', async () => {
+    const { store, owner, other } = await open();
+    const here = createSubmissionMachine(store.sql);
+    const { id } = await here.receive(input);
+    const now = new Date();
+    const claimed = await here.claim(now, new Date(now.getTime() + 60 * SECOND));
+    await here.finish(id, claimed!.lease, { kind: 'failed', at: now, error: '550 no such user' });
+
+    const answers = await Promise.all([here.requeue(id, now), owner.requeue(id, now)]);
+    expect(answers.filter((a) => a.found && a.changed)).toHaveLength(1);
+    const history = await store.outbox.history(id);
+    expect(history.map((e) => e.outcome)).toEqual(['failed', 'requeued']);
+    await other.close();
+  });
+});
