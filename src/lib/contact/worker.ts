@@ -96,7 +96,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       logger.info('contact.delivered', {
         id: submission.id,
         attempts,
-        ...(now !== 'sent' && { then: now === 'deleted' ? 'deleted by the owner' : 'held by the owner' }),
+        ...(now !== 'sent' && { afterwards: now === 'deleted' ? 'deleted by the owner' : 'held by the owner' }),
       });
       return;
     }

@@ -186,7 +186,7 @@ describe.each(testEngines())('races on $name, with a mail server that holds DATA
     await expect(store.outbox.find(id)).resolves.toBeUndefined();
     await expect(store.outbox.history(id)).resolves.toEqual([]);
     expect(smtp.received).toHaveLength(1);
-    expect(logs).toContainEqual(expect.objectContaining({ event: 'contact.delivered', id, then: 'deleted by the owner' }));
+    expect(logs).toContainEqual(expect.objectContaining({ event: 'contact.delivered', id, afterwards: 'deleted by the owner' }));
     await other.close();
   });
 
