@@ -55,7 +55,7 @@ export function createMailchimpProvider(config: MailchimpConfig): NewsletterProv
   // The same hook buffers every answer, whatever its type (an unbuffered one, say
   // application/octet-stream, is left as a stream whose later reset is an 'error' nobody
   // listens to: the process exits), caps it at 1 MiB (superagent buffers up to 200 MB, and
-  // every call in flight could), and hands every request one keep-alive agent: superagent 3.8 otherwise asks
+  // every call in flight could), and hands every request one keep-alive agent: superagent (3.8 as the SDK pins it; 10 through our overrides, decision 0121) otherwise asks
   // Node for a new agent per request (`agent: false`), so each call opened its own
   // connection (and TLS handshake) and left it all as garbage: 46 KB per call and 260 MB of
   // peak RSS over 8,000 calls (docs/performance.md).
