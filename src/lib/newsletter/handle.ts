@@ -33,6 +33,10 @@ export const NEWSLETTER_FAILURES: Record<SubscribeFailure, { status: number; err
     status: 400,
     error: 'This address unsubscribed earlier, so we cannot add it again here. Use the subscribe link in one of our earlier emails, or contact us.',
   },
+  forgotten: {
+    status: 400,
+    error: 'This address was removed from our list at its owner’s request, so it cannot be added again here. Please contact us to subscribe again.',
+  },
   unavailable: {
     status: 503,
     error: 'The newsletter service is busy right now. Please try again in a few minutes.',

@@ -134,7 +134,8 @@ export function classifyMailchimpError(error: unknown): SubscribeOutcome {
       ? misconfigured(`${detail}: merge fields`, 'the required merge fields of the audience MAILCHIMP_LIST_ID')
       : { ok: false, reason: 'invalid-address', detail };
   }
-  if (status === 400 && /compliance state|forgotten email/i.test(title)) return { ok: false, reason: 'not-resubscribable', detail };
+  if (status === 400 && /forgotten email/i.test(title)) return { ok: false, reason: 'forgotten', detail };
+  if (status === 400 && /compliance state/i.test(title)) return { ok: false, reason: 'not-resubscribable', detail };
   return misconfigured(detail, 'MAILCHIMP_API_KEY and MAILCHIMP_LIST_ID');
 }
 

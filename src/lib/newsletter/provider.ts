@@ -4,8 +4,10 @@ import type { ProviderName } from '../config.ts';
 export type SubscribeFailure =
   /** The provider says the address is invalid or fake. */
   | 'invalid-address'
-  /** The address unsubscribed or was forgotten; only the visitor can opt in again. */
+  /** The address unsubscribed (a compliance state); only the visitor can opt in again, through the provider. */
   | 'not-resubscribable'
+  /** The address was erased at its owner's request ("Forgotten Email Not Subscribed"); it cannot be added by an API at all. */
+  | 'forgotten'
   /** The provider is busy, down or silent; trying again may work, so only this one is retried. */
   | 'unavailable'
   /** Our key, list or form is wrong; only the site owner can fix it. */

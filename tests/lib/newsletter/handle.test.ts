@@ -52,6 +52,14 @@ describe('POST /api/newsletter handler', () => {
         field: 'email',
       },
     ],
+    [
+      'forgotten',
+      {
+        status: 400,
+        error: 'This address was removed from our list at its owner’s request, so it cannot be added again here. Please contact us to subscribe again.',
+        field: 'email',
+      },
+    ],
     ['unavailable', { status: 503, error: 'The newsletter service is busy right now. Please try again in a few minutes.', headers: { 'retry-after': '120' } }],
     ['misconfigured', { status: 502, error: 'We could not subscribe you right now. Please try again later.' }],
   ])('a provider failure "%s" fails with its status, a readable error and the address typed', async (reason, expected) => {
@@ -71,7 +79,7 @@ describe('POST /api/newsletter handler', () => {
     ]);
   });
 
-  test.each<SubscribeFailure>(['invalid-address', 'not-resubscribable', 'unavailable'])(
+  test.each<SubscribeFailure>(['invalid-address', 'not-resubscribable', 'forgotten', 'unavailable'])(
     'logs "%s" as a warning: nothing for the owner to fix',
     async (reason) => {
       const lines: string[] = [];

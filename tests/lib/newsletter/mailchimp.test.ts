@@ -71,7 +71,7 @@ describe('Mailchimp outcomes of one attempt', () => {
       { reason: 'misconfigured', check: expect.stringContaining('merge fields') },
     ],
     ['an address in compliance state', problem(400, 'Member In Compliance State'), { reason: 'not-resubscribable' }],
-    ['a forgotten address', problem(400, 'Forgotten Email Not Subscribed'), { reason: 'not-resubscribable' }],
+    ['a forgotten address', problem(400, 'Forgotten Email Not Subscribed'), { reason: 'forgotten' }],
     ['a bad key', problem(401, 'API Key Invalid'), { reason: 'misconfigured', check: 'MAILCHIMP_API_KEY' }],
     ['a forbidden key', problem(403, 'Forbidden'), { reason: 'misconfigured', check: 'MAILCHIMP_API_KEY' }],
     ['a wrong list', problem(404, 'Resource Not Found'), { reason: 'misconfigured', check: 'MAILCHIMP_LIST_ID' }],
