@@ -30,19 +30,7 @@ export type SmtpMailerOptions = { timeouts?: SmtpTimeouts; logger?: Logger };
  */
 export function createSmtpMailer(smtp: SmtpConfig, { timeouts = SMTP_TIMEOUTS, logger }: SmtpMailerOptions = {}): Mailer {
   const tls = smtp.tls ?? {};
-  const nodemailer = requireWhenNeeded('nodemailer') as typeof import('nodemailer');
-  const transport = nodemailer.createTransport({
-    url: smtp.url,
-    ...timeouts,
-    // Our messages never attach files or URLs; refusing them shuts a door nobody needs open.
-    disableFileAccess: true,
-    disableUrlAccess: true,
-    tls: {
-      // Added to the default CAs rather than replacing them, so a server that later moves to a public certificate still works.
-      ...(tls.ca ? { ca: [...getCACertificates('default'), ...tls.ca] } : {}),
-      rejectUnauthorized: tls.rejectUnauthorized !== false,
-    },
-  });
+  const transport = smtpTransport(smtp, timeouts);
   if (tls.rejectUnauthorized === false) {
     logger?.warn('contact.smtp_tls_unchecked', {
       note: "SMTP_TLS_REJECT_UNAUTHORIZED=false: the mail server's certificate is not checked, so anyone on the way to it can read contact messages and the SMTP password. Prefer SMTP_TLS_CA_FILE.",
@@ -65,6 +53,40 @@ export function createSmtpMailer(smtp: SmtpConfig, { timeouts = SMTP_TIMEOUTS, l
       }
     },
   };
+}
+
+/**
+ * Checks the mail server of `SMTP_URL` without sending anything: connects, upgrades to TLS,
+ * and signs in as a message would (`npm run doctor`).
+ */
+export async function verifySmtp(smtp: SmtpConfig, timeouts: SmtpTimeouts = SMTP_TIMEOUTS): Promise<SendResult & { fix?: string }> {
+  const transport = smtpTransport(smtp, timeouts);
+  try {
+    await transport.verify();
+    return { ok: true };
+  } catch (error) {
+    return { ok: false, ...classifySmtpError(error) };
+  } finally {
+    transport.close();
+  }
+}
+
+/** The one way this project talks SMTP: one connection per message, short limits, no files or URLs. */
+function smtpTransport(smtp: SmtpConfig, timeouts: SmtpTimeouts) {
+  const tls = smtp.tls ?? {};
+  const nodemailer = requireWhenNeeded('nodemailer') as typeof import('nodemailer');
+  return nodemailer.createTransport({
+    url: smtp.url,
+    ...timeouts,
+    // Our messages never attach files or URLs; refusing them shuts a door nobody needs open.
+    disableFileAccess: true,
+    disableUrlAccess: true,
+    tls: {
+      // Added to the default CAs rather than replacing them, so a server that later moves to a public certificate still works.
+      ...(tls.ca ? { ca: [...getCACertificates('default'), ...tls.ca] } : {}),
+      rejectUnauthorized: tls.rejectUnauthorized !== false,
+    },
+  });
 }
 
 /** The error codes that retrying will not cure: the configuration has to change first. */

@@ -1,0 +1,109 @@
+import { resolve } from 'node:path';
+import { type Config, readConfig } from './config.ts';
+import { withoutCredentials } from './config/secrets.ts';
+import { verifySmtp } from './contact/mailer.ts';
+import { requireWhenNeeded } from './lazy.ts';
+import { createLogger, describeError } from './log.ts';
+import { checkProviderKeys } from './newsletter/key-check.ts';
+import { DATABASE_FILE } from './store/sqlite.ts';
+import { openStore } from './store/store.ts';
+
+/** What one check found: fine, worth a look, or something that stops the site working as configured. */
+export type Finding = { part: string; result: 'ok' | 'warning' | 'error' | 'off'; detail: string };
+
+/** How long the Redis check may wait. */
+const REDIS_TIMEOUT_MS = 3_000;
+
+/**
+ * Checks everything the server talks to with the configuration it would start with: the
+ * variables, the database, the mail server, Redis and the newsletter provider, each with a
+ * call that changes nothing. Answers one finding per part, in that order.
+ */
+export async function diagnose(env: NodeJS.ProcessEnv): Promise<Finding[]> {
+  const read = readConfig(env);
+  if (!read.ok) return read.problems.map((problem) => ({ part: 'configuration', result: 'error', detail: problem }));
+  const { config } = read;
+  return [
+    { part: 'configuration', result: 'ok', detail: 'every variable is valid' },
+    await checkDatabase(config),
+    await checkSmtp(config),
+    await checkRedis(config),
+    await checkNewsletter(config),
+  ];
+}
+
+async function checkDatabase(config: Config): Promise<Finding> {
+  const where = config.database.url ? `PostgreSQL at ${withoutCredentials(config.database.url)}` : `SQLite at ${resolve(config.dataDir, DATABASE_FILE)}`;
+  const store = openStore({ ...config.database, dataDir: config.dataDir }, createLogger({ level: 'silent' }));
+  try {
+    await store.ready;
+    const health = await store.health();
+    if (health.problem) return { part: 'database', result: 'error', detail: `${where}: ${health.problem}` };
+    return {
+      part: 'database',
+      result: 'ok',
+      detail: `${where}: writable, integrity ${health.integrity}, ${health.pendingMessages} waiting to be sent, ${health.failedMessages} failed`,
+    };
+  } catch (error) {
+    return { part: 'database', result: 'error', detail: `${where}: ${describeError(error)}` };
+  } finally {
+    await store.close().catch(() => {});
+  }
+}
+
+async function checkSmtp(config: Config): Promise<Finding> {
+  if (!config.smtp) return { part: 'mail', result: 'off', detail: 'SMTP_URL is not set: contact messages are stored, not emailed' };
+  const where = withoutCredentials(config.smtp.url);
+  const answer = await verifySmtp(config.smtp);
+  if (answer.ok) return { part: 'mail', result: 'ok', detail: `${where}: connected and signed in; messages go to ${config.smtp.to}` };
+  return { part: 'mail', result: answer.permanent ? 'error' : 'warning', detail: `${where}: ${answer.reason}${answer.fix ? ` (${answer.fix})` : ''}` };
+}
+
+async function checkRedis(config: Config): Promise<Finding> {
+  if (!config.redisUrl) return { part: 'redis', result: 'off', detail: 'REDIS_URL is not set: each instance counts its own rate limits' };
+  const where = withoutCredentials(config.redisUrl);
+  const { Redis } = requireWhenNeeded('ioredis') as typeof import('ioredis');
+  const redis = new Redis(config.redisUrl, {
+    lazyConnect: true,
+    connectTimeout: REDIS_TIMEOUT_MS,
+    commandTimeout: REDIS_TIMEOUT_MS,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  // The connection's own error (ECONNREFUSED, a refused password) says more than the failed command's.
+  let cause: unknown;
+  redis.on('error', (error) => {
+    cause ??= error;
+  });
+  try {
+    await redis.connect();
+    await redis.ping();
+    return { part: 'redis', result: 'ok', detail: `${where}: answered` };
+  } catch (error) {
+    return { part: 'redis', result: 'error', detail: `${where}: ${describeError(cause ?? error)}` };
+  } finally {
+    redis.disconnect();
+  }
+}
+
+async function checkNewsletter(config: Config): Promise<Finding> {
+  const { provider } = config.newsletter;
+  const check = await checkProviderKeys(config.newsletter);
+  switch (check.result) {
+    case 'not needed':
+      return { part: 'newsletter', result: 'ok', detail: `local list: ${check.detail}` };
+    case 'ok':
+      return { part: 'newsletter', result: 'ok', detail: `${provider}: the key and its list, form or segment were accepted` };
+    case 'refused':
+      return { part: 'newsletter', result: 'error', detail: `${provider}: ${check.variable} was refused (${check.detail})` };
+    case 'unreachable':
+      return { part: 'newsletter', result: 'warning', detail: `${provider}: could not be reached (${check.detail})` };
+  }
+}
+
+const MARKS: Record<Finding['result'], string> = { ok: 'ok     ', warning: 'warning', error: 'ERROR  ', off: 'off    ' };
+
+/** The findings as lines for a terminal: one per part, its mark first. */
+export function formatFindings(findings: readonly Finding[]): string {
+  return findings.map((f) => `${MARKS[f.result]}  ${f.part.padEnd(13)}  ${f.detail}\n`).join('');
+}
