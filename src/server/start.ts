@@ -40,6 +40,8 @@ try {
   // One server per SQLite file: a lease found there was taken by a process that is gone
   // (killed mid-send), and its message goes again now rather than when the lease ends.
   if (services.database.engine === 'sqlite') await services.database.outbox.releaseLeases();
+  // The challenge secret is read once, now: GET /api/challenge then needs no database.
+  await services.spam.service.prepare();
 } catch (error) {
   failToStart(
     config.database.url

@@ -176,6 +176,16 @@ describe('signed in', () => {
     }
   });
 
+  test('a search says how many match in a sentence, then "Show all" after a space; a NUL searched for is an empty result, not an outage', async () => {
+    const { cookie } = await signIn();
+    const text = (html: string) => html.replace(/<[^>]+>/g, '').replace(/\s+/g, ' ');
+    expect(text(await (await get('/admin/messages?q=Secretname', cookie)).text())).toContain('1 message matches; page 1 of 1. Show all');
+    const nul = await get('/admin/messages?q=%00', cookie);
+    expect(nul.status).toBe(200);
+    expect(text(await nul.text())).toContain('No message matches. Show all');
+    expect((await fetch(`${site.url}/api/health`)).status).toBe(200);
+  });
+
   test('the sign-in cookie is HttpOnly, SameSite=Strict, Path=/ (no Secure on plain http)', async () => {
     const response = await post('/admin/actions/sign-in', { password: PASSWORD });
     expect(response.headers.get('set-cookie')).toMatch(/^admin_session=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=43200; HttpOnly; SameSite=Strict$/);

@@ -91,3 +91,21 @@ export function signInMessage(params: URLSearchParams): { error?: string; notice
       return {};
   }
 }
+
+/**
+ * A `mailto:` link to a visitor's address, each part percent-encoded, so that an address can
+ * never add a query (`?bcc=…&subject=…`) to the owner's reply.
+ */
+export function mailtoHref(address: string): string {
+  const at = address.lastIndexOf('@');
+  if (at < 0) return `mailto:${encodeURIComponent(address)}`;
+  return `mailto:${encodeURIComponent(address.slice(0, at))}@${encodeURIComponent(address.slice(at + 1))}`;
+}
+
+/** The sentence above the inbox's list: how many messages there are or match, and which page this is. */
+export function countSentence(total: number, filtered: boolean, page: number, pages: number): string {
+  if (total === 0) return filtered ? 'No message matches.' : 'No messages yet.';
+  const counted = total === 1 ? '1 message' : `${total} messages`;
+  const verb = filtered ? (total === 1 ? ' matches' : ' match') : '';
+  return `${counted}${verb}; page ${page} of ${pages}.`;
+}

@@ -50,6 +50,8 @@ export interface AdminQueries {
  */
 export function createAdminQueries(sql: Sql): AdminQueries {
   const machine = createSubmissionMachine(sql);
+  // Case folded beyond ASCII on both engines: SQLite's lower() knows only A–Z (sqlite.ts adds fold()).
+  const fold = (column: string) => (sql.engine === 'sqlite' ? `fold(${column})` : `lower(${column})`);
   return {
     async messages({ status, search, page }) {
       const where: string[] = [];
@@ -59,8 +61,9 @@ export function createAdminQueries(sql: Sql): AdminQueries {
         params.push(status);
       }
       const pattern = likePattern(search);
+      if (pattern === null) return { rows: [], total: 0 };
       if (pattern) {
-        where.push("(lower(name) LIKE ? ESCAPE '\\' OR lower(email) LIKE ? ESCAPE '\\' OR lower(message) LIKE ? ESCAPE '\\')");
+        where.push(`(${fold('name')} LIKE ? ESCAPE '\\' OR ${fold('email')} LIKE ? ESCAPE '\\' OR ${fold('message')} LIKE ? ESCAPE '\\')`);
         params.push(pattern, pattern, pattern);
       }
       const clause = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
@@ -111,7 +114,8 @@ export function createAdminQueries(sql: Sql): AdminQueries {
       }),
     async subscribers(search, page) {
       const pattern = likePattern(search);
-      const clause = pattern ? "WHERE lower(email) LIKE ? ESCAPE '\\'" : '';
+      if (pattern === null) return { rows: [], total: 0 };
+      const clause = pattern ? `WHERE ${fold('email')} LIKE ? ESCAPE '\\'` : '';
       const params: SqlValue[] = pattern ? [pattern] : [];
       const [rows, count] = await Promise.all([
         sql.all<{ email: string; created_at: string }>(`SELECT email, created_at FROM subscribers ${clause} ORDER BY created_at DESC, email LIMIT ? OFFSET ?`, [
@@ -130,8 +134,14 @@ export function createAdminQueries(sql: Sql): AdminQueries {
   };
 }
 
-/** `%words%` for a case-insensitive LIKE, its wildcards escaped; `undefined` for no search. */
-export function likePattern(search: string | undefined): string | undefined {
+/**
+ * `%words%` for a case-insensitive LIKE, its wildcards escaped; `undefined` for no search, and
+ * `null` for one that can match nothing: a control character no stored text holds (the forms
+ * refuse them), which PostgreSQL would refuse as a parameter (NUL) and SQLite would cut short.
+ */
+export function likePattern(search: string | undefined): string | null | undefined {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what this looks for.
+  if (search && /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(search)) return null;
   const words = search?.trim().toLowerCase();
   if (!words) return undefined;
   return `%${words.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

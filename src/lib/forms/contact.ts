@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { EmailField } from './email.ts';
-import { characterCount, cleanText, hasControlCharacters, hasControlCharactersInMultiline } from './text.ts';
+import { characterCount, cleanText, hasControlCharacters, hasControlCharactersInMultiline, visibleCount } from './text.ts';
 
 /** The limits of SPEC.md 2.2 and 8, in characters (code points) after trimming. */
 export const CONTACT_LIMITS = {
@@ -29,6 +29,8 @@ export const ContactSchema = v.object({
     textField(CONTACT_MESSAGES.nameLength),
     v.check((s) => !hasControlCharacters(s), CONTACT_MESSAGES.nameCharacters),
     v.check((s) => between(characterCount(s), CONTACT_LIMITS.name), CONTACT_MESSAGES.nameLength),
+    // The minimum counts what a reader sees: two zero-width spaces are no name.
+    v.check((s) => visibleCount(s) >= CONTACT_LIMITS.name.min, CONTACT_MESSAGES.nameLength),
   ),
   email: EmailField,
   message: v.pipe(

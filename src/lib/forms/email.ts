@@ -17,12 +17,18 @@ export const EMAIL_MAX_LENGTH = 254;
 const VALID_EMAIL = /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
 
 /**
- * Whether `value` is an address a browser accepts, within 254 characters, with a dot in
+ * `?`, `%` and `&`: legal in the standard's local part, but no mailbox a person uses needs
+ * them, and in a `mailto:` link they start a query (`?bcc=…&subject=…`) or an escape.
+ */
+const URL_SYNTAX = /[?%&]/;
+
+/**
+ * Whether `value` is an address a browser accepts (less `?`, `%` and `&`), within 254 characters, with a dot in
  * its domain; `dotless` also allows one label, such as `owner@localhost`, for the owner's own.
  * Hint: a visitor's `ada@gmail` is a typo, as no public domain has one label, so the forms refuse it.
  */
 export function isEmailAddress(value: string, { dotless = false } = {}): boolean {
-  if (value.length > EMAIL_MAX_LENGTH || !VALID_EMAIL.test(value)) return false;
+  if (value.length > EMAIL_MAX_LENGTH || !VALID_EMAIL.test(value) || URL_SYNTAX.test(value)) return false;
   return dotless || value.slice(value.indexOf('@') + 1).includes('.');
 }
 

@@ -35,3 +35,16 @@ export function hasControlCharacters(value: string): boolean {
 export function hasControlCharactersInMultiline(value: string): boolean {
   return /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u.test(value);
 }
+
+/**
+ * Counts the characters a reader can see: not spaces, not marks that only combine with the
+ * one before, not format or default-ignorable characters such as U+200B ZERO WIDTH SPACE.
+ * Hint: two zero-width spaces made a "name" of two characters that showed as nothing.
+ */
+export function visibleCount(value: string): number {
+  let count = 0;
+  for (const character of value) if (!INVISIBLE.test(character)) count++;
+  return count;
+}
+
+const INVISIBLE = /^[\p{White_Space}\p{M}\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]$/u;

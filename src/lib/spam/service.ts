@@ -21,6 +21,8 @@ export interface SpamService {
   readonly akismet: SpamFilter['akismet'];
   /** A new challenge for the page's script. */
   challenge(): Promise<ChallengeBody>;
+  /** Loads the signing secret now (at start), so challenges are signed even while the database is down later. */
+  prepare(): Promise<void>;
   /** The verdict on a contact message (clean when the filter is off). */
   judge(submission: Submission): Promise<Verdict>;
   /** Whether a subscription may go on: always, unless NEWSLETTER_REQUIRE_PROOF and its proof fails. */
@@ -61,6 +63,9 @@ export function createSpamService(config: SpamConfig['spam'], { secret, used, lo
     async challenge() {
       const challenge = await issueChallenge({ secret: await signingSecret(), now });
       return siteKey ? { success: true, challenge, turnstileSiteKey: siteKey } : { success: true, challenge };
+    },
+    async prepare() {
+      if (config.enabled) await signingSecret();
     },
     judge: async (submission) => judgeContact(submission, { ...filter, secret: config.enabled ? await signingSecret() : '' }),
     async allowSubscription(fields) {

@@ -35,6 +35,8 @@ export function openSqlite(dataDir: string, { lockTimeoutMs }: SqliteOptions): S
   db.exec('PRAGMA journal_mode = WAL');
   migrate(db);
   db.exec('PRAGMA foreign_keys = ON');
+  // SQLite's lower() folds ASCII only: searches fold with JavaScript's rules, as PostgreSQL's lower() does under UTF-8.
+  db.function('fold', { deterministic: true }, (value) => (typeof value === 'string' ? value.toLowerCase() : value));
   const integrityProblems = (db.prepare('PRAGMA integrity_check').all() as { integrity_check: string }[])
     .map((row) => row.integrity_check)
     .filter((line) => line !== 'ok');

@@ -1,5 +1,16 @@
 import { describe, expect, test } from 'vitest';
-import { findMessage, noticeFor, openAdminPage, pageCount, pageLink, readMessageQuery, readPage, signInMessage } from '../../../src/lib/admin/page.ts';
+import {
+  countSentence,
+  findMessage,
+  mailtoHref,
+  noticeFor,
+  openAdminPage,
+  pageCount,
+  pageLink,
+  readMessageQuery,
+  readPage,
+  signInMessage,
+} from '../../../src/lib/admin/page.ts';
 import { createSessions, type SessionRecord } from '../../../src/lib/admin/session.ts';
 
 const params = (query: string) => new URLSearchParams(query);
@@ -133,5 +144,32 @@ describe("the message a page's address names", () => {
   ])('[id] = %j finds message %j', async (param, expected) => {
     const found = await findMessage(admin, param);
     expect(found?.submission.id).toBe(expected);
+  });
+});
+
+describe('the mailto link to a visitor', () => {
+  test.each([
+    ['a plain address', 'ada@example.com', 'mailto:ada@example.com'],
+    ['an apostrophe and a plus (encoded, which mail clients decode)', "o'brien+tag@example.com", "mailto:o'brien%2Btag@example.com"],
+    [
+      'an address stored before ? % & were refused: no query reaches the reply',
+      'owner?bcc=spy%40evil.test&subject=Invoice%20paid@example.com',
+      'mailto:owner%3Fbcc%3Dspy%2540evil.test%26subject%3DInvoice%2520paid@example.com',
+    ],
+  ])('%s', (_, address, href) => {
+    expect(mailtoHref(address)).toBe(href);
+  });
+});
+
+describe('the sentence above the inbox', () => {
+  test.each<[number, boolean, number, number, string]>([
+    [0, false, 1, 1, 'No messages yet.'],
+    [0, true, 1, 1, 'No message matches.'],
+    [1, true, 1, 1, '1 message matches; page 1 of 1.'],
+    [2, true, 1, 1, '2 messages match; page 1 of 1.'],
+    [1, false, 1, 1, '1 message; page 1 of 1.'],
+    [120, false, 2, 3, '120 messages; page 2 of 3.'],
+  ])('%i messages, filtered %s, page %i of %i: %s', (total, filtered, page, pages, sentence) => {
+    expect(countSentence(total, filtered, page, pages)).toBe(sentence);
   });
 });

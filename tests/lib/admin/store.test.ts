@@ -60,6 +60,23 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
       expect((await audit.list(2, 2)).entries.map((e) => e.action)).toEqual(['sign-in']);
     });
 
+    test('search folds case beyond ASCII, and a search with NUL or another control finds nothing and is no outage', async () => {
+      const { store } = await open();
+      const { queries } = createAdminStores(store.sql);
+      await message(store, 'Émile Zola', { message: 'J’ACCUSE… une lettre ouverte.' });
+      await message(store, 'Ada Lovelace');
+      const names = async (search: string) => (await queries.messages({ page: 1, search })).rows.map((r) => r.name);
+      await expect(names('émile')).resolves.toEqual(['Émile Zola']);
+      await expect(names('ÉMILE')).resolves.toEqual(['Émile Zola']);
+      await expect(names('j’accuse')).resolves.toEqual(['Émile Zola']);
+      for (const search of ['\u0000', 'Ada\u0000', '%\u0000%', '\u0007']) {
+        await expect(queries.messages({ page: 1, search })).resolves.toEqual({ rows: [], total: 0 });
+        await expect(queries.subscribers(search, 1)).resolves.toEqual({ rows: [], total: 0 });
+      }
+      // The database was never told anything was wrong: health stays writable.
+      await expect(store.health()).resolves.toMatchObject({ writable: true });
+    });
+
     test('messages: newest first, 50 a page, filtered by status, searched in name, email and text', async () => {
       const { store } = await open();
       const { queries } = createAdminStores(store.sql);

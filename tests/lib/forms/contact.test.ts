@@ -18,6 +18,12 @@ describe('contact name', () => {
     ['100 emoji (200 UTF-16 units)', chars(100, '😀'), true],
     ['101 emoji', chars(101, '😀'), false],
     ['a decomposed é plus one letter (NFC makes it 2)', 'e\u0301x', true],
+    ['two zero-width spaces (nothing to see)', '\u200b\u200b', false],
+    ['one letter and a zero-width joiner', 'A\u200d', false],
+    ['one letter and a soft hyphen', 'A\u00ad', false],
+    ['one letter and a combining mark that does not compose', 'q\u0303', false],
+    ['two letters between zero-width spaces', '\u200bAb\u200b', true],
+    ['two CJK characters', '李白', true],
   ])('%s is %s', (_, name, accepted) => {
     const result = parseContact({ ...valid, name });
     expect(result.ok).toBe(accepted);

@@ -103,6 +103,25 @@ describe('the signing secret', () => {
     expect(loads).toBe(2);
   });
 
+  test('prepared at start, it signs challenges while the database is down afterwards', async () => {
+    let databaseUp = true;
+    let loads = 0;
+    const spam = createSpamService(DEFAULTS, {
+      secret: async () => {
+        loads += 1;
+        if (!databaseUp) throw new Error('database down');
+        return 'from-the-database';
+      },
+      used: createMemoryUsedChallenges(),
+      logger: silentLogger,
+      blog: 'https://www.example.com',
+    });
+    await spam.prepare();
+    databaseUp = false;
+    await expect(spam.challenge()).resolves.toMatchObject({ success: true, challenge: { parameters: expect.any(Object) } });
+    expect(loads).toBe(1);
+  });
+
   test('is not loaded when the filter is off', async () => {
     let loads = 0;
     const spam = createSpamService(
@@ -111,6 +130,7 @@ describe('the signing secret', () => {
     );
     await spam.judge({ name: 'Ada', email: 'a@example.com', message: 'Hello there, friend.', proof: undefined, ip: '127.0.0.1' });
     await spam.allowSubscription({});
+    await spam.prepare();
     expect(loads).toBe(0);
   });
 });
