@@ -140,7 +140,6 @@ export function createAdminQueries(sql: Sql): AdminQueries {
  * refuse them), which PostgreSQL would refuse as a parameter (NUL) and SQLite would cut short.
  */
 export function likePattern(search: string | undefined): string | null | undefined {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what this looks for.
   if (search && /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(search)) return null;
   const words = search?.trim().toLowerCase();
   if (!words) return undefined;
