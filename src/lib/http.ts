@@ -28,10 +28,14 @@ export async function readForm(request: Request, limit = BODY_LIMIT_BYTES): Prom
   if (coding !== 'identity') return refuse(failure(415, 'Send the form without a Content-Encoding'));
   const declared = Number(request.headers.get('content-length') ?? 'NaN');
   if (declared > limit) return refuse(tooLarge(limit));
+  // A form in another charset would be read as UTF-8 and stored silently altered (é as U+FFFD).
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1]?.toLowerCase();
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') return refuse(failure(400, NOT_UTF8));
 
   const body = await readBody(request, limit);
   if (body === 'too-large') return refuse(tooLarge(limit));
   if (body === 'unreadable') return refuse(failure(400, 'The form could not be read'));
+  if (!isUtf8Form(body, mediaType)) return refuse(failure(400, NOT_UTF8));
 
   let form: FormData;
   try {
@@ -45,6 +49,35 @@ export async function readForm(request: Request, limit = BODY_LIMIT_BYTES): Prom
     if (!Object.hasOwn(fields, name)) fields[name] = value;
   }
   return { ok: true, fields };
+}
+
+/** The error for a form that is not UTF-8: refused rather than stored with its letters replaced. */
+export const NOT_UTF8 = 'The form could not be read: send it as UTF-8';
+
+/**
+ * Whether the form's text is valid UTF-8: the bytes of a multipart body, or each percent-escape
+ * run of an urlencoded one (whose bytes are ASCII).
+ * Hint: the parser would otherwise turn every invalid byte into U+FFFD without a word.
+ */
+export function isUtf8Form(body: Uint8Array, mediaType: string): boolean {
+  if (mediaType === 'multipart/form-data') return isUtf8(body);
+  if (!isUtf8(body)) return false;
+  try {
+    // A lone `%` (curl -d "100% sure") stays a percent sign, as the parser keeps it.
+    for (const part of new TextDecoder().decode(body).split('&')) decodeURIComponent(part.replace(/%(?![0-9a-f]{2})/gi, '%25'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isUtf8(bytes: Uint8Array): boolean {
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function refuse(failure: Failure): FormResult {

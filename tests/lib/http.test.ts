@@ -131,3 +131,48 @@ describe('readForm', () => {
     expect((await refusal(await readForm(request))).status).toBe(400);
   });
 });
+
+describe('readForm and text encodings: never a silently altered message', () => {
+  const urlencoded = (charset?: string) => ({ 'content-type': `application/x-www-form-urlencoded${charset ? `; charset=${charset}` : ''}` });
+  const multipart = (bytes: Uint8Array) => {
+    const boundary = 'XyZ';
+    const head = new TextEncoder().encode(`--${boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\n`);
+    const tail = new TextEncoder().encode(`\r\n--${boundary}--\r\n`);
+    return { body: new Uint8Array([...head, ...bytes, ...tail]), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+  };
+
+  test.each([
+    ['declared iso-8859-1', 'name=Zo%EB', urlencoded('iso-8859-1')],
+    ['declared windows-1252 in quotes', 'name=Zo%EB', urlencoded('"windows-1252"')],
+    ['undeclared, with a Latin-1 byte escaped', 'name=Zo%EB', urlencoded()],
+    ['an overlong UTF-8 escape', 'name=%C0%AF', urlencoded()],
+  ])('%s: 400, "send it as UTF-8"', async (_, body, headers) => {
+    await expect(readForm(post(body, headers)).then(refusal)).resolves.toEqual({
+      status: 400,
+      body: { success: false, error: 'The form could not be read: send it as UTF-8' },
+    });
+  });
+
+  test('a multipart field with a byte that is not UTF-8: 400, "send it as UTF-8"', async () => {
+    const { body, headers } = multipart(new Uint8Array([0x5a, 0x6f, 0xeb]));
+    await expect(readForm(post(body, headers)).then(refusal)).resolves.toMatchObject({
+      status: 400,
+      body: { error: 'The form could not be read: send it as UTF-8' },
+    });
+  });
+
+  test.each([
+    ['declared utf-8', 'name=Zo%C3%AB', urlencoded('UTF-8'), 'Zoë'],
+    ['declared utf8', 'name=Zo%C3%AB', urlencoded('utf8'), 'Zoë'],
+    ['undeclared', 'name=Zo%C3%AB%F0%9F%98%80', urlencoded(), 'Zoë😀'],
+    ['a lone percent sign, as curl -d sends it', 'name=100% sure', urlencoded(), '100% sure'],
+    ['a real U+FFFD typed by the visitor', 'name=%EF%BF%BD', urlencoded(), '\ufffd'],
+  ])('%s is read as typed', async (_, body, headers, name) => {
+    await expect(readForm(post(body, headers))).resolves.toEqual({ ok: true, fields: expect.objectContaining({ name }) });
+  });
+
+  test('a multipart field in UTF-8 is read as typed', async () => {
+    const { body, headers } = multipart(new TextEncoder().encode('Zoë Ångström'));
+    await expect(readForm(post(body, headers))).resolves.toEqual({ ok: true, fields: expect.objectContaining({ name: 'Zoë Ångström' }) });
+  });
+});

@@ -107,7 +107,10 @@ export function openStore(options: StoreOptions, logger: Logger): Store {
 
 /** Whether SQLite answered that another process holds the lock. */
 function isLocked(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && ((error as { errcode?: number }).errcode ?? 0) % 256 === 5;
+  if (typeof error !== 'object' || error === null) return false;
+  // sqlite.ts wraps SQLite's busy answer in an error of its own, the original as its cause.
+  const cause = (error as { cause?: unknown }).cause;
+  return ((error as { errcode?: number }).errcode ?? 0) % 256 === 5 || (cause !== undefined && isLocked(cause));
 }
 
 /**
@@ -118,12 +121,20 @@ function isLocked(error: unknown): boolean {
  * PostgreSQL the failures are the server's or the network's, and the probe's round trip is proof.
  */
 function monitored(sql: Sql, state: DatabaseState, probeProvesRecovery: boolean): Sql {
+  // Whether every failure since the last success was a lock held elsewhere (a backup, the
+  // sqlite3 shell): then the probe's committed write proves the database takes writes again,
+  // and health recovers by itself instead of waiting for the next post.
+  let onlyLocked = true;
   const watch = async <T>(work: Promise<T>, write: boolean): Promise<T> => {
     try {
       const result = await work;
-      if (write) state.succeeded();
+      if (write) {
+        state.succeeded();
+        onlyLocked = true;
+      }
       return result;
     } catch (error) {
+      onlyLocked = (state.failure === undefined || onlyLocked) && isLocked(error);
       state.failed(error);
       throw error;
     }
@@ -139,7 +150,10 @@ function monitored(sql: Sql, state: DatabaseState, probeProvesRecovery: boolean)
     runOnce: async (text, params) => {
       try {
         const result = await sql.runOnce(text, params);
-        if (probeProvesRecovery) state.succeeded();
+        if (probeProvesRecovery || onlyLocked) {
+          state.succeeded();
+          onlyLocked = true;
+        }
         return result;
       } catch (error) {
         if (!isLocked(error)) state.failed(error);

@@ -52,6 +52,14 @@ describe('a SQLite file locked by another connection', () => {
     expect(logs.filter((l) => l.level === 'error')).toEqual([expect.objectContaining({ event: 'database.unavailable', database: 'SQLite' })]);
   });
 
+  test('after the lock is released, health is writable again by itself, without waiting for a post', async () => {
+    await expect(store.submissions.save(input)).rejects.toThrow('stayed locked');
+    await expect(store.health()).resolves.toMatchObject({ writable: false });
+    other.exec('ROLLBACK');
+    await expect(store.health()).resolves.toMatchObject({ writable: true, pendingMessages: 0 });
+    expect(logs.map((l) => l.event)).toEqual(['database.unavailable', 'database.recovered']);
+  });
+
   test('a write that is still waiting when the lock is released goes through', async () => {
     const saving = store.submissions.save(input);
     await new Promise((resolve) => setTimeout(resolve, 50));
