@@ -1,6 +1,28 @@
 // @ts-check
+import { writeFileSync } from 'node:fs';
 import node from '@astrojs/node';
 import { defineConfig, envField } from 'astro/config';
+import { loadEnv } from 'vite';
+
+/**
+ * Writes dist/build-settings.json: what the build put into the pages that the server must
+ * agree with, whatever its own environment says at run time. Today the contact form's
+ * endpoint, which the Content-Security-Policy must allow (docs/decisions/0123-built-endpoint.md).
+ * @returns {import('astro').AstroIntegration}
+ */
+function buildSettings() {
+  return {
+    name: 'site-forms:build-settings',
+    hooks: {
+      'astro:build:done': ({ dir }) => {
+        // As astro:env reads it: the process's environment over the .env files.
+        const env = { ...loadEnv('production', process.cwd(), ''), ...process.env };
+        const settings = { contactFormEndpoint: env.CONTACT_FORM_ENDPOINT || null };
+        writeFileSync(new URL('../build-settings.json', dir), `${JSON.stringify(settings, null, 2)}\n`);
+      },
+    },
+  };
+}
 
 /** Bodies larger than this are refused with 413; a contact message is at most ~20 KB. */
 const BODY_SIZE_LIMIT = 64 * 1024;
@@ -8,6 +30,7 @@ const BODY_SIZE_LIMIT = 64 * 1024;
 export default defineConfig({
   output: 'static',
   adapter: node({ mode: 'standalone', bodySizeLimit: BODY_SIZE_LIMIT }),
+  integrations: [buildSettings()],
   // Nothing here needs a session, and the adapter would otherwise create a file store.
   session: false,
   // Every script and stylesheet as a file under /_astro/, none inlined: the pages' CSP then

@@ -11,6 +11,7 @@ import { withoutCredentials } from '../lib/config/secrets.ts';
 import { createLogger, describeError } from '../lib/log.ts';
 import { checkProviderKeys } from '../lib/newsletter/key-check.ts';
 import { createServices, installServices, type Services } from '../lib/services.ts';
+import { builtEndpointOrigin, readBuildSettings } from '../lib/build-settings.ts';
 import { securityHeadersFor } from '../lib/security-headers.ts';
 import { startupFailureLine } from '../lib/startup-failure.ts';
 import { createDispatcher } from './dispatch.ts';
@@ -77,7 +78,7 @@ const { handler } = (await import(ENTRY.href)) as { handler: NodeHandler };
 // The built pages from memory, the routes through the pipeline, the rest through the adapter.
 const staticFiles = createStaticFastPath(loadStaticFiles(fileURLToPath(new URL('../client', ENTRY))));
 const { server, shutdown } = createHttpServer(
-  createDispatcher({ services, front: createFront({ ...config, headers: securityHeadersFor(config) }), staticFiles, astro: handler }),
+  createDispatcher({ services, front: createFront({ ...config, headers: securityHeadersFor(withBuiltEndpoint()) }), staticFiles, astro: handler }),
 );
 server.once('error', (error) => failToStart(startupFailureLine(error, { step: 'listen', host: config.host, port: config.port })));
 server.listen(config.port, config.host, () => {
@@ -116,6 +117,24 @@ async function checkNewsletterAtStart(): Promise<void> {
     });
   }
   if (check.result === 'ok') logger.info('newsletter.key_checked', { provider: newsletter.provider });
+}
+
+/**
+ * The configuration with the contact endpoint the pages were built with: the CSP must allow
+ * what the script was built to call, whatever CONTACT_FORM_ENDPOINT says at run time.
+ */
+function withBuiltEndpoint(): typeof config {
+  const built = readBuildSettings(new URL('../build-settings.json', ENTRY));
+  if (!built) return config;
+  const origin = builtEndpointOrigin(built);
+  if (origin !== config.contactEndpointOrigin) {
+    logger.warn('contact.endpoint_differs', {
+      built: origin ?? 'this site',
+      runtime: config.contactEndpointOrigin ?? 'this site',
+      note: 'The pages post the contact form where they were built to (npm run build with CONTACT_FORM_ENDPOINT); the Content-Security-Policy allows that. Rebuild to change it.',
+    });
+  }
+  return { ...config, contactEndpointOrigin: origin };
 }
 
 /** Stops at start-up with one line on stderr naming what to change, and no stack trace. */
