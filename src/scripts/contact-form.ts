@@ -1,6 +1,6 @@
 import { clearFieldErrors, enhanceForm, errorText, postForm, showFieldErrors, showThanks } from './form-ui.ts';
 
-/** Where the contact form posts when CONTACT_FORM_ENDPOINT is not set (SPEC.md 4.2). */
+/** Where the contact form posts when CONTACT_FORM_ENDPOINT is not set (docs/api/openapi.yaml). */
 export const DEFAULT_CONTACT_ENDPOINT = '/api/contact';
 
 /** The texts the contact form shows. */

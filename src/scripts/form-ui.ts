@@ -1,7 +1,7 @@
-/** What a visitor reads when the request or the reading of its answer fails (SPEC.md 4.3, rule 5). */
+/** What a visitor reads when the request or the reading of its answer fails (docs/api/openapi.yaml). */
 export const SOMETHING_WENT_WRONG = 'Something went wrong. Please try again.';
 
-/** An endpoint's JSON answer (SPEC.md 2.3), unchecked: the script trusts only what it tests for; `status` is the HTTP status. */
+/** An endpoint's JSON answer (docs/api/openapi.yaml), unchecked: the script trusts only what it tests for; `status` is the HTTP status. */
 export type FormAnswer = { success?: unknown; error?: unknown; errors?: unknown; status?: number };
 
 /** The parts of a form the scripts write to. */

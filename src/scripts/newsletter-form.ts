@@ -1,9 +1,9 @@
 import { clearFieldErrors, enhanceForm, errorText, postForm, showFieldErrors, showThanks } from './form-ui.ts';
 
-/** Where the newsletter form posts (SPEC.md 4.1). */
+/** Where the newsletter form posts (docs/api/openapi.yaml). */
 export const NEWSLETTER_ENDPOINT = '/api/newsletter';
 
-/** The texts of SPEC.md 4.3 that the newsletter form shows. */
+/** The texts of docs/api/openapi.yaml that the newsletter form shows. */
 export const NEWSLETTER_TEXT = {
   idle: 'Subscribe',
   busy: 'Subscribing...',
@@ -12,7 +12,7 @@ export const NEWSLETTER_TEXT = {
 
 /**
  * Makes a newsletter form subscribe without leaving the page, following the six rules of
- * SPEC.md 4.3 (an `error` about the address shows at its field); `beforeSend` (the proof)
+ * docs/api/openapi.yaml (an `error` about the address shows at its field); `beforeSend` (the proof)
  * is awaited before the post.
  */
 export function enhanceNewsletterForm(form: HTMLFormElement, fetchImpl: typeof fetch = fetch, beforeSend?: () => Promise<void>): void {

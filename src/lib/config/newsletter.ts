@@ -2,18 +2,18 @@ import * as v from 'valibot';
 import { mask, withoutCredentials } from './secrets.ts';
 import { type ConfigConcern, optionalText, optionalUrl, readVariables, text } from './variables.ts';
 
-/** The newsletter providers a deployment can choose from (SPEC.md 2.4, plus the embedded default). */
+/** The newsletter providers a deployment can choose from (docs/api/openapi.yaml, plus the embedded default). */
 export const PROVIDER_NAMES = ['mailchimp', 'kit', 'resend', 'local'] as const;
 
 /** One of the newsletter providers. */
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
 
-/** The Mailchimp settings, complete (SPEC.md 2.4 row 1). */
+/** The Mailchimp settings, complete (docs/api/openapi.yaml). */
 export type MailchimpConfig = { apiKey: string; listId: string; baseUrl: string };
 /** Kit's API versions: v3 is the spec's form-subscribe call, v4 the current API that Kit makes new keys for. */
 export const KIT_API_VERSIONS = ['v3', 'v4'] as const;
 
-/** The Kit settings, complete (SPEC.md 2.4 row 2, or Kit's current v4 API). */
+/** The Kit settings, complete (docs/api/openapi.yaml, or Kit's current v4 API). */
 export type KitConfig = { apiKey: string; formId: string; baseUrl: string; version: (typeof KIT_API_VERSIONS)[number] };
 
 /**
@@ -22,7 +22,7 @@ export type KitConfig = { apiKey: string; formId: string; baseUrl: string; versi
  */
 export type ResendTarget = { kind: 'segment'; id: string } | { kind: 'audience'; id: string };
 
-/** The Resend settings, complete (SPEC.md 2.4 row 3, or a segment). */
+/** The Resend settings, complete (docs/api/openapi.yaml, or a segment). */
 export type ResendConfig = { apiKey: string; target: ResendTarget; baseUrl: string };
 
 /** The chosen newsletter provider with exactly the settings it needs. */

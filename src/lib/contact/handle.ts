@@ -22,7 +22,7 @@ export type RequestContext = { ip: string };
 const VISIBLE_FIELDS = ['name', 'email', 'message'] as const;
 
 /**
- * POST /api/contact (SPEC.md 4.2): read the form, validate every field, judge it, store, answer.
+ * POST /api/contact (docs/api/openapi.yaml): read the form, validate every field, judge it, store, answer.
  * Hint: a message judged spam is held and answered exactly like one accepted (decision 0093).
  */
 export async function handleContact(request: Request, { store, logger, onStored, spam }: ContactDeps, { ip }: RequestContext = { ip: '' }): Promise<Outcome> {

@@ -26,7 +26,7 @@ export type ContactEmail = {
 export type ContactEmailSource = Pick<Submission, 'id' | 'createdAt' | 'name' | 'email' | 'message'>;
 
 /**
- * Builds the email for the site owner from a stored submission (SPEC.md 4.2): the
+ * Builds the email for the site owner from a stored submission (docs/api/openapi.yaml): the
  * sender's name in the subject, the message as the body, the sender as Reply-To.
  * Hint: `From`, `To` and the envelope come only from configuration; the visitor's name is
  * cleaned of control characters here although validation already refuses them, because a

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { EmailField } from './email.ts';
 import { characterCount, cleanText, hasControlCharacters, hasControlCharactersInMultiline, visibleCount } from './text.ts';
 
-/** The limits of SPEC.md 2.2 and 8, in characters (code points) after trimming. */
+/** The limits of docs/api/openapi.yaml, in characters (code points) after trimming. */
 export const CONTACT_LIMITS = {
   name: { min: 2, max: 100 },
   message: { min: 10, max: 5000 },
@@ -21,7 +21,7 @@ export const CONTACT_MESSAGES = {
 const textField = (message: string) => v.pipe(v.optional(v.string(message), ''), v.transform(cleanText));
 
 /**
- * The contact form of SPEC.md 2.2; every failing field is reported at once.
+ * The contact form of docs/api/openapi.yaml; every failing field is reported at once.
  * Hint: each field stops at its first problem so a visitor reads one message per field.
  */
 export const ContactSchema = v.object({
@@ -46,7 +46,7 @@ export const ContactSchema = v.object({
 /** A validated contact submission. */
 export type ContactInput = v.InferOutput<typeof ContactSchema>;
 
-/** The field-to-messages map of SPEC.md 2.3 for a failed contact submission. */
+/** The field-to-messages map of docs/api/openapi.yaml for a failed contact submission. */
 export type ContactErrors = Partial<Record<keyof ContactInput, [string, ...string[]]>>;
 
 /** Checks a contact submission, answering the cleaned input or the spec's `errors` object. */

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { cleanText } from './text.ts';
 
-/** The message of SPEC.md 4.1 and 4.2 for an email address that is missing or malformed. */
+/** The message of docs/api/openapi.yaml for an email address that is missing or malformed. */
 export const INVALID_EMAIL = 'Please enter a valid email address';
 
 /** The longest address SMTP can carry (RFC 5321 path limit less the angle brackets). */

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { EmailField } from './email.ts';
 
-/** The newsletter form of SPEC.md 2.1: one email address. */
+/** The newsletter form of docs/api/openapi.yaml: one email address. */
 export const NewsletterSchema = v.object({
   email: EmailField,
 });

@@ -45,7 +45,7 @@ export const NEWSLETTER_FAILURES: Record<SubscribeFailure, { status: number; err
   misconfigured: { status: 502, error: 'We could not subscribe you right now. Please try again later.' },
 };
 
-/** POST /api/newsletter (SPEC.md 4.1): read the form, validate the email, subscribe, answer. */
+/** POST /api/newsletter (docs/api/openapi.yaml): read the form, validate the email, subscribe, answer. */
 export async function handleNewsletter(request: Request, { provider, logger, limits, spam }: NewsletterDeps): Promise<Outcome> {
   const form = await readForm(request);
   if (!form.ok) return form.failure;

@@ -6,7 +6,7 @@ import { describeNetworkError, isRedirect, misconfigured, type NewsletterProvide
 export const KIT_TIMEOUT_MS = 10_000;
 
 /**
- * Kit (formerly ConvertKit): with KIT_API_VERSION=v3 the spec's call (SPEC.md 2.4 row 2), one
+ * Kit (formerly ConvertKit): with KIT_API_VERSION=v3 the spec's call (docs/api/openapi.yaml), one
  * POST to the form's subscribe resource with the key in the JSON body; with v4, Kit's current
  * API, two calls with the key in `X-Kit-Api-Key`: create the subscriber, then add them to the form.
  * Hint: Kit answers an address already on the form with 200 too, so both read as success.

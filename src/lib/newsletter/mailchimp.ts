@@ -35,7 +35,7 @@ type ApiClient = {
 };
 
 /**
- * Mailchimp through its official client (SPEC.md 2.4 row 1): POST to the list-members
+ * Mailchimp through its official client (docs/api/openapi.yaml): POST to the list-members
  * resource with `Authorization: apikey <key>`.
  * Hint: the header is set as a default header because the client's own auth sends Basic.
  */

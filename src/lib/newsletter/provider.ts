@@ -34,7 +34,7 @@ export type SubscribeOptions = {
   timeoutMs?: number;
 };
 
-/** A newsletter provider of SPEC.md 2.4, behind one method. */
+/** A newsletter provider of docs/api/openapi.yaml, behind one method. */
 export interface NewsletterProvider {
   readonly name: ProviderName;
   /**

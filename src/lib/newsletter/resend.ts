@@ -12,7 +12,7 @@ export type ResendError = { name?: string; message?: string; statusCode?: number
 /**
  * Resend's contacts API through its SDK: with a segment (RESEND_SEGMENT_ID), the current
  * `POST /contacts` with `segments: [{ id }]`; with an audience (RESEND_AUDIENCE_ID), the
- * spec's call (SPEC.md 2.4 row 3), a contact with `email` and `audienceId`.
+ * spec's call (docs/api/openapi.yaml), a contact with `email` and `audienceId`.
  * Hint: the SDK answers `{ data, error }` and never throws, even when the network fails;
  * its constructor does throw without a key, so this is built only when Resend is chosen.
  */

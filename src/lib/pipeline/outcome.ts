@@ -28,7 +28,7 @@ export type Data = { kind: 'data'; status: number; body: { success: boolean } & 
 /** What a handler returns; a renderer turns it into an answer for a script or a page for a person. */
 export type Outcome = Accepted | Invalid | Failure | Data;
 
-/** The message every unexpected failure answers with (SPEC.md 4.2). */
+/** The message every unexpected failure answers with (docs/api/openapi.yaml). */
 export const INTERNAL_ERROR = 'Internal server error';
 
 /** An accepted request. */
@@ -43,7 +43,7 @@ export function invalid(errors: Record<string, readonly string[] | undefined>, v
   return { kind: 'invalid', errors: kept, values };
 }
 
-/** A failure with the singular `error` of SPEC.md 2.3. */
+/** A failure with the singular `error` of docs/api/openapi.yaml */
 export function failure(status: number, error: string, more: Omit<Failure, 'kind' | 'status' | 'error'> = {}): Failure {
   return { kind: 'failure', status, error, ...more };
 }
@@ -68,7 +68,7 @@ export type Answer = { status: number; headers: Record<string, string>; body: st
 /** The headers of every JSON answer: JSON, and never stored by a cache (a 200 is one visitor's result). */
 export const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } as const;
 
-/** Renders an outcome as the JSON of SPEC.md 2.3, 4 and 7, for scripts, curl and every other non-person caller. */
+/** Renders an outcome as the JSON of docs/api/openapi.yaml, for scripts, curl and every other non-person caller. */
 export function renderJson(outcome: Outcome): Answer {
   switch (outcome.kind) {
     case 'accepted':

@@ -1,0 +1,185 @@
+/**
+ * docs/api/openapi.yaml is the HTTP contract: a valid OpenAPI 3.1 document, naming every route
+ * under /api/, and every answer the built server gives below is checked against it, so the
+ * document cannot drift from the code.
+ */
+import { readFileSync } from 'node:fs';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import Ajv2020 from 'ajv/dist/2020.js';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { parse } from 'yaml';
+import { ROUTES } from '../../src/lib/pipeline/routes.ts';
+import { type FakeHttpServer, replyJson, startFakeHttpServer } from '../support/fake-http.ts';
+import { postForm, type Site, startSite } from '../support/site.ts';
+
+const DOCUMENT = new URL('../../docs/api/openapi.yaml', import.meta.url);
+type Operation = { responses: Record<string, { content?: Record<string, unknown>; headers?: Record<string, { required?: boolean }> }> };
+type Spec = { paths: Record<string, Record<string, Operation>> };
+const spec = parse(readFileSync(DOCUMENT, 'utf8')) as Spec;
+
+// The whole document as one schema, so that its own $refs resolve; OpenAPI's keywords are not JSON Schema's.
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+ajv.addSchema(spec as object, 'api');
+const pointer = (...parts: string[]) => parts.map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
+
+/** The operation's documented response for `status`, its own `$ref` followed. */
+function documented(path: string, method: string, status: number) {
+  let response = spec.paths[path]?.[method]?.responses[String(status)] as Record<string, unknown> | undefined;
+  if (response && typeof response.$ref === 'string') {
+    const name = response.$ref.split('/').pop()!;
+    response = (spec as unknown as { components: { responses: Record<string, Record<string, unknown>> } }).components.responses[name];
+  }
+  return response as Operation['responses'][string] | undefined;
+}
+
+/** Checks one real answer against the document: a documented status, JSON, the required headers, and a body the schema accepts. */
+async function expectDocumented(path: string, method: string, response: Response): Promise<void> {
+  const answer = documented(path, method, response.status);
+  expect(answer, `${method.toUpperCase()} ${path} ${response.status} is not in docs/api/openapi.yaml`).toBeDefined();
+  for (const [name, header] of Object.entries(answer!.headers ?? {})) {
+    if ((header as { required?: boolean }).required || '$ref' in (header as object)) expect(response.headers.get(name), `${name} header`).not.toBeNull();
+  }
+  if (method === 'options') return;
+  expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+  const body: unknown = await response.json();
+  const inline = spec.paths[path]![method]!.responses[String(response.status)]!;
+  const ref =
+    '$ref' in inline
+      ? `api#/components/responses/${(inline as { $ref: string }).$ref.split('/').pop()}/content/application~1json/schema`
+      : `api#/paths/${pointer(path)}/${method}/responses/${response.status}/content/application~1json/schema`;
+  const validate = ajv.compile({ $ref: ref });
+  expect(validate(body), `${method.toUpperCase()} ${path} ${response.status}: ${JSON.stringify(body)} ${ajv.errorsText(validate.errors)}`).toBe(true);
+}
+
+const CONTACT = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello, I would like to know more.' };
+
+describe('the document', () => {
+  test('is valid OpenAPI 3.1', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(readFileSync(DOCUMENT, 'utf8'));
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+  });
+
+  test('names every route under /api/ the server answers, with its methods, and no other', () => {
+    const served = ROUTES.filter((route) => route.path.startsWith('/api/'))
+      .map((route) => `${route.path} ${Object.keys(route.methods).sort().join(',')}`)
+      .sort();
+    const inDocument = Object.entries(spec.paths)
+      .map(
+        ([path, operations]) =>
+          `${path} ${Object.keys(operations)
+            .filter((m) => m !== 'options')
+            .map((m) => m.toUpperCase())
+            .sort()
+            .join(',')}`,
+      )
+      .sort();
+    expect(inDocument).toEqual(served);
+  });
+});
+
+describe('the built server answers as the document says', () => {
+  let site: Site;
+  let limited: Site;
+  let mailchimp: FakeHttpServer;
+  let withMailchimp: Site;
+  beforeAll(async () => {
+    mailchimp = await startFakeHttpServer(replyJson(200, { id: 'list' }));
+    [site, limited, withMailchimp] = await Promise.all([
+      startSite({ SPAM_FILTER: 'on', ALLOWED_ORIGINS: 'https://partner.example' }),
+      startSite({ RATE_LIMIT_MAX: '1' }),
+      startSite({ MAILCHIMP_API_KEY: 'k-us1', MAILCHIMP_LIST_ID: 'list', MAILCHIMP_API_BASE_URL: `${mailchimp.url}/3.0` }),
+    ]);
+  });
+  afterAll(async () => {
+    await Promise.all([site.stop(), limited.stop(), withMailchimp.stop()]);
+    await mailchimp.close();
+  });
+
+  const raw = (url: string, body: string, headers: Record<string, string>) => fetch(url, { method: 'POST', body, headers });
+
+  test.each<[string, (s: { site: Site; limited: Site }) => Promise<Response>, number]>([
+    ['a valid message (held by the filter, answered alike)', ({ site }) => postForm(`${site.url}/api/contact`, CONTACT), 200],
+    ['invalid fields', ({ site }) => postForm(`${site.url}/api/contact`, { name: 'A', email: 'x', message: 'short', honeypot: 'bot' }), 400],
+    [
+      'a form in Latin-1',
+      ({ site }) => raw(`${site.url}/api/contact`, 'name=Zo%EB', { 'content-type': 'application/x-www-form-urlencoded; charset=iso-8859-1' }),
+      400,
+    ],
+    ['a post from another website', ({ site }) => postForm(`${site.url}/api/contact`, CONTACT, { origin: 'https://evil.example' }), 403],
+    ['a GET', ({ site }) => fetch(`${site.url}/api/contact`), 405],
+    ['a body over 64 KiB', ({ site }) => raw(`${site.url}/api/contact`, 'x'.repeat(70_000), { 'content-type': 'application/x-www-form-urlencoded' }), 413],
+    ['JSON', ({ site }) => raw(`${site.url}/api/contact`, '{}', { 'content-type': 'application/json' }), 415],
+    [
+      'a second post past a budget of one',
+      async ({ limited }) => {
+        await postForm(`${limited.url}/api/contact`, CONTACT);
+        return postForm(`${limited.url}/api/contact`, CONTACT);
+      },
+      429,
+    ],
+  ])('POST /api/contact, %s', async (_, send, status) => {
+    const response = await send({ site, limited });
+    expect(response.status).toBe(status);
+    await expectDocumented('/api/contact', 'post', response);
+  });
+
+  test('OPTIONS /api/contact from an allowed origin: 204', async () => {
+    const response = await fetch(`${site.url}/api/contact`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://partner.example', 'access-control-request-method': 'POST' },
+    });
+    expect(response.status).toBe(204);
+    await expectDocumented('/api/contact', 'options', response);
+  });
+
+  test.each<[string, () => Promise<Response>, number]>([
+    ['a valid address on the local list', () => postForm(`${site.url}/api/newsletter`, { email: 'ada@example.com' }), 200],
+    ['an invalid address', () => postForm(`${site.url}/api/newsletter`, { email: 'ada@' }), 400],
+    ['JSON', () => raw(`${site.url}/api/newsletter`, '{}', { 'content-type': 'application/json' }), 415],
+    ['a GET', () => fetch(`${site.url}/api/newsletter`), 405],
+    [
+      'a provider that refuses the key',
+      async () => {
+        mailchimp.reply(replyJson(401, { title: 'API Key Invalid' }));
+        return postForm(`${withMailchimp.url}/api/newsletter`, { email: 'ada@example.com' });
+      },
+      502,
+    ],
+    [
+      'a provider that stays busy',
+      async () => {
+        mailchimp.reply(replyJson(503, { title: 'Service Unavailable' }));
+        return postForm(`${withMailchimp.url}/api/newsletter`, { email: 'ada@example.com' });
+      },
+      503,
+    ],
+  ])('POST /api/newsletter, %s', async (_, send, status) => {
+    const response = await send();
+    expect(response.status).toBe(status);
+    await expectDocumented('/api/newsletter', 'post', response);
+  });
+
+  test.each<[string, string, number]>([
+    ['/api/challenge', 'get', 200],
+    ['/api/health', 'get', 200],
+  ])('GET %s: %i', async (path, method, status) => {
+    const response = await fetch(`${site.url}${path}`);
+    expect(response.status).toBe(status);
+    await expectDocumented(path, method, response);
+  });
+
+  test('POST /api/health: 405 with Allow', async () => {
+    const response = await fetch(`${site.url}/api/health`, { method: 'POST' });
+    expect(response.status).toBe(405);
+    await expectDocumented('/api/health', 'get', response);
+  });
+
+  test.each(['/api/contact/', '/API/contact', '/api/unknown', '//api/contact'])('%s is the documented JSON 404 of any other path under /api/', async (path) => {
+    const response = await fetch(`${site.url}${path}`, { method: 'POST' });
+    expect(response.status).toBe(404);
+    await expect(response.json()).resolves.toEqual({ success: false, error: 'Not found' });
+  });
+});
