@@ -183,6 +183,7 @@ function noticeOf(action: 'retry' | 'mark-spam' | 'release' | 'delete-message', 
   if (!change.changed) return 'unchanged';
   if (change.deferred) return `${action}-deferred`;
   if (action === 'release' && change.to === 'sent') return 'release-sent';
+  if (action === 'mark-spam' && change.from === 'sent') return 'mark-spam-sent';
   return action;
 }
 

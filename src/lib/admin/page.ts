@@ -66,6 +66,7 @@ export function pageLink(path: string, params: URLSearchParams, page: number): s
 const NOTICES: Record<string, string> = {
   retry: 'The message is queued again; it will be sent within a few seconds.',
   'mark-spam': 'The message is held as spam; it will not be sent.',
+  'mark-spam-sent': 'The message is held as spam. It had already been sent before you marked it.',
   'mark-spam-deferred': 'The message was being sent at that moment: it is held as spam once that send ends, and never sent again.',
   release: 'The message is released; it will be sent once.',
   'release-sent': 'The message is no longer marked as spam. It had already been sent, so it is not sent again.',

@@ -57,7 +57,9 @@ function world() {
       markSpam: async (id) => {
         changes.push(`spam #${id}`);
         // #3 is being sent: it is held when the send ends.
-        return { found: true, from: id === 3 ? 'sending' : 'pending', changed: true, to: 'spam', ...(id === 3 && { deferred: true as const }) };
+        // #1 was sent already: the notice says so rather than "it will not be sent".
+        const from = id === 3 ? 'sending' : id === 1 ? 'sent' : 'pending';
+        return { found: true, from, changed: true, to: 'spam', ...(id === 3 && { deferred: true as const }) };
       },
       release: async (id) => {
         changes.push(`release #${id}`);
@@ -262,6 +264,7 @@ describe('the actions, signed in', () => {
     ['retry', '/admin/actions/retry', '1', 'retry #1', '/admin/messages/1?done=retry', ['retry']],
     ['retry of a message that is not failed', '/admin/actions/retry', '2', 'retry #2', '/admin/messages/2?done=unchanged', []],
     ['mark-spam', '/admin/actions/spam', '2', 'spam #2', '/admin/messages/2?done=mark-spam', ['mark-spam']],
+    ['mark-spam of a message already sent', '/admin/actions/spam', '1', 'spam #1', '/admin/messages/1?done=mark-spam-sent', ['mark-spam']],
     ['release', '/admin/actions/release', '3', 'release #3', '/admin/messages/3?done=release', ['release']],
     ['release of a message sent before it was marked', '/admin/actions/release', '1', 'release #1', '/admin/messages/1?done=release-sent', ['release']],
     ['mark-spam of a message being sent', '/admin/actions/spam', '3', 'spam #3', '/admin/messages/3?done=mark-spam-deferred', ['mark-spam']],
