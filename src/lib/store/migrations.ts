@@ -1,3 +1,6 @@
+/** What a store tells its owner of each step it applied: its number and name (the start logs it). */
+export type OnMigrated = (step: { version: number; name: string }) => void;
+
 /** One step of the schema, written once for each engine; both must leave the same tables and columns. */
 export type Migration = { name: string; sqlite: string; postgresql: string };
 

@@ -1,9 +1,11 @@
 import pg from 'pg';
-import { MIGRATIONS } from './migrations.ts';
+import { MIGRATIONS, type OnMigrated } from './migrations.ts';
 import type { Sql, SqlSession, SqlValue } from './sql.ts';
 
 /** The pool and the timeouts of the PostgreSQL store. */
 export type PostgresOptions = {
+  /** Told of each migration step applied. */
+  onMigrated?: OnMigrated | undefined;
   url: string;
   poolSize: number;
   connectTimeoutMs: number;
@@ -39,7 +41,7 @@ export function openPostgres(options: PostgresOptions): Sql {
   pool.on('error', (error) => options.onIdleError?.(error));
   // Opening answers at once (the services are built synchronously); every statement waits
   // for the migrations, and the server awaits `ready` before it listens.
-  const ready = migrate(pool);
+  const ready = migrate(pool, options.onMigrated);
   ready.catch(() => {});
 
   const session = (client: pg.Pool | pg.PoolClient, migrated: boolean): SqlSession => {
@@ -98,7 +100,7 @@ export function numbered(sql: string): string {
   return sql.replace(/\?/g, () => `$${++n}`);
 }
 
-async function migrate(pool: pg.Pool): Promise<void> {
+async function migrate(pool: pg.Pool, onMigrated: OnMigrated | undefined): Promise<void> {
   const client = await pool.connect();
   let broken: Error | undefined;
   const onError = (error: Error) => {
@@ -121,6 +123,7 @@ async function migrate(pool: pg.Pool): Promise<void> {
           await client.query(step.postgresql);
           await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [version, step.name]);
           await client.query('COMMIT');
+          onMigrated?.({ version, name: step.name });
         } catch (error) {
           // The step's own error is the one to tell, not the rollback's on a broken connection.
           await client.query('ROLLBACK').catch(() => {});

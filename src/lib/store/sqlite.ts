@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { MIGRATIONS } from './migrations.ts';
+import { MIGRATIONS, type OnMigrated } from './migrations.ts';
 import type { Sql, SqlSession, SqlValue } from './sql.ts';
 
 /** The one SQLite file that holds submissions, their delivery and local subscribers. */
@@ -12,6 +12,8 @@ export const DATABASE_FILE = 'forms.db';
 export type SqliteOptions = {
   /** The longest a statement waits for a lock held elsewhere before it fails. */
   lockTimeoutMs: number;
+  /** Told of each migration step applied. */
+  onMigrated?: OnMigrated | undefined;
 };
 
 /** The SQLite store's connection, with what health reads beside the statements. */
@@ -27,13 +29,13 @@ export type SqliteSql = Sql & {
  * lock would freeze the whole process (every page, health); a statement that finds the file
  * locked is retried here after a timer instead, with backoff, up to `lockTimeoutMs`.
  */
-export function openSqlite(dataDir: string, { lockTimeoutMs }: SqliteOptions): SqliteSql {
+export function openSqlite(dataDir: string, { lockTimeoutMs, onMigrated }: SqliteOptions): SqliteSql {
   mkdirSync(dataDir, { recursive: true });
   const db = new DatabaseSync(join(dataDir, DATABASE_FILE));
   // While opening nothing else runs yet, so waiting inside SQLite freezes nobody.
   db.exec(`PRAGMA busy_timeout = ${lockTimeoutMs}`);
   db.exec('PRAGMA journal_mode = WAL');
-  migrate(db);
+  migrate(db, onMigrated);
   db.exec('PRAGMA foreign_keys = ON');
   // SQLite's lower() folds ASCII only: searches fold with JavaScript's rules, as PostgreSQL's lower() does under UTF-8.
   db.function('fold', { deterministic: true }, (value) => (typeof value === 'string' ? value.toLowerCase() : value));
@@ -124,7 +126,7 @@ function busyOr(error: unknown, lockTimeoutMs: number): unknown {
   return isBusy(error) ? new Error(`the database file stayed locked by another process for ${lockTimeoutMs} ms`, { cause: error }) : error;
 }
 
-function migrate(db: DatabaseSync): void {
+function migrate(db: DatabaseSync, onMigrated: OnMigrated | undefined): void {
   // Step 3 rebuilds a table, which must run with foreign keys off (or dropping the old table
   // would delete the history with it); they are checked again before each commit.
   db.exec('PRAGMA foreign_keys = OFF');
@@ -143,6 +145,7 @@ function migrate(db: DatabaseSync): void {
       if (broken.length > 0) throw new Error(`migration ${applied + 1} left ${broken.length} rows without their parent`);
       db.exec(`PRAGMA user_version = ${applied + 1}`);
       db.exec('COMMIT');
+      onMigrated?.({ version: applied + 1, name: MIGRATIONS[applied]!.name });
     } catch (error) {
       rollback(db);
       throw error;

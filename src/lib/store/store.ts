@@ -53,12 +53,15 @@ export type StoreOptions = DatabaseConfig & { dataDir: string };
 export function openStore(options: StoreOptions, logger: Logger): Store {
   const engine: Engine = options.url ? 'postgresql' : 'sqlite';
   const state = createDatabaseState(engine, logger);
+  // One line per step applied, so an upgrade says what it changed in the database.
+  const onMigrated = ({ version, name }: { version: number; name: string }) =>
+    logger.info('database.migrated', { database: engineName(engine), step: version, name });
   let integrity: DatabaseHealth['integrity'] = 'not checked';
   let raw: Sql;
   if (options.url) {
-    raw = openPostgres({ ...options, url: options.url, onIdleError: (error) => state.failed(error) });
+    raw = openPostgres({ ...options, url: options.url, onIdleError: (error) => state.failed(error), onMigrated });
   } else {
-    const sqlite = openSqlite(options.dataDir, { lockTimeoutMs: options.statementTimeoutMs });
+    const sqlite = openSqlite(options.dataDir, { lockTimeoutMs: options.statementTimeoutMs, onMigrated });
     integrity = sqlite.integrityProblems.length === 0 ? 'ok' : 'failed';
     if (integrity === 'failed') {
       logger.error('database.integrity_failed', {

@@ -140,10 +140,23 @@ describe.each(testEngines())('the store on $name', ({ name, available, open }) =
       });
     });
 
-    test('opening again applies no migration twice, and every step is recorded', async () => {
+    test('a new database logs each migration step it applies, by number and name', async () => {
+      const { logs } = await open();
+      expect(logs.filter((l) => l.event === 'database.migrated').map((l) => [l.database, l.step, l.name])).toEqual([
+        [name, 1, 'submissions and subscribers'],
+        [name, 2, 'delivery history'],
+        [name, 3, 'delivery leases, statuses checked in code, health probe'],
+        [name, 4, 'admin sessions and audit log'],
+        [name, 5, 'spam: reasons, used challenges, settings'],
+        [name, 6, "the owner's request on a message being sent"],
+      ]);
+    });
+
+    test('opening again applies no migration twice, logs none, and every step is recorded', async () => {
       const { store, url, dataDir } = await open();
       await store.submissions.save(input('Ada'));
-      const logger = createLogger({ level: 'silent' });
+      const lines: string[] = [];
+      const logger = createLogger({ level: 'info', write: (line) => lines.push(line) });
       // Two instances starting together on one database.
       const again = [openStore({ ...TEST_DATABASE, url, dataDir }, logger), openStore({ ...TEST_DATABASE, url, dataDir }, logger)];
       await Promise.all(again.map((s) => s.ready));
@@ -152,6 +165,7 @@ describe.each(testEngines())('the store on $name', ({ name, available, open }) =
           ? (await again[0]!.sql.get<{ user_version: number }>('PRAGMA user_version'))?.user_version
           : Number((await again[0]!.sql.get<{ n: string }>('SELECT count(*) AS n FROM schema_migrations'))?.n);
       expect(applied).toBe(6);
+      expect(lines.filter((line) => line.includes('database.migrated'))).toEqual([]);
       await expect(again[1]!.outbox.list()).resolves.toHaveLength(1);
       await Promise.all(again.map((s) => s.close()));
     });
