@@ -38,6 +38,12 @@ export const SUBSCRIPTIONS_PER_ADDRESS_PER_DAY = 3;
 const ALWAYS: LimitVerdict = { ok: true };
 
 /**
+ * How many clients (or addresses) one in-memory budget remembers: past it, the oldest windows
+ * are forgotten first. 200,000 IPv6 /64 keys cost about 80 MB unbounded; 20,000 cost about 8.
+ */
+export const MEMORY_LIMITER_MAX_KEYS = 20_000;
+
+/**
  * Builds the limits of the configuration: in memory, or shared through Redis with the
  * memory limiter as insurance while Redis is unreachable.
  * Hint: `RATE_LIMIT_MAX=0` turns every limit off, for development and tests.
@@ -47,10 +53,10 @@ export function createAbuseLimits(config: Pick<Config, 'rateLimit' | 'redisUrl'>
   if (max === 0)
     return { enabled: false, checkClient: async () => ALWAYS, refundClient: async () => {}, checkAddress: async () => ALWAYS, close: async () => {} };
 
-  const { RateLimiterMemory, RateLimiterRedis } = requireWhenNeeded('rate-limiter-flexible') as typeof import('rate-limiter-flexible');
+  const { RateLimiterRedis } = requireWhenNeeded('rate-limiter-flexible') as typeof import('rate-limiter-flexible');
   const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
   const limiter = (keyPrefix: string, points: number, duration: number) => {
-    const memory = new RateLimiterMemory({ keyPrefix, points, duration });
+    const memory = createBoundedMemoryLimiter({ keyPrefix, points, duration }, MEMORY_LIMITER_MAX_KEYS);
     if (!redis) return memory;
     // rejectIfRedisNotReady: while Redis is down, go straight to memory instead of queueing.
     return new RateLimiterRedis({ storeClient: redis, keyPrefix, points, duration, rejectIfRedisNotReady: true, insuranceLimiter: memory });
@@ -84,6 +90,29 @@ export function createAbuseLimits(config: Pick<Config, 'rateLimit' | 'redisUrl'>
       redis?.disconnect();
     },
   };
+}
+
+/**
+ * The library's memory limiter, remembering at most `maxKeys` keys: after each new key the
+ * oldest windows are forgotten (each with its timer), so a flood of addresses cannot grow it.
+ * Hint: the library keeps its records in a Map (insertion order: when each window began); the
+ * tests check the bound, so an upgrade that changes that is noticed.
+ */
+export function createBoundedMemoryLimiter(options: { keyPrefix: string; points: number; duration: number }, maxKeys: number): RateLimiterMemory {
+  const { RateLimiterMemory } = requireWhenNeeded('rate-limiter-flexible') as typeof import('rate-limiter-flexible');
+  const limiter = new RateLimiterMemory(options);
+  const records = (limiter as unknown as { _memoryStorage: { _storage: Map<string, { timeoutId?: NodeJS.Timeout }> } })._memoryStorage._storage;
+  const consume = limiter.consume.bind(limiter);
+  limiter.consume = (key, points, more) => {
+    const answer = consume(key, points, more);
+    for (const [oldest, record] of records) {
+      if (records.size <= maxKeys) break;
+      clearTimeout(record.timeoutId);
+      records.delete(oldest);
+    }
+    return answer;
+  };
+  return limiter;
 }
 
 async function consume(limiter: RateLimiterMemory | RateLimiterRedis, key: string, logger: Logger): Promise<LimitVerdict> {

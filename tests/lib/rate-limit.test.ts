@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createLogger, silentLogger } from '../../src/lib/log.ts';
-import { createAbuseLimits } from '../../src/lib/rate-limit.ts';
+import { createAbuseLimits, createBoundedMemoryLimiter, MEMORY_LIMITER_MAX_KEYS } from '../../src/lib/rate-limit.ts';
 import { type RedisServer, redisAvailable, startRedis } from '../support/redis.ts';
 
 const config = (max: number, redisUrl?: string) => ({ rateLimit: { max, windowSeconds: 600 }, redisUrl });
@@ -130,5 +130,24 @@ describe.skipIf(!redisAvailable)('abuse limits shared through a real Redis', () 
     await new Promise((r) => setTimeout(r, 1500));
     expect(lines.filter((l) => l.includes('rate_limit.redis_unreachable'))).toHaveLength(1);
     await limits.close();
+  });
+});
+
+describe('the in-memory budget remembers a bounded number of clients', () => {
+  const sizeOf = (limiter: object) => (limiter as { _memoryStorage: { _storage: Map<string, unknown> } })._memoryStorage._storage.size;
+
+  test('a flood of 1,000 new keys against a bound of 100 keeps 100, and the newest still counted', async () => {
+    const limiter = createBoundedMemoryLimiter({ keyPrefix: 't', points: 2, duration: 600 }, 100);
+    for (let i = 0; i < 1_000; i++) await limiter.consume(`2001:db8:${i.toString(16)}::/64`);
+    expect(sizeOf(limiter)).toBe(100);
+    const newest = '2001:db8:3e7::/64';
+    await limiter.consume(newest);
+    await expect(limiter.consume(newest)).rejects.toMatchObject({ msBeforeNext: expect.any(Number) });
+    // The oldest windows were forgotten: that client starts afresh.
+    await expect(limiter.consume('2001:db8:0::/64')).resolves.toMatchObject({ consumedPoints: 1 });
+  });
+
+  test('the server’s budgets use the bound of 20,000', () => {
+    expect(MEMORY_LIMITER_MAX_KEYS).toBe(20_000);
   });
 });
