@@ -3,7 +3,7 @@ import { EXPORT_COLUMNS } from '../contact/inbox.ts';
 import { toCsv } from '../csv.ts';
 import { readForm } from '../http.ts';
 import type { Change } from '../submissions/machine.ts';
-import type { AuditAction, AuditLog } from './audit.ts';
+import { type AuditAction, type AuditLog, erasedAddress } from './audit.ts';
 import type { AdminQueries } from './queries.ts';
 import { clearedSessionCookie, comesFromOrigin, csrfTokenMatches, readSessionToken, type Session, type Sessions, sessionCookie } from './session.ts';
 import type { SignInThrottle } from './throttle.ts';
@@ -95,7 +95,8 @@ async function signIn(password: unknown, oldToken: string | undefined, secure: b
   const { throttle, audit, sessions, now = () => new Date(), wait = (ms) => sleep(ms) } = deps;
   const gate = await throttle.attempt(context.clientKey);
   if (!gate.ok) {
-    await record(audit, now, 'sign-in-failed', 'refused: too many attempts', context);
+    // One row per client per quarter-hour with a count: a flood of refused attempts must not flood the log.
+    await audit.recordRepeated({ at: now().toISOString(), action: 'sign-in-failed', detail: 'refused: too many attempts', client: context.clientHash });
     const minutes = Math.max(1, Math.ceil(gate.retryAfterSeconds / 60));
     return {
       kind: 'refused',
@@ -150,7 +151,7 @@ async function act(
     case 'delete-subscriber': {
       const email = typeof fields.email === 'string' ? fields.email : '';
       if (!(await queries.deleteSubscriber(email))) return done('/admin/subscribers?done=unchanged');
-      await record(audit, now, 'delete-subscriber', email, context);
+      await record(audit, now, 'delete-subscriber', erasedAddress(email), context);
       return done('/admin/subscribers?done=deleted');
     }
     case 'export':

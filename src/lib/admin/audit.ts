@@ -14,8 +14,20 @@ export type AuditAction =
   | 'retry'
   | 'retention';
 
-/** One entry of the audit log; `client` is the salted hash of the address, as in the logs. */
-export type AuditEntry = { at: string; action: AuditAction; detail: string; client: string };
+/**
+ * One entry of the audit log; `client` is the salted hash of the address, as in the logs, and
+ * `repeats` how many times the same client did the same within `REPEAT_WINDOW_MS` (at least 1).
+ */
+export type AuditEntry = { at: string; action: AuditAction; detail: string; client: string; repeats?: number };
+
+/** Within this long, the same refusal of the same client adds to one entry instead of a new row. */
+export const REPEAT_WINDOW_MS = 15 * 60 * 1000;
+
+/**
+ * How long the audit log is kept when RETENTION_DAYS is not set: a year, so it cannot grow
+ * forever; with RETENTION_DAYS it is kept as long as the messages.
+ */
+export const AUDIT_DEFAULT_RETENTION_DAYS = 365;
 
 /** The words the audit page shows for each action. */
 export const AUDIT_LABELS: Record<AuditAction, string> = {
@@ -36,6 +48,10 @@ export const AUDIT_LABELS: Record<AuditAction, string> = {
 export interface AuditLog {
   /** Adds one entry. */
   record(entry: AuditEntry): Promise<void>;
+  /** Adds one, or counts it on the same action, detail and client's entry of the last quarter-hour. */
+  recordRepeated(entry: AuditEntry): Promise<void>;
+  /** Deletes the entries older than `cutoff`; answers how many. */
+  deleteBefore(cutoff: Date): Promise<number>;
   /** The newest entries first, `limit` of them after skipping `offset`, and how many there are. */
   list(limit: number, offset: number): Promise<{ entries: AuditEntry[]; total: number }>;
 }
@@ -46,12 +62,35 @@ export function createAuditLog(sql: Sql): AuditLog {
     async record({ at, action, detail, client }) {
       await sql.run('INSERT INTO admin_audit (at, action, detail, client) VALUES (?, ?, ?, ?)', [at, action, detail, client]);
     },
+    recordRepeated: ({ at, action, detail, client }) =>
+      sql.transaction(async (tx) => {
+        const since = new Date(new Date(at).getTime() - REPEAT_WINDOW_MS).toISOString();
+        const { changes } = await tx.run(
+          `UPDATE admin_audit SET repeats = repeats + 1 WHERE id = (
+             SELECT id FROM admin_audit WHERE action = ? AND detail = ? AND client = ? AND at >= ? ORDER BY id DESC LIMIT 1)`,
+          [action, detail, client, since],
+        );
+        if (changes === 0) await tx.run('INSERT INTO admin_audit (at, action, detail, client) VALUES (?, ?, ?, ?)', [at, action, detail, client]);
+      }),
+    deleteBefore: async (cutoff) => (await sql.run('DELETE FROM admin_audit WHERE at < ?', [cutoff.toISOString()])).changes,
     async list(limit, offset) {
-      const [entries, count] = await Promise.all([
-        sql.all<AuditEntry>('SELECT at, action, detail, client FROM admin_audit ORDER BY id DESC LIMIT ? OFFSET ?', [limit, offset]),
+      const [rows, count] = await Promise.all([
+        sql.all<AuditEntry & { repeats: number | string }>('SELECT at, action, detail, client, repeats FROM admin_audit ORDER BY id DESC LIMIT ? OFFSET ?', [
+          limit,
+          offset,
+        ]),
         sql.get<{ n: number | string }>('SELECT count(*) AS n FROM admin_audit'),
       ]);
-      return { entries, total: Number(count?.n ?? 0) };
+      return { entries: rows.map((row) => ({ ...row, repeats: Number(row.repeats) })), total: Number(count?.n ?? 0) };
     },
   };
+}
+
+/**
+ * How the audit log names an erased subscriber: only the domain, so the entry says that one
+ * was deleted without keeping the address the erasure removed.
+ */
+export function erasedAddress(email: string): string {
+  const at = email.lastIndexOf('@');
+  return at < 0 ? '…' : `…${email.slice(at)}`;
 }

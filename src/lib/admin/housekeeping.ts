@@ -1,6 +1,6 @@
 import { createScheduler, type Scheduler, type Timer } from '../contact/scheduler.ts';
 import { describeError, type Logger } from '../log.ts';
-import type { AuditLog } from './audit.ts';
+import { AUDIT_DEFAULT_RETENTION_DAYS, type AuditLog } from './audit.ts';
 import type { AdminQueries } from './queries.ts';
 import type { Sessions } from './session.ts';
 
@@ -28,18 +28,22 @@ export async function keepHouse({
   retentionDays,
   logger,
   clock = () => new Date(),
-}: HousekeepingParts): Promise<{ sessions: number; messages: number }> {
+}: HousekeepingParts): Promise<{ sessions: number; messages: number; auditEntries: number }> {
   const expired = sessions ? await sessions.sweep() : 0;
   let messages = 0;
+  const now = clock();
   if (retentionDays !== undefined) {
-    const now = clock();
     messages = await queries.deleteOlderThan(new Date(now.getTime() - retentionDays * 24 * 60 * 60 * 1000));
     if (messages > 0) {
       logger.info('retention.deleted', { messages, olderThanDays: retentionDays });
       await audit?.record({ at: now.toISOString(), action: 'retention', detail: `${messages} older than ${retentionDays} days`, client: 'server' });
     }
   }
-  return { sessions: expired, messages };
+  // The audit log is kept as long as the messages, or a year without RETENTION_DAYS: never forever.
+  const auditDays = retentionDays ?? AUDIT_DEFAULT_RETENTION_DAYS;
+  const auditEntries = audit ? await audit.deleteBefore(new Date(now.getTime() - auditDays * 24 * 60 * 60 * 1000)) : 0;
+  if (auditEntries > 0) logger.info('retention.audit_deleted', { entries: auditEntries, olderThanDays: auditDays });
+  return { sessions: expired, messages, auditEntries };
 }
 
 /** Runs `keepHouse` at start and then once a day, one round at a time, logging a failure once per round. */

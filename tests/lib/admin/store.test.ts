@@ -52,12 +52,32 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
       }
       await expect(audit.list(2, 0)).resolves.toEqual({
         entries: [
-          { at: '2026-11-22T08:02:00.000Z', action: 'delete-message', detail: '#2', client: 'abc' },
-          { at: '2026-11-22T08:01:00.000Z', action: 'export-messages', detail: '#1', client: 'abc' },
+          { at: '2026-11-22T08:02:00.000Z', action: 'delete-message', detail: '#2', client: 'abc', repeats: 1 },
+          { at: '2026-11-22T08:01:00.000Z', action: 'export-messages', detail: '#1', client: 'abc', repeats: 1 },
         ],
         total: 3,
       });
       expect((await audit.list(2, 2)).entries.map((e) => e.action)).toEqual(['sign-in']);
+    });
+
+    test('the audit log: a refusal repeated within a quarter-hour is one row with a count, and old entries are pruned', async () => {
+      const { store } = await open();
+      const { audit } = createAdminStores(store.sql);
+      const refused = (at: string, client = 'c0ffee') => audit.recordRepeated({ at, action: 'sign-in-failed', detail: 'refused: too many attempts', client });
+      for (let i = 0; i < 50; i++) await refused(`2026-11-22T10:${String(i % 14).padStart(2, '0')}:00.000Z`);
+      await refused('2026-11-22T10:05:00.000Z', 'other');
+      await refused('2026-11-22T10:31:00.000Z');
+      await audit.record({ at: '2025-01-01T00:00:00.000Z', action: 'sign-in', detail: '', client: 'c0ffee' });
+      const { entries, total } = await audit.list(50, 0);
+      expect(total).toBe(4);
+      expect(entries.map((e) => [e.at, e.client, e.repeats])).toEqual([
+        ['2025-01-01T00:00:00.000Z', 'c0ffee', 1],
+        ['2026-11-22T10:31:00.000Z', 'c0ffee', 1],
+        ['2026-11-22T10:05:00.000Z', 'other', 1],
+        ['2026-11-22T10:00:00.000Z', 'c0ffee', 50],
+      ]);
+      await expect(audit.deleteBefore(new Date('2026-01-01T00:00:00.000Z'))).resolves.toBe(1);
+      await expect(audit.list(50, 0)).resolves.toMatchObject({ total: 3 });
     });
 
     test('search folds case beyond ASCII, and a search with NUL or another control finds nothing and is no outage', async () => {
@@ -161,14 +181,18 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
       await message(store, 'Young', { createdAt: new Date(now.getTime() - 30 * DAY + 1000).toISOString() });
       await store.outbox.markRetry(old, now, now, 'timeout');
       const parts = { sessions: undefined, queries, audit, retentionDays: 30, logger: silentLogger, clock: () => now };
-      await expect(keepHouse(parts)).resolves.toEqual({ sessions: 0, messages: 1 });
+      // An audit entry older than the 30 days goes with the messages.
+      await audit.record({ at: new Date(now.getTime() - 31 * DAY).toISOString(), action: 'sign-in', detail: '', client: 'abc' });
+      await expect(keepHouse(parts)).resolves.toEqual({ sessions: 0, messages: 1, auditEntries: 1 });
       expect((await store.outbox.list()).map((s) => s.name)).toEqual(['Young']);
       expect(Number((await store.sql.get<{ n: number | string }>('SELECT count(*) AS n FROM delivery_attempts'))!.n)).toBe(0);
       await expect(audit.list(10, 0)).resolves.toEqual({
-        entries: [{ at: now.toISOString(), action: 'retention', detail: '1 older than 30 days', client: 'server' }],
+        entries: [{ at: now.toISOString(), action: 'retention', detail: '1 older than 30 days', client: 'server', repeats: 1 }],
         total: 1,
       });
-      await expect(keepHouse({ ...parts, retentionDays: undefined })).resolves.toEqual({ sessions: 0, messages: 0 });
+      // Without RETENTION_DAYS the audit log is still pruned, after a year.
+      await audit.record({ at: new Date(now.getTime() - 366 * DAY).toISOString(), action: 'sign-in', detail: '', client: 'abc' });
+      await expect(keepHouse({ ...parts, retentionDays: undefined })).resolves.toEqual({ sessions: 0, messages: 0, auditEntries: 1 });
       expect((await store.outbox.list()).map((s) => s.name)).toEqual(['Young']);
     });
 

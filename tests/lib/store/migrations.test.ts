@@ -46,3 +46,27 @@ describe('a SQLite file of the previous version', () => {
     }
   });
 });
+
+describe('a SQLite file of the version before the audit log was bounded', () => {
+  test('keeps no erased subscriber’s address in its audit log: only the domain is left, and every entry counts once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'site-forms-migrate-'));
+    dirs.push(dir);
+    const old = new DatabaseSync(join(dir, 'forms.db'));
+    for (const step of MIGRATIONS.slice(0, 6)) old.exec(step.sqlite);
+    old.exec('PRAGMA user_version = 6');
+    old.exec(`INSERT INTO admin_audit (at, action, detail, client) VALUES
+      ('2026-11-01T08:00:00.000Z', 'delete-subscriber', 'erase.me@example.org', 'abc'),
+      ('2026-11-01T08:01:00.000Z', 'delete-message', '#7', 'abc')`);
+    old.close();
+
+    const store = openStore({ ...TEST_DATABASE, url: undefined, dataDir: dir }, createLogger({ level: 'silent' }));
+    try {
+      await expect(store.sql.all('SELECT action, detail, repeats FROM admin_audit ORDER BY id')).resolves.toEqual([
+        { action: 'delete-subscriber', detail: '…@example.org', repeats: 1 },
+        { action: 'delete-message', detail: '#7', repeats: 1 },
+      ]);
+    } finally {
+      await store.close();
+    }
+  });
+});

@@ -149,6 +149,7 @@ describe.each(testEngines())('the store on $name', ({ name, available, open }) =
         [name, 4, 'admin sessions and audit log'],
         [name, 5, 'spam: reasons, used challenges, settings'],
         [name, 6, "the owner's request on a message being sent"],
+        [name, 7, 'audit: repeats, no subscriber addresses'],
       ]);
     });
 
@@ -164,7 +165,7 @@ describe.each(testEngines())('the store on $name', ({ name, available, open }) =
         name === 'SQLite'
           ? (await again[0]!.sql.get<{ user_version: number }>('PRAGMA user_version'))?.user_version
           : Number((await again[0]!.sql.get<{ n: string }>('SELECT count(*) AS n FROM schema_migrations'))?.n);
-      expect(applied).toBe(6);
+      expect(applied).toBe(7);
       expect(lines.filter((line) => line.includes('database.migrated'))).toEqual([]);
       await expect(again[1]!.outbox.list()).resolves.toHaveLength(1);
       await Promise.all(again.map((s) => s.close()));
