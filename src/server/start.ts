@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, describeConfig, loadEnvFile, requireConfig } from '../lib/config.ts';
 import { withoutCredentials } from '../lib/config/secrets.ts';
-import { createLogger, describeError } from '../lib/log.ts';
+import { createLogger, describeError, limitClientLines } from '../lib/log.ts';
 import { checkProviderKeys } from '../lib/newsletter/key-check.ts';
 import { createServices, installServices, type Services } from '../lib/services.ts';
 import { builtEndpointOrigin, readBuildSettings } from '../lib/build-settings.ts';
@@ -33,7 +33,8 @@ try {
   process.exit(1);
 }
 
-const logger = createLogger({ level: config.logLevel });
+// Lines about a client are bounded (one per client and event a minute, 50 a second in all): a flood cannot fill the disk.
+const logger = config.logClientLines === 'limited' ? limitClientLines(createLogger({ level: config.logLevel })) : createLogger({ level: config.logLevel });
 let services: Services;
 try {
   services = createServices(config, logger);

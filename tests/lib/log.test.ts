@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
-import { createLogger, describeError, type LogLevel, silentLogger } from '../../src/lib/log.ts';
+import { createLogger, describeError, type LogLevel, silentLogger, limitClientLines } from '../../src/lib/log.ts';
 
 function capture(level?: LogLevel | 'silent') {
   const lines: string[] = [];
@@ -91,5 +91,61 @@ describe('the log', () => {
     ['anything else, as a string', 42, '42'],
   ])('describes %s', (_, error, text) => {
     expect(describeError(error)).toBe(text);
+  });
+});
+
+describe('lines about clients cannot fill a disk', () => {
+  const setup = (limits: Partial<Parameters<typeof limitClientLines>[1]> = {}) => {
+    let now = 1_000_000;
+    const lines: Array<Record<string, unknown>> = [];
+    const base = createLogger({ level: 'debug', write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const logger = limitClientLines(base, { intervalMs: 60_000, maxPerSecond: 5, maxKeys: 100, clock: () => now, ...limits });
+    return { logger, lines, advance: (ms: number) => (now += ms), events: () => lines.map((l) => l.event) };
+  };
+
+  test('one client repeating an event within a minute: one line, then one line with the count', () => {
+    const { logger, lines, advance, events } = setup();
+    for (let i = 0; i < 1_000; i++) logger.warn('request.near_miss', { method: 'POST', path: `/api/x${i}`, client: 'c0ffee' });
+    expect(events()).toEqual(['request.near_miss']);
+    advance(60_000);
+    logger.flush();
+    expect(lines.at(-1)).toMatchObject({ level: 'warn', event: 'log.repeated', of: 'request.near_miss', client: 'c0ffee', repeats: 999, sinceMs: 60_000 });
+  });
+
+  test('another status or another client is another line', () => {
+    const { logger, events } = setup();
+    logger.info('form.request', { status: 400, client: 'a' });
+    logger.info('form.request', { status: 429, client: 'a' });
+    logger.info('form.request', { status: 400, client: 'b' });
+    logger.info('form.request', { status: 400, client: 'a' });
+    expect(events()).toEqual(['form.request', 'form.request', 'form.request']);
+  });
+
+  test('many clients at once: at most maxPerSecond lines a second, the rest counted in one line', () => {
+    const { logger, lines, advance, events } = setup();
+    for (let i = 0; i < 500; i++) logger.warn('request.near_miss', { client: `client-${i}` });
+    expect(events()).toEqual(Array(5).fill('request.near_miss'));
+    advance(1_000);
+    logger.flush();
+    expect(lines.at(-1)).toMatchObject({ level: 'warn', event: 'log.dropped', lines: 495 });
+  });
+
+  test('a text a client controls is cut to 200 characters; the server’s own lines pass untouched', () => {
+    const { logger, lines } = setup();
+    logger.warn('request.near_miss', { path: `/${'a'.repeat(5_000)}`, client: 'c' });
+    logger.error('api.unexpected_error', { error: 'x'.repeat(300) });
+    logger.error('api.unexpected_error', { error: 'x'.repeat(300) });
+    expect((lines[0]!.path as string).length).toBe(200);
+    expect(lines.slice(1).map((l) => (l.error as string).length)).toEqual([300, 300]);
+  });
+
+  test('past maxKeys clients remembered, their counts are written and forgotten: memory stays bounded', () => {
+    const { logger, events } = setup({ maxPerSecond: 1_000, maxKeys: 3 });
+    for (const client of ['a', 'b', 'c']) {
+      logger.info('form.request', { client });
+      logger.info('form.request', { client });
+    }
+    logger.info('form.request', { client: 'd' });
+    expect(events()).toEqual(['form.request', 'form.request', 'form.request', 'log.repeated', 'log.repeated', 'log.repeated', 'form.request']);
   });
 });

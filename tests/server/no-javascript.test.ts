@@ -16,7 +16,7 @@ let mailchimp: FakeHttpServer;
 
 beforeAll(async () => {
   mailchimp = await startFakeHttpServer(replyJson(200, { status: 'subscribed' }));
-  site = await startSite({ MAILCHIMP_API_KEY: 'k-us1', MAILCHIMP_LIST_ID: 'l', MAILCHIMP_API_BASE_URL: `${mailchimp.url}/3.0` });
+  site = await startSite({ MAILCHIMP_API_KEY: 'k-us1', MAILCHIMP_LIST_ID: 'l', MAILCHIMP_API_BASE_URL: `${mailchimp.url}/3.0`, LOG_CLIENT_LINES: 'all' });
 });
 afterAll(async () => {
   await site.stop();

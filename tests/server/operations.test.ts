@@ -8,7 +8,7 @@ const valid = { name: 'Ada Lovelace', email: 'ada.lovelace@example.com', message
 describe('rate limits over HTTP', () => {
   let site: Site;
   beforeAll(async () => {
-    site = await startSite({ RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_SECONDS: '600', TRUST_PROXY: '1' });
+    site = await startSite({ RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_SECONDS: '600', TRUST_PROXY: '1', LOG_CLIENT_LINES: 'all' });
   });
   afterAll(() => site.stop());
 
@@ -166,5 +166,26 @@ describe('operations', () => {
     await expect(exit).resolves.toBe(0);
     // Stopped: no new connections.
     await expect(fetch(`${site.url}/`)).rejects.toThrow();
+  });
+});
+
+describe('a one-client flood writes a bounded log (the default LOG_CLIENT_LINES=limited)', () => {
+  test('300 near misses, 300 invalid posts and 300 refused ones from one address: one line of each kind', async () => {
+    const site = await startSite({ RATE_LIMIT_MAX: '1' });
+    try {
+      const invalid = { name: 'A', email: 'x', message: 'short', honeypot: '' };
+      for (let i = 0; i < 300; i++) {
+        await fetch(`${site.url}/api/x${'y'.repeat(i)}`, { method: 'POST' });
+        await postForm(`${site.url}/api/contact`, invalid);
+      }
+      const lines = site.logs.filter((l): l is Record<string, unknown> => typeof l === 'object' && typeof l.client === 'string');
+      const kinds = lines.map((l) => `${l.event} ${l.status ?? ''}`.trim());
+      // The first four invalid posts are 400s, then the budget of 4 × 1 answers 429.
+      expect(kinds).toEqual(['request.near_miss', 'form.request 400', 'form.request 429']);
+      const bytes = site.logs.map((l) => JSON.stringify(l).length).reduce((a, b) => a + b, 0);
+      expect(bytes).toBeLessThan(8_000);
+    } finally {
+      await site.stop();
+    }
   });
 });

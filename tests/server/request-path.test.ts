@@ -14,7 +14,7 @@ let port: number;
 
 beforeAll(async () => {
   // Two accepted posts per client and route; the client is the proxy's X-Forwarded-For.
-  site = await startSite({ RATE_LIMIT_MAX: '2', TRUST_PROXY: '1' });
+  site = await startSite({ RATE_LIMIT_MAX: '2', TRUST_PROXY: '1', LOG_CLIENT_LINES: 'all' });
   port = Number(new URL(site.url).port);
 });
 afterAll(() => site.stop());
