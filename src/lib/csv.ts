@@ -23,11 +23,28 @@ function quote(text: string): string {
   return `"${text.replaceAll('"', '""')}"`;
 }
 
+/** How a CSV file is written for a spreadsheet: which columns hold times, and whether it starts with a UTF-8 byte-order mark. */
+export type CsvOptions<K extends string> = { dateColumns?: readonly K[]; byteOrderMark?: boolean };
+
+/** The UTF-8 byte-order mark: Excel reads a CSV file as UTF-8 only when it starts with one. */
+export const BYTE_ORDER_MARK = '\uFEFF';
+
 /**
  * A CSV document: a header row of `columns`, then one record per row, every line ended
  * by CRLF as RFC 4180 asks (spreadsheets read it, and a field's own LF stays inside its quotes).
+ * Hint: times in `dateColumns` are written `2026-11-24 14:57:13` (UTC), which Excel and
+ * LibreOffice read as dates; ISO 8601's `T…Z` they read as text.
  */
-export function toCsv<K extends string>(columns: readonly K[], rows: readonly Record<K, unknown>[]): string {
+export function toCsv<K extends string>(columns: readonly K[], rows: readonly Record<K, unknown>[], options: CsvOptions<K> = {}): string {
+  const dates = new Set<K>(options.dateColumns ?? []);
   const line = (values: unknown[]) => `${values.map(csvField).join(',')}\r\n`;
-  return line([...columns]) + rows.map((row) => line(columns.map((c) => row[c]))).join('');
+  const cell = (row: Record<K, unknown>, column: K) => (dates.has(column) ? spreadsheetTime(row[column]) : row[column]);
+  return (options.byteOrderMark ? BYTE_ORDER_MARK : '') + line([...columns]) + rows.map((row) => line(columns.map((c) => cell(row, c)))).join('');
+}
+
+/** An ISO 8601 UTC time as `YYYY-MM-DD HH:MM:SS`; anything else as it is. */
+export function spreadsheetTime(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  const match = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:\.\d+)?Z$/.exec(value);
+  return match ? `${match[1]} ${match[2]}` : value;
 }

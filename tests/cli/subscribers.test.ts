@@ -31,9 +31,9 @@ describe('npm run subscribers', () => {
     expect(code).toBe(0);
     expect(stdout).toBe(
       'Email Address,Created\r\n' +
-        'bob@example.net,2026-01-01T00:00:00.000Z\r\n' +
-        'ada@example.com,2026-01-02T03:04:05.000Z\r\n' +
-        '"""o\'hara, """"jr""""""@example.com",2026-01-03T00:00:00.000Z\r\n',
+        'bob@example.net,2026-01-01 00:00:00\r\n' +
+        'ada@example.com,2026-01-02 03:04:05\r\n' +
+        '"""o\'hara, """"jr""""""@example.com",2026-01-03 00:00:00\r\n',
     );
     expect(stderr).toBe('Exported 3 subscribers.\n');
   });

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import AxeBuilder from '@axe-core/playwright';
@@ -147,21 +148,25 @@ describe('every action, in order, without JavaScript', () => {
     expect(auditActions()).toEqual(expect.arrayContaining(['mark-spam', 'release']));
   });
 
-  test('export CSV and JSON of the messages, CSV of the subscribers', async () => {
+  test('export CSV (plain and for Excel) and JSON of the messages, CSV of the subscribers', async () => {
     const page = await visit('/admin', { javaScriptEnabled: false });
     await signIn(page);
     await page.goto(`${site.url}/admin/messages`);
-    for (const [button, pattern] of [
-      ['Export CSV', /^messages-\d{4}-\d{2}-\d{2}\.csv$/],
-      ['Export JSON', /^messages-\d{4}-\d{2}-\d{2}\.json$/],
+    for (const [button, pattern, firstBytes] of [
+      ['Export CSV', /^messages-\d{4}-\d{2}-\d{2}\.csv$/, 'id,createdAt'],
+      ['Export CSV for Excel', /^messages-\d{4}-\d{2}-\d{2}\.csv$/, '\uFEFFid,createdAt'],
+      ['Export JSON', /^messages-\d{4}-\d{2}-\d{2}\.json$/, '[\n'],
     ] as const) {
       const download = page.waitForEvent('download');
-      await page.getByRole('button', { name: button }).click();
-      expect((await download).suggestedFilename()).toMatch(pattern);
+      await page.getByRole('button', { name: button, exact: true }).click();
+      const file = await download;
+      expect(file.suggestedFilename()).toMatch(pattern);
+      const text = readFileSync((await file.path())!, 'utf8');
+      expect(text.startsWith(firstBytes)).toBe(true);
     }
     await page.goto(`${site.url}/admin/subscribers`);
     const download = page.waitForEvent('download');
-    await page.getByRole('button', { name: 'Export CSV' }).click();
+    await page.getByRole('button', { name: 'Export CSV', exact: true }).click();
     expect((await download).suggestedFilename()).toMatch(/^subscribers-\d{4}-\d{2}-\d{2}\.csv$/);
     expect(auditActions()).toEqual(expect.arrayContaining(['export-messages', 'export-subscribers']));
   });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { csvField, toCsv } from '../../src/lib/csv.ts';
+import { csvField, spreadsheetTime, toCsv } from '../../src/lib/csv.ts';
 
 describe('CSV as RFC 4180 writes it', () => {
   test.each([
@@ -66,5 +66,22 @@ describe('a CSV document', () => {
         ],
       ),
     ).toBe('id,name,message\r\n1,"A, B","line 1\nline ""2"""\r\n2,C,\r\n');
+  });
+});
+
+describe('CSV for a spreadsheet', () => {
+  test.each([
+    ['an ISO time with milliseconds', '2026-11-24T14:57:13.123Z', '2026-11-24 14:57:13'],
+    ['an ISO time without', '2026-11-24T14:57:13Z', '2026-11-24 14:57:13'],
+    ['no time', null, null],
+    ['text that is not a time', 'soon', 'soon'],
+    ['a time with an offset (not ours)', '2026-11-24T14:57:13+01:00', '2026-11-24T14:57:13+01:00'],
+  ])('%s', (_, value, written) => {
+    expect(spreadsheetTime(value)).toBe(written);
+  });
+
+  test('only the date columns are rewritten, and the byte-order mark comes first when asked', () => {
+    const rows = [{ at: '2026-11-24T14:57:13.000Z', note: '2026-11-24T14:57:13.000Z' }];
+    expect(toCsv(['at', 'note'], rows, { dateColumns: ['at'], byteOrderMark: true })).toBe('\uFEFFat,note\r\n2026-11-24 14:57:13,2026-11-24T14:57:13.000Z\r\n');
   });
 });

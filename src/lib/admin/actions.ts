@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { EXPORT_COLUMNS } from '../contact/inbox.ts';
-import { toCsv } from '../csv.ts';
+import { type EXPORT_COLUMNS, messagesToCsv } from '../contact/inbox.ts';
+import { subscribersToCsv } from '../newsletter/subscribers.ts';
 import { readForm } from '../http.ts';
 import type { Change } from '../submissions/machine.ts';
 import { type AuditAction, type AuditLog, erasedAddress } from './audit.ts';
@@ -166,7 +166,8 @@ async function exportFile(fields: Record<string, unknown>, deps: AdminDeps, cont
   }
   const now = deps.now ?? (() => new Date());
   const rows = what === 'messages' ? await deps.exports.messages() : await deps.exports.subscribers();
-  const columns = what === 'messages' ? EXPORT_COLUMNS : (['email', 'created'] as const);
+  // "For Excel": the same CSV with a UTF-8 byte-order mark, without which Excel shows Zoë as ZoÃ«.
+  const byteOrderMark = fields.bom === '1';
   await record(deps.audit, now, what === 'messages' ? 'export-messages' : 'export-subscribers', `${rows.length} as ${format.toUpperCase()}`, context);
   const day = now().toISOString().slice(0, 10);
   return format === 'json'
@@ -175,7 +176,11 @@ async function exportFile(fields: Record<string, unknown>, deps: AdminDeps, cont
         kind: 'download',
         filename: `${what}-${day}.csv`,
         contentType: 'text/csv; charset=utf-8',
-        body: toCsv(columns, rows as Record<(typeof columns)[number], unknown>[]),
+        // The same columns and time format as `npm run inbox -- export` and `npm run subscribers -- export`.
+        body:
+          what === 'messages'
+            ? messagesToCsv(rows as Record<(typeof EXPORT_COLUMNS)[number], unknown>[], { byteOrderMark })
+            : subscribersToCsv(rows as { email: string; created: string }[], { byteOrderMark }),
       };
 }
 

@@ -13,7 +13,7 @@ export type InboxCommand =
   | { name: 'help' }
   | { name: 'list'; status?: DeliveryStatus }
   | { name: 'show'; id: number }
-  | { name: 'export'; format: 'csv' | 'json' }
+  | { name: 'export'; format: 'csv' | 'json'; bom: boolean }
   | { name: 'retry'; id: number }
   | { name: 'release'; id: number }
   | { name: 'spam'; id: number };
@@ -27,7 +27,7 @@ export const INBOX_USAGE = `Usage: npm run inbox -- <command>
 Commands:
   list [--status <status>]   every contact message (or those pending, sent, failed or spam), newest first
   show <id>                  one message in full, why it was held as spam, and its delivery history
-  export --format csv|json   every message, to stdout (npm run --silent inbox -- export --format json > all.json)
+  export --format csv|json [--bom]   every message, to stdout (--bom: a UTF-8 mark for Excel; npm run --silent inbox -- export --format json > all.json)
   retry <id>                 put a failed message back in the queue; the running server sends it within seconds
   release <id>               not spam: a held message is delivered (once)
   spam <id>                  spam: hold a message; a pending one is then not sent
@@ -66,7 +66,8 @@ export function parseInboxArgs(args: readonly string[]): { ok: true; command: In
     case 'export': {
       const option = readFormatOption(rest);
       if (!option.ok) return option;
-      return noMore({ name: 'export', format: option.format }, option.rest);
+      const bom = option.rest[0] === '--bom';
+      return noMore({ name: 'export', format: option.format, bom }, bom ? option.rest.slice(1) : option.rest);
     }
     default:
       return { ok: false, problem: `Unknown command: ${name}` };
@@ -116,7 +117,7 @@ export async function runInboxCommand(
     }
     case 'export': {
       const rows = (await outbox.list()).map(exported);
-      out(command.format === 'json' ? `${JSON.stringify(rows, null, 2)}\n` : toCsv(EXPORT_COLUMNS, rows));
+      out(command.format === 'json' ? `${JSON.stringify(rows, null, 2)}\n` : messagesToCsv(rows, { byteOrderMark: command.bom }));
       return EXIT.ok;
     }
     case 'retry': {
@@ -198,6 +199,14 @@ export const EXPORT_COLUMNS = [
   'sentAt',
   'spamReasons',
 ] as const;
+
+/** The times among the exported columns, written as a spreadsheet reads dates. */
+const DATE_COLUMNS = ['createdAt', 'nextAttemptAt', 'sentAt'] as const;
+
+/** The messages as CSV, for the command line and the admin alike; `byteOrderMark` for Excel. */
+export function messagesToCsv(rows: readonly Record<(typeof EXPORT_COLUMNS)[number], unknown>[], { byteOrderMark = false } = {}): string {
+  return toCsv(EXPORT_COLUMNS, rows, { dateColumns: DATE_COLUMNS, byteOrderMark });
+}
 
 /** One message as both exports write it (this command's and the admin's). */
 export function exported(s: Submission): Record<(typeof EXPORT_COLUMNS)[number], unknown> {

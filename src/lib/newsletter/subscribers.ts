@@ -5,7 +5,7 @@ import type { Subscriber, SubscriberList } from './local.ts';
 export type { Subscriber } from './local.ts';
 
 /** The commands of `npm run subscribers`, as parsed from its arguments. */
-export type SubscribersCommand = { name: 'help' } | { name: 'export'; format: 'csv' | 'json' };
+export type SubscribersCommand = { name: 'help' } | { name: 'export'; format: 'csv' | 'json'; bom: boolean };
 
 /** What `npm run subscribers` prints for help, and after a usage error. */
 export const SUBSCRIBERS_USAGE = `Usage: npm run subscribers -- <command>
@@ -33,8 +33,10 @@ export function parseSubscribersArgs(args: readonly string[]): { ok: true; comma
     case 'export': {
       const option = readFormatOption(rest);
       if (!option.ok) return option;
-      if (option.rest.length > 0) return { ok: false, problem: `Unexpected argument: ${option.rest[0]}` };
-      return { ok: true, command: { name: 'export', format: option.format } };
+      const bom = option.rest[0] === '--bom';
+      const more = bom ? option.rest.slice(1) : option.rest;
+      if (more.length > 0) return { ok: false, problem: `Unexpected argument: ${more[0]}` };
+      return { ok: true, command: { name: 'export', format: option.format, bom } };
     }
     default:
       return { ok: false, problem: `Unknown command: ${name}` };
@@ -45,10 +47,11 @@ export function parseSubscribersArgs(args: readonly string[]): { ok: true; comma
  * The subscribers as a CSV file for Mailchimp's import: RFC 4180, CRLF line ends.
  * Hint: "Email Address" is the header Mailchimp maps to the address without being asked.
  */
-export function subscribersToCsv(subscribers: readonly Subscriber[]): string {
+export function subscribersToCsv(subscribers: readonly Subscriber[], { byteOrderMark = false } = {}): string {
   return toCsv(
     ['Email Address', 'Created'],
     subscribers.map((s) => ({ 'Email Address': s.email, Created: s.created })),
+    { dateColumns: ['Created'], byteOrderMark },
   );
 }
 
@@ -63,7 +66,7 @@ export async function runSubscribersCommand(command: SubscribersCommand, { subsc
       return EXIT.ok;
     case 'export': {
       const subscribers = await list.list();
-      out(command.format === 'json' ? `${JSON.stringify(subscribers, null, 2)}\n` : subscribersToCsv(subscribers));
+      out(command.format === 'json' ? `${JSON.stringify(subscribers, null, 2)}\n` : subscribersToCsv(subscribers, { byteOrderMark: command.bom }));
       err(
         subscribers.length === 0
           ? 'No subscribers in the local database yet.\n'

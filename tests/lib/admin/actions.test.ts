@@ -335,9 +335,16 @@ describe('the actions, signed in', () => {
       kind: 'download',
       filename: 'messages-2026-11-22.csv',
       contentType: 'text/csv; charset=utf-8',
-      body: expect.stringContaining(`1,2026-11-01T10:00:00.000Z,"'=HYPERLINK(""http://evil.test"")",a@b.co,Hi,sent,,,,,\r\n`),
+      body: expect.stringContaining(`1,2026-11-01 10:00:00,"'=HYPERLINK(""http://evil.test"")",a@b.co,Hi,sent,,,,,\r\n`),
     });
     expect(audit.map((e) => [e.action, e.detail])).toEqual([['export-messages', '1 as CSV']]);
+  });
+
+  test('export CSV of subscribers: the columns and times of npm run subscribers, and a UTF-8 mark for Excel when asked', async () => {
+    const { outcome } = await run('/admin/actions/export', 'export', { what: 'subscribers', format: 'csv', bom: '1' });
+    expect(outcome).toMatchObject({ kind: 'download', body: '\uFEFFEmail Address,Created\r\nada@example.org,2026-11-01 10:00:00\r\n' });
+    const plain = await run('/admin/actions/export', 'export', { what: 'subscribers', format: 'csv' });
+    expect(plain.outcome).toMatchObject({ body: 'Email Address,Created\r\nada@example.org,2026-11-01 10:00:00\r\n' });
   });
 
   test('export JSON of subscribers', async () => {

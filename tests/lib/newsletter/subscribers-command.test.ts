@@ -23,7 +23,7 @@ describe('npm run subscribers', () => {
 
   test.each([
     ['no subscribers, as CSV', 'csv', [], 'Email Address,Created\r\n', 'No subscribers in the local database yet.\n'],
-    ['one subscriber, as CSV', 'csv', [ADA], 'Email Address,Created\r\nada@example.com,2026-11-01T10:00:00.000Z\r\n', 'Exported 1 subscriber.\n'],
+    ['one subscriber, as CSV', 'csv', [ADA], 'Email Address,Created\r\nada@example.com,2026-11-01 10:00:00\r\n', 'Exported 1 subscriber.\n'],
     [
       'two subscribers, as JSON',
       'json',
@@ -32,7 +32,7 @@ describe('npm run subscribers', () => {
       'Exported 2 subscribers.\n',
     ],
   ] as const)('export of %s: the file to stdout, the count to stderr', async (_, format, subscribers, out, err) => {
-    await expect(run({ name: 'export', format }, [...subscribers])).resolves.toEqual({ code: 0, out, err });
+    await expect(run({ name: 'export', format, bom: false }, [...subscribers])).resolves.toEqual({ code: 0, out, err });
   });
 
   test.each([
@@ -41,5 +41,19 @@ describe('npm run subscribers', () => {
     ['-h', { ok: true, command: { name: 'help' } }],
   ])('%s asks for help', (arg, expected) => {
     expect(parseSubscribersArgs([arg])).toEqual(expected);
+  });
+
+  test.each([
+    [['export', '--format', 'csv'], { ok: true, command: { name: 'export', format: 'csv', bom: false } }],
+    [['export', '--format', 'csv', '--bom'], { ok: true, command: { name: 'export', format: 'csv', bom: true } }],
+    [['export', '--format', 'csv', '--bom', 'x'], { ok: false, problem: 'Unexpected argument: x' }],
+  ])('%j', (args, expected) => {
+    expect(parseSubscribersArgs(args)).toEqual(expected);
+  });
+
+  test('export --bom starts the CSV with the UTF-8 mark Excel needs', async () => {
+    await expect(run({ name: 'export', format: 'csv', bom: true }, [ADA])).resolves.toMatchObject({
+      out: '\uFEFFEmail Address,Created\r\nada@example.com,2026-11-01 10:00:00\r\n',
+    });
   });
 });

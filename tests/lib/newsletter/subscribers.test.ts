@@ -3,9 +3,9 @@ import { parseSubscribersArgs, subscribersToCsv } from '../../../src/lib/newslet
 
 describe('npm run subscribers arguments', () => {
   test.each([
-    [['export', '--format', 'csv'], { name: 'export', format: 'csv' }],
-    [['export', '--format', 'json'], { name: 'export', format: 'json' }],
-    [['export', '--format=csv'], { name: 'export', format: 'csv' }],
+    [['export', '--format', 'csv'], { name: 'export', format: 'csv', bom: false }],
+    [['export', '--format', 'json'], { name: 'export', format: 'json', bom: false }],
+    [['export', '--format=csv'], { name: 'export', format: 'csv', bom: false }],
     [['help'], { name: 'help' }],
     [['--help'], { name: 'help' }],
   ])('reads %j', (args, command) => {
