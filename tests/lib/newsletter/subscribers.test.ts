@@ -31,12 +31,12 @@ describe('the CSV for Mailchimp', () => {
         { email: 'ada@example.com', created: '2026-01-01T00:00:00.000Z' },
         { email: '"a,b"@example.com', created: '2026-01-02T00:00:00.000Z' },
       ]),
-    ).toBe('Email Address,Created\r\nada@example.com,2026-01-01T00:00:00.000Z\r\n"""a,b""@example.com",2026-01-02T00:00:00.000Z\r\n');
+    ).toBe('Email Address,Created\r\nada@example.com,2026-01-01 00:00:00\r\n"""a,b""@example.com",2026-01-02 00:00:00\r\n');
   });
 
   test('an address a spreadsheet would read as a formula is exported as text', () => {
     expect(subscribersToCsv([{ email: '=1+2@example.com', created: '2026-01-01T00:00:00.000Z' }])).toBe(
-      `Email Address,Created\r\n"'=1+2@example.com",2026-01-01T00:00:00.000Z\r\n`,
+      `Email Address,Created\r\n"'=1+2@example.com",2026-01-01 00:00:00\r\n`,
     );
   });
 
