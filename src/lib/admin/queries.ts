@@ -105,13 +105,7 @@ export function createAdminQueries(sql: Sql): AdminQueries {
       const change = await machine.remove(id, new Date());
       return change.found && change.changed && !change.deferred;
     },
-    deleteOlderThan: (cutoff) =>
-      sql.transaction(async (tx) => {
-        const at = cutoff.toISOString();
-        await tx.run('DELETE FROM delivery_attempts WHERE submission_id IN (SELECT id FROM submissions WHERE created_at < ?)', [at]);
-        const { changes } = await tx.run('DELETE FROM submissions WHERE created_at < ?', [at]);
-        return changes;
-      }),
+    deleteOlderThan: (cutoff) => machine.removeReceivedBefore(cutoff, new Date()),
     async subscribers(search, page) {
       const pattern = likePattern(search);
       if (pattern === null) return { rows: [], total: 0 };

@@ -70,9 +70,7 @@ export function createSpamStore(sql: Sql): SpamStore {
         reasons: parseReasons(row.spam_reasons),
       }));
     },
-    async deleteHeldBefore(cutoff) {
-      return (await sql.run(`DELETE FROM submissions WHERE status = 'spam' AND created_at < ?`, [cutoff])).changes;
-    },
+    deleteHeldBefore: (cutoff) => machine.removeReceivedBefore(new Date(cutoff), new Date(), { heldOnly: true }),
     usedChallenges: {
       async claim(id, expiresAtMs) {
         const { changes } = await sql.run('INSERT INTO used_challenges (id, expires_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING', [

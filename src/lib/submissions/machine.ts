@@ -70,6 +70,11 @@ export interface SubmissionMachine {
   requeue(id: number, now: Date): Promise<Change>;
   /** Deletes a message with its history; one being sent is deleted when its send ends. */
   remove(id: number, now: Date): Promise<Change>;
+  /**
+   * Retention: deletes every message received before `cutoff` (only held ones with `heldOnly`),
+   * with its history; answers how many. A message being sent at `now` is left to a later pass.
+   */
+  removeReceivedBefore(cutoff: Date, now: Date, options?: { heldOnly?: boolean }): Promise<number>;
 }
 
 const HISTORY = 'INSERT INTO delivery_attempts (submission_id, attempted_at, outcome, error) VALUES (?, ?, ?, ?)';
@@ -282,6 +287,15 @@ export function createSubmissionMachine(sql: Sql): SubmissionMachine {
           return { found: true, from, changed: changes === 1, to: 'deleted', deferred: true };
         }
         return { found: true, from, changed: await erase(tx, id), to: 'deleted' };
+      }),
+
+    removeReceivedBefore: (cutoff, now, { heldOnly = false } = {}) =>
+      sql.transaction(async (tx) => {
+        const which = `created_at < ? AND NOT (status = 'pending' AND lease_until IS NOT NULL AND lease_until > ?)${heldOnly ? " AND status = 'spam'" : ''}`;
+        const params = [cutoff.toISOString(), now.toISOString()];
+        // The history goes first and explicitly: erasure must not depend on foreign keys being on.
+        await tx.run(`DELETE FROM delivery_attempts WHERE submission_id IN (SELECT id FROM submissions WHERE ${which})`, params);
+        return (await tx.run(`DELETE FROM submissions WHERE ${which}`, params)).changes;
       }),
   };
 }

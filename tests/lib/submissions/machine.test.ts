@@ -102,6 +102,20 @@ describe.each(testEngines())('each move on $name', (engine) => {
     ]);
   });
 
+  test.skipIf(!engine.available)('retention deletes old messages with their history, but not one being sent; held-only deletes only held ones', async () => {
+    const { store, machine } = await open();
+    const ids = [];
+    for (const held of [undefined, undefined, ['too-fast']]) ids.push((await machine.receive({ ...input, held })).id);
+    await store.sql.run("UPDATE submissions SET created_at = '2020-01-01T00:00:00.000Z', next_attempt_at = '2020-01-01T00:00:00.000Z'");
+    const now = new Date();
+    const claimed = await machine.claim(now, new Date(now.getTime() + 60 * SECOND));
+    await expect(machine.removeReceivedBefore(new Date('2021-01-01T00:00:00.000Z'), now, { heldOnly: true })).resolves.toBe(1);
+    await expect(machine.removeReceivedBefore(new Date('2021-01-01T00:00:00.000Z'), now)).resolves.toBe(1);
+    // The one being sent stays until its send ends.
+    expect((await store.outbox.list()).map((m) => m.id)).toEqual([claimed!.id]);
+    expect(ids).toContain(claimed!.id);
+  });
+
   test.skipIf(!engine.available)('a sender that died with the owner’s request pending: the request is applied, the message never sent', async () => {
     const { store, machine } = await open();
     const held = (await machine.receive(input)).id;
