@@ -1,5 +1,6 @@
 // @ts-check
 import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import node from '@astrojs/node';
 import { defineConfig, envField } from 'astro/config';
 import { loadEnv } from 'vite';
@@ -24,6 +25,14 @@ function buildSettings() {
   };
 }
 
+/**
+ * The site's settings are site.config.ts (package.json's `#site-config`); SITE_CONFIG names
+ * another file, for a second site built from the same checkout and for the test that builds
+ * one with another name (docs/decisions/0124-site-settings.md).
+ */
+/** @type {Record<string, string>} */
+const SITE_CONFIG = process.env.SITE_CONFIG ? { '#site-config': resolve(process.env.SITE_CONFIG) } : {};
+
 /** Bodies larger than this are refused with 413; a contact message is at most ~20 KB. */
 const BODY_SIZE_LIMIT = 64 * 1024;
 
@@ -37,7 +46,7 @@ export default defineConfig({
   // allows only the site's own files ('self'), with no hash to keep in step
   // (docs/decisions/0062-security-headers.md).
   build: { inlineStylesheets: 'never' },
-  vite: { build: { assetsInlineLimit: 0 } },
+  vite: { build: { assetsInlineLimit: 0 }, resolve: { alias: SITE_CONFIG } },
   security: {
     // Astro's check answers 403 in plain text to any form post without an Origin
     // header and to every cross-origin post; src/middleware.ts applies our own

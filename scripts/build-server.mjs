@@ -2,11 +2,23 @@
 // dist/server/start.mjs, run by `npm run serve`. Running from source works too
 // (`node src/server/start.ts`), but Node's type stripping costs about 18 MB of memory
 // for the life of the process (docs/performance.md).
+import { resolve } from 'node:path';
 import { build } from 'esbuild';
+
+/** The site's settings, bundled in: site.config.ts, or the file SITE_CONFIG names (as astro.config.mjs reads it). */
+const siteConfig = {
+  name: 'site-config',
+  setup(build) {
+    build.onResolve({ filter: /^#site-config$/ }, () => ({ path: resolve(process.env.SITE_CONFIG || 'site.config.ts') }));
+  },
+};
+
+/** Beside the pages Astro built: dist/ unless an argument names another folder (`astro build --outDir`). */
+const outDir = process.argv[2] ?? 'dist';
 
 await build({
   entryPoints: ['src/server/start.ts'],
-  outfile: 'dist/server/start.mjs',
+  outfile: `${outDir}/server/start.mjs`,
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -15,4 +27,5 @@ await build({
   packages: 'external',
   sourcemap: true,
   logLevel: 'warning',
+  plugins: [siteConfig],
 });

@@ -6,6 +6,7 @@ import { exported } from './contact/inbox.ts';
 import type { Scheduler } from './contact/scheduler.ts';
 import { createSmtpMailer, type Mailer } from './contact/mailer.ts';
 import { composeContactEmail } from './contact/message.ts';
+import { siteForMail } from './site/site.ts';
 import type { SubmissionStore } from './contact/store.ts';
 import { createDeliveryWorker, type DeliveryWorker } from './contact/worker.ts';
 import { createLogger, type Logger } from './log.ts';
@@ -44,13 +45,14 @@ export type Services = {
 export function createServices(config: Config, logger: Logger): Services {
   const database = openStore({ ...config.database, dataDir: config.dataDir }, logger);
   const smtp = config.smtp;
+  const mailSite = siteForMail(config);
   const mailer: Mailer | undefined = smtp ? createSmtpMailer(smtp, { logger }) : undefined;
   const worker =
     smtp && mailer
       ? createDeliveryWorker({
           outbox: database.outbox,
           mailer,
-          compose: (submission) => composeContactEmail(submission, smtp),
+          compose: (submission) => composeContactEmail(submission, smtp, mailSite),
           logger,
           retryBaseMs: config.delivery.retryBaseMs,
           leaseMs: config.delivery.leaseMs,

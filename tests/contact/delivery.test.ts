@@ -8,6 +8,7 @@ import { parseMail } from '../support/mime.ts';
 import { postForm, type Site, startSite } from '../support/site.ts';
 import { eventually, type FakeSmtpServer, freePort, type SmtpAnswer, startSilentServer, startSmtpServer } from '../support/smtp.ts';
 import { runInbox } from './run-inbox.ts';
+import { site as settings } from '../../src/lib/site/site.ts';
 
 const valid = { name: 'Ada Lovelace', email: 'ada@example.org', message: 'Hello, I would like to know more about your work.', honeypot: '' };
 const addresses = { CONTACT_TO: 'owner@example.com', CONTACT_FROM: 'site@example.com' };
@@ -74,7 +75,7 @@ describe('contact messages by email, through the built server', () => {
     expect(parsed.header('to')).toEqual(['owner@example.com']);
     expect(parsed.header('from')).toEqual(['site@example.com']);
     expect(parsed.header('reply-to')).toEqual([`${name} <ada@example.org>`]);
-    expect(parsed.header('subject')).toEqual([`New message from ${name}`]);
+    expect(parsed.header('subject')).toEqual([`[${settings.name}] New message from ${name}`]);
     expect(parsed.text).toMatch(new RegExp(`^${valid.message}\\n\\n-- \\nFrom: ${name} <ada@example\\.org>\\nSent: \\d{4}-\\d\\d-\\d\\dT`, 'u'));
 
     const [row] = await eventually('the message to be marked sent', () => submissions(s.dataDir)[0]?.status === 'sent' && submissions(s.dataDir));

@@ -4,6 +4,7 @@ import { parseMail } from '../support/mime.ts';
 import { eventually } from '../support/smtp.ts';
 import { openPage } from './support/browser.ts';
 import { MAIL, type Stack, startStack } from './support/stack.ts';
+import { site as settings } from '../../src/lib/site/site.ts';
 
 /**
  * The contact form as a visitor meets it, in Chromium with JavaScript: the message goes
@@ -59,7 +60,7 @@ describe('the contact form in a real browser', () => {
     const [mail] = await eventually('the message to reach the owner', () => stack.smtp.received.length > before && stack.smtp.received.slice(before));
     expect(mail!.to).toEqual([MAIL.CONTACT_TO]);
     const parsed = parseMail(mail!.raw);
-    expect(parsed.header('subject')).toEqual(['New message from Ada Lovelace']);
+    expect(parsed.header('subject')).toEqual([`[${settings.name}] New message from Ada Lovelace`]);
     expect(parsed.header('reply-to')[0]).toContain('ada@example.org');
     expect(parsed.text).toContain(valid.message);
   });

@@ -5,6 +5,7 @@ import { parseMail } from '../support/mime.ts';
 import { eventually } from '../support/smtp.ts';
 import { loadsPage, openPage } from './support/browser.ts';
 import { type Stack, startStack, SUBSCRIBED } from './support/stack.ts';
+import { site as settings } from '../../src/lib/site/site.ts';
 
 /**
  * Both forms in Chromium with JavaScript turned off: the browser posts them itself, and
@@ -94,7 +95,7 @@ describe('the contact form without JavaScript', () => {
     await expect(page.getByRole('link', { name: 'Send another message' }).count()).resolves.toBe(1);
 
     const [mail] = await eventually('the message to reach the owner', () => stack.smtp.received.length > before && stack.smtp.received.slice(before));
-    expect(parseMail(mail!.raw).header('subject')).toEqual(['New message from Grace Hopper']);
+    expect(parseMail(mail!.raw).header('subject')).toEqual([`[${settings.name}] New message from Grace Hopper`]);
   });
 
   test('fields the server refuses: the form again with each message at its field, what was typed in place, the first invalid field focused', async () => {

@@ -5,6 +5,7 @@ import { Window } from 'happy-dom';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { type FakeHttpServer, replyJson, startFakeHttpServer } from '../support/fake-http.ts';
 import { type Site, startSite } from '../support/site.ts';
+import { site as settings } from '../../src/lib/site/site.ts';
 
 /**
  * The forms without JavaScript, over HTTP to the built server: a browser's own form post
@@ -214,7 +215,7 @@ describe("the guard's own refusals, for a person without JavaScript", () => {
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     const doc = await page(refused);
     expect(doc.querySelector('#contact-form-error')?.textContent).toBe('Too many attempts. Please try again in 10 minutes.');
-    expect(doc.title).toBe('Error: Contact us · Our Newsletter');
+    expect(doc.title).toBe(`Error: Contact us · ${settings.name}`);
     expect(doc.querySelector('header nav a[aria-current="page"]')?.getAttribute('href')).toBe('/contact');
     expect(doc.querySelector('#contact-form')?.getAttribute('action')).toBe('/api/contact');
   });

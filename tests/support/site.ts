@@ -21,13 +21,14 @@ export type Site = {
 
 /**
  * Starts the built server (dist/server/start.mjs) on a free port of 127.0.0.1 with only the given
- * environment (plus PATH), so a developer's own settings never leak into a test.
+ * environment (plus PATH), so a developer's own settings never leak into a test; `start` runs
+ * another build's entry instead (tests/support/build-site.ts `buildOtherSite`).
  * Hint: the spam filter is off unless a test turns it on (SPAM_FILTER=on): the other tests post
  * as programs do, without the page's proof, and would all be held.
  */
-export async function startSite(env: Record<string, string> = {}, options: { dataDir?: string } = {}): Promise<Site> {
+export async function startSite(env: Record<string, string> = {}, options: { dataDir?: string; start?: string } = {}): Promise<Site> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'site-forms-'));
-  const child = spawn(process.execPath, [START], {
+  const child = spawn(process.execPath, [options.start ?? START], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ENV_FILE: '', HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, RATE_LIMIT_MAX: '0', SPAM_FILTER: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

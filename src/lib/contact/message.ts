@@ -6,7 +6,8 @@ const UNSAFE_IN_HEADER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u
 
 /** The email of one contact message, in the shape nodemailer's `sendMail` takes. */
 export type ContactEmail = {
-  from: string;
+  /** The configured address under the site's sender name; nodemailer quotes and encodes the name. */
+  from: { name: string; address: string };
   to: string;
   /**
    * The visitor, as an address object so that nodemailer quotes and encodes the name itself.
@@ -25,6 +26,19 @@ export type ContactEmail = {
 /** What of a submission goes into its email. */
 export type ContactEmailSource = Pick<Submission, 'id' | 'createdAt' | 'name' | 'email' | 'message'>;
 
+/** Which site the mail comes from, so that an owner of several sites tells them apart. */
+export type ContactEmailSite = {
+  /** The site's name, at the start of the subject. */
+  name: string;
+  /** The display name of `From`. */
+  senderName: string;
+  /**
+   * Where the owner reads the message: the site's public address when PUBLIC_URL is set and the
+   * admin is on (a link in the mail), `''` when only the admin is on (its path), `undefined` without the admin.
+   */
+  adminOrigin: string | undefined;
+};
+
 /**
  * Builds the email for the site owner from a stored submission (docs/api/openapi.yaml): the
  * sender's name in the subject, the message as the body, the sender as Reply-To.
@@ -32,16 +46,18 @@ export type ContactEmailSource = Pick<Submission, 'id' | 'createdAt' | 'name' | 
  * cleaned of control characters here although validation already refuses them, because a
  * header is the one place where a stray line break turns text into instructions.
  */
-export function composeContactEmail(submission: ContactEmailSource, smtp: SmtpConfig): ContactEmail {
+export function composeContactEmail(submission: ContactEmailSource, smtp: SmtpConfig, site: ContactEmailSite): ContactEmail {
   const name = headerText(submission.name) || 'an unnamed visitor';
   const email = isPlainAddress(submission.email) ? submission.email : undefined;
   const created = new Date(submission.createdAt);
+  const siteName = headerText(site.name);
+  const where = site.adminOrigin === undefined ? '' : `Read it in your inbox: ${site.adminOrigin}/admin/messages/${submission.id}\n`;
   return {
-    from: smtp.from,
+    from: { name: headerText(site.senderName), address: smtp.from },
     to: smtp.to,
     ...(email && { replyTo: { name: name.includes('=?') ? '' : name, address: email } }),
-    subject: `New message from ${literalInHeader(name)}`,
-    text: `${submission.message}\n\n-- \nFrom: ${name} <${email ?? headerText(submission.email)}>\nSent: ${created.toISOString()} (contact message #${submission.id})\n`,
+    subject: `[${siteName}] New message from ${literalInHeader(name)}`,
+    text: `${submission.message}\n\n-- \nFrom: ${name} <${email ?? headerText(submission.email)}>\nSent: ${created.toISOString()} (contact message #${submission.id} on ${siteName})\n${where}`,
     messageId: contactMessageId(submission, smtp),
     // The time the visitor wrote, not the time of this attempt, so that every attempt
     // sends the very same message.

@@ -1,14 +1,17 @@
 import type { SmtpConfig } from '../config.ts';
-import type { ContactEmail } from '../contact/message.ts';
+import { type ContactEmail, type ContactEmailSite, headerText } from '../contact/message.ts';
 import { REASON_TEXT, type SpamReason } from './verdict.ts';
 
 /** A message held as spam, as the digest lists it. */
 export type HeldMessage = { id: number; createdAt: string; name: string; message: string; reasons: readonly string[] };
 
+/** What the digest tells: how many were held, and the newest of them. */
+export type HeldDigest = { count: number; newest: readonly HeldMessage[] };
+
 /** The digest goes out at most once in this long (issue 13: at most once a day). */
 export const DIGEST_INTERVAL_MS = 24 * 3600 * 1000;
 
-/** How many messages the digest lists one by one; the rest are counted. */
+/** How many messages the digest lists one by one (the newest); the rest are counted. */
 export const DIGEST_LIST_LIMIT = 50;
 
 /** Whether a digest may go out now, given when the last one went (undefined: never). */
@@ -17,33 +20,48 @@ export function digestDue(lastSentAt: string | undefined, now: Date): boolean {
 }
 
 /**
- * The digest email of what was held since the last one: the count, then each message's id,
- * name, first line and reasons, and the commands to review them.
+ * The digest email of what was held since the last one: the count, then the newest messages'
+ * id, name, first line and reasons, and where to review them (the admin when it is on).
  * Hint: the visitor's text goes only into the body, never a header, and is cut to one line.
  */
-export function composeDigest(held: readonly HeldMessage[], smtp: SmtpConfig, { now, retentionDays }: { now: Date; retentionDays: number }): ContactEmail {
-  const count = held.length;
-  const lines = held.slice(0, DIGEST_LIST_LIMIT).map((m) => {
+export function composeDigest(
+  { count, newest }: HeldDigest,
+  smtp: SmtpConfig,
+  site: ContactEmailSite,
+  { now, retentionDays }: { now: Date; retentionDays: number },
+): ContactEmail {
+  const lines = newest.slice(0, DIGEST_LIST_LIMIT).map((m) => {
     const reasons = m.reasons.map((reason) => REASON_TEXT[reason as SpamReason] ?? reason).join('; ');
     return `#${m.id}  ${m.createdAt.slice(0, 16).replace('T', ' ')}  ${oneLine(m.name, 60)}\n    ${oneLine(firstLine(m.message), 100)}\n    held because: ${reasons}`;
   });
-  const more = count > DIGEST_LIST_LIMIT ? [`…and ${count - DIGEST_LIST_LIMIT} more: npm run inbox -- list --status spam`] : [];
+  const listed = Math.min(count, lines.length);
+  const more = count > listed ? [`…and ${count - listed} older ${count - listed === 1 ? 'one' : 'ones'}.`] : [];
+  const review =
+    site.adminOrigin === undefined
+      ? [
+          'To see them all:      npm run inbox -- list --status spam',
+          'To read one:          npm run inbox -- show <id>',
+          'If one is not spam:   npm run inbox -- release <id>   (it is then delivered like any other message)',
+        ]
+      : [
+          `Review them in your inbox: ${site.adminOrigin}/admin/messages?status=spam`,
+          'A message that is not spam is delivered like any other once you mark it "Not spam".',
+        ];
   const text = [
     `${count === 1 ? '1 message was' : `${count} messages were`} held as spam since the last digest. None of them was emailed to you.`,
     '',
     ...lines,
     ...more,
     '',
-    'To read one:          npm run inbox -- show <id>',
-    'If one is not spam:   npm run inbox -- release <id>   (it is then delivered like any other message)',
+    ...review,
     `Held messages are deleted ${retentionDays} days after they arrived (SPAM_RETENTION_DAYS).`,
     '',
   ].join('\n');
   const domain = smtp.from.slice(smtp.from.lastIndexOf('@') + 1).toLowerCase();
   return {
-    from: smtp.from,
+    from: { name: headerText(site.senderName), address: smtp.from },
     to: smtp.to,
-    subject: `Held as spam: ${count === 1 ? '1 message' : `${count} messages`}`,
+    subject: `[${headerText(site.name)}] Held as spam: ${count === 1 ? '1 message' : `${count} messages`}`,
     text,
     messageId: `<spam-digest.${now.getTime()}@${domain}>`,
     date: now,

@@ -1,7 +1,8 @@
 import type { SmtpConfig } from '../config.ts';
 import type { Mailer } from '../contact/mailer.ts';
 import type { Logger } from '../log.ts';
-import { composeDigest } from './digest.ts';
+import type { ContactEmailSite } from '../contact/message.ts';
+import { composeDigest, DIGEST_LIST_LIMIT } from './digest.ts';
 import type { SpamStore } from './store.ts';
 
 /** How often the server tidies up held spam and considers the digest. */
@@ -11,14 +12,22 @@ export const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
 export type HousekeepingResult = { deleted: number; expiredChallenges: number; digest: 'sent' | 'not due' | 'nothing held' | 'failed' | 'no mail server' };
 
 /** What a pass needs: the store, the mailer when SMTP is configured, and the retention. */
-export type HousekeepingDeps = { spam: SpamStore; mailer: Mailer | undefined; smtp: SmtpConfig | undefined; retentionDays: number; logger: Logger };
+export type HousekeepingDeps = {
+  spam: SpamStore;
+  mailer: Mailer | undefined;
+  smtp: SmtpConfig | undefined;
+  /** Which site the digest is from, and where the owner reviews held messages. */
+  site: ContactEmailSite;
+  retentionDays: number;
+  logger: Logger;
+};
 
 /**
  * One pass: delete held spam older than the retention and challenges that expired, then send
  * the digest of what was held since the last one, at most once a day over every instance.
  * Hint: a digest that cannot be sent is given back, so the next pass tries again.
  */
-export async function tidySpam({ spam, mailer, smtp, retentionDays, logger }: HousekeepingDeps, now = new Date()): Promise<HousekeepingResult> {
+export async function tidySpam({ spam, mailer, smtp, site, retentionDays, logger }: HousekeepingDeps, now = new Date()): Promise<HousekeepingResult> {
   const cutoff = new Date(now.getTime() - retentionDays * 24 * 3600 * 1000).toISOString();
   const deleted = await spam.deleteHeldBefore(cutoff);
   const expiredChallenges = await spam.usedChallenges.deleteExpired(now.getTime());
@@ -27,17 +36,17 @@ export async function tidySpam({ spam, mailer, smtp, retentionDays, logger }: Ho
 
   const taken = await spam.takeDigest(now);
   if (!taken) return { deleted, expiredChallenges, digest: 'not due' };
-  const held = await spam.heldSince(taken.previous);
-  if (held.length === 0) {
+  const held = await spam.heldSince(taken.previous, DIGEST_LIST_LIMIT);
+  if (held.count === 0) {
     await taken.undo();
     return { deleted, expiredChallenges, digest: 'nothing held' };
   }
-  const sent = await mailer.send(composeDigest(held, smtp, { now, retentionDays }));
+  const sent = await mailer.send(composeDigest(held, smtp, site, { now, retentionDays }));
   if (!sent.ok) {
     await taken.undo();
-    logger.warn('spam.digest_failed', { reason: sent.reason, held: held.length, note: 'tried again at the next pass' });
+    logger.warn('spam.digest_failed', { reason: sent.reason, held: held.count, note: 'tried again at the next pass' });
     return { deleted, expiredChallenges, digest: 'failed' };
   }
-  logger.info('spam.digest_sent', { held: held.length });
+  logger.info('spam.digest_sent', { held: held.count });
   return { deleted, expiredChallenges, digest: 'sent' };
 }

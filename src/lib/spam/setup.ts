@@ -3,6 +3,7 @@ import type { Mailer } from '../contact/mailer.ts';
 import { createScheduler, type Scheduler } from '../contact/scheduler.ts';
 import { describeError, type Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
+import { siteForMail } from '../site/site.ts';
 import { HOUSEKEEPING_INTERVAL_MS, tidySpam } from './housekeeping.ts';
 import { createSpamService, type SpamService } from './service.ts';
 import { createSpamStore, type SpamStore } from './store.ts';
@@ -35,7 +36,7 @@ export function createSpamParts(config: Config, database: Store, mailer: Mailer 
   });
   const housekeeping = createScheduler({
     pass: async () => {
-      await tidySpam({ spam: store, mailer, smtp: config.smtp, retentionDays: config.spam.retentionDays, logger });
+      await tidySpam({ spam: store, mailer, smtp: config.smtp, site: siteForMail(config), retentionDays: config.spam.retentionDays, logger });
     },
     nextDueAt: () => undefined,
     pollIntervalMs: HOUSEKEEPING_INTERVAL_MS,

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type Change, createSubmissionMachine, parseReasons } from '../submissions/machine.ts';
 import type { ContactInput } from '../forms/contact.ts';
 import type { Sql } from '../store/sql.ts';
-import { digestDue, type HeldMessage } from './digest.ts';
+import { digestDue, type HeldDigest } from './digest.ts';
 import type { UsedChallenges } from './used-challenges.ts';
 
 /** Why a message was held, and where it came from when Akismet may need telling later. */
@@ -21,8 +21,8 @@ export interface SpamStore {
   markSpam(id: number): Promise<Correction>;
   /** The reasons and origin of a message, when it was ever judged spam. */
   details(id: number): Promise<{ reasons: string[]; ip: string | null; userAgent: string | null } | undefined>;
-  /** The messages held after `since` (every held one when undefined), oldest first. */
-  heldSince(since: string | undefined): Promise<HeldMessage[]>;
+  /** How many messages were held after `since` (ever, when undefined), and the newest `limit` of them, newest first, each cut to its start. */
+  heldSince(since: string | undefined, limit: number): Promise<HeldDigest>;
   /** Deletes held messages that arrived before `cutoff`; answers how many. */
   deleteHeldBefore(cutoff: string): Promise<number>;
   /** The used-challenge record in the database, shared by every instance. */
@@ -37,6 +37,9 @@ export interface SpamStore {
 }
 
 const DIGEST_SETTING = 'spam_digest_sent_at';
+
+/** How much of each held message the digest reads: more than its one line shows. */
+const HELD_PREVIEW_CHARACTERS = 300;
 const SECRET_SETTING = 'proof_secret';
 
 /** The spam filter's repository over the store's SQL (SQLite or PostgreSQL). */
@@ -57,18 +60,24 @@ export function createSpamStore(sql: Sql): SpamStore {
       if (!row || row.spam_reasons === null) return undefined;
       return { reasons: parseReasons(row.spam_reasons), ip: row.client_ip, userAgent: row.user_agent };
     },
-    async heldSince(since) {
+    async heldSince(since, limit) {
+      const after = since ?? '';
+      const counted = await sql.get<{ count: number | string }>(`SELECT COUNT(*) AS count FROM submissions WHERE status = 'spam' AND created_at > ?`, [after]);
+      // The newest few, each message cut to its start: the digest shows one line of each,
+      // and a flood of held messages must not be read into memory whole.
       const rows = await sql.all<{ id: number | string; created_at: string; name: string; message: string; spam_reasons: string | null }>(
-        `SELECT id, created_at, name, message, spam_reasons FROM submissions WHERE status = 'spam' AND created_at > ? ORDER BY id`,
-        [since ?? ''],
+        `SELECT id, created_at, name, SUBSTR(message, 1, ${HELD_PREVIEW_CHARACTERS}) AS message, spam_reasons FROM submissions
+          WHERE status = 'spam' AND created_at > ? ORDER BY id DESC LIMIT ?`,
+        [after, limit],
       );
-      return rows.map((row) => ({
+      const newest = rows.map((row) => ({
         id: Number(row.id),
         createdAt: row.created_at,
         name: row.name,
         message: row.message,
         reasons: parseReasons(row.spam_reasons),
       }));
+      return { count: Number(counted?.count ?? 0), newest };
     },
     deleteHeldBefore: (cutoff) => machine.removeReceivedBefore(new Date(cutoff), new Date(), { heldOnly: true }),
     usedChallenges: {

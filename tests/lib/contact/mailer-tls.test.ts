@@ -2,6 +2,8 @@ import { afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { classifySmtpError, createSmtpMailer } from '../../../src/lib/contact/mailer.ts';
 import type { SmtpTls } from '../../../src/lib/config/smtp.ts';
 import { composeContactEmail } from '../../../src/lib/contact/message.ts';
+
+const SITE = { name: 'Atelier Nord', senderName: 'Atelier Nord', adminOrigin: undefined };
 import { createLogger } from '../../../src/lib/log.ts';
 import { type KeyPair, makeCertificates, opensslAvailable, type TestCertificates } from '../../support/certificates.ts';
 import { type FakeSmtpServer, startSmtpServer } from '../../support/smtp.ts';
@@ -38,7 +40,7 @@ async function mailerFor(pair: KeyPair, secure: boolean, tls?: SmtpTls) {
   const logger = createLogger({ level: 'debug', write: (line) => logs.push(JSON.parse(line) as Record<string, unknown>) });
   const config = { url: smtp.url(), ...addresses, tls };
   const mailer = createSmtpMailer(config, { logger });
-  return { send: () => mailer.send(composeContactEmail(submission, config)) };
+  return { send: () => mailer.send(composeContactEmail(submission, config, SITE)) };
 }
 
 const entries = () => logs.map(({ time: _, ...rest }) => rest);

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { classifySmtpError, createSmtpMailer, SMTP_TIMEOUTS } from '../../../src/lib/contact/mailer.ts';
 import { composeContactEmail } from '../../../src/lib/contact/message.ts';
+
+const SITE = { name: 'Atelier Nord', senderName: 'Atelier Nord', adminOrigin: undefined };
 import { parseMail } from '../../support/mime.ts';
 import { parseWithPython } from '../../support/python-mail.ts';
 import { type FakeSmtpServer, freePort, startSilentServer, startSmtpServer } from '../../support/smtp.ts';
@@ -58,15 +60,15 @@ describe('the SMTP mailer against a real SMTP server on 127.0.0.1', () => {
   test('delivers To, From, Reply-To, subject, body and Message-ID as composed', async () => {
     smtp = await startSmtpServer();
     const config = { url: smtp.url(), ...addresses };
-    await expect(createSmtpMailer(config).send(composeContactEmail(submission, config))).resolves.toEqual({ ok: true });
+    await expect(createSmtpMailer(config).send(composeContactEmail(submission, config, SITE))).resolves.toEqual({ ok: true });
     expect(smtp.received).toHaveLength(1);
     const [mail] = smtp.received;
     expect(mail).toMatchObject({ from: 'site@example.com', to: ['owner@example.com'] });
     const parsed = parseMail(mail!.raw);
-    expect(parsed.header('from')).toEqual(['site@example.com']);
+    expect(parsed.header('from')).toEqual(['Atelier Nord <site@example.com>']);
     expect(parsed.header('to')).toEqual(['owner@example.com']);
     expect(parsed.header('reply-to')).toEqual(['Ada Lovelace <ada@example.org>']);
-    expect(parsed.header('subject')).toEqual(['New message from Ada Lovelace']);
+    expect(parsed.header('subject')).toEqual(['[Atelier Nord] New message from Ada Lovelace']);
     expect(parsed.header('message-id')).toEqual(['<contact-7.1777890030456@example.com>']);
     expect(parsed.text).toContain('Hello, I would like to know more.\n\n-- \nFrom: Ada Lovelace <ada@example.org>\nSent: 2026-05-04T10:20:30.456Z');
   });
@@ -75,7 +77,7 @@ describe('the SMTP mailer against a real SMTP server on 127.0.0.1', () => {
     const credentials = { user: 'site@example.com', pass: 'p@ss:w/rd' };
     smtp = await startSmtpServer({ credentials });
     const config = { url: smtp.url(credentials), ...addresses };
-    await expect(createSmtpMailer(config).send(composeContactEmail(submission, config))).resolves.toEqual({ ok: true });
+    await expect(createSmtpMailer(config).send(composeContactEmail(submission, config, SITE))).resolves.toEqual({ ok: true });
     expect(smtp.received[0]?.user).toBe('site@example.com');
   });
 
@@ -90,7 +92,7 @@ describe('the SMTP mailer against a real SMTP server on 127.0.0.1', () => {
   ])('a name of %j adds no header and no recipient to the raw message', async (name) => {
     smtp = await startSmtpServer();
     const config = { url: smtp.url(), ...addresses };
-    await expect(createSmtpMailer(config).send(composeContactEmail({ ...submission, name }, config))).resolves.toEqual({ ok: true });
+    await expect(createSmtpMailer(config).send(composeContactEmail({ ...submission, name }, config, SITE))).resolves.toEqual({ ok: true });
     const [mail] = smtp.received;
     expect(mail!.to).toEqual(['owner@example.com']);
     const parsed = parseMail(mail!.raw);
@@ -120,10 +122,10 @@ describe('the SMTP mailer against a real SMTP server on 127.0.0.1', () => {
   ])('a name with %s reaches the owner literally in every header', async (_, name) => {
     smtp = await startSmtpServer();
     const config = { url: smtp.url(), ...addresses };
-    await expect(createSmtpMailer(config).send(composeContactEmail({ ...submission, name }, config))).resolves.toEqual({ ok: true });
+    await expect(createSmtpMailer(config).send(composeContactEmail({ ...submission, name }, config, SITE))).resolves.toEqual({ ok: true });
     const mail = parseWithPython(smtp.received[0]!.raw);
 
-    expect(mail.subject).toBe(`New message from ${name}`);
+    expect(mail.subject).toBe(`[Atelier Nord] New message from ${name}`);
     expect(mail.names).toEqual(['From', 'To', 'Reply-To', 'Subject', 'Message-ID', 'Date', 'Content-Transfer-Encoding', 'MIME-Version', 'Content-Type']);
     expect(mail.replyTo).toEqual([{ name: name.includes('=?') ? '' : name, address: 'ada@example.org' }]);
     expect(mail.defects).toEqual([]);
@@ -133,12 +135,12 @@ describe('the SMTP mailer against a real SMTP server on 127.0.0.1', () => {
     smtp = await startSmtpServer();
     const config = { url: smtp.url(), ...addresses };
     const name = 'Zoë Ünïcödé 😀 李小龍';
-    await expect(createSmtpMailer(config).send(composeContactEmail({ ...submission, name }, config))).resolves.toEqual({ ok: true });
+    await expect(createSmtpMailer(config).send(composeContactEmail({ ...submission, name }, config, SITE))).resolves.toEqual({ ok: true });
     const raw = smtp.received[0]!.raw;
     const head = raw.slice(0, raw.indexOf('\r\n\r\n'));
     expect(head).toMatch(/^[\x20-\x7e\r\n\t]*$/);
     const parsed = parseMail(raw);
-    expect(parsed.header('subject')).toEqual([`New message from ${name}`]);
+    expect(parsed.header('subject')).toEqual([`[Atelier Nord] New message from ${name}`]);
     expect(parsed.header('reply-to')).toEqual([`${name} <ada@example.org>`]);
     expect(parsed.text).toContain(`From: ${name} <ada@example.org>`);
   });
@@ -151,7 +153,7 @@ describe('the SMTP mailer against a real SMTP server on 127.0.0.1', () => {
   ])('a %i reply is refused with permanent %s', async (code, permanent) => {
     smtp = await startSmtpServer({ answer: () => ({ code, message: `Reply ${code}` }) });
     const config = { url: smtp.url(), ...addresses };
-    await expect(createSmtpMailer(config).send(composeContactEmail(submission, config))).resolves.toEqual({
+    await expect(createSmtpMailer(config).send(composeContactEmail(submission, config, SITE))).resolves.toEqual({
       ok: false,
       permanent,
       reason: expect.stringContaining(`${code}`),
@@ -161,7 +163,7 @@ describe('the SMTP mailer against a real SMTP server on 127.0.0.1', () => {
   test('a wrong password is permanent', async () => {
     smtp = await startSmtpServer({ credentials: { user: 'site', pass: 'right' } });
     const config = { url: smtp.url({ user: 'site', pass: 'wrong' }), ...addresses };
-    await expect(createSmtpMailer(config).send(composeContactEmail(submission, config))).resolves.toEqual({
+    await expect(createSmtpMailer(config).send(composeContactEmail(submission, config, SITE))).resolves.toEqual({
       ok: false,
       permanent: true,
       reason: expect.stringMatching(/^EAUTH 535/),
@@ -171,7 +173,7 @@ describe('the SMTP mailer against a real SMTP server on 127.0.0.1', () => {
 
   test('nobody listening is transient', async () => {
     const config = { url: `smtp://127.0.0.1:${await freePort()}`, ...addresses };
-    await expect(createSmtpMailer(config).send(composeContactEmail(submission, config))).resolves.toEqual({
+    await expect(createSmtpMailer(config).send(composeContactEmail(submission, config, SITE))).resolves.toEqual({
       ok: false,
       permanent: false,
       reason: expect.stringContaining('ECONNREFUSED'),
@@ -183,7 +185,9 @@ describe('the SMTP mailer against a real SMTP server on 127.0.0.1', () => {
     try {
       const config = { url: `smtp://127.0.0.1:${silent.port}`, ...addresses };
       const started = Date.now();
-      const result = await createSmtpMailer(config, { timeouts: { ...SMTP_TIMEOUTS, greetingTimeout: 300 } }).send(composeContactEmail(submission, config));
+      const result = await createSmtpMailer(config, { timeouts: { ...SMTP_TIMEOUTS, greetingTimeout: 300 } }).send(
+        composeContactEmail(submission, config, SITE),
+      );
       expect(result).toEqual({ ok: false, permanent: false, reason: expect.stringContaining('ETIMEDOUT') });
       expect(Date.now() - started).toBeLessThan(5_000);
     } finally {

@@ -2,6 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { composeContactEmail, contactMessageId, encodedWords, headerText, literalInHeader } from '../../../src/lib/contact/message.ts';
 
 const smtp = { url: 'smtp://127.0.0.1:25', to: 'owner@example.com', from: 'site@Forms.Example.com' };
+const site = { name: 'Atelier Nord', senderName: 'Atelier Nord forms', adminOrigin: undefined };
 const submission = {
   id: 42,
   createdAt: '2026-05-04T10:20:30.456Z',
@@ -11,13 +12,13 @@ const submission = {
 };
 
 describe('the email of a contact message', () => {
-  test('goes from CONTACT_FROM to CONTACT_TO, answers to the visitor, and names them in the subject', () => {
-    expect(composeContactEmail(submission, smtp)).toEqual({
-      from: 'site@Forms.Example.com',
+  test("goes from CONTACT_FROM under the site's sender name to CONTACT_TO, answers to the visitor, and names the site and them in the subject", () => {
+    expect(composeContactEmail(submission, smtp, site)).toEqual({
+      from: { name: 'Atelier Nord forms', address: 'site@Forms.Example.com' },
       to: 'owner@example.com',
       replyTo: { name: 'Ada Lovelace', address: 'ada@example.org' },
-      subject: 'New message from Ada Lovelace',
-      text: 'Hello,\nI would like to know more.\n\n-- \nFrom: Ada Lovelace <ada@example.org>\nSent: 2026-05-04T10:20:30.456Z (contact message #42)\n',
+      subject: '[Atelier Nord] New message from Ada Lovelace',
+      text: 'Hello,\nI would like to know more.\n\n-- \nFrom: Ada Lovelace <ada@example.org>\nSent: 2026-05-04T10:20:30.456Z (contact message #42 on Atelier Nord)\n',
       messageId: '<contact-42.1777890030456@forms.example.com>',
       date: new Date('2026-05-04T10:20:30.456Z'),
       envelope: { from: 'site@Forms.Example.com', to: ['owner@example.com'] },
@@ -25,7 +26,7 @@ describe('the email of a contact message', () => {
   });
 
   test('has the same Message-ID on every attempt, and a different one for another submission', () => {
-    expect(composeContactEmail(submission, smtp).messageId).toBe(composeContactEmail({ ...submission }, smtp).messageId);
+    expect(composeContactEmail(submission, smtp, site).messageId).toBe(composeContactEmail({ ...submission }, smtp, site).messageId);
     expect(contactMessageId({ id: 43, createdAt: submission.createdAt }, smtp)).not.toBe(contactMessageId(submission, smtp));
     // A database restored from scratch reuses ids; the time keeps the two messages apart.
     expect(contactMessageId({ id: 42, createdAt: '2027-01-01T00:00:00.000Z' }, smtp)).not.toBe(contactMessageId(submission, smtp));
@@ -39,8 +40,8 @@ describe('the email of a contact message', () => {
     ['a right-to-left override', 'Eve\u202egnp.exe', 'Eve gnp.exe'],
     ['tabs and runs of spaces', '\tAda \t  Lovelace  ', 'Ada Lovelace'],
   ])('keeps %s out of every header', (_, name, cleaned) => {
-    const email = composeContactEmail({ ...submission, name }, smtp);
-    expect(email.subject).toBe(`New message from ${cleaned}`);
+    const email = composeContactEmail({ ...submission, name }, smtp, site);
+    expect(email.subject).toBe(`[Atelier Nord] New message from ${cleaned}`);
     expect(email.replyTo).toEqual({ name: cleaned, address: 'ada@example.org' });
     expect(email.envelope.to).toEqual(['owner@example.com']);
     expect(email.to).toBe('owner@example.com');
@@ -52,7 +53,10 @@ describe('the email of a contact message', () => {
     ['李小龍', '李小龍'],
     ['"Mallory, <mallory@evil.test>"', '"Mallory, <mallory@evil.test>"'],
   ])('keeps the name %j as typed (nodemailer quotes and encodes it)', (name, expected) => {
-    expect(composeContactEmail({ ...submission, name }, smtp)).toMatchObject({ subject: `New message from ${expected}`, replyTo: { name: expected } });
+    expect(composeContactEmail({ ...submission, name }, smtp, site)).toMatchObject({
+      subject: `[Atelier Nord] New message from ${expected}`,
+      replyTo: { name: expected },
+    });
   });
 
   test.each([
@@ -60,26 +64,34 @@ describe('the email of a contact message', () => {
     ['a second address', 'ada@example.org, victim@evil.test'],
     ['angle brackets', 'Ada <ada@example.org>'],
   ])('leaves Reply-To out when the stored address holds %s', (_, address) => {
-    const email = composeContactEmail({ ...submission, email: address }, smtp);
+    const email = composeContactEmail({ ...submission, email: address }, smtp, site);
     expect(email.replyTo).toBeUndefined();
     expect(email.text).not.toMatch(/\r|\nBcc/);
   });
 
   test('a name that looks like an encoded word is encoded by us in the subject, and left out of Reply-To', () => {
-    const email = composeContactEmail({ ...submission, name: '=?UTF-8?Q?Eve=0D=0ABcc:_x@y.z?=' }, smtp);
-    expect(email.subject).toBe('New message from =?UTF-8?B?PT9VVEYtOD9RP0V2ZT0wRD0wQUJjYzpfeEB5Lno/PQ==?=');
+    const email = composeContactEmail({ ...submission, name: '=?UTF-8?Q?Eve=0D=0ABcc:_x@y.z?=' }, smtp, site);
+    expect(email.subject).toBe('[Atelier Nord] New message from =?UTF-8?B?PT9VVEYtOD9RP0V2ZT0wRD0wQUJjYzpfeEB5Lno/PQ==?=');
     expect(email.replyTo).toEqual({ name: '', address: 'ada@example.org' });
     expect(email.text).toContain('From: =?UTF-8?Q?Eve=0D=0ABcc:_x@y.z?= <ada@example.org>');
   });
 
   test('leaves Reply-To out when the stored address holds =?', () => {
-    const email = composeContactEmail({ ...submission, email: '=?utf-8?q?x?=@example.org' }, smtp);
+    const email = composeContactEmail({ ...submission, email: '=?utf-8?q?x?=@example.org' }, smtp, site);
     expect(email.replyTo).toBeUndefined();
     expect(email.text).toContain('From: Ada Lovelace <=?utf-8?q?x?=@example.org>');
   });
 
   test('names an empty (cleaned) name rather than leaving the subject dangling', () => {
-    expect(composeContactEmail({ ...submission, name: '\r\n' }, smtp).subject).toBe('New message from an unnamed visitor');
+    expect(composeContactEmail({ ...submission, name: '\r\n' }, smtp, site).subject).toBe('[Atelier Nord] New message from an unnamed visitor');
+  });
+
+  test.each([
+    ['the admin at PUBLIC_URL', 'https://www.example.com', 'Read it in your inbox: https://www.example.com/admin/messages/42\n'],
+    ['the admin without PUBLIC_URL', '', 'Read it in your inbox: /admin/messages/42\n'],
+  ])('ends with where the owner reads it: %s', (_, adminOrigin, line) => {
+    const text = composeContactEmail(submission, smtp, { ...site, adminOrigin }).text;
+    expect(text.endsWith(`(contact message #42 on Atelier Nord)\n${line}`)).toBe(true);
   });
 });
 

@@ -61,7 +61,7 @@ function worker(mailer: Mailer, options: Partial<DeliveryWorkerOptions> = {}) {
     outbox,
     mailer,
     compose: (s) => ({
-      from: 'site@example.com',
+      from: { name: 'Site', address: 'site@example.com' },
       to: 'owner@example.com',
       subject: s.name,
       text: s.message,

@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'vitest';
-import { composeDigest, DIGEST_INTERVAL_MS, DIGEST_LIST_LIMIT, digestDue, type HeldMessage } from '../../../src/lib/spam/digest.ts';
+import { composeDigest, DIGEST_INTERVAL_MS, DIGEST_LIST_LIMIT, digestDue, type HeldDigest, type HeldMessage } from '../../../src/lib/spam/digest.ts';
 
 const SMTP = { url: 'smtp://127.0.0.1:2525', to: 'owner@example.com', from: 'site@forms.example.com' };
+const SITE = { name: 'Atelier Nord', senderName: 'Atelier Nord forms', adminOrigin: undefined };
 const NOW = new Date('2026-11-22T23:00:00.000Z');
 
 const held = (id: number, overrides: Partial<HeldMessage> = {}): HeldMessage => ({
@@ -12,6 +13,9 @@ const held = (id: number, overrides: Partial<HeldMessage> = {}): HeldMessage => 
   reasons: ['proof-missing', 'too-many-links'],
   ...overrides,
 });
+
+/** What the store hands the digest: the count, and the newest messages first. */
+const digestOf = (...newest: HeldMessage[]): HeldDigest => ({ count: newest.length, newest });
 
 describe('when the digest goes out', () => {
   test.each([
@@ -31,24 +35,28 @@ describe('when the digest goes out', () => {
 
 describe('the digest email', () => {
   test('lists the count, each name and first line with its reasons, and how to review', () => {
-    const email = composeDigest([held(7), held(9, { name: 'Bot', message: 'Hello', reasons: ['too-fast'] })], SMTP, { now: NOW, retentionDays: 30 });
+    const email = composeDigest(digestOf(held(9, { name: 'Bot', message: 'Hello', reasons: ['too-fast'] }), held(7)), SMTP, SITE, {
+      now: NOW,
+      retentionDays: 30,
+    });
     expect(email).toEqual({
-      from: 'site@forms.example.com',
+      from: { name: 'Atelier Nord forms', address: 'site@forms.example.com' },
       to: 'owner@example.com',
-      subject: 'Held as spam: 2 messages',
+      subject: '[Atelier Nord] Held as spam: 2 messages',
       messageId: '<spam-digest.1795388400000@forms.example.com>',
       date: NOW,
       envelope: { from: 'site@forms.example.com', to: ['owner@example.com'] },
       text: [
         '2 messages were held as spam since the last digest. None of them was emailed to you.',
         '',
-        '#7  2026-11-22 21:05  Spammy McSpamface',
-        '    Buy cheap pills at https://a.test',
-        "    held because: no proof that the page's script ran (JavaScript off, or a program posting directly); more links in the message than SPAM_MAX_LINKS allows",
         '#9  2026-11-22 21:05  Bot',
         '    Hello',
         '    held because: sent less than 3 seconds after the form was opened',
+        '#7  2026-11-22 21:05  Spammy McSpamface',
+        '    Buy cheap pills at https://a.test',
+        "    held because: no proof that the page's script ran (JavaScript off, or a program posting directly); more links in the message than SPAM_MAX_LINKS allows",
         '',
+        'To see them all:      npm run inbox -- list --status spam',
         'To read one:          npm run inbox -- show <id>',
         'If one is not spam:   npm run inbox -- release <id>   (it is then delivered like any other message)',
         'Held messages are deleted 30 days after they arrived (SPAM_RETENTION_DAYS).',
@@ -58,33 +66,40 @@ describe('the digest email', () => {
   });
 
   test('one message is counted in the singular', () => {
-    const email = composeDigest([held(1)], SMTP, { now: NOW, retentionDays: 7 });
-    expect(email.subject).toBe('Held as spam: 1 message');
+    const email = composeDigest(digestOf(held(1)), SMTP, SITE, { now: NOW, retentionDays: 7 });
+    expect(email.subject).toBe('[Atelier Nord] Held as spam: 1 message');
     expect(email.text.split('\n')[0]).toBe('1 message was held as spam since the last digest. None of them was emailed to you.');
     expect(email.text).toContain('deleted 7 days after');
   });
 
   test('a long name and a long first line are cut, control characters become spaces', () => {
-    const email = composeDigest([held(1, { name: `${'N'.repeat(70)}`, message: `\n  ${'x'.repeat(120)}\u0007y\nsecond line` })], SMTP, {
+    const email = composeDigest(digestOf(held(1, { name: `${'N'.repeat(70)}`, message: `\n  ${'x'.repeat(120)}\u0007y\nsecond line` })), SMTP, SITE, {
       now: NOW,
       retentionDays: 30,
     });
     const lines = email.text.split('\n');
     expect(lines[2]).toBe(`#1  2026-11-22 21:05  ${'N'.repeat(59)}…`);
     expect(lines[3]).toBe(`    ${'x'.repeat(99)}…`);
-    expect(composeDigest([held(1, { message: 'a\u0007b' })], SMTP, { now: NOW, retentionDays: 30 }).text.split('\n')[3]).toBe('    a b');
+    expect(composeDigest(digestOf(held(1, { message: 'a\u0007b' })), SMTP, SITE, { now: NOW, retentionDays: 30 }).text.split('\n')[3]).toBe('    a b');
   });
 
   test('a reason the code no longer knows is shown as stored', () => {
-    const email = composeDigest([held(1, { reasons: ['old-rule'] })], SMTP, { now: NOW, retentionDays: 30 });
+    const email = composeDigest(digestOf(held(1, { reasons: ['old-rule'] })), SMTP, SITE, { now: NOW, retentionDays: 30 });
     expect(email.text.split('\n')[4]).toBe('    held because: old-rule');
   });
 
-  test('beyond 50 messages the rest are counted', () => {
-    const many = Array.from({ length: 52 }, (_, i) => held(i + 1));
-    const text = composeDigest(many, SMTP, { now: NOW, retentionDays: 30 }).text;
-    expect(text).toContain('#50  ');
-    expect(text).not.toContain('#51  ');
-    expect(text).toContain('…and 2 more: npm run inbox -- list --status spam');
+  test('beyond the newest it lists, the older ones are counted', () => {
+    const newest = Array.from({ length: 50 }, (_, i) => held(120_000 - i));
+    const text = composeDigest({ count: 120_000, newest }, SMTP, SITE, { now: NOW, retentionDays: 30 }).text;
+    expect(text.split('\n')[0]).toBe('120000 messages were held as spam since the last digest. None of them was emailed to you.');
+    expect(text).toContain('#120000  ');
+    expect(text).toContain('#119951  ');
+    expect(text).toContain('…and 119950 older ones.');
+  });
+
+  test('points at the admin when it is on', () => {
+    const text = composeDigest(digestOf(held(1)), SMTP, { ...SITE, adminOrigin: 'https://www.example.com' }, { now: NOW, retentionDays: 30 }).text;
+    expect(text).toContain('Review them in your inbox: https://www.example.com/admin/messages?status=spam\n');
+    expect(text).not.toContain('npm run inbox');
   });
 });

@@ -27,6 +27,7 @@ describe.each(testEngines())('tidying held spam on $name', (engine) => {
       spam,
       mailer: createSmtpMailer(smtpConfig),
       smtp: smtpConfig,
+      site: { name: 'Atelier Nord', senderName: 'Atelier Nord', adminOrigin: undefined },
       retentionDays: 30,
       logger: createLogger({ level: 'info', write: (l) => lines.push(l) }),
     };
@@ -67,7 +68,7 @@ describe.each(testEngines())('tidying held spam on $name', (engine) => {
     await expect(tidySpam(deps, new Date(now.getTime() + DAY - 1))).resolves.toMatchObject({ digest: 'not due' });
     expect(smtp.received.length - before).toBe(1);
     const mail = parseMail(smtp.received.at(-1)!.raw);
-    expect(mail.header('subject')).toEqual(['Held as spam: 1 message']);
+    expect(mail.header('subject')).toEqual(['[Atelier Nord] Held as spam: 1 message']);
     expect(mail.text).toContain('Spammy');
     expect(mail.text).toContain('held because: a link or a domain in the name');
     expect(lines.map((l) => JSON.parse(l).event)).toEqual(['spam.digest_failed', 'spam.digest_sent']);

@@ -38,20 +38,24 @@ describe.each(testEngines())('the spam filter’s records on $name', (engine) =>
     await expect(spam.markSpam(424242)).resolves.toEqual({ found: false });
   });
 
-  test.skipIf(!engine.available)('held messages since a time, oldest first, and deleted after the retention', async () => {
+  test.skipIf(!engine.available)('held messages since a time: counted, the newest few cut to their start, and deleted after the retention', async () => {
     const { spam } = (await open())!;
     const before = new Date(Date.now() - 1000).toISOString();
     const a = await spam.hold(INPUT, { reasons: ['too-fast'] });
-    const b = await spam.hold({ ...INPUT, name: 'Other' }, { reasons: ['link-in-name'] });
-    const held = await spam.heldSince(before);
-    expect(held.map((m) => [m.id, m.name, m.reasons])).toEqual([
-      [a, 'Spammy', ['too-fast']],
+    const b = await spam.hold({ ...INPUT, name: 'Other', message: `${'é'.repeat(299)}xyz` }, { reasons: ['link-in-name'] });
+    const c = await spam.hold({ ...INPUT, name: 'Third' }, { reasons: ['too-fast'] });
+    const held = await spam.heldSince(before, 2);
+    expect(held.count).toBe(3);
+    expect(held.newest.map((m) => [m.id, m.name, m.reasons])).toEqual([
+      [c, 'Third', ['too-fast']],
       [b, 'Other', ['link-in-name']],
     ]);
-    await expect(spam.heldSince(new Date(Date.now() + 1000).toISOString())).resolves.toEqual([]);
+    expect(held.newest[1]?.message).toBe(`${'é'.repeat(299)}x`);
+    expect(a).toBeLessThan(b);
+    await expect(spam.heldSince(new Date(Date.now() + 1000).toISOString(), 50)).resolves.toEqual({ count: 0, newest: [] });
     await expect(spam.deleteHeldBefore(before)).resolves.toBe(0);
-    await expect(spam.deleteHeldBefore(new Date(Date.now() + 1000).toISOString())).resolves.toBe(2);
-    await expect(spam.heldSince(undefined)).resolves.toEqual([]);
+    await expect(spam.deleteHeldBefore(new Date(Date.now() + 1000).toISOString())).resolves.toBe(3);
+    await expect(spam.heldSince(undefined, 50)).resolves.toEqual({ count: 0, newest: [] });
   });
 
   test.skipIf(!engine.available)('a challenge is used once, and forgotten once expired', async () => {

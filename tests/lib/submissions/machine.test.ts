@@ -156,7 +156,7 @@ describe.each(testEngines())('races on $name, with a mail server that holds DATA
     const worker = createDeliveryWorker({
       outbox: opened.store.outbox,
       mailer: createSmtpMailer(settings!, { logger }),
-      compose: (submission) => composeContactEmail(submission, settings!),
+      compose: (submission) => composeContactEmail(submission, settings!, { name: 'Site', senderName: 'Site', adminOrigin: undefined }),
       logger,
     });
     const other = await secondInstance(opened.url, opened.dataDir);

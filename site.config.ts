@@ -1,0 +1,21 @@
+/**
+ * Your site: its name, its words and its look. Change what you like, then `npm run build`
+ * (or `npm start`) again. A mistake stops the build with the setting's name.
+ * The README's "Make it yours" section says what each setting changes.
+ */
+import { defineSite } from './src/lib/site/settings.ts';
+
+export default defineSite({
+  // In the header, the footer, every tab title and the subject of each mail you get.
+  name: 'Our Newsletter',
+  // For search results and link previews of the home page.
+  description: 'Subscribe to our newsletter: occasional updates, straight to your inbox.',
+  // The pages' language (only English today).
+  language: 'en',
+  // The display name of the mail the site sends you ("Our Newsletter <forms@example.org>").
+  senderName: 'Our Newsletter',
+  // Colours replacing the defaults of src/styles/global.css, for example
+  // light: { accent: '#7a1fa2', 'accent-strong': '#5e1780' }, dark: { accent: '#e1b3f5' }.
+  // Keep text readable: 4.5:1 against its background (the defaults say what they meet).
+  theme: { light: {}, dark: {} },
+});
