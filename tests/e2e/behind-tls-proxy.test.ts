@@ -68,7 +68,7 @@ describe.skipIf(!nginxAvailable).each([
           await page.getByRole('status').getByText('Thanks for subscribing!').waitFor();
         } else {
           await expect(loadsPage(page, () => page.locator('#newsletter-form button[type="submit"]').click())).resolves.toBe(200);
-          expect(new URL(page.url())).toMatchObject({ protocol: 'https:', pathname: '/thank-you/' });
+          expect(new URL(page.url())).toMatchObject({ protocol: 'https:', pathname: '/thank-you/newsletter/' });
         }
         expect(mailchimp.requests.length).toBe(before + 1);
       } finally {
@@ -89,7 +89,7 @@ describe.skipIf(!nginxAvailable).each([
           await page.getByRole('status').getByText("Thanks for your message! We'll get back to you soon.").waitFor();
         } else {
           await expect(loadsPage(page, () => page.locator('#contact-form button[type="submit"]').click())).resolves.toBe(200);
-          expect(new URL(page.url())).toMatchObject({ protocol: 'https:', pathname: '/thank-you/' });
+          expect(new URL(page.url())).toMatchObject({ protocol: 'https:', pathname: '/thank-you/contact/' });
         }
         const mail = await eventually('the message by email', () => smtp.received.find((m) => parseMail(m.raw).header('subject')[0]?.endsWith(name)));
         expect(parseMail(mail.raw).text).toContain(valid.message);

@@ -55,7 +55,7 @@ describe.each([
       await page.getByRole('status').getByText("Thanks for your message! We'll get back to you soon.").waitFor();
     } else {
       await expect(loadsPage(page, () => button().click())).resolves.toBe(200);
-      expect(new URL(page.url()).pathname).toBe('/thank-you/');
+      expect(new URL(page.url()).pathname).toBe('/thank-you/contact/');
     }
     const [mail] = await eventually('the message to reach the owner', () => stack.smtp.received.length > before && stack.smtp.received.slice(before));
     expect(parseMail(mail!.raw).text).toContain(lines(5000));

@@ -4,6 +4,7 @@ import { replyJson } from '../support/fake-http.ts';
 import { parseMail } from '../support/mime.ts';
 import { eventually } from '../support/smtp.ts';
 import { loadsPage, openPage } from './support/browser.ts';
+import { startSite } from '../support/site.ts';
 import { type Stack, startStack, SUBSCRIBED } from './support/stack.ts';
 import { site as settings } from '../../src/lib/site/site.ts';
 
@@ -46,9 +47,10 @@ describe('the newsletter form without JavaScript', () => {
   test('a valid address: the thank-you page, with a link back', async () => {
     await field('Email address').fill('reader@example.com');
     await expect(submit('newsletter-form')).resolves.toBe(200);
-    expect(new URL(page.url()).pathname).toBe('/thank-you/');
+    expect(new URL(page.url()).pathname).toBe('/thank-you/newsletter/');
     await expectPageForPeople();
-    await expect(page.locator('h1').textContent()).resolves.toBe('Thank you!');
+    await expect(page.locator('h1').textContent()).resolves.toBe('Thanks for subscribing!');
+    await expect(page.getByRole('link', { name: 'Send another message' }).count()).resolves.toBe(0);
     expect(stack.mailchimp.requests).toHaveLength(1);
 
     await page.getByRole('link', { name: 'Back to the home page' }).click();
@@ -68,7 +70,7 @@ describe('the newsletter form without JavaScript', () => {
     // Corrected, the same form posts again, from its page at /api/newsletter.
     await field('Email address').fill('reader@example.com');
     await expect(submit('newsletter-form')).resolves.toBe(200);
-    expect(new URL(page.url()).pathname).toBe('/thank-you/');
+    expect(new URL(page.url()).pathname).toBe('/thank-you/newsletter/');
   });
 
   test('a busy provider: the page says so with 503, the address kept', async () => {
@@ -90,8 +92,9 @@ describe('the contact form without JavaScript', () => {
     await field('Email address').fill('grace@example.org');
     await field('Message').fill('Sent without any JavaScript at all.');
     await expect(submit('contact-form')).resolves.toBe(200);
-    expect(new URL(page.url())).toMatchObject({ pathname: '/thank-you/', search: '?form=contact' });
+    expect(new URL(page.url())).toMatchObject({ pathname: '/thank-you/contact/', search: '' });
     await expectPageForPeople();
+    await expect(page.locator('h1').textContent()).resolves.toBe('Thank you for your message!');
     await expect(page.getByRole('link', { name: 'Send another message' }).count()).resolves.toBe(1);
 
     const [mail] = await eventually('the message to reach the owner', () => stack.smtp.received.length > before && stack.smtp.received.slice(before));
@@ -123,7 +126,7 @@ describe('the contact form without JavaScript', () => {
     await field('Email address').fill('grace@example.org');
     await field('Message').fill('Now it is long enough to send.');
     await expect(submit('contact-form')).resolves.toBe(200);
-    expect(new URL(page.url()).pathname).toBe('/thank-you/');
+    expect(new URL(page.url()).pathname).toBe('/thank-you/contact/');
   });
 
   test('a filled honeypot: refused with a page, and the trap is never filled again', async () => {
@@ -136,5 +139,29 @@ describe('the contact form without JavaScript', () => {
     await expect(page.locator('#contact-form-error').textContent()).resolves.toBe('This field must be left empty');
     await expect(page.locator('#contact-honeypot').inputValue()).resolves.toBe('');
     await expect(page.content()).resolves.not.toContain('spam.example');
+  });
+});
+
+describe('too many attempts without JavaScript', () => {
+  test('the 429 page keeps what the person typed and puts the focus on the message', async () => {
+    const limited = await startSite({ RATE_LIMIT_MAX: '1' });
+    try {
+      const typed = { name: 'Grace Hopper', email: 'grace@example.org', message: 'A second message, typed with care.' };
+      for (const expected of [200, 429]) {
+        await page.goto(`${limited.url}/contact`);
+        await field('Name').fill(typed.name);
+        await field('Email address').fill(typed.email);
+        await field('Message').fill(typed.message);
+        await expect(submit('contact-form')).resolves.toBe(expected);
+      }
+      await expectPageForPeople();
+      await expect(page.locator('#contact-form-error').textContent()).resolves.toBe('Too many attempts. Please try again in 10 minutes.');
+      await expect(focusedId()).resolves.toBe('contact-form-error');
+      await expect(field('Name').inputValue()).resolves.toBe(typed.name);
+      await expect(field('Email address').inputValue()).resolves.toBe(typed.email);
+      await expect(field('Message').inputValue()).resolves.toBe(typed.message);
+    } finally {
+      await limited.stop();
+    }
   });
 });

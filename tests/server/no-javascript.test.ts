@@ -67,14 +67,16 @@ describe('newsletter without JavaScript', () => {
   test('a valid address: subscribed, then 303 to the thank-you page with a relative Location', async () => {
     const response = await navigate('/api/newsletter', { email: 'reader@example.com' });
     expect(response.status).toBe(303);
-    expect(response.headers.get('location')).toBe('/thank-you/?form=newsletter');
+    expect(response.headers.get('location')).toBe('/thank-you/newsletter/');
     expect(mailchimp.requests).toHaveLength(1);
 
     const thanks = await fetch(new URL(response.headers.get('location')!, site.url));
     expect(thanks.status).toBe(200);
     const document = await page(thanks);
-    expect(document.querySelector('h1')?.textContent).toBe('Thank you!');
+    expect(document.querySelector('h1')?.textContent).toBe('Thanks for subscribing!');
     expect(document.querySelector('main a[href="/"]')).not.toBeNull();
+    // The newsletter's own page: nothing about a message.
+    expect(document.querySelector('main')?.textContent).not.toContain('Send another message');
   });
 
   test('an invalid address: 400 HTML, the home page again with the message at the field and the address kept', async () => {
@@ -110,8 +112,11 @@ describe('contact without JavaScript', () => {
   test('a valid message: stored, then 303 to the thank-you page', async () => {
     const response = await navigate('/api/contact', { ...valid, name: 'No Script Person' });
     expect(response.status).toBe(303);
-    expect(response.headers.get('location')).toBe('/thank-you/?form=contact');
+    expect(response.headers.get('location')).toBe('/thank-you/contact/');
     expect(storedNames()).toContain('No Script Person');
+    const document = await page(await fetch(new URL('/thank-you/contact/', site.url)));
+    expect(document.querySelector('h1')?.textContent).toBe('Thank you for your message!');
+    expect(document.querySelector('main a[href="/contact"]')?.textContent).toBe('Send another message');
   });
 
   test('invalid fields: 400 HTML, each message at its field, what was typed in place, the first invalid field focused', async () => {
@@ -158,7 +163,7 @@ describe('contact without JavaScript', () => {
       request.on('error', reject);
       void encoded.text().then((body) => request.end(body));
     });
-    expect(answer).toEqual({ status: 303, location: '/thank-you/?form=contact' });
+    expect(answer).toEqual({ status: 303, location: '/thank-you/contact/' });
   });
 
   test('the log line of a form post without JavaScript names its outcome', async () => {
@@ -218,6 +223,12 @@ describe("the guard's own refusals, for a person without JavaScript", () => {
     expect(doc.title).toBe(`Error: Contact us · ${settings.name}`);
     expect(doc.querySelector('header nav a[aria-current="page"]')?.getAttribute('href')).toBe('/contact');
     expect(doc.querySelector('#contact-form')?.getAttribute('action')).toBe('/api/contact');
+    // What the person typed is still there, and the message about the whole form takes the focus.
+    expect(doc.querySelector<HTMLInputElement>('#contact-name')?.getAttribute('value')).toBe(valid.name);
+    expect(doc.querySelector<HTMLInputElement>('#contact-email')?.getAttribute('value')).toBe(valid.email);
+    expect(doc.querySelector('#contact-message')?.textContent?.trim()).toBe(valid.message);
+    expect(doc.querySelector('#contact-form-error')?.hasAttribute('autofocus')).toBe(true);
+    expect(doc.querySelector('[autofocus]:not(#contact-form-error)')).toBeNull();
   });
 
   test('another website: a 403 page in the site’s layout, and the script still gets JSON', async () => {
@@ -227,6 +238,7 @@ describe("the guard's own refusals, for a person without JavaScript", () => {
     const doc = await page(refused);
     expect(doc.querySelector('#contact-form-error')?.textContent).toBe('Forms on this site cannot be posted from another website');
     expect(doc.querySelector('header nav')).not.toBeNull();
+    expect(doc.querySelector<HTMLInputElement>('#contact-email')?.getAttribute('value')).toBe(valid.email);
     const script = await fetch(`${limited.url}/api/contact`, {
       method: 'POST',
       body: new URLSearchParams(valid),

@@ -4,13 +4,13 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildOtherSite } from '../support/build-site.ts';
 import { parseMail } from '../support/mime.ts';
 import { type Site, startSite } from '../support/site.ts';
-import { type SmtpServer, startSmtpServer } from '../support/smtp.ts';
+import { type FakeSmtpServer, startSmtpServer } from '../support/smtp.ts';
 
 // The whole site built again with another owner's settings (tests/fixtures/atelier-nord.site.config.ts),
 // as `SITE_CONFIG=… npm run build` builds it: every page, the theme and the owner's mail follow.
 let built: ReturnType<typeof buildOtherSite>;
 let site: Site;
-let smtp: SmtpServer;
+let smtp: FakeSmtpServer;
 
 beforeAll(async () => {
   built = buildOtherSite(`atelier-nord-${process.pid}`, 'tests/fixtures/atelier-nord.site.config.ts');

@@ -8,12 +8,14 @@ export type FormPages = {
   form: FormName;
   /** The thank-you page, as a path: the `Location` of the 303 after a success. */
   thanks: string;
+  /** The fields a person types into, in form order: what a refusal page shows again. */
+  fields: readonly string[];
 };
 
 /** The two forms' pages. */
 export const FORM_PAGES = {
-  newsletter: { form: 'newsletter', thanks: '/thank-you/?form=newsletter' },
-  contact: { form: 'contact', thanks: '/thank-you/?form=contact' },
+  newsletter: { form: 'newsletter', thanks: '/thank-you/newsletter/', fields: ['email'] },
+  contact: { form: 'contact', thanks: '/thank-you/contact/', fields: ['name', 'email', 'message'] },
 } as const satisfies Record<FormName, FormPages>;
 
 /**

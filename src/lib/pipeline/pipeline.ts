@@ -1,12 +1,12 @@
 import type { AdminAction } from '../admin/actions.ts';
 import { type AdminRefusalView, renderAdminOutcome, runAdminRoute } from '../admin/route.ts';
 import { clientIp, clientKey, hashClient } from '../client-ip.ts';
-import { BODY_LIMIT_BYTES, tooLargeMessage } from '../http.ts';
+import { BODY_LIMIT_BYTES, readForm, tooLargeMessage } from '../http.ts';
 import { describeError } from '../log.ts';
 import { isDocumentNavigation } from '../navigation.ts';
 import { applyOriginPolicy } from '../origin.ts';
 import type { Services } from '../services.ts';
-import { type Answer, failure, INTERNAL_ERROR, methodNotAllowed, type Outcome, renderJson, tooManyRequests } from './outcome.ts';
+import { type Answer, type FormValues, failure, INTERNAL_ERROR, methodNotAllowed, type Outcome, renderJson, tooManyRequests } from './outcome.ts';
 import { type FormPages, type FormView, renderPage } from './page.ts';
 import type { Route, RouteHandler, Target } from './routes.ts';
 
@@ -85,7 +85,7 @@ type Step = { request: Request; ip: string; services: Services; pages: FormPages
 async function guardAndHandle(route: Route, { request, ip, services, pages }: Step): Promise<Reply> {
   const policy = applyOriginPolicy(request, services.config);
   if ('preflight' in policy) return { status: 204, headers: policy.preflight, body: null };
-  if ('refuse' in policy) return render(policy.refuse, pages);
+  if ('refuse' in policy) return render(await withTypedValues(policy.refuse, request, pages), pages);
 
   const handler = handlerFor(route, request.method);
   if (!handler) return render(methodNotAllowed(Object.keys(route.methods)), undefined, policy.headers);
@@ -96,7 +96,7 @@ async function guardAndHandle(route: Route, { request, ip, services, pages }: St
   // Every post counts against the client's budgets; only an accepted one keeps its count (decision 0041).
   const key = clientKey(ip);
   const verdict = await services.limits.checkClient(route.limit, key);
-  if (!verdict.ok) return render(tooManyRequests(verdict.retryAfterSeconds), pages, policy.headers);
+  if (!verdict.ok) return render(await withTypedValues(tooManyRequests(verdict.retryAfterSeconds), request, pages), pages, policy.headers);
   let outcome: Outcome | undefined;
   try {
     outcome = await handler(request, services, { ip });
@@ -104,6 +104,24 @@ async function guardAndHandle(route: Route, { request, ip, services, pages }: St
     if (outcome?.kind !== 'accepted') await services.limits.refundClient(route.limit, key);
   }
   return render(outcome, pages, policy.headers);
+}
+
+/**
+ * A refusal made before the handler read the form, given what the person typed when they get
+ * a page: the page shows the form again with their text, not empty (a refused post must lose nothing).
+ * Hint: the form is read within the same size limit as a handler reads it; scripts get the JSON
+ * of the spec and nothing is read for them.
+ */
+async function withTypedValues(outcome: Outcome, request: Request, pages: FormPages | undefined): Promise<Outcome> {
+  if (!pages || outcome.kind !== 'failure') return outcome;
+  const form = await readForm(request);
+  if (!form.ok) return outcome;
+  const values: FormValues = {};
+  for (const field of pages.fields) {
+    const value = form.fields[field];
+    if (typeof value === 'string') values[field] = value;
+  }
+  return { ...outcome, values };
 }
 
 /** The route's handler for a method; HEAD is answered as GET (uptime checks use it), the server sending no body. */

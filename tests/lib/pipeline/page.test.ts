@@ -6,10 +6,10 @@ describe('renderPage: what a person without JavaScript gets for each outcome', (
   test('accepted: 303 to the thank-you page, with a relative Location, never cached', () => {
     expect(renderPage(accepted(), FORM_PAGES.contact)).toEqual({
       status: 303,
-      headers: { location: '/thank-you/?form=contact', 'cache-control': 'no-store' },
+      headers: { location: '/thank-you/contact/', 'cache-control': 'no-store' },
       body: null,
     });
-    expect(renderPage(accepted(), FORM_PAGES.newsletter)).toMatchObject({ headers: { location: '/thank-you/?form=newsletter' } });
+    expect(renderPage(accepted(), FORM_PAGES.newsletter)).toMatchObject({ headers: { location: '/thank-you/newsletter/' } });
   });
 
   test('invalid fields: the contact page again with each message at its field and the values typed', () => {

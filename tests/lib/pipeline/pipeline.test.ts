@@ -220,7 +220,7 @@ describe('a person whose browser posts the form itself', () => {
   test('accepted: 303 to the thank-you page, logged as accepted', async () => {
     await expect(run(request('POST', '/api/contact', { fields: VALID, headers: NAVIGATION }))).resolves.toEqual({
       status: 303,
-      headers: { location: '/thank-you/?form=contact', 'cache-control': 'no-store', vary: 'Origin' },
+      headers: { location: '/thank-you/contact/', 'cache-control': 'no-store', vary: 'Origin' },
       body: null,
     });
     expect(events('form.request')[0]).toMatchObject({ status: 303, outcome: 'accepted' });
@@ -252,7 +252,7 @@ describe('a person whose browser posts the form itself', () => {
     const route: Route = {
       path: '/api/contact',
       kind: 'form',
-      pages: { form: 'contact', thanks: '/thank-you/?form=contact' },
+      pages: { form: 'contact', thanks: '/thank-you/contact/', fields: ['name', 'email', 'message'] },
       methods: {
         POST: () => {
           throw new Error('boom');

@@ -55,7 +55,7 @@ describe('findTarget: everything else is left to the pages', () => {
     ['/'],
     ['/contact'],
     ['/contact/'],
-    ['/thank-you/?form=contact'],
+    ['/thank-you/contact/'],
     ['/apiary'],
     ['/apiary/contact'],
     ['/x/api/contact'],
