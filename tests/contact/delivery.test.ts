@@ -73,7 +73,7 @@ describe('contact messages by email, through the built server', () => {
     expect(mail).toMatchObject({ from: 'site@example.com', to: ['owner@example.com'] });
     const parsed = parseMail(mail!.raw);
     expect(parsed.header('to')).toEqual(['owner@example.com']);
-    expect(parsed.header('from')).toEqual(['site@example.com']);
+    expect(parsed.header('from')).toEqual([`${settings.senderName} <site@example.com>`]);
     expect(parsed.header('reply-to')).toEqual([`${name} <ada@example.org>`]);
     expect(parsed.header('subject')).toEqual([`[${settings.name}] New message from ${name}`]);
     expect(parsed.text).toMatch(new RegExp(`^${valid.message}\\n\\n-- \\nFrom: ${name} <ada@example\\.org>\\nSent: \\d{4}-\\d\\d-\\d\\dT`, 'u'));

@@ -139,7 +139,9 @@ describe('the form components re-show a refused submission', () => {
 
     expect(form.querySelector('#contact-form-error')?.textContent).toBe('Internal server error This field must be left empty');
     expect((form.elements.namedItem('honeypot') as HTMLInputElement).value).toBe('');
-    expect(form.querySelectorAll('[autofocus], [aria-invalid]')).toHaveLength(0);
+    expect(form.querySelectorAll('[aria-invalid]')).toHaveLength(0);
+    // No field is at fault, so the message about the whole form takes the focus.
+    expect([...form.querySelectorAll('[autofocus]')].map((element) => element.id)).toEqual(['contact-form-error']);
   });
 
   test('newsletter form: the address, its message and a form-level error', async () => {
