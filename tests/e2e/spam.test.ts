@@ -80,7 +80,7 @@ describe('the spam filter in a real browser', () => {
     expect(mine).toMatchObject({ status: 'sent', spamReasons: [] });
   });
 
-  test('a script posting the whole valid form without the page’s script is held, not emailed, and told it worked', async () => {
+  test('a program (curl) posting the whole valid form without the page’s script is held, not emailed, and told it worked', async () => {
     const body = new FormData();
     for (const [name, value] of Object.entries({ name: 'Bot Poster', email: 'bot@example.org', message: 'Totally legitimate message here.', honeypot: '' })) {
       body.append(name, value);
@@ -90,7 +90,7 @@ describe('the spam filter in a real browser', () => {
     await expect(response.json()).resolves.toEqual({ success: true });
     await workerPass();
     expect(mailsTo('Bot Poster')).toBe(0);
-    expect((await messages()).find((m) => m.name === 'Bot Poster')).toMatchObject({ status: 'spam', spamReasons: ['proof-missing'] });
+    expect((await messages()).find((m) => m.name === 'Bot Poster')).toMatchObject({ status: 'spam', spamReasons: ['proof-missing', 'no-browser'] });
   });
 
   test('a person’s request replayed is not delivered a second time', async () => {
@@ -138,16 +138,46 @@ describe('the spam filter in a real browser', () => {
     expect(mailsTo('Linky Person')).toBe(1);
   });
 
-  test('a person without JavaScript gets the thank-you page and keeps their message (held for the owner)', async () => {
+  test('a person without JavaScript confirms with one click, and the message reaches the owner once', async () => {
     const page = await visit({ javaScriptEnabled: false });
     await page.getByLabel('Name', { exact: true }).fill('Noscript Person');
     await page.getByLabel('Email address', { exact: true }).fill('noscript@example.org');
-    await page.getByLabel('Message', { exact: true }).fill('I browse without JavaScript, hello.');
-    const status = await loadsPage(page, () => page.locator('#contact-form button[type="submit"]').click());
-    expect(status).toBe(200);
-    await expect(page.locator('h1').textContent()).resolves.toMatch(/thank/i);
-    const kept = (await messages()).find((m) => m.name === 'Noscript Person');
-    expect(kept).toMatchObject({ status: 'spam', spamReasons: ['proof-missing'] });
+    await page.getByLabel('Message', { exact: true }).fill('I browse without JavaScript, hello.\nSecond line.');
+    await expect(loadsPage(page, () => page.locator('#contact-form button[type="submit"]').click())).resolves.toBe(200);
+    // Asked to confirm: what they sent is on the page, the focus on the question.
+    await expect(page.locator('h2').textContent()).resolves.toBe('One more step: send your message?');
+    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('confirm-title');
+    await expect(page.locator('.confirm-message').textContent()).resolves.toBe('I browse without JavaScript, hello.\nSecond line.');
+    await workerPass();
+    expect(mailsTo('Noscript Person')).toBe(0);
+    expect((await messages()).find((m) => m.name === 'Noscript Person')).toMatchObject({ status: 'spam', spamReasons: ['proof-missing'] });
+
+    const token = (await page.locator('#confirm-form input[name="token"]').getAttribute('value'))!;
+    await expect(loadsPage(page, () => page.getByRole('button', { name: 'Send my message' }).click())).resolves.toBe(200);
+    expect(new URL(page.url()).pathname).toBe('/thank-you/contact/');
+    await eventually('the confirmed message to reach the owner', () => mailsTo('Noscript Person') === 1);
+
+    // The button pressed again (its post replayed): the message is already on its way, and not sent twice.
+    const again = await fetch(`${site.url}/api/contact/confirm`, {
+      method: 'POST',
+      body: new URLSearchParams({ token }),
+      headers: { Accept: 'application/json' },
+    });
+    await expect(again.json()).resolves.toEqual({ success: true });
+    await workerPass();
+    expect(mailsTo('Noscript Person')).toBe(1);
+  });
+
+  test('a form the browser fills in, sent at once, reaches the owner', async () => {
+    const page = await visit();
+    // Autofill puts every value in place without a key press, and the person sends at once.
+    await page.getByLabel('Name', { exact: true }).fill('Autofill Person');
+    await page.getByLabel('Email address', { exact: true }).fill('autofill@example.org');
+    await page.getByLabel('Message', { exact: true }).fill('Filled by the browser and sent straight away.');
+    await page.locator('#contact-form button[type="submit"]').click();
+    await page.getByRole('status').getByText(thanks).waitFor();
+    await eventually('the message to reach the owner', () => mailsTo('Autofill Person') === 1);
+    expect((await messages()).find((m) => m.name === 'Autofill Person')).toMatchObject({ status: 'sent' });
   });
 });
 

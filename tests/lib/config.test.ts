@@ -484,7 +484,7 @@ describe('secrets in what the configuration prints', () => {
       redisUrl: 'redis://***:***@cache.example.com:6379',
       logLevel: 'warn',
       logClientLines: 'limited',
-      spamFilter: { maxLinks: 2, retentionDays: 30, newsletterRequiresProof: false },
+      spamFilter: { maxLinks: 2, retentionDays: 30, newsletterRequiresProof: false, threshold: 2, weights: {} },
       admin: 'off (set ADMIN_PASSWORD_HASH to turn it on)',
       retentionDays: 'off (messages are kept until deleted)',
     });

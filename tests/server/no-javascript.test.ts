@@ -199,6 +199,17 @@ describe('everyone else keeps the JSON of SPEC.md', () => {
   });
 });
 
+describe('the confirmation asked of a person without JavaScript', () => {
+  test('a forged or expired token: the contact page again, 400, with the error in its alert', async () => {
+    const response = await navigate('/api/contact/confirm', { token: `1.9999999999.${'A'.repeat(43)}` });
+    expect(response.status).toBe(400);
+    expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+    const doc = await page(response);
+    expect(doc.querySelector('#contact-form-error')?.textContent).toBe('This confirmation has expired. Please send your message again.');
+    expect(doc.querySelector('#contact-form')?.getAttribute('action')).toBe('/api/contact');
+  });
+});
+
 describe("the guard's own refusals, for a person without JavaScript", () => {
   let limited: Site;
   beforeAll(async () => {

@@ -126,6 +126,33 @@ describe('the built server answers as the document says', () => {
     await expectDocumented('/api/contact', 'post', response);
   });
 
+  test.each<[string, () => Promise<Response>, number]>([
+    ['a forged token', () => postForm(`${site.url}/api/contact/confirm`, { token: `1.9999999999.${'A'.repeat(43)}` }), 400],
+    ['no token', () => postForm(`${site.url}/api/contact/confirm`, {}), 400],
+    ['a post from another website', () => postForm(`${site.url}/api/contact/confirm`, { token: 'x' }, { origin: 'https://evil.example' }), 403],
+    ['a GET', () => fetch(`${site.url}/api/contact/confirm`), 405],
+  ])('POST /api/contact/confirm, %s', async (_, send, status) => {
+    const response = await send();
+    expect(response.status).toBe(status);
+    await expectDocumented('/api/contact/confirm', 'post', response);
+  });
+
+  test('POST /api/contact/confirm with the token a person without JavaScript was given: 200, and again 200', async () => {
+    const asked = await fetch(`${site.url}/api/contact`, {
+      method: 'POST',
+      body: new URLSearchParams(CONTACT),
+      headers: { 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document', 'sec-fetch-site': 'same-origin', origin: site.url },
+    });
+    expect(asked.status).toBe(200);
+    const token = /name="token" value="([^"]+)"/.exec(await asked.text())?.[1];
+    expect(token).toMatch(/^\d+\.\d+\.[\w-]{43}$/);
+    for (let press = 0; press < 2; press++) {
+      const response = await postForm(`${site.url}/api/contact/confirm`, { token: token! });
+      expect(response.status).toBe(200);
+      await expectDocumented('/api/contact/confirm', 'post', response);
+    }
+  });
+
   test('OPTIONS /api/contact from an allowed origin: 204', async () => {
     const response = await fetch(`${site.url}/api/contact`, {
       method: 'OPTIONS',

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { DEFAULT_THRESHOLD, DEFAULT_WEIGHTS, type Weighing, type WeighedReason } from '../spam/weights.ts';
 import { mask } from './secrets.ts';
 import { type ConfigConcern, integer, optionalText, optionalUrl, readVariables } from './variables.ts';
 
@@ -18,6 +19,8 @@ export type SpamConfig = {
     akismet: { apiKey: string; baseUrl: string } | undefined;
     /** `NEWSLETTER_REQUIRE_PROOF`: a subscription without a valid proof is refused. */
     newsletterRequiresProof: boolean;
+    /** How much each reason weighs and the score that holds a message (`SPAM_WEIGHTS`, `SPAM_THRESHOLD`). */
+    weighing: Weighing;
   };
 };
 
@@ -30,10 +33,29 @@ const VARIABLES = {
   TURNSTILE_BASE_URL: optionalUrl,
   AKISMET_API_KEY: optionalText,
   AKISMET_BASE_URL: optionalUrl,
+  SPAM_THRESHOLD: v.optional(integer(1, 100), String(DEFAULT_THRESHOLD)),
+  SPAM_WEIGHTS: v.optional(v.pipe(v.string(), v.trim()), ''),
   NEWSLETTER_REQUIRE_PROOF: v.optional(v.pipe(v.string(), v.trim(), v.toLowerCase(), v.picklist(['true', 'false'], 'must be true or false')), 'false'),
 };
 
-/** SPAM_FILTER, SPAM_MAX_LINKS, SPAM_RETENTION_DAYS, TURNSTILE_*, AKISMET_* and NEWSLETTER_REQUIRE_PROOF. */
+/**
+ * `SPAM_WEIGHTS`: the default weights with the owner's changes (`too-fast=0,link-markup=1`);
+ * `undefined` when a reason is unknown or a weight is not a whole number from 0 to 100.
+ */
+export function parseWeights(text: string): Record<WeighedReason, number> | undefined {
+  const weights = { ...DEFAULT_WEIGHTS };
+  for (const item of text
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)) {
+    const match = /^([a-z-]+)\s*[=:]\s*(\d{1,3})$/.exec(item);
+    if (!match || !(match[1]! in DEFAULT_WEIGHTS) || Number(match[2]) > 100) return undefined;
+    weights[match[1] as WeighedReason] = Number(match[2]);
+  }
+  return weights;
+}
+
+/** SPAM_FILTER, SPAM_MAX_LINKS, SPAM_RETENTION_DAYS, SPAM_THRESHOLD, SPAM_WEIGHTS, TURNSTILE_*, AKISMET_* and NEWSLETTER_REQUIRE_PROOF. */
 export const spam: ConfigConcern<SpamConfig> = {
   read(env) {
     const { config: e, problems } = readVariables(VARIABLES, env);
@@ -45,6 +67,9 @@ export const spam: ConfigConcern<SpamConfig> = {
       e.TURNSTILE_SITE_KEY && e.TURNSTILE_SECRET_KEY
         ? { siteKey: e.TURNSTILE_SITE_KEY, secretKey: e.TURNSTILE_SECRET_KEY, baseUrl: e.TURNSTILE_BASE_URL || 'https://challenges.cloudflare.com' }
         : undefined;
+    const weights = parseWeights(e.SPAM_WEIGHTS);
+    if (!weights)
+      problems.push(`SPAM_WEIGHTS must be a comma-separated list of reason=weight (0 to 100), reasons among: ${Object.keys(DEFAULT_WEIGHTS).join(', ')}`);
     const akismet = e.AKISMET_API_KEY ? { apiKey: e.AKISMET_API_KEY, baseUrl: e.AKISMET_BASE_URL || 'https://rest.akismet.com' } : undefined;
     return {
       config: {
@@ -55,13 +80,23 @@ export const spam: ConfigConcern<SpamConfig> = {
           turnstile,
           akismet,
           newsletterRequiresProof: e.NEWSLETTER_REQUIRE_PROOF === 'true',
+          weighing: { weights: weights ?? DEFAULT_WEIGHTS, threshold: e.SPAM_THRESHOLD },
         },
       },
       problems,
     };
   },
   describe: ({ spam: s }) => ({
-    spamFilter: s.enabled ? { maxLinks: s.maxLinks, retentionDays: s.retentionDays, newsletterRequiresProof: s.newsletterRequiresProof } : 'off',
+    spamFilter: s.enabled
+      ? {
+          maxLinks: s.maxLinks,
+          retentionDays: s.retentionDays,
+          newsletterRequiresProof: s.newsletterRequiresProof,
+          threshold: s.weighing.threshold,
+          // Only what the owner changed: the defaults are in the README.
+          weights: Object.fromEntries(Object.entries(s.weighing.weights).filter(([reason, weight]) => DEFAULT_WEIGHTS[reason as WeighedReason] !== weight)),
+        }
+      : 'off',
     ...(s.turnstile && { turnstile: { siteKey: s.turnstile.siteKey, secretKey: mask(s.turnstile.secretKey) } }),
     ...(s.akismet && { akismet: { apiKey: mask(s.akismet.apiKey) } }),
   }),

@@ -15,8 +15,8 @@ export type ContactDeps = {
   spam?: { service: SpamService } | undefined;
 };
 
-/** Where the request came from, as the pipeline found it. */
-export type RequestContext = { ip: string };
+/** Where the request came from, and whether a person's browser posted the form itself, as the pipeline found it. */
+export type RequestContext = { ip: string; person?: boolean };
 
 /** The fields a person sees and types into; the honeypot is not one of them. */
 const VISIBLE_FIELDS = ['name', 'email', 'message'] as const;
@@ -25,7 +25,11 @@ const VISIBLE_FIELDS = ['name', 'email', 'message'] as const;
  * POST /api/contact (docs/api/openapi.yaml): read the form, validate every field, judge it, store, answer.
  * Hint: a message judged spam is held and answered exactly like one accepted (decision 0093).
  */
-export async function handleContact(request: Request, { store, logger, onStored, spam }: ContactDeps, { ip }: RequestContext = { ip: '' }): Promise<Outcome> {
+export async function handleContact(
+  request: Request,
+  { store, logger, onStored, spam }: ContactDeps,
+  { ip, person = false }: RequestContext = { ip: '' },
+): Promise<Outcome> {
   const form = await readForm(request);
   if (!form.ok) return form.failure;
 
@@ -46,6 +50,7 @@ export async function handleContact(request: Request, { store, logger, onStored,
         ip,
         userAgent,
         referrer: request.headers.get('referer') ?? undefined,
+        browser: hasFetchMetadata(request.headers),
       })
     : undefined;
 
@@ -53,11 +58,18 @@ export async function handleContact(request: Request, { store, logger, onStored,
   try {
     // The visitor's address and browser are kept only for Akismet, which asks for them with a correction.
     const origin = spam?.service.akismet ? { ip, userAgent } : {};
-    stored = await store.receive({ ...parsed.input, held: verdict?.spam ? verdict.reasons : undefined, proof: verdict?.proof, ...origin });
+    const held = verdict?.spam || (person && verdict?.confirmable) ? verdict.reasons : undefined;
+    stored = await store.receive({ ...parsed.input, held, proof: verdict?.proof, ...origin });
   } catch {
     // The store has logged the cause, once per outage rather than once per post (store/state.ts).
     // The proof was consumed in the failed transaction, so it is still good for the next try.
     return failure(500, INTERNAL_ERROR, { values });
+  }
+  // A person whose browser ran no script is asked to confirm what only the missing proof held;
+  // the message is kept as held meanwhile, so nothing is lost if they never press the button.
+  if (stored.status === 'spam' && person && verdict?.confirmable && spam) {
+    logger.info('contact.held_for_confirmation', { id: stored.id, reasons: stored.reasons });
+    return { kind: 'confirm', token: await spam.service.confirmationFor(stored.id), values };
   }
   // A message judged spam (or whose proof turned out replayed) is held and answered like one accepted.
   if (stored.status === 'spam') {
@@ -68,4 +80,36 @@ export async function handleContact(request: Request, { store, logger, onStored,
   // Accepted means "stored"; delivery happens from the outbox.
   onStored?.(id);
   return accepted();
+}
+
+/**
+ * POST /api/contact/confirm: the one button of the confirmation page. A good token queues its
+ * message for delivery (once; pressing again finds it on its way); a bad or expired one says so.
+ */
+export async function handleContactConfirmation(
+  request: Request,
+  { store, logger, onStored, spam }: Omit<ContactDeps, 'store'> & { store: Pick<SubmissionStore, 'confirmBySender'> },
+): Promise<Outcome> {
+  const form = await readForm(request);
+  if (!form.ok) return form.failure;
+  const id = spam ? await spam.service.confirmed(form.fields.token) : undefined;
+  if (id === undefined) return failure(400, CONFIRMATION_EXPIRED);
+  const change = await store.confirmBySender(id);
+  if (change.found && change.changed && change.to === 'pending') {
+    logger.info('contact.confirmed_by_sender', { id });
+    onStored?.(id);
+  }
+  return accepted();
+}
+
+/** What a person reads when their confirmation page is too old or was tampered with. */
+export const CONFIRMATION_EXPIRED = 'This confirmation has expired. Please send your message again.';
+
+/**
+ * Whether a post carries the fetch metadata every current browser sends with it (Chrome 76,
+ * Firefox 90, Safari 16.4 and later, on HTTPS and localhost): where it goes, how and from
+ * which site. curl sends none; Node's fetch sends only `Sec-Fetch-Mode`.
+ */
+export function hasFetchMetadata(headers: Headers): boolean {
+  return headers.has('sec-fetch-site') && headers.has('sec-fetch-mode') && headers.has('sec-fetch-dest');
 }

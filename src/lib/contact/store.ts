@@ -8,6 +8,8 @@ export interface SubmissionStore {
   save(input: ContactInput): Promise<number>;
   /** Stores one submission, `pending` or held, consuming its proof in the same transaction. */
   receive: SubmissionMachine['receive'];
+  /** The sender's confirmation of a message held for its missing proof alone: queued once (`changed`). */
+  confirmBySender(id: number): ReturnType<SubmissionMachine['confirmBySender']>;
 }
 
 /**
@@ -19,5 +21,6 @@ export function createSubmissionStore(sql: Sql): SubmissionStore {
   return {
     save: async ({ name, email, message }) => (await machine.receive({ name, email, message, held: undefined })).id,
     receive: (message) => machine.receive(message),
+    confirmBySender: (id) => machine.confirmBySender(id, new Date()),
   };
 }

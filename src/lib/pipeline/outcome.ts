@@ -22,11 +22,18 @@ export type Failure = {
   values?: FormValues | undefined;
 };
 
+/**
+ * A person without JavaScript is asked to confirm a message stored as held (no proof that a
+ * browser's script ran): the page shows what they sent and one button, carrying `token`.
+ * Hint: only a page is ever asked; for a script this is the spec's `200 {"success": true}`.
+ */
+export type Confirm = { kind: 'confirm'; token: string; values: FormValues };
+
 /** A JSON body of its own (health), with `success` as every answer of the API has. */
 export type Data = { kind: 'data'; status: number; body: { success: boolean } & Record<string, unknown> };
 
 /** What a handler returns; a renderer turns it into an answer for a script or a page for a person. */
-export type Outcome = Accepted | Invalid | Failure | Data;
+export type Outcome = Accepted | Invalid | Failure | Confirm | Data;
 
 /** The message every unexpected failure answers with (docs/api/openapi.yaml). */
 export const INTERNAL_ERROR = 'Internal server error';
@@ -72,6 +79,7 @@ export const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8',
 export function renderJson(outcome: Outcome): Answer {
   switch (outcome.kind) {
     case 'accepted':
+    case 'confirm':
       return { status: 200, headers: { ...JSON_HEADERS }, body: '{"success":true}' };
     case 'invalid':
       return { status: 400, headers: { ...JSON_HEADERS }, body: JSON.stringify({ success: false, errors: outcome.errors }) };

@@ -18,6 +18,9 @@ export const FORM_PAGES = {
   contact: { form: 'contact', thanks: '/thank-you/contact/', fields: ['name', 'email', 'message'] },
 } as const satisfies Record<FormName, FormPages>;
 
+/** The confirmation of a held contact message: its page is the contact form's, its thanks the contact form's. */
+export const CONFIRM_PAGES: FormPages = { form: 'contact', thanks: '/thank-you/contact/', fields: [] };
+
 /**
  * What a form's page shows again after a refused post: the status and headers of the
  * answer, what the visitor typed, each field's messages and a message about the whole form.
@@ -29,6 +32,8 @@ export type FormView = {
   values: FormValues;
   errors: Record<string, readonly string[]>;
   formError: string | undefined;
+  /** Set when the person is asked to confirm a held message: the token the button posts. */
+  confirm?: { token: string } | undefined;
 };
 
 /** The headers of a refusal that a browser should still get; the others are for scripts (`Allow`). */
@@ -46,6 +51,7 @@ export function renderPage(outcome: Outcome, pages: FormPages): Answer | FormVie
   }
   const view: FormView = { form: pages.form, status: 400, headers: { 'cache-control': 'no-store' }, values: {}, errors: {}, formError: undefined };
   if (outcome.kind === 'invalid') return { ...view, values: outcome.values, errors: outcome.errors };
+  if (outcome.kind === 'confirm') return { ...view, status: 200, values: outcome.values, confirm: { token: outcome.token } };
   // A form's handler never answers with data; if one did, the person must not see it as a success.
   if (outcome.kind === 'data') return { ...view, status: 500, formError: INTERNAL_ERROR };
   view.status = outcome.status;

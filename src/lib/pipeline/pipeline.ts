@@ -91,7 +91,7 @@ async function guardAndHandle(route: Route, { request, ip, services, pages }: St
   if (!handler) return render(methodNotAllowed(Object.keys(route.methods)), undefined, policy.headers);
   // Refused from the header alone, before a byte of the body is read.
   if (Number(request.headers.get('content-length')) > BODY_LIMIT_BYTES) return render(failure(413, tooLargeMessage()), pages, policy.headers);
-  if (!route.limit || !services.limits.enabled) return render(await handler(request, services, { ip }), pages, policy.headers);
+  if (!route.limit || !services.limits.enabled) return render(await handler(request, services, { ip, person: pages !== undefined }), pages, policy.headers);
 
   // Every post counts against the client's budgets; only an accepted one keeps its count (decision 0041).
   const key = clientKey(ip);
@@ -99,7 +99,7 @@ async function guardAndHandle(route: Route, { request, ip, services, pages }: St
   if (!verdict.ok) return render(await withTypedValues(tooManyRequests(verdict.retryAfterSeconds), request, pages), pages, policy.headers);
   let outcome: Outcome | undefined;
   try {
-    outcome = await handler(request, services, { ip });
+    outcome = await handler(request, services, { ip, person: pages !== undefined });
   } finally {
     if (outcome?.kind !== 'accepted') await services.limits.refundClient(route.limit, key);
   }

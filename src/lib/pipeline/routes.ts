@@ -1,14 +1,17 @@
 import { ADMIN_ACTIONS, type AdminAction } from '../admin/actions.ts';
-import { handleContact } from '../contact/handle.ts';
+import { handleContact, handleContactConfirmation } from '../contact/handle.ts';
 import { handleHealth } from '../health.ts';
 import { handleNewsletter } from '../newsletter/handle.ts';
 import type { LimitedRoute } from '../rate-limit.ts';
 import type { Services } from '../services.ts';
 import type { Outcome } from './outcome.ts';
-import { FORM_PAGES, type FormPages } from './page.ts';
+import { CONFIRM_PAGES, FORM_PAGES, type FormPages } from './page.ts';
 
 /** A route's handler: the request and the services in, an outcome out; it never writes an answer itself. */
-export type RouteHandler = (request: Request, services: Services, context: { ip: string }) => Outcome | Promise<Outcome>;
+export type RouteHandler = (request: Request, services: Services, context: HandlerContext) => Outcome | Promise<Outcome>;
+
+/** What the pipeline found about a request: the client's address, and whether a person's browser posted the form itself (it gets pages). */
+export type HandlerContext = { ip: string; person: boolean };
 
 /**
  * One address the pipeline answers, with its own policy.
@@ -36,6 +39,8 @@ const ADMIN_ROUTES: readonly Route[] = Object.entries(ADMIN_ACTIONS).map(([path,
 export const ROUTES: readonly Route[] = [
   { path: '/api/newsletter', kind: 'form', limit: 'newsletter', pages: FORM_PAGES.newsletter, methods: { POST: handleNewsletter } },
   { path: '/api/contact', kind: 'form', limit: 'contact', pages: FORM_PAGES.contact, methods: { POST: handleContact } },
+  // The one button of the page that asks a person without JavaScript to confirm a held message.
+  { path: '/api/contact/confirm', kind: 'form', pages: CONFIRM_PAGES, methods: { POST: handleContactConfirmation } },
   // The proof-of-work challenge the forms' script solves (issue 13); JSON with `success` like every answer here.
   { path: '/api/challenge', kind: 'api', methods: { GET: async (_, { spam }) => ({ kind: 'data', status: 200, body: await spam.service.challenge() }) } },
   { path: '/api/health', kind: 'api', methods: { GET: (_, { database, provider }) => handleHealth({ store: database, providerName: provider.name }) } },

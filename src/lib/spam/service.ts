@@ -2,6 +2,7 @@ import type { Challenge } from 'altcha-lib';
 import type { SpamConfig } from '../config.ts';
 import type { Logger } from '../log.ts';
 import { createAkismetClient } from './akismet.ts';
+import { readConfirmation, signConfirmation } from './confirmation.ts';
 import { checkProof, issueChallenge, PROOF_FIELD } from './proof.ts';
 import { createTurnstileClient } from './turnstile.ts';
 import type { UsedChallenges } from './used-challenges.ts';
@@ -25,6 +26,10 @@ export interface SpamService {
   prepare(): Promise<void>;
   /** The verdict on a contact message (clean when the filter is off). */
   judge(submission: Submission): Promise<Verdict>;
+  /** The token of the page that asks a person without JavaScript to confirm their held message. */
+  confirmationFor(id: number): Promise<string>;
+  /** The held message a confirmation token stands for, or `undefined` when it is not a good one. */
+  confirmed(token: unknown): Promise<number | undefined>;
   /** Whether a subscription may go on: always, unless NEWSLETTER_REQUIRE_PROOF and its proof fails. */
   allowSubscription(fields: Record<string, unknown>): Promise<{ ok: true } | { ok: false; error: string }>;
 }
@@ -51,6 +56,7 @@ export function createSpamService(config: SpamConfig['spam'], { secret, used, lo
   const filter: Omit<SpamFilter, 'secret'> = {
     enabled: config.enabled,
     maxLinks: config.maxLinks,
+    weighing: config.weighing,
     turnstile: config.turnstile && createTurnstileClient({ secret: config.turnstile.secretKey, baseUrl: config.turnstile.baseUrl }),
     akismet,
     logger,
@@ -67,6 +73,8 @@ export function createSpamService(config: SpamConfig['spam'], { secret, used, lo
     async prepare() {
       if (config.enabled) await signingSecret();
     },
+    confirmationFor: async (id) => signConfirmation(id, await signingSecret(), now()),
+    confirmed: async (token) => readConfirmation(token, await signingSecret(), now()),
     judge: async (submission) => judgeContact(submission, { ...filter, secret: config.enabled ? await signingSecret() : '' }),
     async allowSubscription(fields) {
       if (!config.enabled || !config.newsletterRequiresProof) return { ok: true };

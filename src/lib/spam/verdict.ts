@@ -4,15 +4,26 @@ import { type ContentReason, contentReasons, tooFast } from './content.ts';
 import type { OutsideCheck } from './outside.ts';
 import { checkProof, type ProofCheck, type ProofFailure, type ProofNonce } from './proof.ts';
 import type { TurnstileClient } from './turnstile.ts';
+import { DEFAULT_WEIGHING, scoreOf, type WeighedReason, type Weighing } from './weights.ts';
 
 /** One reason a message was judged spam, as stored with it and shown to the owner. */
-export type SpamReason = `proof-${ProofFailure}` | 'too-fast' | ContentReason | 'turnstile-failed' | 'akismet-spam' | 'marked-by-owner';
+export type SpamReason = WeighedReason | 'marked-by-owner';
 
 /**
- * The verdict on one message: spam or not, every reason found, and the proof's nonce, which the
- * store consumes with the message (a replay found then holds it as `proof-replayed`).
+ * The verdict on one message: spam (held) or not, every reason found (a message with only weak
+ * ones is not held), and the proof's nonce, which the store consumes with the message (a replay
+ * found then holds it as `proof-replayed`).
  */
-export type Verdict = { spam: boolean; reasons: SpamReason[]; proof?: ProofNonce | undefined };
+export type Verdict = {
+  spam: boolean;
+  reasons: SpamReason[];
+  /**
+   * The proof is missing and nothing else would hold the message: a person posting from a
+   * browser without JavaScript is asked to confirm it with one click instead.
+   */
+  confirmable?: boolean;
+  proof?: ProofNonce | undefined;
+};
 
 /** What each reason means, in the owner's words (inbox `show`, the digest). */
 export const REASON_TEXT: Record<SpamReason, string> = {
@@ -23,6 +34,7 @@ export const REASON_TEXT: Record<SpamReason, string> = {
   'proof-wrong': 'a proof that does not solve its challenge',
   'proof-replayed': 'a proof already used by an earlier message',
   'too-fast': 'sent less than 3 seconds after the form was opened',
+  'no-browser': 'sent without the headers every current browser sends (a program, or a very old browser)',
   'too-many-links': 'more links in the message than SPAM_MAX_LINKS allows',
   'link-in-name': 'a link or a domain in the name',
   'link-markup': 'HTML or BBCode link markup in the message',
@@ -35,23 +47,30 @@ export const REASON_TEXT: Record<SpamReason, string> = {
 export type Layers = {
   proof: ProofCheck;
   submittedAt: number;
+  /** Whether the post carried the fetch metadata (`Sec-Fetch-*`) every current browser sends. */
+  browser: boolean;
   content: readonly ContentReason[];
   turnstile?: OutsideCheck | undefined;
   akismet?: OutsideCheck | undefined;
 };
 
 /**
- * Combines the layers into one verdict: any reason makes the message spam.
+ * Combines the layers into one verdict: every reason found, weighed; the message is held when
+ * their weights reach the threshold.
  * Hint: an outside check without an answer gives no reason either way (decision 0092).
  */
-export function combineVerdict({ proof, submittedAt, content, turnstile, akismet }: Layers): Verdict {
-  const reasons: SpamReason[] = [];
+export function combineVerdict({ proof, submittedAt, browser, content, turnstile, akismet }: Layers, weighing: Weighing = DEFAULT_WEIGHING): Verdict {
+  const reasons: WeighedReason[] = [];
   if (!proof.ok) reasons.push(`proof-${proof.reason}`);
   else if (tooFast(proof.issuedAt, submittedAt)) reasons.push('too-fast');
+  if (!browser) reasons.push('no-browser');
   reasons.push(...content);
   if (turnstile?.ok && turnstile.spam) reasons.push('turnstile-failed');
   if (akismet?.ok && akismet.spam) reasons.push('akismet-spam');
-  return { spam: reasons.length > 0, reasons };
+  const spam = scoreOf(reasons, weighing) >= weighing.threshold;
+  const others = reasons.filter((reason) => reason !== 'proof-missing');
+  const confirmable = others.length < reasons.length && scoreOf(others, weighing) < weighing.threshold;
+  return confirmable ? { spam, reasons, confirmable } : { spam, reasons };
 }
 
 /** The spam filter of a deployment: its switch, its settings and the services it asks. */
@@ -59,6 +78,8 @@ export type SpamFilter = {
   /** `SPAM_FILTER`; when off, only the spec's honeypot stands. */
   enabled: boolean;
   maxLinks: number;
+  /** `SPAM_WEIGHTS` and `SPAM_THRESHOLD`. */
+  weighing?: Weighing | undefined;
   /** The secret that signs proof-of-work challenges. */
   secret: string;
   turnstile?: TurnstileClient | undefined;
@@ -77,6 +98,8 @@ export type Submission = {
   ip: string;
   userAgent?: string | undefined;
   referrer?: string | undefined;
+  /** Whether the post carried the fetch metadata every current browser sends (`Sec-Fetch-*`). */
+  browser: boolean;
 };
 
 /** A verdict that finds nothing, for a filter that is off. */
@@ -95,7 +118,10 @@ export async function judgeContact(submission: Submission, filter: SpamFilter): 
   ]);
   noteOutside(filter.logger, 'turnstile', turnstile);
   noteOutside(filter.logger, 'akismet', akismet);
-  const verdict = combineVerdict({ proof, submittedAt, content: contentReasons(submission, filter.maxLinks), turnstile, akismet });
+  const verdict = combineVerdict(
+    { proof, submittedAt, browser: submission.browser, content: contentReasons(submission, filter.maxLinks), turnstile, akismet },
+    filter.weighing,
+  );
   return proof.ok ? { ...verdict, proof: proof.nonce } : verdict;
 }
 

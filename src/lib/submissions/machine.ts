@@ -66,6 +66,11 @@ export interface SubmissionMachine {
   hold(id: number, now: Date): Promise<Change>;
   /** "Not spam": a held message is queued, or back to `sent` if it was ever sent; once. */
   release(id: number, now: Date): Promise<Change>;
+  /**
+   * The sender's "Send my message" (a person without JavaScript): a message held for its
+   * missing proof alone is queued, once; one the owner marked as spam stays held.
+   */
+  confirmBySender(id: number, now: Date): Promise<Change>;
   /** "Retry": a failed message is queued with a fresh round; of concurrent retries, one changes it. */
   requeue(id: number, now: Date): Promise<Change>;
   /** Deletes a message with its history; one being sent is deleted when its send ends. */
@@ -106,6 +111,39 @@ export function createSubmissionMachine(sql: Sql): SubmissionMachine {
     }
     return undefined;
   };
+
+  /** "Not spam" (the owner's) or "Send my message" (the sender's, for a message held for its missing proof). */
+  const release = (id: number, now: Date, by: 'owner' | 'sender') =>
+    sql.transaction(async (tx): Promise<Change> => {
+      const row = await read(tx, id);
+      if (!row) return { found: false };
+      const from = stateOf(row, now);
+      if (by === 'sender') {
+        // Only what the missing proof alone held, and never over the owner's own "Spam".
+        const reasons = parseReasons(row.spam_reasons);
+        if (from !== 'spam' || !reasons.includes('proof-missing') || reasons.includes('marked-by-owner')) return { found: true, from, changed: false };
+      }
+      if (from === 'sending' && row.requested === 'hold') {
+        // Taken back before the send ended: the send's outcome stands as if never asked.
+        const { changes } = await tx.run(`UPDATE submissions SET requested = NULL WHERE id = ? AND requested = 'hold'`, [id]);
+        return { found: true, from: 'spam', changed: changes === 1, to: 'sending' };
+      }
+      if (from !== 'spam') return { found: true, from, changed: false };
+      const at = now.toISOString();
+      // A message sent before it was held goes back to `sent`: releasing never sends a message twice.
+      const to = row.sent_at ? 'sent' : 'pending';
+      requireMove(from, to);
+      const { changes } =
+        to === 'sent'
+          ? await tx.run(`UPDATE submissions SET status = 'sent' WHERE id = ? AND status = 'spam'`, [id])
+          : await tx.run(
+              `UPDATE submissions SET status = 'pending', attempts = 0, next_attempt_at = ?, last_error = NULL, lease_until = NULL WHERE id = ? AND status = 'spam'`,
+              [at, id],
+            );
+      if (changes === 1 && to === 'pending')
+        await tx.run(HISTORY, [id, at, 'requeued', by === 'owner' ? 'released from spam by the owner' : 'confirmed by the sender']);
+      return { found: true, from, changed: changes === 1, to };
+    });
 
   return {
     receive: (message) =>
@@ -231,31 +269,8 @@ export function createSubmissionMachine(sql: Sql): SubmissionMachine {
         return { found: true, from, changed: changes === 1, to: 'spam' };
       }),
 
-    release: (id, now) =>
-      sql.transaction(async (tx): Promise<Change> => {
-        const row = await read(tx, id);
-        if (!row) return { found: false };
-        const from = stateOf(row, now);
-        if (from === 'sending' && row.requested === 'hold') {
-          // Taken back before the send ended: the send's outcome stands as if never asked.
-          const { changes } = await tx.run(`UPDATE submissions SET requested = NULL WHERE id = ? AND requested = 'hold'`, [id]);
-          return { found: true, from: 'spam', changed: changes === 1, to: 'sending' };
-        }
-        if (from !== 'spam') return { found: true, from, changed: false };
-        const at = now.toISOString();
-        // A message sent before it was held goes back to `sent`: releasing never sends a message twice.
-        const to = row.sent_at ? 'sent' : 'pending';
-        requireMove(from, to);
-        const { changes } =
-          to === 'sent'
-            ? await tx.run(`UPDATE submissions SET status = 'sent' WHERE id = ? AND status = 'spam'`, [id])
-            : await tx.run(
-                `UPDATE submissions SET status = 'pending', attempts = 0, next_attempt_at = ?, last_error = NULL, lease_until = NULL WHERE id = ? AND status = 'spam'`,
-                [at, id],
-              );
-        if (changes === 1 && to === 'pending') await tx.run(HISTORY, [id, at, 'requeued', 'released from spam by the owner']);
-        return { found: true, from, changed: changes === 1, to };
-      }),
+    release: (id, now) => release(id, now, 'owner'),
+    confirmBySender: (id, now) => release(id, now, 'sender'),
 
     requeue: (id, now) =>
       sql.transaction(async (tx): Promise<Change> => {

@@ -1,12 +1,25 @@
 import { describe, expect, test } from 'vitest';
 import { spam } from '../../../src/lib/config/spam.ts';
+import { DEFAULT_WEIGHTS } from '../../../src/lib/spam/weights.ts';
 
 const read = (env: Record<string, string>) => spam.read(env);
+const WEIGHTS_PROBLEM =
+  'SPAM_WEIGHTS must be a comma-separated list of reason=weight (0 to 100), reasons among: proof-missing, proof-expired, too-fast, no-browser, proof-malformed, proof-forged, proof-wrong, proof-replayed, too-many-links, link-in-name, link-markup, turnstile-failed, akismet-spam';
 
 describe('the spam filter’s configuration', () => {
   test('with nothing set the filter is on, with the documented defaults and no outside check', () => {
     expect(read({})).toEqual({
-      config: { spam: { enabled: true, maxLinks: 2, retentionDays: 30, turnstile: undefined, akismet: undefined, newsletterRequiresProof: false } },
+      config: {
+        spam: {
+          enabled: true,
+          maxLinks: 2,
+          retentionDays: 30,
+          turnstile: undefined,
+          akismet: undefined,
+          newsletterRequiresProof: false,
+          weighing: { weights: DEFAULT_WEIGHTS, threshold: 2 },
+        },
+      },
       problems: [],
     });
   });
@@ -22,6 +35,8 @@ describe('the spam filter’s configuration', () => {
         AKISMET_API_KEY: 'abcdef123456',
         AKISMET_BASE_URL: 'http://127.0.0.1:9999/',
         NEWSLETTER_REQUIRE_PROOF: 'true',
+        SPAM_THRESHOLD: '3',
+        SPAM_WEIGHTS: 'too-fast=0, no-browser:2',
       }).config.spam,
     ).toEqual({
       enabled: false,
@@ -30,6 +45,7 @@ describe('the spam filter’s configuration', () => {
       turnstile: { siteKey: '1x00000000000000000000AA', secretKey: '1x0000000000000000000000000000000AA', baseUrl: 'https://challenges.cloudflare.com' },
       akismet: { apiKey: 'abcdef123456', baseUrl: 'http://127.0.0.1:9999' },
       newsletterRequiresProof: true,
+      weighing: { weights: { ...DEFAULT_WEIGHTS, 'too-fast': 0, 'no-browser': 2 }, threshold: 3 },
     });
   });
 
@@ -43,6 +59,11 @@ describe('the spam filter’s configuration', () => {
     [{ TURNSTILE_SITE_KEY: 'site' }, 'TURNSTILE_SECRET_KEY is required when TURNSTILE_SITE_KEY is set'],
     [{ TURNSTILE_SECRET_KEY: 'secret' }, 'TURNSTILE_SITE_KEY is required when TURNSTILE_SECRET_KEY is set'],
     [{ AKISMET_BASE_URL: 'ftp://x' }, 'AKISMET_BASE_URL must be an absolute http(s) URL'],
+    [{ SPAM_THRESHOLD: '0' }, 'SPAM_THRESHOLD must be at least 1'],
+    [{ SPAM_WEIGHTS: 'too-slow=1' }, WEIGHTS_PROBLEM],
+    [{ SPAM_WEIGHTS: 'too-fast=101' }, WEIGHTS_PROBLEM],
+    [{ SPAM_WEIGHTS: 'too-fast=-1' }, WEIGHTS_PROBLEM],
+    [{ SPAM_WEIGHTS: 'too-fast' }, WEIGHTS_PROBLEM],
   ])('%j is refused: %s', (env, problem) => {
     expect(read(env).problems).toEqual([problem]);
   });
@@ -52,13 +73,18 @@ describe('the spam filter’s configuration', () => {
   });
 
   test.each([
-    ['the defaults', {}, { spamFilter: { maxLinks: 2, retentionDays: 30, newsletterRequiresProof: false } }],
+    ['the defaults', {}, { spamFilter: { maxLinks: 2, retentionDays: 30, newsletterRequiresProof: false, threshold: 2, weights: {} } }],
     ['the filter off', { SPAM_FILTER: 'off' }, { spamFilter: 'off' }],
+    [
+      'the weights the owner changed',
+      { SPAM_WEIGHTS: 'too-fast=0', SPAM_THRESHOLD: '3' },
+      { spamFilter: { maxLinks: 2, retentionDays: 30, newsletterRequiresProof: false, threshold: 3, weights: { 'too-fast': 0 } } },
+    ],
     [
       'the outside checks, keys masked',
       { TURNSTILE_SITE_KEY: 'site-key-public', TURNSTILE_SECRET_KEY: 'secret-key-0123456789', AKISMET_API_KEY: 'akismet-key-abcd' },
       {
-        spamFilter: { maxLinks: 2, retentionDays: 30, newsletterRequiresProof: false },
+        spamFilter: { maxLinks: 2, retentionDays: 30, newsletterRequiresProof: false, threshold: 2, weights: {} },
         turnstile: { siteKey: 'site-key-public', secretKey: '…6789' },
         akismet: { apiKey: '…abcd' },
       },

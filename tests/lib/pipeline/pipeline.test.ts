@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { beforeEach, describe, expect, test } from 'vitest';
 import { requireConfig } from '../../../src/lib/config.ts';
+import type { FormView } from '../../../src/lib/pipeline/page.ts';
 import { createLogger } from '../../../src/lib/log.ts';
 import { failure, type Outcome } from '../../../src/lib/pipeline/outcome.ts';
 import { type Reply, runPipeline } from '../../../src/lib/pipeline/pipeline.ts';
@@ -217,13 +218,18 @@ describe('the log line names each outcome in a word', () => {
 });
 
 describe('a person whose browser posts the form itself', () => {
-  test('accepted: 303 to the thank-you page, logged as accepted', async () => {
-    await expect(run(request('POST', '/api/contact', { fields: VALID, headers: NAVIGATION }))).resolves.toEqual({
+  test('no proof (a browser without JavaScript): asked to confirm, and the confirmation is 303 to the thank-you page, logged as accepted', async () => {
+    const asked = await run(request('POST', '/api/contact', { fields: VALID, headers: NAVIGATION }));
+    expect(asked).toMatchObject({ form: 'contact', status: 200, values: { name: VALID.name, email: VALID.email, message: VALID.message } });
+    const token = (asked as FormView).confirm?.token;
+    expect(token).toMatch(/^\d+\.\d+\.[\w-]{43}$/);
+    await expect(run(request('POST', '/api/contact/confirm', { fields: { token: token! }, headers: NAVIGATION }))).resolves.toEqual({
       status: 303,
       headers: { location: '/thank-you/contact/', 'cache-control': 'no-store', vary: 'Origin' },
       body: null,
     });
-    expect(events('form.request')[0]).toMatchObject({ status: 303, outcome: 'accepted' });
+    expect(events('form.request')[0]).toMatchObject({ status: 200 });
+    await expect(services.store.confirmBySender(Number(token!.split('.')[0]))).resolves.toMatchObject({ found: true, changed: false, from: 'pending' });
   });
 
   test('refused fields: the form’s page with the messages and the values', async () => {

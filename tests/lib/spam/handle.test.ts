@@ -16,15 +16,29 @@ import { openStore, type Store } from '../../../src/lib/store/store.ts';
 import { type FakeHttpServer, startFakeHttpServer } from '../../support/fake-http.ts';
 import { AKISMET_TEST_KEY, replyAkismet, replyTurnstile, TURNSTILE_DUMMY_TOKEN, TURNSTILE_TEST_SECRETS } from '../../support/fake-spam-services.ts';
 import { TEST_DATABASE } from '../../support/stores.ts';
+import { DEFAULT_WEIGHING } from '../../../src/lib/spam/weights.ts';
 
-const ON: SpamConfig['spam'] = { enabled: true, maxLinks: 2, retentionDays: 30, turnstile: undefined, akismet: undefined, newsletterRequiresProof: false };
+const ON: SpamConfig['spam'] = {
+  enabled: true,
+  maxLinks: 2,
+  retentionDays: 30,
+  turnstile: undefined,
+  akismet: undefined,
+  newsletterRequiresProof: false,
+  weighing: DEFAULT_WEIGHING,
+};
 const SECRET = 'handler-test-secret';
 const person = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello, I would like to know more.', honeypot: '' };
 
-function post(path: string, fields: Record<string, string>): Request {
+/** A post as the page's script sends it: a browser's fetch metadata. */
+const BROWSER = { 'user-agent': 'TestBrowser/1', 'sec-fetch-mode': 'cors', 'sec-fetch-site': 'same-origin', 'sec-fetch-dest': 'empty' };
+/** A post as curl sends it: no fetch metadata. */
+const PROGRAM = { 'user-agent': 'curl/8.5.0' };
+
+function post(path: string, fields: Record<string, string>, headers: Record<string, string> = BROWSER): Request {
   const body = new FormData();
   for (const [k, v] of Object.entries(fields)) body.append(k, v);
-  return new Request(`http://site.test${path}`, { method: 'POST', body, headers: { 'user-agent': 'TestBrowser/1' } });
+  return new Request(`http://site.test${path}`, { method: 'POST', body, headers });
 }
 
 async function proofIssued(msAgo: number): Promise<string> {
@@ -65,16 +79,30 @@ describe('the contact handler with the spam filter', () => {
     expect(d.onStored).toHaveBeenCalledWith(stored!.id);
   });
 
-  test('a message without a proof is held with its reason, answered exactly as accepted, and not handed to delivery', async () => {
+  test('a program’s message without a proof (two weak signs) is held with its reasons, answered exactly as accepted, and not handed to delivery', async () => {
     const d = deps();
-    const outcome = await handleContact(post('/api/contact', person), d, { ip: '203.0.113.7' });
+    const outcome = await handleContact(post('/api/contact', person, PROGRAM), d, { ip: '203.0.113.7' });
     expect(renderJson(outcome)).toEqual(renderJson({ kind: 'accepted' }));
     const [held] = await db.outbox.list();
-    expect(held).toMatchObject({ status: 'spam', spamReasons: ['proof-missing'], name: 'Ada Lovelace' });
+    expect(held).toMatchObject({ status: 'spam', spamReasons: ['proof-missing', 'no-browser'], name: 'Ada Lovelace' });
     expect(d.onStored).not.toHaveBeenCalled();
-    expect(JSON.parse(lines[0]!)).toMatchObject({ event: 'contact.held_as_spam', id: held!.id, reasons: ['proof-missing'] });
+    expect(JSON.parse(lines[0]!)).toMatchObject({ event: 'contact.held_as_spam', id: held!.id, reasons: ['proof-missing', 'no-browser'] });
     // Without Akismet, where the message came from is not kept.
-    await expect(d.spam.store.details(held!.id)).resolves.toEqual({ reasons: ['proof-missing'], ip: null, userAgent: null });
+    await expect(d.spam.store.details(held!.id)).resolves.toEqual({ reasons: ['proof-missing', 'no-browser'], ip: null, userAgent: null });
+  });
+
+  test('a browser’s message without a proof (one weak sign) is delivered', async () => {
+    const d = deps();
+    await expect(handleContact(post('/api/contact', person), d, { ip: '203.0.113.7' })).resolves.toEqual({ kind: 'accepted' });
+    const [stored] = await db.outbox.list();
+    expect(stored).toMatchObject({ status: 'pending', spamReasons: [] });
+    expect(d.onStored).toHaveBeenCalledWith(stored!.id);
+  });
+
+  test('a form the browser filled in and sent at once (a proof solved a second ago) is delivered', async () => {
+    const altcha = await proofIssued(1_000);
+    await handleContact(post('/api/contact', { ...person, altcha }), deps(), { ip: '1.2.3.4' });
+    expect((await db.outbox.list())[0]).toMatchObject({ status: 'pending', spamReasons: [] });
   });
 
   test('a proof solved a second ago, with many links, is held with both reasons', async () => {
@@ -96,9 +124,9 @@ describe('the contact handler with the spam filter', () => {
 
   test('with Akismet configured, a held message keeps the visitor’s address and browser for corrections', async () => {
     const d = deps({ akismet: { apiKey: 'k', baseUrl: 'http://127.0.0.1:9' } });
-    await handleContact(post('/api/contact', person), d, { ip: '203.0.113.7' });
+    await handleContact(post('/api/contact', person, PROGRAM), d, { ip: '203.0.113.7' });
     const [held] = await db.outbox.list();
-    await expect(d.spam.store.details(held!.id)).resolves.toEqual({ reasons: ['proof-missing'], ip: '203.0.113.7', userAgent: 'TestBrowser/1' });
+    await expect(d.spam.store.details(held!.id)).resolves.toEqual({ reasons: ['proof-missing', 'no-browser'], ip: '203.0.113.7', userAgent: 'curl/8.5.0' });
   });
 
   test('with SPAM_FILTER=off a message without a proof is delivered; the honeypot still refuses', async () => {

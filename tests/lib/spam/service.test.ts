@@ -4,6 +4,7 @@ import { describe, expect, test } from 'vitest';
 import type { SpamConfig } from '../../../src/lib/config.ts';
 import { silentLogger } from '../../../src/lib/log.ts';
 import { createSpamService, NEWSLETTER_PROOF_ERROR } from '../../../src/lib/spam/service.ts';
+import { DEFAULT_WEIGHING } from '../../../src/lib/spam/weights.ts';
 import { createMemoryUsedChallenges } from '../../../src/lib/spam/used-challenges.ts';
 
 const DEFAULTS: SpamConfig['spam'] = {
@@ -13,6 +14,7 @@ const DEFAULTS: SpamConfig['spam'] = {
   turnstile: undefined,
   akismet: undefined,
   newsletterRequiresProof: false,
+  weighing: DEFAULT_WEIGHING,
 };
 const TURNSTILE = { siteKey: '1x00000000000000000000AA', secretKey: '1x0000000000000000000000000000000AA', baseUrl: 'http://127.0.0.1:9' };
 
@@ -50,8 +52,9 @@ describe('the spam service', () => {
   });
 
   test('a contact message without a proof is judged; with the filter off it is not', async () => {
-    const message = { name: 'Ada', email: 'a@example.com', message: 'Hello there, friend.', proof: undefined, ip: '127.0.0.1' };
-    await expect(service().judge(message)).resolves.toEqual({ spam: true, reasons: ['proof-missing'] });
+    const message = { name: 'Ada', email: 'a@example.com', message: 'Hello there, friend.', proof: undefined, ip: '127.0.0.1', browser: false };
+    await expect(service().judge(message)).resolves.toEqual({ spam: true, reasons: ['proof-missing', 'no-browser'], confirmable: true });
+    await expect(service().judge({ ...message, browser: true })).resolves.toEqual({ spam: false, reasons: ['proof-missing'], confirmable: true });
     await expect(service({ enabled: false }).judge(message)).resolves.toEqual({ spam: false, reasons: [] });
   });
 
@@ -128,7 +131,7 @@ describe('the signing secret', () => {
       { ...DEFAULTS, enabled: false },
       { secret: async () => `${++loads}`, used: createMemoryUsedChallenges(), logger: silentLogger, blog: 'https://www.example.com' },
     );
-    await spam.judge({ name: 'Ada', email: 'a@example.com', message: 'Hello there, friend.', proof: undefined, ip: '127.0.0.1' });
+    await spam.judge({ name: 'Ada', email: 'a@example.com', message: 'Hello there, friend.', proof: undefined, ip: '127.0.0.1', browser: true });
     await spam.allowSubscription({});
     await spam.prepare();
     expect(loads).toBe(0);

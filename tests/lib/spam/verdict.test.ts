@@ -4,6 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { createLogger } from '../../../src/lib/log.ts';
 import type { OutsideCheck } from '../../../src/lib/spam/outside.ts';
 import { issueChallenge } from '../../../src/lib/spam/proof.ts';
+import { DEFAULT_THRESHOLD, DEFAULT_WEIGHTS } from '../../../src/lib/spam/weights.ts';
 import { CLEAN, combineVerdict, judgeContact, type Layers, REASON_TEXT, type SpamFilter, type Verdict } from '../../../src/lib/spam/verdict.ts';
 
 const ISSUED = 1_000_000;
@@ -15,28 +16,72 @@ const NO_ANSWER: OutsideCheck = { ok: false, detail: 'no answer within 5000 ms' 
 
 describe('the verdict combines every layer', () => {
   test.each<[string, Layers, Verdict]>([
-    ['a person with the page’s script, after a minute', { proof: proofOk, submittedAt: later(60_000), content: [] }, { spam: false, reasons: [] }],
-    ['exactly 3 seconds after the challenge', { proof: proofOk, submittedAt: later(3_000), content: [] }, { spam: false, reasons: [] }],
-    ['2.999 seconds after the challenge', { proof: proofOk, submittedAt: later(2_999), content: [] }, { spam: true, reasons: ['too-fast'] }],
     [
-      'no proof (JavaScript off, or a program)',
-      { proof: { ok: false, reason: 'missing' }, submittedAt: later(0), content: [] },
-      { spam: true, reasons: ['proof-missing'] },
+      'a person with the page’s script, after a minute',
+      { proof: proofOk, submittedAt: later(60_000), browser: true, content: [] },
+      { spam: false, reasons: [] },
     ],
-    ['a replayed proof', { proof: { ok: false, reason: 'replayed' }, submittedAt: later(60_000), content: [] }, { spam: true, reasons: ['proof-replayed'] }],
-    ['a forged proof', { proof: { ok: false, reason: 'forged' }, submittedAt: later(60_000), content: [] }, { spam: true, reasons: ['proof-forged'] }],
-    ['many links', { proof: proofOk, submittedAt: later(60_000), content: ['too-many-links'] }, { spam: true, reasons: ['too-many-links'] }],
+    ['exactly 3 seconds after the challenge', { proof: proofOk, submittedAt: later(3_000), browser: true, content: [] }, { spam: false, reasons: [] }],
+    [
+      '2.999 seconds after the challenge (a form the browser filled in): a weak sign alone',
+      { proof: proofOk, submittedAt: later(2_999), browser: true, content: [] },
+      { spam: false, reasons: ['too-fast'] },
+    ],
+    [
+      'too fast, from a program',
+      { proof: proofOk, submittedAt: later(2_999), browser: false, content: [] },
+      { spam: true, reasons: ['too-fast', 'no-browser'] },
+    ],
+    [
+      'no proof from a browser (JavaScript off): a weak sign alone',
+      { proof: { ok: false, reason: 'missing' }, submittedAt: later(0), browser: true, content: [] },
+      { spam: false, reasons: ['proof-missing'], confirmable: true },
+    ],
+    [
+      'no proof from a program (curl): two weak signs',
+      { proof: { ok: false, reason: 'missing' }, submittedAt: later(0), browser: false, content: [] },
+      { spam: true, reasons: ['proof-missing', 'no-browser'], confirmable: true },
+    ],
+    [
+      'no proof and link stuffing: held, and not for a click to let go',
+      { proof: { ok: false, reason: 'missing' }, submittedAt: later(0), browser: true, content: ['too-many-links'] },
+      { spam: true, reasons: ['proof-missing', 'too-many-links'] },
+    ],
+    [
+      'an expired proof (a page left open for a day): a weak sign alone',
+      { proof: { ok: false, reason: 'expired' }, submittedAt: later(0), browser: true, content: [] },
+      { spam: false, reasons: ['proof-expired'] },
+    ],
+    [
+      'a replayed proof',
+      { proof: { ok: false, reason: 'replayed' }, submittedAt: later(60_000), browser: true, content: [] },
+      { spam: true, reasons: ['proof-replayed'] },
+    ],
+    [
+      'a forged proof',
+      { proof: { ok: false, reason: 'forged' }, submittedAt: later(60_000), browser: true, content: [] },
+      { spam: true, reasons: ['proof-forged'] },
+    ],
+    ['many links', { proof: proofOk, submittedAt: later(60_000), browser: true, content: ['too-many-links'] }, { spam: true, reasons: ['too-many-links'] }],
     [
       'Turnstile refused the visitor',
-      { proof: proofOk, submittedAt: later(60_000), content: [], turnstile: SIGNAL_SPAM },
+      { proof: proofOk, submittedAt: later(60_000), browser: true, content: [], turnstile: SIGNAL_SPAM },
       { spam: true, reasons: ['turnstile-failed'] },
     ],
-    ['Turnstile passed the visitor', { proof: proofOk, submittedAt: later(60_000), content: [], turnstile: SIGNAL_HAM }, { spam: false, reasons: [] }],
-    ['Akismet says spam', { proof: proofOk, submittedAt: later(60_000), content: [], akismet: SIGNAL_SPAM }, { spam: true, reasons: ['akismet-spam'] }],
-    ['Akismet says not spam', { proof: proofOk, submittedAt: later(60_000), content: [], akismet: SIGNAL_HAM }, { spam: false, reasons: [] }],
+    [
+      'Turnstile passed the visitor',
+      { proof: proofOk, submittedAt: later(60_000), browser: true, content: [], turnstile: SIGNAL_HAM },
+      { spam: false, reasons: [] },
+    ],
+    [
+      'Akismet says spam',
+      { proof: proofOk, submittedAt: later(60_000), browser: true, content: [], akismet: SIGNAL_SPAM },
+      { spam: true, reasons: ['akismet-spam'] },
+    ],
+    ['Akismet says not spam', { proof: proofOk, submittedAt: later(60_000), browser: true, content: [], akismet: SIGNAL_HAM }, { spam: false, reasons: [] }],
     [
       'both outside checks without an answer',
-      { proof: proofOk, submittedAt: later(60_000), content: [], turnstile: NO_ANSWER, akismet: NO_ANSWER },
+      { proof: proofOk, submittedAt: later(60_000), browser: true, content: [], turnstile: NO_ANSWER, akismet: NO_ANSWER },
       { spam: false, reasons: [] },
     ],
     [
@@ -44,21 +89,43 @@ describe('the verdict combines every layer', () => {
       {
         proof: { ok: false, reason: 'missing' },
         submittedAt: later(0),
+        browser: false,
         content: ['too-many-links', 'link-in-name'],
         turnstile: SIGNAL_SPAM,
         akismet: SIGNAL_SPAM,
       },
-      { spam: true, reasons: ['proof-missing', 'too-many-links', 'link-in-name', 'turnstile-failed', 'akismet-spam'] },
+      { spam: true, reasons: ['proof-missing', 'no-browser', 'too-many-links', 'link-in-name', 'turnstile-failed', 'akismet-spam'] },
     ],
   ])('%s', (_, layers, verdict) => {
     expect(combineVerdict(layers)).toEqual(verdict);
+  });
+
+  test.each<[string, Record<string, number>, number, boolean]>([
+    ['the defaults: two weak signs hold', {}, 2, true],
+    ['a higher threshold lets two weak signs through', {}, 3, false],
+    ['a program that is welcome: no-browser weighs nothing', { 'no-browser': 0 }, 2, false],
+    ['a stricter owner: a missing proof holds alone', { 'proof-missing': 2 }, 2, true],
+  ])('the owner tunes the weighing: %s', (_, changes, threshold, spam) => {
+    const layers: Layers = { proof: { ok: false, reason: 'missing' }, submittedAt: later(60_000), browser: false, content: [] };
+    expect(combineVerdict(layers, { weights: { ...DEFAULT_WEIGHTS, ...changes }, threshold }).spam).toBe(spam);
+  });
+
+  test('the default weights: weak signs weigh 1, strong ones the threshold (2)', () => {
+    expect(DEFAULT_THRESHOLD).toBe(2);
+    expect(
+      Object.entries(DEFAULT_WEIGHTS)
+        .filter(([, weight]) => weight === 1)
+        .map(([reason]) => reason),
+    ).toEqual(['proof-missing', 'proof-expired', 'too-fast', 'no-browser']);
+    expect(Object.values(DEFAULT_WEIGHTS).filter((weight) => weight === 2)).toHaveLength(9);
   });
 
   test('every reason has a sentence for the owner', () => {
     expect(REASON_TEXT['proof-missing']).toBe("no proof that the page's script ran (JavaScript off, or a program posting directly)");
     expect(REASON_TEXT['too-fast']).toBe('sent less than 3 seconds after the form was opened');
     expect(REASON_TEXT['marked-by-owner']).toBe('marked as spam by the owner');
-    expect(Object.keys(REASON_TEXT)).toHaveLength(13);
+    expect(REASON_TEXT['no-browser']).toBe('sent without the headers every current browser sends (a program, or a very old browser)');
+    expect(Object.keys(REASON_TEXT)).toHaveLength(14);
   });
 });
 
@@ -80,7 +147,7 @@ function filter(overrides: Partial<SpamFilter> = {}, lines: string[] = []): Spam
   };
 }
 
-const message = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'A question about your opening hours.', ip: '203.0.113.7' };
+const message = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'A question about your opening hours.', ip: '203.0.113.7', browser: true };
 
 describe('judging a contact message', () => {
   test('a solved proof sent a minute later is clean and hands its nonce on, unconsumed: the store consumes it with the message', async () => {

@@ -102,6 +102,33 @@ describe.each(testEngines())('each move on $name', (engine) => {
     ]);
   });
 
+  test.skipIf(!engine.available)('the sender’s confirmation queues a message held for its missing proof alone, once; never one the owner marked', async () => {
+    const { store, machine } = await open();
+    const now = new Date();
+    const waiting = (await machine.receive({ ...input, held: ['proof-missing'] })).id;
+    const stuffed = (await machine.receive({ ...input, held: ['too-many-links'] })).id;
+    const marked = (await machine.receive({ ...input, held: ['proof-missing'] })).id;
+    // The owner let it go, then judged it spam after all: their word stands.
+    await machine.release(marked, now);
+    await machine.hold(marked, now);
+    await expect(machine.confirmBySender(waiting, now)).resolves.toEqual({ found: true, from: 'spam', changed: true, to: 'pending' });
+    await expect(machine.confirmBySender(waiting, now)).resolves.toEqual({ found: true, from: 'pending', changed: false });
+    await expect(machine.confirmBySender(stuffed, now)).resolves.toEqual({ found: true, from: 'spam', changed: false });
+    await expect(machine.confirmBySender(marked, now)).resolves.toEqual({ found: true, from: 'spam', changed: false });
+    await expect(machine.confirmBySender(424242, now)).resolves.toEqual({ found: false });
+    await expect(store.outbox.history(waiting)).resolves.toEqual([{ at: now.toISOString(), outcome: 'requeued', error: 'confirmed by the sender' }]);
+  });
+
+  test.skipIf(!engine.available)('of two confirmations at once, one queues the message', async () => {
+    const { store, machine } = await open();
+    const { id } = await machine.receive({ ...input, held: ['proof-missing'] });
+    const other = createSubmissionMachine(store.sql);
+    const now = new Date();
+    const answers = await Promise.all([machine.confirmBySender(id, now), other.confirmBySender(id, now)]);
+    expect(answers.filter((answer) => answer.found && answer.changed)).toHaveLength(1);
+    await expect(store.outbox.history(id)).resolves.toHaveLength(1);
+  });
+
   test.skipIf(!engine.available)('retention deletes old messages with their history, but not one being sent; held-only deletes only held ones', async () => {
     const { store, machine } = await open();
     const ids = [];
