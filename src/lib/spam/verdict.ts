@@ -2,7 +2,7 @@ import type { Logger } from '../log.ts';
 import type { AkismetClient } from './akismet.ts';
 import { type ContentReason, contentReasons, tooFast } from './content.ts';
 import type { OutsideCheck } from './outside.ts';
-import { checkProof, type ProofCheck, type ProofFailure, type ProofNonce } from './proof.ts';
+import { checkProof, type ProofCheck, type ProofNonce } from './proof.ts';
 import type { TurnstileClient } from './turnstile.ts';
 import { DEFAULT_WEIGHING, scoreOf, type WeighedReason, type Weighing } from './weights.ts';
 
