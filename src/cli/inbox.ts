@@ -1,6 +1,6 @@
 /**
  * The site owner's inbox on the command line: `npm run inbox -- list | show <id> |
- * export --format csv|json | retry <id> | release <id> | spam <id>`. It opens the same store
+ * export --format csv|json | retry <id> | release <id> | spam <id> | digest`. It opens the same store
  * as the server, which may be running (SQLite's WAL, or PostgreSQL, lets both work at once).
  */
 import { readConfig } from '../lib/config.ts';
@@ -8,7 +8,10 @@ import { spam as spamConfig } from '../lib/config/spam.ts';
 import { INBOX_USAGE, parseInboxArgs, runInboxCommand } from '../lib/contact/inbox.ts';
 import { createLogger } from '../lib/log.ts';
 import { createAkismetClient } from '../lib/spam/akismet.ts';
+import { createSmtpMailer } from '../lib/contact/mailer.ts';
+import { sendDigest } from '../lib/spam/housekeeping.ts';
 import { createSpamStore } from '../lib/spam/store.ts';
+import { siteForMail } from '../lib/site/site.ts';
 import { runTool } from './run.ts';
 
 await runTool({
@@ -19,13 +22,22 @@ await runTool({
     const { akismet } = spamConfig.read(process.env).config.spam;
     const config = readConfig(process.env);
     const blog = (config.ok && config.config.publicUrl) || 'http://localhost';
+    const spam = createSpamStore(store.sql);
+    const logger = createLogger({ level: 'warn', write: err });
     return runInboxCommand(command, {
       outbox: store.outbox,
       out,
       err,
-      spam: createSpamStore(store.sql),
+      spam,
       akismet: akismet && createAkismetClient({ apiKey: akismet.apiKey, baseUrl: akismet.baseUrl, blog }),
-      logger: createLogger({ level: 'warn', write: err }),
+      logger,
+      sendDigest: async () => {
+        if (!config.ok) return 'no mail server';
+        const { smtp, spam: settings } = config.config;
+        const mailer = smtp && createSmtpMailer(smtp, { logger });
+        const deps = { spam, mailer, smtp, site: siteForMail(config.config), retentionDays: settings.retentionDays, logger };
+        return sendDigest(deps, new Date(), { force: true });
+      },
     });
   },
 });

@@ -1,5 +1,5 @@
-/** The exit codes of the command-line tools: done, nothing there, a usage error. */
-export const EXIT = { ok: 0, notFound: 1, usage: 2 } as const;
+/** The exit codes of the command-line tools: done, nothing there or not done, a usage error. */
+export const EXIT = { ok: 0, notFound: 1, failed: 1, usage: 2 } as const;
 
 /** The export formats both tools write. */
 export type ExportFormat = 'csv' | 'json';

@@ -3,6 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { postForm, type Site, startSite } from '../support/site.ts';
+import { site as settings } from '../../src/lib/site/site.ts';
+import { parseMail } from '../support/mime.ts';
+import { type FakeSmtpServer, startSmtpServer } from '../support/smtp.ts';
 import { runInbox } from './run-inbox.ts';
 
 // A message with everything CSV has to quote, and one without.
@@ -86,5 +89,43 @@ describe('npm run inbox with a DATA_DIR that holds no database', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('npm run inbox -- digest', () => {
+  let site: Site;
+  let smtp: FakeSmtpServer;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    smtp = await startSmtpServer();
+    const mail = { SMTP_URL: smtp.url(), CONTACT_TO: 'owner@example.com', CONTACT_FROM: 'site@example.com' };
+    site = await startSite({ SPAM_FILTER: 'on', ...mail });
+    env = { DATA_DIR: site.dataDir, ...mail };
+  });
+  afterAll(async () => {
+    await site.stop();
+    await smtp.close();
+  });
+
+  test('sends the digest of what was held now, then says there is nothing new', async () => {
+    // A program's post without the page's proof is held (two weak signs).
+    expect((await postForm(`${site.url}/api/contact`, { ...plain, name: 'Held Bot' })).status).toBe(200);
+    const first = await runInbox(['digest'], env);
+    expect(first).toMatchObject({ code: 0, stdout: 'The digest of held messages was sent to CONTACT_TO.\n' });
+    const digests = smtp.received.filter((mail) => parseMail(mail.raw).header('subject')[0]?.includes('Held as spam'));
+    expect(digests).toHaveLength(1);
+    const digest = parseMail(digests[0]!.raw);
+    expect(digest.header('subject')).toEqual([`[${settings.name}] Held as spam: 1 message`]);
+    expect(digest.text).toContain('Held Bot');
+    expect(digest.text).toContain('npm run inbox -- show <id>');
+
+    await expect(runInbox(['digest'], env)).resolves.toMatchObject({ code: 0, stdout: 'Nothing was held as spam since the last digest, so none was sent.\n' });
+  });
+
+  test('without a mail server it says what to set, and fails', async () => {
+    await expect(runInbox(['digest'], { DATA_DIR: site.dataDir })).resolves.toMatchObject({
+      code: 1,
+      stderr: 'No mail server: set SMTP_URL, CONTACT_TO and CONTACT_FROM to send the digest.\n',
+    });
   });
 });

@@ -27,6 +27,8 @@ export type Overview = {
   provider: string;
   database: string;
   retentionDays: number | undefined;
+  /** How many messages were held as spam since the owner's previous visit to the overview, and when that was. */
+  held: { since: string | undefined; count: number };
 };
 
 /** The owner's inbox: what its pages read and what its posts do. */
@@ -94,7 +96,12 @@ export function createAdmin(settings: AdminSettings, parts: AdminParts): Admin {
     },
     async overview(now) {
       const since = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - (CHART_DAYS - 1)));
-      const [counts, perDay, delivery] = await Promise.all([queries.countByStatus(), queries.perDay(since), queries.deliveryHealth()]);
+      const [counts, perDay, delivery, visit] = await Promise.all([
+        queries.countByStatus(),
+        queries.perDay(since),
+        queries.deliveryHealth(),
+        queries.visitOverview(now),
+      ]);
       return {
         counts,
         days: lastDays(perDay, now),
@@ -102,6 +109,7 @@ export function createAdmin(settings: AdminSettings, parts: AdminParts): Admin {
         provider: parts.providerName,
         database: engineName(store.engine),
         retentionDays: settings.retentionDays,
+        held: { since: visit.previous, count: visit.heldSince },
       };
     },
   };

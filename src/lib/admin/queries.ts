@@ -17,6 +17,9 @@ export type MessageRow = { id: number; createdAt: string; name: string; email: s
 /** What the inbox asks for: a status, words to find in the name, address or text, and a page from 1. */
 export type MessageQuery = { status?: MessageStatus | undefined; search?: string | undefined; page: number };
 
+/** The setting that remembers when the owner last opened the overview. */
+const OVERVIEW_VISIT = 'admin_overview_visited_at';
+
 /** Delivery at a glance, for the overview. */
 export type DeliveryHealth = { lastSentAt: string | null; lastFailureAt: string | null; failed: number; pending: number };
 
@@ -33,6 +36,11 @@ export interface AdminQueries {
   perDay(since: Date): Promise<DayCount[]>;
   /** When the last message was sent, the last attempt failed, and how many failed and wait. */
   deliveryHealth(): Promise<DeliveryHealth>;
+  /**
+   * Records the owner's visit to the overview at `now` and answers the previous one, and how many
+   * messages were held as spam since then (since ever, on the first visit).
+   */
+  visitOverview(now: Date): Promise<{ previous: string | undefined; heldSince: number }>;
   /** Deletes a message and its delivery history (through the state machine); answers whether it was deleted now. */
   deleteMessage(id: number): Promise<boolean>;
   /** Deletes every message received before `cutoff`, with its history; answers how many. */
@@ -100,6 +108,16 @@ export function createAdminQueries(sql: Sql): AdminQueries {
         ),
       ]);
       return { lastSentAt: sent?.at ?? null, lastFailureAt: failure?.at ?? null, failed: Number(counts?.failed ?? 0), pending: Number(counts?.pending ?? 0) };
+    },
+    async visitOverview(now) {
+      const row = await sql.get<{ value: string }>('SELECT value FROM settings WHERE name = ?', [OVERVIEW_VISIT]);
+      const previous = row?.value || undefined;
+      const held = await sql.get<{ n: number | string }>(`SELECT count(*) AS n FROM submissions WHERE status = 'spam' AND created_at > ?`, [previous ?? '']);
+      await sql.run('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value', [
+        OVERVIEW_VISIT,
+        now.toISOString(),
+      ]);
+      return { previous, heldSince: Number(held?.n ?? 0) };
     },
     async deleteMessage(id) {
       const change = await machine.remove(id, new Date());

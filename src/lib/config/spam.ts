@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { DEFAULT_THRESHOLD, DEFAULT_WEIGHTS, type Weighing, type WeighedReason } from '../spam/weights.ts';
+import type { DigestTime } from '../spam/digest.ts';
 import { mask } from './secrets.ts';
 import { type ConfigConcern, integer, optionalText, optionalUrl, readVariables } from './variables.ts';
 
@@ -21,6 +22,8 @@ export type SpamConfig = {
     newsletterRequiresProof: boolean;
     /** How much each reason weighs and the score that holds a message (`SPAM_WEIGHTS`, `SPAM_THRESHOLD`). */
     weighing: Weighing;
+    /** The time of day (UTC) the digest goes out (`DIGEST_TIME`); without it, a day after the last one. */
+    digestTime: DigestTime | undefined;
   };
 };
 
@@ -33,6 +36,7 @@ const VARIABLES = {
   TURNSTILE_BASE_URL: optionalUrl,
   AKISMET_API_KEY: optionalText,
   AKISMET_BASE_URL: optionalUrl,
+  DIGEST_TIME: v.optional(v.pipe(v.string(), v.trim()), ''),
   SPAM_THRESHOLD: v.optional(integer(1, 100), String(DEFAULT_THRESHOLD)),
   SPAM_WEIGHTS: v.optional(v.pipe(v.string(), v.trim()), ''),
   NEWSLETTER_REQUIRE_PROOF: v.optional(v.pipe(v.string(), v.trim(), v.toLowerCase(), v.picklist(['true', 'false'], 'must be true or false')), 'false'),
@@ -70,6 +74,8 @@ export const spam: ConfigConcern<SpamConfig> = {
     const weights = parseWeights(e.SPAM_WEIGHTS);
     if (!weights)
       problems.push(`SPAM_WEIGHTS must be a comma-separated list of reason=weight (0 to 100), reasons among: ${Object.keys(DEFAULT_WEIGHTS).join(', ')}`);
+    const time = /^([01]\d|2[0-3]):([0-5]\d)$/.exec(e.DIGEST_TIME);
+    if (e.DIGEST_TIME && !time) problems.push('DIGEST_TIME must be a time of day in UTC as HH:MM, such as 07:30');
     const akismet = e.AKISMET_API_KEY ? { apiKey: e.AKISMET_API_KEY, baseUrl: e.AKISMET_BASE_URL || 'https://rest.akismet.com' } : undefined;
     return {
       config: {
@@ -81,6 +87,7 @@ export const spam: ConfigConcern<SpamConfig> = {
           akismet,
           newsletterRequiresProof: e.NEWSLETTER_REQUIRE_PROOF === 'true',
           weighing: { weights: weights ?? DEFAULT_WEIGHTS, threshold: e.SPAM_THRESHOLD },
+          digestTime: time ? { hour: Number(time[1]), minute: Number(time[2]) } : undefined,
         },
       },
       problems,
@@ -91,6 +98,7 @@ export const spam: ConfigConcern<SpamConfig> = {
       ? {
           maxLinks: s.maxLinks,
           retentionDays: s.retentionDays,
+          ...(s.digestTime && { digestTime: `${String(s.digestTime.hour).padStart(2, '0')}:${String(s.digestTime.minute).padStart(2, '0')} UTC` }),
           newsletterRequiresProof: s.newsletterRequiresProof,
           threshold: s.weighing.threshold,
           // Only what the owner changed: the defaults are in the README.

@@ -3,6 +3,7 @@ import { EXIT, readFormatOption } from '../cli.ts';
 import { formatTable, type TableColumn } from '../text-table.ts';
 import type { AkismetClient } from '../spam/akismet.ts';
 import { markMessageAsSpam, releaseMessage } from '../spam/corrections.ts';
+import type { DigestOutcome } from '../spam/housekeeping.ts';
 import type { SpamStore } from '../spam/store.ts';
 import { REASON_TEXT, type SpamReason } from '../spam/verdict.ts';
 import { silentLogger, type Logger } from '../log.ts';
@@ -16,7 +17,17 @@ export type InboxCommand =
   | { name: 'export'; format: 'csv' | 'json'; bom: boolean }
   | { name: 'retry'; id: number }
   | { name: 'release'; id: number }
-  | { name: 'spam'; id: number };
+  | { name: 'spam'; id: number }
+  | { name: 'digest' };
+
+/** What `digest` says of each outcome, and whether it is a success. */
+const DIGEST_OUTCOMES: Record<DigestOutcome, { ok: boolean; text: string }> = {
+  sent: { ok: true, text: 'The digest of held messages was sent to CONTACT_TO.\n' },
+  'nothing held': { ok: true, text: 'Nothing was held as spam since the last digest, so none was sent.\n' },
+  'not due': { ok: false, text: 'Another instance is sending the digest at this moment; try again in a minute.\n' },
+  'no mail server': { ok: false, text: 'No mail server: set SMTP_URL, CONTACT_TO and CONTACT_FROM to send the digest.\n' },
+  failed: { ok: false, text: 'The mail server did not take the digest (the line above says why); nothing is lost, try again later.\n' },
+};
 
 /** The statuses `list --status` takes. */
 const STATUSES: readonly DeliveryStatus[] = ['pending', 'sent', 'failed', 'spam'];
@@ -31,6 +42,7 @@ Commands:
   retry <id>                 put a failed message back in the queue; the running server sends it within seconds
   release <id>               not spam: a held message is delivered (once)
   spam <id>                  spam: hold a message; a pending one is then not sent
+  digest                     email the digest of what was held as spam since the last one, now
 
 Reads the database at DATABASE_URL when set, otherwise forms.db in DATA_DIR (default ./data);
 variables may also come from .env, or the file ENV_FILE names.
@@ -63,6 +75,8 @@ export function parseInboxArgs(args: readonly string[]): { ok: true; command: In
       if (value === undefined) return { ok: false, problem: `${name} needs the id of a message, a whole number such as 12.` };
       return noMore({ name, id: value }, rest.slice(1));
     }
+    case 'digest':
+      return noMore({ name: 'digest' }, rest);
     case 'export': {
       const option = readFormatOption(rest);
       if (!option.ok) return option;
@@ -84,14 +98,23 @@ export type InboxIo = {
   spam?: SpamStore;
   akismet?: AkismetClient | undefined;
   logger?: Logger;
+  /** Sends the digest of held messages now, for `digest`. */
+  sendDigest?: () => Promise<DigestOutcome>;
 };
 
 /** Runs one inbox command against the outbox and answers its exit code. */
 export async function runInboxCommand(
   command: InboxCommand,
-  { outbox, out, err, now = () => new Date(), spam, akismet, logger = silentLogger }: InboxIo,
+  { outbox, out, err, now = () => new Date(), spam, akismet, logger = silentLogger, sendDigest }: InboxIo,
 ): Promise<number> {
   switch (command.name) {
+    case 'digest': {
+      if (!sendDigest) throw new Error('the digest cannot be sent from here');
+      const outcome = await sendDigest();
+      const said = DIGEST_OUTCOMES[outcome];
+      (said.ok ? out : err)(said.text);
+      return said.ok ? EXIT.ok : EXIT.failed;
+    }
     case 'help':
       out(INBOX_USAGE);
       return EXIT.ok;

@@ -14,9 +14,33 @@ export const DIGEST_INTERVAL_MS = 24 * 3600 * 1000;
 /** How many messages the digest lists one by one (the newest); the rest are counted. */
 export const DIGEST_LIST_LIMIT = 50;
 
-/** Whether a digest may go out now, given when the last one went (undefined: never). */
-export function digestDue(lastSentAt: string | undefined, now: Date): boolean {
-  return lastSentAt === undefined || now.getTime() - Date.parse(lastSentAt) >= DIGEST_INTERVAL_MS;
+/** The time of day the owner wants the digest at (`DIGEST_TIME`, UTC). */
+export type DigestTime = { hour: number; minute: number };
+
+/**
+ * Whether a digest may go out now, given when the last one went (undefined: never): a day after
+ * it, or, with a time of day, once that time has passed today and none went since.
+ */
+export function digestDue(lastSentAt: string | undefined, now: Date, at?: DigestTime): boolean {
+  // The first one at the owner's time, not at whatever hour the server first started.
+  if (lastSentAt === undefined) return at === undefined || todayAt(now, at) <= now.getTime();
+  if (at === undefined) return now.getTime() - Date.parse(lastSentAt) >= DIGEST_INTERVAL_MS;
+  return Date.parse(lastSentAt) < latestSlot(now, at);
+}
+
+/** When the next digest is due at the owner's time of day, after `now`. */
+export function nextDigestAt(now: Date, at: DigestTime): Date {
+  return new Date(latestSlot(now, at) + DIGEST_INTERVAL_MS);
+}
+
+/** The owner's time of day today, or yesterday's when today's has not come yet (ms). */
+function latestSlot(now: Date, at: DigestTime): number {
+  const today = todayAt(now, at);
+  return today <= now.getTime() ? today : today - DIGEST_INTERVAL_MS;
+}
+
+function todayAt(now: Date, { hour, minute }: DigestTime): number {
+  return Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), hour, minute);
 }
 
 /**

@@ -4,6 +4,7 @@ import { createScheduler, type Scheduler } from '../contact/scheduler.ts';
 import { describeError, type Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
 import { siteForMail } from '../site/site.ts';
+import { nextDigestAt } from './digest.ts';
 import { HOUSEKEEPING_INTERVAL_MS, tidySpam } from './housekeeping.ts';
 import { createSpamService, type SpamService } from './service.ts';
 import { createSpamStore, type SpamStore } from './store.ts';
@@ -36,9 +37,18 @@ export function createSpamParts(config: Config, database: Store, mailer: Mailer 
   });
   const housekeeping = createScheduler({
     pass: async () => {
-      await tidySpam({ spam: store, mailer, smtp: config.smtp, site: siteForMail(config), retentionDays: config.spam.retentionDays, logger });
+      await tidySpam({
+        spam: store,
+        mailer,
+        smtp: config.smtp,
+        site: siteForMail(config),
+        retentionDays: config.spam.retentionDays,
+        digestAt: config.spam.digestTime,
+        logger,
+      });
     },
-    nextDueAt: () => undefined,
+    // At the owner's time of day, not up to an hour after it.
+    nextDueAt: () => (config.spam.digestTime ? nextDigestAt(new Date(), config.spam.digestTime) : undefined),
     pollIntervalMs: HOUSEKEEPING_INTERVAL_MS,
     onError: (error) => logger.warn('spam.housekeeping_failed', { error: describeError(error), note: 'tried again within the hour' }),
   });

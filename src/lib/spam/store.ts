@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type Change, createSubmissionMachine, parseReasons } from '../submissions/machine.ts';
 import type { ContactInput } from '../forms/contact.ts';
 import type { Sql } from '../store/sql.ts';
-import { digestDue, type HeldDigest } from './digest.ts';
+import { type DigestTime, digestDue, type HeldDigest } from './digest.ts';
 import type { UsedChallenges } from './used-challenges.ts';
 
 /** Why a message was held, and where it came from when Akismet may need telling later. */
@@ -33,7 +33,10 @@ export interface SpamStore {
    * Takes the day's digest: answers the time of the previous one when a digest is due and no
    * other instance took it, else undefined. `undo` gives it back when sending failed.
    */
-  takeDigest(now: Date): Promise<{ previous: string | undefined; undo(): Promise<void> } | undefined>;
+  takeDigest(
+    now: Date,
+    options?: { at?: DigestTime | undefined; force?: boolean },
+  ): Promise<{ previous: string | undefined; undo(): Promise<void> } | undefined>;
 }
 
 const DIGEST_SETTING = 'spam_digest_sent_at';
@@ -97,11 +100,11 @@ export function createSpamStore(sql: Sql): SpamStore {
       await sql.run('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING', [SECRET_SETTING, randomBytes(32).toString('hex')]);
       return (await setting(SECRET_SETTING))!;
     },
-    async takeDigest(now) {
+    async takeDigest(now, { at, force = false } = {}) {
       await sql.run(`INSERT INTO settings (name, value) VALUES (?, '') ON CONFLICT (name) DO NOTHING`, [DIGEST_SETTING]);
       const stored = (await setting(DIGEST_SETTING)) ?? '';
       const previous = stored || undefined;
-      if (!digestDue(previous, now)) return undefined;
+      if (!force && !digestDue(previous, now, at)) return undefined;
       // Compare-and-set: of several instances, only the one whose update changed the row sends.
       const taken = now.toISOString();
       const { changes } = await sql.run('UPDATE settings SET value = ? WHERE name = ? AND value = ?', [taken, DIGEST_SETTING, stored]);

@@ -226,7 +226,14 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
         provider: 'local',
         database: name,
         retentionDays: 90,
+        // The first visit: everything held so far.
+        held: { since: undefined, count: 1 },
       });
+      // The next visit counts only what was held since this one.
+      await message(store, 'Held Two', { createdAt: '2026-11-22T12:30:00.000Z', status: 'spam' });
+      const later = new Date('2026-11-22T13:00:00.000Z');
+      await expect(admin.overview(later)).resolves.toMatchObject({ held: { since: '2026-11-22T12:00:00.000Z', count: 1 } });
+      await expect(admin.overview(new Date('2026-11-22T14:00:00.000Z'))).resolves.toMatchObject({ held: { since: '2026-11-22T13:00:00.000Z', count: 0 } });
       expect(overview.days).toHaveLength(30);
       expect(overview.days[0]).toEqual({ day: '2026-10-24', count: 0 });
       expect(overview.days.slice(-2)).toEqual([

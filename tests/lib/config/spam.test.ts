@@ -37,6 +37,7 @@ describe('the spam filter’s configuration', () => {
         NEWSLETTER_REQUIRE_PROOF: 'true',
         SPAM_THRESHOLD: '3',
         SPAM_WEIGHTS: 'too-fast=0, no-browser:2',
+        DIGEST_TIME: '07:05',
       }).config.spam,
     ).toEqual({
       enabled: false,
@@ -46,6 +47,7 @@ describe('the spam filter’s configuration', () => {
       akismet: { apiKey: 'abcdef123456', baseUrl: 'http://127.0.0.1:9999' },
       newsletterRequiresProof: true,
       weighing: { weights: { ...DEFAULT_WEIGHTS, 'too-fast': 0, 'no-browser': 2 }, threshold: 3 },
+      digestTime: { hour: 7, minute: 5 },
     });
   });
 
@@ -60,6 +62,8 @@ describe('the spam filter’s configuration', () => {
     [{ TURNSTILE_SECRET_KEY: 'secret' }, 'TURNSTILE_SITE_KEY is required when TURNSTILE_SECRET_KEY is set'],
     [{ AKISMET_BASE_URL: 'ftp://x' }, 'AKISMET_BASE_URL must be an absolute http(s) URL'],
     [{ SPAM_THRESHOLD: '0' }, 'SPAM_THRESHOLD must be at least 1'],
+    [{ DIGEST_TIME: '7:30' }, 'DIGEST_TIME must be a time of day in UTC as HH:MM, such as 07:30'],
+    [{ DIGEST_TIME: '24:00' }, 'DIGEST_TIME must be a time of day in UTC as HH:MM, such as 07:30'],
     [{ SPAM_WEIGHTS: 'too-slow=1' }, WEIGHTS_PROBLEM],
     [{ SPAM_WEIGHTS: 'too-fast=101' }, WEIGHTS_PROBLEM],
     [{ SPAM_WEIGHTS: 'too-fast=-1' }, WEIGHTS_PROBLEM],
@@ -77,8 +81,8 @@ describe('the spam filter’s configuration', () => {
     ['the filter off', { SPAM_FILTER: 'off' }, { spamFilter: 'off' }],
     [
       'the weights the owner changed',
-      { SPAM_WEIGHTS: 'too-fast=0', SPAM_THRESHOLD: '3' },
-      { spamFilter: { maxLinks: 2, retentionDays: 30, newsletterRequiresProof: false, threshold: 3, weights: { 'too-fast': 0 } } },
+      { SPAM_WEIGHTS: 'too-fast=0', SPAM_THRESHOLD: '3', DIGEST_TIME: '18:00' },
+      { spamFilter: { maxLinks: 2, retentionDays: 30, digestTime: '18:00 UTC', newsletterRequiresProof: false, threshold: 3, weights: { 'too-fast': 0 } } },
     ],
     [
       'the outside checks, keys masked',

@@ -1,5 +1,13 @@
 import { describe, expect, test } from 'vitest';
-import { composeDigest, DIGEST_INTERVAL_MS, DIGEST_LIST_LIMIT, digestDue, type HeldDigest, type HeldMessage } from '../../../src/lib/spam/digest.ts';
+import {
+  composeDigest,
+  DIGEST_INTERVAL_MS,
+  DIGEST_LIST_LIMIT,
+  digestDue,
+  nextDigestAt,
+  type HeldDigest,
+  type HeldMessage,
+} from '../../../src/lib/spam/digest.ts';
 
 const SMTP = { url: 'smtp://127.0.0.1:2525', to: 'owner@example.com', from: 'site@forms.example.com' };
 const SITE = { name: 'Atelier Nord', senderName: 'Atelier Nord forms', adminOrigin: undefined };
@@ -25,6 +33,23 @@ describe('when the digest goes out', () => {
     ['sent an hour ago', '2026-11-22T22:00:00.000Z', false],
   ])('%s: due %s', (_, last, due) => {
     expect(digestDue(last, NOW)).toBe(due);
+  });
+
+  test.each([
+    ['never sent, before the time', undefined, '2026-11-22T07:29:59.999Z', false],
+    ['never sent, at the time', undefined, '2026-11-22T07:30:00.000Z', true],
+    ['sent yesterday at the time, today before it', '2026-11-21T07:30:00.000Z', '2026-11-22T07:00:00.000Z', false],
+    ['sent yesterday at the time, today at it', '2026-11-21T07:30:00.000Z', '2026-11-22T07:30:00.000Z', true],
+    ['sent on demand an hour ago, after the time', '2026-11-22T08:00:00.000Z', '2026-11-22T09:00:00.000Z', false],
+    ['sent on demand just before the time', '2026-11-22T07:29:00.000Z', '2026-11-22T07:31:00.000Z', true],
+  ])('with DIGEST_TIME=07:30, %s: due %s', (_, last, now, due) => {
+    expect(digestDue(last, new Date(now), { hour: 7, minute: 30 })).toBe(due);
+  });
+
+  test('the next digest at the owner’s time of day is today’s when it has not come, else tomorrow’s', () => {
+    expect(nextDigestAt(new Date('2026-11-22T07:00:00.000Z'), { hour: 7, minute: 30 })).toEqual(new Date('2026-11-22T07:30:00.000Z'));
+    expect(nextDigestAt(new Date('2026-11-22T07:30:00.000Z'), { hour: 7, minute: 30 })).toEqual(new Date('2026-11-23T07:30:00.000Z'));
+    expect(nextDigestAt(new Date('2026-11-22T23:59:00.000Z'), { hour: 0, minute: 0 })).toEqual(new Date('2026-11-23T00:00:00.000Z'));
   });
 
   test('the interval is a day and the list stops at 50', () => {

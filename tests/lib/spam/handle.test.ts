@@ -26,6 +26,7 @@ const ON: SpamConfig['spam'] = {
   akismet: undefined,
   newsletterRequiresProof: false,
   weighing: DEFAULT_WEIGHING,
+  digestTime: undefined,
 };
 const SECRET = 'handler-test-secret';
 const person = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello, I would like to know more.', honeypot: '' };

@@ -15,6 +15,7 @@ const DEFAULTS: SpamConfig['spam'] = {
   akismet: undefined,
   newsletterRequiresProof: false,
   weighing: DEFAULT_WEIGHING,
+  digestTime: undefined,
 };
 const TURNSTILE = { siteKey: '1x00000000000000000000AA', secretKey: '1x0000000000000000000000000000000AA', baseUrl: 'http://127.0.0.1:9' };
 
