@@ -17,7 +17,7 @@ describe('the --format option of the command-line tools', () => {
     expect(readFormatOption(args)).toEqual(expected);
   });
 
-  test('exit codes: 0 done, 1 nothing there, 2 a usage error', () => {
-    expect(EXIT).toEqual({ ok: 0, notFound: 1, usage: 2 });
+  test('exit codes: 0 done, 1 nothing there or not done, 2 a usage error', () => {
+    expect(EXIT).toEqual({ ok: 0, notFound: 1, failed: 1, usage: 2 });
   });
 });
