@@ -9,6 +9,7 @@ import { redis } from './config/redis.ts';
 import { server } from './config/server.ts';
 import { smtp } from './config/smtp.ts';
 import { spam } from './config/spam.ts';
+import { webhooks } from './config/webhooks.ts';
 import type { ConfigConcern, Env } from './config/variables.ts';
 import { fromProjectRoot } from './project-root.ts';
 
@@ -23,7 +24,7 @@ export type { SpamConfig, TurnstileConfig } from './config/spam.ts';
  * Hint: a new concern is a file exporting a `ConfigConcern` and one entry here; its part
  * joins `Config`, its problems the start-up's list, its description the start-up log.
  */
-const CONCERNS = [server, database, origins, newsletter, smtp, limits, redis, logging, spam, admin] as const;
+const CONCERNS = [server, database, origins, newsletter, smtp, limits, redis, logging, spam, admin, webhooks] as const;
 
 type PartOf<Concern> = Concern extends ConfigConcern<infer Part> ? Part : never;
 type AllOf<Union> = (Union extends unknown ? (part: Union) => void : never) extends (all: infer All) => void ? All : never;

@@ -6,7 +6,8 @@ import { exported } from './contact/inbox.ts';
 import type { Scheduler } from './contact/scheduler.ts';
 import { createSmtpMailer, type Mailer } from './contact/mailer.ts';
 import { composeContactEmail } from './contact/message.ts';
-import { siteForMail } from './site/site.ts';
+import { site, siteForMail } from './site/site.ts';
+import { createWebhooks, type EventRecorder, type Webhooks } from './webhooks/webhooks.ts';
 import type { SubmissionStore } from './contact/store.ts';
 import { createDeliveryWorker, type DeliveryWorker } from './contact/worker.ts';
 import { createLogger, type Logger } from './log.ts';
@@ -36,6 +37,10 @@ export type Services = {
   housekeeping: Scheduler;
   /** The spam filter: the verdict on contact messages, challenges, held messages (issue 13). */
   spam: SpamParts;
+  /** Signed webhooks and chat alerts: their deliveries and the worker that sends them (none without an endpoint). */
+  webhooks: Webhooks;
+  /** The recorder of the newsletter's events (webhooks.events), as the newsletter handler takes it. */
+  events: EventRecorder;
 };
 
 /**
@@ -59,7 +64,12 @@ export function createServices(config: Config, logger: Logger): Services {
         })
       : undefined;
   const provider = createNewsletterProvider(config.newsletter, database.subscribers);
-  const onStored = worker ? () => worker.poke() : () => {};
+  const webhooks = createWebhooks(database.sql, config.webhooks, { siteName: site.name, logger });
+  // A stored message is news for the mail worker and the webhook worker alike.
+  const onStored = () => {
+    worker?.poke();
+    webhooks.worker?.poke();
+  };
   const spam = createSpamParts(config, database, mailer, logger);
   // The owner's corrections, as `npm run inbox -- release/spam` makes them, with Akismet told.
   const corrections = { spam: spam.store, outbox: database.outbox, akismet: spam.service.akismet, logger };
@@ -99,9 +109,12 @@ export function createServices(config: Config, logger: Logger): Services {
       queries: admin?.queries ?? createAdminQueries(database.sql),
       audit: admin?.audit,
       retentionDays: config.retentionDays,
+      webhooks: webhooks.deliveries,
       logger,
     }),
     spam,
+    webhooks,
+    events: webhooks.events,
   };
 }
 

@@ -88,6 +88,7 @@ server.listen(config.port, config.host, () => {
   logger.info('server.listening', { url: `http://${host}:${port}`, port });
   // Once the site is up: messages left pending by an earlier process go out first.
   services.worker?.start();
+  services.webhooks.worker?.start();
   services.housekeeping.start();
   // Hourly: held spam past its retention is deleted, and the day's digest goes out.
   services.spam.housekeeping.start();
@@ -154,7 +155,7 @@ async function stop(signal: string): Promise<void> {
   logger.info('server.stopping', { signal });
   // The worker finishes the message it is sending (so its outcome is recorded) while
   // requests drain; the database closes only after both.
-  const workerStopped = Promise.all([services.worker?.stop(), services.housekeeping.stop()]);
+  const workerStopped = Promise.all([services.worker?.stop(), services.webhooks.worker?.stop(), services.housekeeping.stop()]);
   const how = await shutdown(SHUTDOWN_GRACE_MS);
   if (how === 'forced') logger.warn('server.stop_forced', { note: `requests still running after ${SHUTDOWN_GRACE_MS / 1000} s were cut off` });
   await workerStopped;

@@ -487,6 +487,7 @@ describe('secrets in what the configuration prints', () => {
       spamFilter: { maxLinks: 2, retentionDays: 30, newsletterRequiresProof: false, threshold: 2, weights: {} },
       admin: 'off (set ADMIN_PASSWORD_HASH to turn it on)',
       retentionDays: 'off (messages are kept until deleted)',
+      webhooks: 'off',
     });
   });
 
@@ -534,6 +535,7 @@ describe('secrets in what the configuration prints', () => {
       'spamFilter',
       'admin',
       'retentionDays',
+      'webhooks',
     ]);
   });
 });

@@ -1,6 +1,7 @@
 import { createScheduler, type Scheduler, type Timer } from '../contact/scheduler.ts';
 import { describeError, type Logger } from '../log.ts';
 import { AUDIT_DEFAULT_RETENTION_DAYS, type AuditLog } from './audit.ts';
+import type { Deliveries } from '../webhooks/deliveries.ts';
 import type { AdminQueries } from './queries.ts';
 import type { Sessions } from './session.ts';
 
@@ -13,9 +14,14 @@ export type HousekeepingParts = {
   queries: Pick<AdminQueries, 'deleteOlderThan'>;
   audit: AuditLog | undefined;
   retentionDays: number | undefined;
+  /** The webhooks' events and deliveries, kept two weeks (they copy the messages they tell of). */
+  webhooks?: Pick<Deliveries, 'prune'> | undefined;
   logger: Logger;
   clock?: () => Date;
 };
+
+/** How long the news of a message is kept for webhooks and chat alerts, once nothing waits to be sent. */
+export const EVENT_RETENTION_DAYS = 14;
 
 /**
  * One round: deletes expired sessions, and with `RETENTION_DAYS` every message received
@@ -26,9 +32,10 @@ export async function keepHouse({
   queries,
   audit,
   retentionDays,
+  webhooks,
   logger,
   clock = () => new Date(),
-}: HousekeepingParts): Promise<{ sessions: number; messages: number; auditEntries: number }> {
+}: HousekeepingParts): Promise<{ sessions: number; messages: number; auditEntries: number; events: number }> {
   const expired = sessions ? await sessions.sweep() : 0;
   let messages = 0;
   const now = clock();
@@ -43,7 +50,9 @@ export async function keepHouse({
   const auditDays = retentionDays ?? AUDIT_DEFAULT_RETENTION_DAYS;
   const auditEntries = audit ? await audit.deleteBefore(new Date(now.getTime() - auditDays * 24 * 60 * 60 * 1000)) : 0;
   if (auditEntries > 0) logger.info('retention.audit_deleted', { entries: auditEntries, olderThanDays: auditDays });
-  return { sessions: expired, messages, auditEntries };
+  const events = webhooks ? await webhooks.prune(new Date(now.getTime() - EVENT_RETENTION_DAYS * 24 * 60 * 60 * 1000)) : 0;
+  if (events > 0) logger.info('retention.events_deleted', { events, olderThanDays: EVENT_RETENTION_DAYS });
+  return { sessions: expired, messages, auditEntries, events };
 }
 
 /** Runs `keepHouse` at start and then once a day, one round at a time, logging a failure once per round. */

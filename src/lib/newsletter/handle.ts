@@ -2,7 +2,8 @@ import * as v from 'valibot';
 import { INVALID_EMAIL } from '../forms/email.ts';
 import { NewsletterSchema } from '../forms/newsletter.ts';
 import { readForm } from '../http.ts';
-import type { Logger } from '../log.ts';
+import { describeError, type Logger } from '../log.ts';
+import type { EventRecorder } from '../webhooks/webhooks.ts';
 import { accepted, type FormValues, failure, type Outcome, tooManyRequests } from '../pipeline/outcome.ts';
 import type { AbuseLimits } from '../rate-limit.ts';
 import type { SpamService } from '../spam/service.ts';
@@ -14,6 +15,8 @@ export type NewsletterDeps = {
   logger: Logger;
   limits?: Pick<AbuseLimits, 'checkAddress'>;
   spam?: { service: Pick<SpamService, 'allowSubscription'> } | undefined;
+  /** Records the news of a subscription for webhooks and chat alerts. */
+  events?: EventRecorder | undefined;
 };
 
 /**
@@ -46,7 +49,7 @@ export const NEWSLETTER_FAILURES: Record<SubscribeFailure, { status: number; err
 };
 
 /** POST /api/newsletter (docs/api/openapi.yaml): read the form, validate the email, subscribe, answer. */
-export async function handleNewsletter(request: Request, { provider, logger, limits, spam }: NewsletterDeps): Promise<Outcome> {
+export async function handleNewsletter(request: Request, { provider, logger, limits, spam, events }: NewsletterDeps): Promise<Outcome> {
   const form = await readForm(request);
   if (!form.ok) return form.failure;
 
@@ -63,7 +66,13 @@ export async function handleNewsletter(request: Request, { provider, logger, lim
   if (!allowed.ok) return tooManyRequests(allowed.retryAfterSeconds, values);
 
   const outcome = await provider.subscribe(parsed.output.email);
-  if (outcome.ok) return accepted();
+  if (outcome.ok) {
+    // The subscription is done whatever becomes of its news: a failure to record it is logged, not answered.
+    await events?.record('newsletter.subscribed', { email: parsed.output.email, provider: provider.name }).catch((error: unknown) => {
+      logger.warn('webhook.event_not_recorded', { event: 'newsletter.subscribed', error: describeError(error) });
+    });
+    return accepted();
+  }
 
   const answer = NEWSLETTER_FAILURES[outcome.reason];
   if (outcome.reason === 'misconfigured') {

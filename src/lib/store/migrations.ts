@@ -171,4 +171,27 @@ export const MIGRATIONS: readonly Migration[] = [
     postgresql: `ALTER TABLE admin_audit ADD COLUMN repeats INTEGER NOT NULL DEFAULT 1;
      UPDATE admin_audit SET detail = '…' || substr(detail, strpos(detail, '@')) WHERE action = 'delete-subscriber' AND strpos(detail, '@') > 0;`,
   },
+  {
+    // Webhooks and chat alerts (webhooks/): events recorded with the message in one transaction,
+    // fanned out to one delivery per endpoint, each sent under a lease until a 2xx, with its tries.
+    name: 'webhook events and deliveries',
+    sqlite: `CREATE TABLE events (id TEXT PRIMARY KEY, type TEXT NOT NULL, data TEXT NOT NULL, created_at TEXT NOT NULL, dispatched_at TEXT);
+     CREATE INDEX events_waiting ON events (dispatched_at, created_at);
+     CREATE TABLE webhook_deliveries (
+       id INTEGER PRIMARY KEY AUTOINCREMENT, event_id TEXT NOT NULL, endpoint TEXT NOT NULL, status TEXT NOT NULL,
+       attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at TEXT, lease_until TEXT, last_status INTEGER, last_error TEXT,
+       created_at TEXT NOT NULL, delivered_at TEXT, UNIQUE (event_id, endpoint));
+     CREATE INDEX webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at);
+     CREATE TABLE webhook_attempts (id INTEGER PRIMARY KEY AUTOINCREMENT, delivery_id INTEGER NOT NULL, attempted_at TEXT NOT NULL, status_code INTEGER, error TEXT);
+     CREATE INDEX webhook_attempts_delivery ON webhook_attempts (delivery_id);`,
+    postgresql: `CREATE TABLE events (id TEXT PRIMARY KEY, type TEXT NOT NULL, data TEXT NOT NULL, created_at TEXT NOT NULL, dispatched_at TEXT);
+     CREATE INDEX events_waiting ON events (dispatched_at, created_at);
+     CREATE TABLE webhook_deliveries (
+       id BIGSERIAL PRIMARY KEY, event_id TEXT NOT NULL, endpoint TEXT NOT NULL, status TEXT NOT NULL,
+       attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at TEXT, lease_until TEXT, last_status INTEGER, last_error TEXT,
+       created_at TEXT NOT NULL, delivered_at TEXT, UNIQUE (event_id, endpoint));
+     CREATE INDEX webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at);
+     CREATE TABLE webhook_attempts (id BIGSERIAL PRIMARY KEY, delivery_id BIGINT NOT NULL, attempted_at TEXT NOT NULL, status_code INTEGER, error TEXT);
+     CREATE INDEX webhook_attempts_delivery ON webhook_attempts (delivery_id);`,
+  },
 ];

@@ -1,4 +1,5 @@
 import type { Sql, SqlSession } from '../store/sql.ts';
+import { recordEvent } from '../webhooks/events.ts';
 
 /**
  * Where a contact message stands, as stored: waiting to be delivered (`pending`; "sending"
@@ -140,8 +141,18 @@ export function createSubmissionMachine(sql: Sql): SubmissionMachine {
               `UPDATE submissions SET status = 'pending', attempts = 0, next_attempt_at = ?, last_error = NULL, lease_until = NULL WHERE id = ? AND status = 'spam'`,
               [at, id],
             );
-      if (changes === 1 && to === 'pending')
+      if (changes === 1 && to === 'pending') {
         await tx.run(HISTORY, [id, at, 'requeued', by === 'owner' ? 'released from spam by the owner' : 'confirmed by the sender']);
+        // Accepted now: the news goes out as for a message accepted at once.
+        const message = await tx.get<{ created_at: string; name: string; email: string; message: string }>(
+          'SELECT created_at, name, email, message FROM submissions WHERE id = ?',
+          [id],
+        );
+        if (message) {
+          const data = { id, createdAt: message.created_at, name: message.name, email: message.email, message: message.message };
+          await recordEvent(tx, 'contact.received', data, now);
+        }
+      }
       return { found: true, from, changed: changes === 1, to };
     });
 
@@ -173,7 +184,11 @@ export function createSubmissionMachine(sql: Sql): SubmissionMachine {
             status === 'spam' ? (message.userAgent ?? null) : null,
           ],
         );
-        return { id: Number(row!.id), status, reasons };
+        const id = Number(row!.id);
+        // The news of it, in the same transaction: webhooks and chat alerts never miss a message.
+        const data = { id, createdAt: now, name: message.name, email: message.email, message: message.message };
+        await recordEvent(tx, status === 'pending' ? 'contact.received' : 'contact.held', status === 'spam' ? { ...data, reasons } : data, new Date(now));
+        return { id, status, reasons };
       }),
 
     claim: (now, leaseUntil) =>

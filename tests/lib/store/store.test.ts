@@ -150,6 +150,7 @@ describe.each(testEngines())('the store on $name', ({ name, available, open }) =
         [name, 5, 'spam: reasons, used challenges, settings'],
         [name, 6, "the owner's request on a message being sent"],
         [name, 7, 'audit: repeats, no subscriber addresses'],
+        [name, 8, 'webhook events and deliveries'],
       ]);
     });
 

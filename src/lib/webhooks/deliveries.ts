@@ -1,0 +1,245 @@
+import type { Sql } from '../store/sql.ts';
+import type { Endpoint } from './endpoints.ts';
+import type { EventType, SiteEvent } from './events.ts';
+
+/** The Standard Webhooks schedule: at once, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h after the previous try. */
+export const RETRY_SCHEDULE_MS = [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 50_400_000, 72_000_000, 86_400_000] as const;
+
+/** An event older than this when it is fanned out reaches no endpoint (one was added later). */
+const FAN_OUT_WINDOW_MS = 24 * 3600 * 1000;
+
+/** A delivery's state: waiting (or being sent, under a lease), delivered, failed for good, or stopped by a 410. */
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'disabled';
+
+/** One event on its way to one endpoint. */
+export type Delivery = {
+  id: number;
+  eventId: string;
+  type: EventType;
+  endpoint: string;
+  status: DeliveryStatus;
+  attempts: number;
+  nextAttemptAt: string | null;
+  lastStatus: number | null;
+  lastError: string | null;
+  createdAt: string;
+  deliveredAt: string | null;
+};
+
+/** One try of a delivery: when, the receiver's status (none when it was not reached), and why it failed. */
+export type DeliveryAttempt = { at: string; status: number | null; error: string | null };
+
+/** How one try ended, as the worker saw it. */
+export type TryEnd =
+  | { kind: 'delivered'; status: number }
+  | { kind: 'retry'; status: number | null; error: string; retryAfterMs?: number | undefined }
+  | { kind: 'gone'; status: 410 };
+
+/**
+ * The only writer of the webhook tables: fan-out, claims under a lease, each try's end, replays
+ * and pruning, each one conditional write that says whether it happened.
+ */
+export interface Deliveries {
+  /** Turns recorded events into one delivery per endpoint that takes them; answers how many were made. */
+  fanOut(endpoints: readonly Endpoint[], now: Date): Promise<number>;
+  /** Takes the oldest due delivery no live lease holds, until `leaseUntil`, with its event. */
+  claim(now: Date, leaseUntil: Date): Promise<{ delivery: Delivery; event: SiteEvent; lease: string } | undefined>;
+  /** Records a try's end under the lease that took it: delivered, retried on the schedule, failed after the last, or disabled by a 410. */
+  finish(id: number, lease: string, end: TryEnd, now: Date): Promise<DeliveryStatus | undefined>;
+  /** Sends a delivery again from the start of the schedule (the owner's "Replay"); answers whether it changed. */
+  replay(id: number, now: Date): Promise<boolean>;
+  /** The newest deliveries, for the admin and the inbox command. */
+  list(limit: number): Promise<Delivery[]>;
+  /** Every try of one delivery, oldest first. */
+  attempts(id: number): Promise<DeliveryAttempt[]>;
+  /** Deletes events older than `cutoff` with their deliveries and tries, unless one still waits; answers how many. */
+  prune(cutoff: Date): Promise<number>;
+  /** When the next waiting delivery is due, if any. */
+  nextDueAt(): Promise<Date | undefined>;
+  /** The endpoints a 410 stopped, by name, with the address that answered it. */
+  goneEndpoints(): Promise<Map<string, string>>;
+  /** Stops an endpoint for good (its receiver answered 410) until its address changes; answers whether it was running. */
+  stopEndpoint(name: string, url: string): Promise<boolean>;
+}
+
+const GONE = 'webhook_gone:';
+
+type Row = {
+  id: number | string;
+  event_id: string;
+  type: EventType;
+  endpoint: string;
+  status: DeliveryStatus;
+  attempts: number | string;
+  next_attempt_at: string | null;
+  last_status: number | string | null;
+  last_error: string | null;
+  created_at: string;
+  delivered_at: string | null;
+};
+
+const COLUMNS = `d.id, d.event_id, e.type, d.endpoint, d.status, d.attempts, d.next_attempt_at, d.last_status, d.last_error, d.created_at, d.delivered_at`;
+
+/** The deliveries over the store's SQL (SQLite or PostgreSQL). */
+export function createDeliveries(sql: Sql): Deliveries {
+  const skipLocked = sql.engine === 'postgresql' ? 'FOR UPDATE SKIP LOCKED' : '';
+  const toDelivery = (row: Row): Delivery => ({
+    id: Number(row.id),
+    eventId: row.event_id,
+    type: row.type,
+    endpoint: row.endpoint,
+    status: row.status,
+    attempts: Number(row.attempts),
+    nextAttemptAt: row.next_attempt_at,
+    lastStatus: row.last_status === null ? null : Number(row.last_status),
+    lastError: row.last_error,
+    createdAt: row.created_at,
+    deliveredAt: row.delivered_at,
+  });
+  return {
+    fanOut: (endpoints, now) =>
+      sql.transaction(async (tx) => {
+        const events = await tx.all<{ id: string; type: EventType; created_at: string }>(
+          `SELECT id, type, created_at FROM events WHERE dispatched_at IS NULL ORDER BY created_at LIMIT 200 ${skipLocked}`,
+        );
+        const at = now.toISOString();
+        const oldest = new Date(now.getTime() - FAN_OUT_WINDOW_MS).toISOString();
+        let made = 0;
+        for (const event of events) {
+          if (event.created_at >= oldest) {
+            for (const endpoint of endpoints.filter((e) => e.events.includes(event.type))) {
+              const { changes } = await tx.run(
+                `INSERT INTO webhook_deliveries (event_id, endpoint, status, attempts, next_attempt_at, created_at)
+                 VALUES (?, ?, 'pending', 0, ?, ?) ON CONFLICT (event_id, endpoint) DO NOTHING`,
+                [event.id, endpoint.name, at, at],
+              );
+              made += changes;
+            }
+          }
+          await tx.run('UPDATE events SET dispatched_at = ? WHERE id = ? AND dispatched_at IS NULL', [at, event.id]);
+        }
+        return made;
+      }),
+
+    claim: (now, leaseUntil) =>
+      sql.transaction(async (tx) => {
+        const at = now.toISOString();
+        const lease = leaseUntil.toISOString();
+        const taken = await tx.get<{ id: number | string }>(
+          `UPDATE webhook_deliveries SET lease_until = ?
+           WHERE id = (
+             SELECT id FROM webhook_deliveries
+             WHERE status = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
+             ORDER BY next_attempt_at, id LIMIT 1 ${skipLocked}
+           )
+           RETURNING id`,
+          [lease, at, at],
+        );
+        if (!taken) return undefined;
+        const row = await tx.get<Row & { data: string; event_created_at: string }>(
+          `SELECT ${COLUMNS}, e.data, e.created_at AS event_created_at FROM webhook_deliveries d JOIN events e ON e.id = d.event_id WHERE d.id = ?`,
+          [taken.id],
+        );
+        if (!row) return undefined;
+        const event: SiteEvent = { id: row.event_id, type: row.type, createdAt: row.event_created_at, data: JSON.parse(row.data) as Record<string, unknown> };
+        return { delivery: toDelivery(row), event, lease };
+      }),
+
+    finish: (id, lease, end, now) =>
+      sql.transaction(async (tx) => {
+        const row = await tx.get<{ attempts: number | string }>(
+          `SELECT attempts FROM webhook_deliveries WHERE id = ? AND status = 'pending' AND lease_until = ?`,
+          [id, lease],
+        );
+        // The lease ran out and another worker took it: its own outcome will be recorded.
+        if (!row) return undefined;
+        const at = now.toISOString();
+        const attempts = Number(row.attempts) + 1;
+        const status = end.kind === 'retry' ? null : end.status;
+        await tx.run('INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, error) VALUES (?, ?, ?, ?)', [
+          id,
+          at,
+          end.status,
+          end.kind === 'retry' ? end.error : null,
+        ]);
+        if (end.kind === 'delivered') {
+          await tx.run(
+            `UPDATE webhook_deliveries SET status = 'delivered', attempts = ?, last_status = ?, last_error = NULL, delivered_at = ?, next_attempt_at = NULL, lease_until = NULL WHERE id = ? AND lease_until = ?`,
+            [attempts, status, at, id, lease],
+          );
+          return 'delivered';
+        }
+        if (end.kind === 'gone') {
+          await tx.run(
+            `UPDATE webhook_deliveries SET status = 'disabled', attempts = ?, last_status = 410, last_error = 'the receiver answered 410 Gone', next_attempt_at = NULL, lease_until = NULL WHERE id = ? AND lease_until = ?`,
+            [attempts, id, lease],
+          );
+          return 'disabled';
+        }
+        const wait = RETRY_SCHEDULE_MS[attempts];
+        if (wait === undefined) {
+          await tx.run(
+            `UPDATE webhook_deliveries SET status = 'failed', attempts = ?, last_status = ?, last_error = ?, next_attempt_at = NULL, lease_until = NULL WHERE id = ? AND lease_until = ?`,
+            [attempts, end.status, end.error, id, lease],
+          );
+          return 'failed';
+        }
+        // A receiver's Retry-After is honoured, within a day.
+        const delay = Math.min(Math.max(wait, end.retryAfterMs ?? 0), RETRY_SCHEDULE_MS.at(-1)!);
+        await tx.run(
+          `UPDATE webhook_deliveries SET attempts = ?, last_status = ?, last_error = ?, next_attempt_at = ?, lease_until = NULL WHERE id = ? AND lease_until = ?`,
+          [attempts, end.status, end.error, new Date(now.getTime() + delay).toISOString(), id, lease],
+        );
+        return 'pending';
+      }),
+
+    async replay(id, now) {
+      const { changes } = await sql.run(
+        `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?, lease_until = NULL WHERE id = ? AND status IN ('delivered', 'failed', 'disabled')`,
+        [now.toISOString(), id],
+      );
+      return changes === 1;
+    },
+
+    async list(limit) {
+      const rows = await sql.all<Row>(`SELECT ${COLUMNS} FROM webhook_deliveries d JOIN events e ON e.id = d.event_id ORDER BY d.id DESC LIMIT ?`, [limit]);
+      return rows.map(toDelivery);
+    },
+
+    async attempts(id) {
+      const rows = await sql.all<{ attempted_at: string; status_code: number | string | null; error: string | null }>(
+        'SELECT attempted_at, status_code, error FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempted_at, id',
+        [id],
+      );
+      return rows.map((row) => ({ at: row.attempted_at, status: row.status_code === null ? null : Number(row.status_code), error: row.error }));
+    },
+
+    async nextDueAt() {
+      const row = await sql.get<{ at: string | null }>(`SELECT min(next_attempt_at) AS at FROM webhook_deliveries WHERE status = 'pending'`);
+      return row?.at ? new Date(row.at) : undefined;
+    },
+
+    async goneEndpoints() {
+      const rows = await sql.all<{ name: string; value: string }>(`SELECT name, value FROM settings WHERE name LIKE 'webhook\_gone:%' ESCAPE '\'`);
+      return new Map(rows.map((row) => [row.name.slice(GONE.length), row.value]));
+    },
+
+    async stopEndpoint(name, url) {
+      const { changes } = await sql.run(
+        `INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value WHERE settings.value <> excluded.value`,
+        [`${GONE}${name}`, url],
+      );
+      return changes === 1;
+    },
+
+    prune: (cutoff) =>
+      sql.transaction(async (tx) => {
+        const at = cutoff.toISOString();
+        const old = `SELECT id FROM events WHERE created_at < ? AND dispatched_at IS NOT NULL
+          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries w WHERE w.event_id = events.id AND w.status = 'pending')`;
+        await tx.run(`DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE event_id IN (${old}))`, [at]);
+        await tx.run(`DELETE FROM webhook_deliveries WHERE event_id IN (${old})`, [at]);
+        return (await tx.run(`DELETE FROM events WHERE id IN (${old})`, [at])).changes;
+      }),
+  };
+}

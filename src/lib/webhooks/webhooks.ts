@@ -1,0 +1,34 @@
+import type { Logger } from '../log.ts';
+import type { Sql } from '../store/sql.ts';
+import { createDeliveries, type Deliveries } from './deliveries.ts';
+import type { Endpoint } from './endpoints.ts';
+import { type EventType, recordEvent } from './events.ts';
+import { createWebhookWorker, type WebhookWorker } from './worker.ts';
+
+/** Records an event outside a message's transaction (a subscription), and wakes the worker. */
+export type EventRecorder = { record(type: EventType, data: Record<string, unknown>): Promise<void> };
+
+/** Webhooks and chat alerts as the server runs them: the deliveries, the worker (none without endpoints) and the recorder. */
+export type Webhooks = { deliveries: Deliveries; worker: WebhookWorker | undefined; events: EventRecorder };
+
+/** Builds the webhooks of a deployment from its endpoints (config/webhooks.ts). */
+export function createWebhooks(
+  sql: Sql,
+  { endpoints, allowPrivate }: { endpoints: readonly Endpoint[]; allowPrivate: boolean },
+  { siteName, logger }: { siteName: string; logger: Logger },
+): Webhooks {
+  const deliveries = createDeliveries(sql);
+  const worker = endpoints.length > 0 ? createWebhookWorker({ deliveries, endpoints, siteName, allowPrivate, logger }) : undefined;
+  return {
+    deliveries,
+    worker,
+    events: {
+      async record(type, data) {
+        // Without an endpoint nobody would read it: nothing is kept.
+        if (!worker) return;
+        await recordEvent(sql, type, data, new Date());
+        worker.poke();
+      },
+    },
+  };
+}

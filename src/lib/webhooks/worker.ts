@@ -1,0 +1,84 @@
+import { createScheduler } from '../contact/scheduler.ts';
+import { describeError, type Logger } from '../log.ts';
+import type { Deliveries } from './deliveries.ts';
+import { type Endpoint, formatFor } from './endpoints.ts';
+import { postDelivery } from './sender.ts';
+import { signedHeaders } from './signature.ts';
+
+/** How often the worker looks for events recorded by any instance, when nothing is known to be due. */
+const POLL_MS = 5_000;
+
+/** How long an instance keeps a delivery it is sending from the others: longer than a try can take. */
+const LEASE_MS = 60_000;
+
+/** What the worker needs: the deliveries, the endpoints, the site's name for chat alerts, and the log. */
+export type WebhookWorkerDeps = {
+  deliveries: Deliveries;
+  endpoints: readonly Endpoint[];
+  siteName: string;
+  allowPrivate: boolean;
+  logger: Logger;
+  now?: () => Date;
+  post?: typeof postDelivery;
+};
+
+/** The background sender of webhooks and chat alerts. */
+export type WebhookWorker = { start(): void; poke(): void; runPass(): Promise<void>; stop(): Promise<void> };
+
+/**
+ * Fans recorded events out to the endpoints, then sends every due delivery, one at a time, each
+ * under a lease so that several instances share the work and a killed one's deliveries are
+ * taken up again when the lease runs out. A delivery goes until a 2xx, on the schedule.
+ * Hint: an endpoint whose receiver answered 410 is stopped (logged once) until its address changes.
+ */
+export function createWebhookWorker({ deliveries, endpoints, siteName, allowPrivate, logger, now = () => new Date(), post = postDelivery }: WebhookWorkerDeps): WebhookWorker {
+  const byName = new Map(endpoints.map((endpoint) => [endpoint.name, endpoint]));
+
+  async function pass(signal: AbortSignal): Promise<void> {
+    const gone = await deliveries.goneEndpoints();
+    const running = endpoints.filter((endpoint) => gone.get(endpoint.name) !== endpoint.url);
+    await deliveries.fanOut(running, now());
+    while (!signal.aborted) {
+      const start = now();
+      const claimed = await deliveries.claim(start, new Date(start.getTime() + LEASE_MS));
+      if (!claimed) return;
+      const { delivery, event, lease } = claimed;
+      const endpoint = byName.get(delivery.endpoint);
+      if (!endpoint || gone.get(endpoint.name) === endpoint.url) {
+        // Taken off the configuration, or stopped by a 410: it ends here, recorded.
+        await deliveries.finish(delivery.id, lease, { kind: 'gone', status: 410 }, now());
+        continue;
+      }
+      const { body, headers } = formatFor(endpoint, event, siteName);
+      const signed = endpoint.kind === 'standard' ? { ...headers, ...signedHeaders(event.id, Math.floor(now().getTime() / 1000), body, endpoint.secrets ?? []) } : headers;
+      const end = await post({ url: endpoint.url, body, headers: signed, allowPrivate });
+      const status = await deliveries.finish(delivery.id, lease, end, now());
+      if (end.kind === 'gone') {
+        gone.set(endpoint.name, endpoint.url);
+        if (await deliveries.stopEndpoint(endpoint.name, endpoint.url)) {
+          logger.warn('webhook.endpoint_stopped', { endpoint: endpoint.name, note: 'its receiver answered 410 Gone; change its address to start it again' });
+        }
+      } else if (status === 'failed') {
+        logger.warn('webhook.delivery_failed', { endpoint: endpoint.name, delivery: delivery.id, type: event.type, error: end.kind === 'retry' ? end.error : '' });
+      } else if (end.kind === 'retry' && delivery.attempts === 0) {
+        // The first failure of a delivery is worth a line; its retries are in the admin.
+        logger.info('webhook.delivery_retrying', { endpoint: endpoint.name, delivery: delivery.id, error: end.error });
+      }
+    }
+  }
+
+  const scheduler = createScheduler({
+    pass,
+    nextDueAt: () => deliveries.nextDueAt(),
+    pollIntervalMs: POLL_MS,
+    onError: (error) => logger.warn('webhook.worker_failed', { error: describeError(error), note: 'tried again in a few seconds' }),
+  });
+  return {
+    start() {
+      if (scheduler.start()) logger.info('webhook.worker_started', { endpoints: endpoints.map((endpoint) => endpoint.name) });
+    },
+    poke: () => scheduler.poke(),
+    runPass: () => scheduler.runPass(),
+    stop: () => scheduler.stop(),
+  };
+}

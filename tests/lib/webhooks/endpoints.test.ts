@@ -1,0 +1,60 @@
+import { describe, expect, test } from 'vitest';
+import { alertText, type Endpoint, formatFor } from '../../../src/lib/webhooks/endpoints.ts';
+import type { SiteEvent } from '../../../src/lib/webhooks/events.ts';
+
+const EVENT: SiteEvent = {
+  id: 'msg_1',
+  type: 'contact.received',
+  createdAt: '2026-11-24T12:00:00.000Z',
+  data: { id: 7, name: 'Zoë <@everyone>', email: 'zoe@example.org', message: 'First line & more\nSecond line' },
+};
+const endpoint = (kind: Endpoint['kind'], more: Partial<Endpoint> = {}): Endpoint => ({ name: kind, kind, url: 'https://hooks.example', events: ['contact.received'], ...more });
+
+describe('what each endpoint receives', () => {
+  test('a standard webhook: the event as Standard Webhooks says', () => {
+    expect(formatFor(endpoint('standard'), EVENT, 'Atelier Nord')).toEqual({
+      body: JSON.stringify({ type: 'contact.received', timestamp: '2026-11-24T12:00:00.000Z', data: EVENT.data }),
+      headers: { 'content-type': 'application/json' },
+    });
+  });
+
+  test('Slack: text with its markup characters escaped', () => {
+    expect(JSON.parse(formatFor(endpoint('slack'), EVENT, 'Atelier Nord').body)).toEqual({
+      text: 'Atelier Nord: new message from Zoë &lt;@everyone&gt; &lt;zoe@example.org&gt;\nFirst line &amp; more',
+    });
+  });
+
+  test('Discord: content, and nobody mentioned whatever the visitor typed', () => {
+    expect(JSON.parse(formatFor(endpoint('discord'), EVENT, 'Atelier Nord').body)).toEqual({
+      content: 'Atelier Nord: new message from Zoë <@everyone> <zoe@example.org>\nFirst line & more',
+      allowed_mentions: { parse: [] },
+    });
+  });
+
+  test('Telegram: plain text to the chat, without link previews', () => {
+    expect(JSON.parse(formatFor(endpoint('telegram', { chatId: '-100123' }), EVENT, 'Atelier Nord').body)).toEqual({
+      chat_id: '-100123',
+      text: 'Atelier Nord: new message from Zoë <@everyone> <zoe@example.org>\nFirst line & more',
+      disable_web_page_preview: true,
+    });
+  });
+
+  test('ntfy: the text as the body, a title in ASCII', () => {
+    expect(formatFor(endpoint('ntfy'), EVENT, 'Café Nord')).toEqual({
+      body: 'Café Nord: new message from Zoë <@everyone> <zoe@example.org>\nFirst line & more',
+      headers: { 'content-type': 'text/plain; charset=utf-8', title: 'Caf? Nord: new message', tags: 'envelope' },
+    });
+  });
+
+  test.each([
+    ['none', 'Atelier Nord: new message (#7)'],
+    ['full', 'Atelier Nord: new message from Zoë <@everyone> <zoe@example.org>\n\nFirst line & more\nSecond line'],
+  ] as const)('how much of the message an alert shows: %s', (detail, text) => {
+    expect(alertText(EVENT, 'Atelier Nord', detail)).toBe(text);
+  });
+
+  test('a subscription names the address', () => {
+    const event: SiteEvent = { ...EVENT, type: 'newsletter.subscribed', data: { email: 'reader@example.org', provider: 'local' } };
+    expect(alertText(event, 'Atelier Nord', 'name-and-first-line')).toBe('Atelier Nord: new subscriber: reader@example.org');
+  });
+});

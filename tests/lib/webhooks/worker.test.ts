@@ -1,0 +1,174 @@
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createLogger } from '../../../src/lib/log.ts';
+import { openStore, type Store } from '../../../src/lib/store/store.ts';
+import { createSubmissionMachine } from '../../../src/lib/submissions/machine.ts';
+import { createDeliveries } from '../../../src/lib/webhooks/deliveries.ts';
+import type { Endpoint } from '../../../src/lib/webhooks/endpoints.ts';
+import { createWebhookWorker } from '../../../src/lib/webhooks/worker.ts';
+import { type FakeHttpServer, type FakeReply, replyJson, startFakeHttpServer } from '../../support/fake-http.ts';
+import { TEST_DATABASE, testEngines } from '../../support/stores.ts';
+
+const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+const message = { name: 'Zoë Ångström', email: 'zoe@example.org', message: 'Hello, a question about your prices.', held: undefined };
+
+let receiver: FakeHttpServer;
+beforeAll(async () => {
+  receiver = await startFakeHttpServer();
+});
+afterAll(() => receiver.close());
+
+/** Answers each request with the next reply of the list, the last one for good. */
+function replies(...list: FakeReply[]): FakeReply {
+  let next = 0;
+  return (request, res, req) => list[Math.min(next++, list.length - 1)]!(request, res, req);
+}
+
+describe.each(testEngines())('webhook deliveries on $name', (engine) => {
+  const setUp = async (options: { allowPrivate?: boolean; endpoint?: Partial<Endpoint> } = {}) => {
+    const { store, url, dataDir } = await engine.open();
+    let clock = new Date();
+    const logs: Array<Record<string, unknown>> = [];
+    const logger = createLogger({ level: 'info', write: (line) => logs.push(JSON.parse(line) as Record<string, unknown>) });
+    const endpoint: Endpoint = { name: 'webhook', kind: 'standard', url: `${receiver.url}/hook`, secrets: [SECRET], events: ['contact.received', 'contact.held'], ...options.endpoint };
+    const workerOn = (s: Store) =>
+      createWebhookWorker({ deliveries: createDeliveries(s.sql), endpoints: [endpoint], siteName: 'Atelier Nord', allowPrivate: options.allowPrivate ?? true, logger, now: () => clock });
+    receiver.requests.length = 0;
+    return {
+      store,
+      url,
+      dataDir,
+      logs,
+      worker: workerOn(store),
+      workerOn,
+      machine: createSubmissionMachine(store.sql),
+      deliveries: createDeliveries(store.sql),
+      advance: (ms: number) => (clock = new Date(clock.getTime() + ms)),
+    };
+  };
+
+  test.skipIf(!engine.available)('a stored message reaches the receiver, signed so that the standardwebhooks package verifies it', async () => {
+    receiver.reply(replyJson(200, { ok: true }));
+    const { machine, worker, deliveries } = await setUp();
+    const { id } = await machine.receive(message);
+    await worker.runPass();
+    expect(receiver.requests).toHaveLength(1);
+    const [request] = receiver.requests;
+    expect(request!.url).toBe('/hook');
+    const verified = new Webhook(SECRET).verify(request!.body, request!.headers as Record<string, string>) as Record<string, unknown>;
+    expect(verified).toEqual({
+      type: 'contact.received',
+      timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      data: { id, createdAt: expect.any(String), name: 'Zoë Ångström', email: 'zoe@example.org', message: 'Hello, a question about your prices.' },
+    });
+    expect(request!.headers['webhook-id']).toMatch(/^msg_[0-9a-f]{24}$/);
+    expect((await deliveries.list(10)).map((d) => [d.type, d.status, d.attempts, d.lastStatus])).toEqual([['contact.received', 'delivered', 1, 200]]);
+  });
+
+  test.skipIf(!engine.available)('a receiver down for a while gets the event once it is back, exactly once, with the same webhook-id on every try', async () => {
+    receiver.reply(replies(replyJson(500, {}), replyJson(503, {}), replyJson(502, {}), replyJson(200, {})));
+    const { machine, worker, deliveries, advance } = await setUp();
+    await machine.receive({ ...message, held: ['too-many-links'] });
+    await worker.runPass();
+    for (const wait of [5_000, 300_000, 1_800_000]) {
+      // Not due yet: nothing is sent a second early.
+      advance(wait - 1_000);
+      await worker.runPass();
+      advance(1_000);
+      await worker.runPass();
+    }
+    await worker.runPass();
+    expect(receiver.requests.map((r) => r.headers['webhook-id'])).toEqual(Array(4).fill(receiver.requests[0]!.headers['webhook-id']));
+    expect(JSON.parse(receiver.requests[0]!.body)).toMatchObject({ type: 'contact.held', data: { reasons: ['too-many-links'] } });
+    const [delivery] = await deliveries.list(10);
+    expect(delivery).toMatchObject({ status: 'delivered', attempts: 4 });
+    expect((await deliveries.attempts(delivery!.id)).map((a) => [a.status, a.error])).toEqual([
+      [500, 'the receiver answered 500'],
+      [503, 'the receiver answered 503'],
+      [502, 'the receiver answered 502'],
+      [200, null],
+    ]);
+  });
+
+  test.skipIf(!engine.available)('two instances deliver each event once', async () => {
+    receiver.reply(replyJson(204, {}));
+    const { store, url, dataDir, machine, worker, workerOn } = await setUp();
+    const other = openStore({ ...TEST_DATABASE, url, dataDir }, createLogger({ level: 'silent' }));
+    await other.ready;
+    try {
+      for (let n = 0; n < 12; n++) await machine.receive({ ...message, name: `Visitor ${n}` });
+      await Promise.all([worker.runPass(), workerOn(other).runPass(), worker.runPass()]);
+      const ids = receiver.requests.map((r) => r.headers['webhook-id']);
+      expect(ids).toHaveLength(12);
+      expect(new Set(ids).size).toBe(12);
+      expect(store).toBeDefined();
+    } finally {
+      await other.close();
+    }
+  });
+
+  test.skipIf(!engine.available)('a redirect is not followed, and counts as a failed try', async () => {
+    receiver.reply((request, res) => {
+      if (request.url === '/elsewhere') return void res.writeHead(200).end();
+      res.writeHead(302, { location: '/elsewhere' }).end();
+    });
+    const { machine, worker, deliveries } = await setUp();
+    await machine.receive(message);
+    await worker.runPass();
+    expect(receiver.requests.map((r) => r.url)).toEqual(['/hook']);
+    expect((await deliveries.list(1))[0]).toMatchObject({ status: 'pending', lastStatus: 302, lastError: 'a redirect (302), which is not followed' });
+  });
+
+  test.skipIf(!engine.available)('429 with Retry-After waits as long as the receiver asks', async () => {
+    receiver.reply(replyJson(429, {}, { 'retry-after': '120' }));
+    const { machine, worker, deliveries, advance } = await setUp();
+    await machine.receive(message);
+    await worker.runPass();
+    advance(60_000);
+    await worker.runPass();
+    expect(receiver.requests).toHaveLength(1);
+    advance(60_000);
+    await worker.runPass();
+    expect(receiver.requests).toHaveLength(2);
+    expect((await deliveries.list(1))[0]).toMatchObject({ attempts: 2, lastStatus: 429 });
+  });
+
+  test.skipIf(!engine.available)('410 Gone stops the endpoint, once logged, until its address changes', async () => {
+    receiver.reply(replyJson(410, {}));
+    const { machine, worker, deliveries, logs } = await setUp();
+    await machine.receive(message);
+    await worker.runPass();
+    await machine.receive({ ...message, name: 'After the 410' });
+    await worker.runPass();
+    expect(receiver.requests).toHaveLength(1);
+    expect((await deliveries.list(10)).map((d) => d.status)).toEqual(['disabled']);
+    expect(logs.filter((l) => l.event === 'webhook.endpoint_stopped')).toHaveLength(1);
+  });
+
+  test.skipIf(!engine.available)('a receiver on a private address is refused unless WEBHOOK_ALLOW_PRIVATE', async () => {
+    receiver.reply(replyJson(200, {}));
+    const { machine, worker, deliveries } = await setUp({ allowPrivate: false });
+    await machine.receive(message);
+    await worker.runPass();
+    expect(receiver.requests).toHaveLength(0);
+    expect((await deliveries.list(1))[0]).toMatchObject({ status: 'pending', lastError: 'the address is private (set WEBHOOK_ALLOW_PRIVATE=true to allow it)' });
+  });
+
+  test.skipIf(!engine.available)('after the last try of the schedule a delivery has failed; the owner’s replay sends it again', async () => {
+    receiver.reply(replyJson(500, {}));
+    const { machine, worker, deliveries, advance, logs } = await setUp();
+    await machine.receive(message);
+    for (let n = 0; n < 10; n++) {
+      await worker.runPass();
+      advance(86_400_000);
+    }
+    const [failed] = await deliveries.list(1);
+    expect(failed).toMatchObject({ status: 'failed', attempts: 10 });
+    expect(logs.filter((l) => l.event === 'webhook.delivery_failed')).toEqual([expect.objectContaining({ level: 'warn', type: 'contact.received', error: 'the receiver answered 500' })]);
+    receiver.reply(replyJson(200, {}));
+    await expect(deliveries.replay(failed!.id, new Date())).resolves.toBe(true);
+    await expect(deliveries.replay(failed!.id, new Date())).resolves.toBe(false);
+    await worker.runPass();
+    expect((await deliveries.list(1))[0]).toMatchObject({ status: 'delivered' });
+  });
+});

@@ -1,0 +1,68 @@
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { site as settings } from '../../src/lib/site/site.ts';
+import { type FakeHttpServer, replyJson, startFakeHttpServer } from '../support/fake-http.ts';
+import { postForm, type Site, startSite } from '../support/site.ts';
+import { eventually } from '../support/smtp.ts';
+
+// The built server with a signed webhook and every chat service, each faked at the network edge
+// by a real HTTP server on 127.0.0.1 (so WEBHOOK_ALLOW_PRIVATE=true).
+const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+let edge: FakeHttpServer;
+let site: Site;
+
+beforeAll(async () => {
+  edge = await startFakeHttpServer(replyJson(200, { ok: true }));
+  site = await startSite({
+    WEBHOOK_URL: `${edge.url}/standard`,
+    WEBHOOK_SECRET: SECRET,
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    SLACK_WEBHOOK_URL: `${edge.url}/slack/T0/B0/secret`,
+    DISCORD_WEBHOOK_URL: `${edge.url}/discord/1/token`,
+    TELEGRAM_BOT_TOKEN: '123456:ABC-def',
+    TELEGRAM_CHAT_ID: '-10042',
+    TELEGRAM_API_URL: `${edge.url}/telegram`,
+    NTFY_URL: `${edge.url}/ntfy/forms`,
+  });
+});
+afterAll(async () => {
+  await site?.stop();
+  await edge?.close();
+});
+
+const to = (prefix: string) => edge.requests.filter((request) => request.url.startsWith(prefix));
+
+describe('a contact message, told everywhere the owner works', () => {
+  test('reaches the signed webhook and every chat service in its own format', async () => {
+    const response = await postForm(`${site.url}/api/contact`, { name: 'Zoë Ångström', email: 'zoe@example.org', message: 'A table of oak, please.\nThanks!', honeypot: '' });
+    expect(response.status).toBe(200);
+    await eventually('every endpoint to be told', () => ['/standard', '/slack', '/discord', '/telegram', '/ntfy'].every((p) => to(p).length === 1));
+
+    const [standard] = to('/standard');
+    const verified = new Webhook(SECRET).verify(standard!.body, standard!.headers as Record<string, string>);
+    expect(verified).toMatchObject({ type: 'contact.received', data: { name: 'Zoë Ångström', email: 'zoe@example.org', message: 'A table of oak, please.\r\nThanks!' } });
+
+    const line = `${settings.name}: new message from Zoë Ångström <zoe@example.org>\nA table of oak, please.`;
+    expect(JSON.parse(to('/slack')[0]!.body)).toEqual({ text: line.replace('<', '&lt;').replace('>', '&gt;') });
+    expect(JSON.parse(to('/discord')[0]!.body)).toEqual({ content: line, allowed_mentions: { parse: [] } });
+    expect(to('/telegram')[0]!.url).toBe('/telegram/bot123456:ABC-def/sendMessage');
+    expect(JSON.parse(to('/telegram')[0]!.body)).toEqual({ chat_id: '-10042', text: line, disable_web_page_preview: true });
+    expect(to('/ntfy')[0]!.body).toBe(line);
+
+    // The start-up log names the endpoints, never a token.
+    const logged = JSON.stringify(site.logs);
+    for (const secret of ['ABC-def', '/B0/secret', '/1/token', 'MfKQ9r8GKYqr']) expect(logged).not.toContain(secret);
+  });
+
+  test('a subscription reaches the webhook only: chat alerts tell of messages unless the owner chooses more', async () => {
+    edge.requests.length = 0;
+    expect((await postForm(`${site.url}/api/newsletter`, { email: 'reader@example.org' })).status).toBe(200);
+    await eventually('the webhook to be told', () => to('/standard').length === 1);
+    expect(new Webhook(SECRET).verify(to('/standard')[0]!.body, to('/standard')[0]!.headers as Record<string, string>)).toMatchObject({
+      type: 'newsletter.subscribed',
+      data: { email: 'reader@example.org', provider: 'local' },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(edge.requests).toHaveLength(1);
+  });
+});
