@@ -12,6 +12,7 @@ import { createSmtpMailer } from '../lib/contact/mailer.ts';
 import { sendDigest } from '../lib/spam/housekeeping.ts';
 import { createSpamStore } from '../lib/spam/store.ts';
 import { siteForMail } from '../lib/site/site.ts';
+import { createDeliveries } from '../lib/webhooks/deliveries.ts';
 import { runTool } from './run.ts';
 
 await runTool({
@@ -31,6 +32,7 @@ await runTool({
       spam,
       akismet: akismet && createAkismetClient({ apiKey: akismet.apiKey, baseUrl: akismet.baseUrl, blog }),
       logger,
+      webhooks: createDeliveries(store.sql),
       sendDigest: async () => {
         if (!config.ok) return 'no mail server';
         const { smtp, spam: settings } = config.config;

@@ -91,6 +91,7 @@ export function createServices(config: Config, logger: Logger): Services {
             reasons: async (id) => (await spam.store.details(id))?.reasons ?? [],
           },
           exportMessages: async () => (await database.outbox.list()).map(exported),
+          webhooks: webhooks.deliveries,
         },
       )
     : undefined;

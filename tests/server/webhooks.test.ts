@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { site as settings } from '../../src/lib/site/site.ts';
 import { type FakeHttpServer, replyJson, startFakeHttpServer } from '../support/fake-http.ts';
 import { postForm, type Site, startSite } from '../support/site.ts';
+import { runInbox } from '../contact/run-inbox.ts';
 import { eventually } from '../support/smtp.ts';
 
 // The built server with a signed webhook and every chat service, each faked at the network edge
@@ -34,13 +35,21 @@ const to = (prefix: string) => edge.requests.filter((request) => request.url.sta
 
 describe('a contact message, told everywhere the owner works', () => {
   test('reaches the signed webhook and every chat service in its own format', async () => {
-    const response = await postForm(`${site.url}/api/contact`, { name: 'Zoë Ångström', email: 'zoe@example.org', message: 'A table of oak, please.\nThanks!', honeypot: '' });
+    const response = await postForm(`${site.url}/api/contact`, {
+      name: 'Zoë Ångström',
+      email: 'zoe@example.org',
+      message: 'A table of oak, please.\nThanks!',
+      honeypot: '',
+    });
     expect(response.status).toBe(200);
     await eventually('every endpoint to be told', () => ['/standard', '/slack', '/discord', '/telegram', '/ntfy'].every((p) => to(p).length === 1));
 
     const [standard] = to('/standard');
     const verified = new Webhook(SECRET).verify(standard!.body, standard!.headers as Record<string, string>);
-    expect(verified).toMatchObject({ type: 'contact.received', data: { name: 'Zoë Ångström', email: 'zoe@example.org', message: 'A table of oak, please.\r\nThanks!' } });
+    expect(verified).toMatchObject({
+      type: 'contact.received',
+      data: { name: 'Zoë Ångström', email: 'zoe@example.org', message: 'A table of oak, please.\r\nThanks!' },
+    });
 
     const line = `${settings.name}: new message from Zoë Ångström <zoe@example.org>\nA table of oak, please.`;
     expect(JSON.parse(to('/slack')[0]!.body)).toEqual({ text: line.replace('<', '&lt;').replace('>', '&gt;') });
@@ -64,5 +73,23 @@ describe('a contact message, told everywhere the owner works', () => {
     });
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(edge.requests).toHaveLength(1);
+  });
+});
+
+describe('npm run inbox -- webhooks', () => {
+  test('lists the deliveries, and replays one', async () => {
+    const listed = await runInbox(['webhooks'], { DATA_DIR: site.dataDir });
+    expect(listed.code).toBe(0);
+    const rows = listed.stdout.trimEnd().split('\n');
+    expect(rows[0]).toMatch(/^ID\s+CREATED \(UTC\)\s+EVENT\s+TO\s+STATUS\s+TRIES\s+LAST ERROR$/);
+    expect(rows.slice(1).map((row) => row.split(/\s{2,}/).slice(2, 6))).toContainEqual(['contact.received', 'slack', 'delivered', '1']);
+    const id = rows[1]!.trim().split(/\s+/)[0]!;
+    edge.requests.length = 0;
+    await expect(runInbox(['webhooks', 'replay', id], { DATA_DIR: site.dataDir })).resolves.toMatchObject({
+      code: 0,
+      stdout: `Delivery #${id} is sent again within a few seconds by the running server.\n`,
+    });
+    await eventually('the replay to arrive', () => edge.requests.length === 1);
+    await expect(runInbox(['webhooks', 'replay', '99999'], { DATA_DIR: site.dataDir })).resolves.toMatchObject({ code: 1 });
   });
 });

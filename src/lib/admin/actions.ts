@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type EXPORT_COLUMNS, messagesToCsv } from '../contact/inbox.ts';
 import { subscribersToCsv } from '../newsletter/subscribers.ts';
 import { readForm } from '../http.ts';
+import type { Deliveries } from '../webhooks/deliveries.ts';
 import type { Change } from '../submissions/machine.ts';
 import { type AuditAction, type AuditLog, erasedAddress } from './audit.ts';
 import type { AdminQueries } from './queries.ts';
@@ -18,6 +19,7 @@ export const ADMIN_ACTIONS = {
   '/admin/actions/delete': 'delete-message',
   '/admin/actions/delete-subscriber': 'delete-subscriber',
   '/admin/actions/export': 'export',
+  '/admin/actions/replay-delivery': 'replay-delivery',
 } as const;
 
 /** One of the admin's form posts. */
@@ -60,6 +62,8 @@ export type AdminDeps = {
   queries: AdminQueries;
   commands: MessageCommands;
   exports: Exports;
+  /** The webhooks' deliveries, for "Replay". */
+  webhooks: Pick<Deliveries, 'replay'>;
   now?: () => Date;
   /** Waits before a password is checked; the tests count instead of waiting. */
   wait?: (ms: number) => Promise<void>;
@@ -156,6 +160,12 @@ async function act(
     }
     case 'export':
       return exportFile(fields, deps, context);
+    case 'replay-delivery': {
+      const id = messageId(fields.id);
+      if (id === undefined || !(await deps.webhooks.replay(id, now()))) return done('/admin/webhooks?done=unchanged-delivery');
+      await record(audit, now, 'replay-delivery', `#${id}`, context);
+      return done('/admin/webhooks?done=replayed');
+    }
   }
 }
 

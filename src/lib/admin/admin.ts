@@ -4,6 +4,7 @@ import type { DeliveryEvent, Submission } from '../contact/outbox.ts';
 import type { Logger } from '../log.ts';
 import { engineName, type Sql } from '../store/sql.ts';
 import type { Store } from '../store/store.ts';
+import type { Deliveries } from '../webhooks/deliveries.ts';
 import type { AdminDeps, MessageCommands } from './actions.ts';
 import { type AuditLog, createAuditLog } from './audit.ts';
 import { CHART_DAYS, type DayCount, lastDays } from './chart.ts';
@@ -34,6 +35,8 @@ export type Overview = {
 /** The owner's inbox: what its pages read and what its posts do. */
 export type Admin = {
   deps: AdminDeps;
+  /** The webhooks' deliveries and their tries. */
+  webhooks: Deliveries;
   sessions: Sessions;
   audit: AuditLog;
   queries: AdminQueries;
@@ -50,6 +53,8 @@ export type AdminParts = {
   redis?: Redis | undefined;
   spam: Pick<MessageCommands, 'markSpam' | 'release'> & { reasons(id: number): Promise<string[]> };
   exportMessages: () => Promise<Record<string, unknown>[]>;
+  /** The webhooks' deliveries: listed on /admin/webhooks, replayed from there. */
+  webhooks: Deliveries;
   delays?: ThrottleDelays;
 };
 
@@ -81,9 +86,11 @@ export function createAdmin(settings: AdminSettings, parts: AdminParts): Admin {
       messages: parts.exportMessages,
       subscribers: () => store.subscribers.list(),
     },
+    webhooks: parts.webhooks,
   };
   return {
     deps,
+    webhooks: parts.webhooks,
     sessions,
     audit,
     queries,

@@ -12,6 +12,7 @@ export type AuditAction =
   | 'release'
   | 'mark-spam'
   | 'retry'
+  | 'replay-delivery'
   | 'retention';
 
 /**
@@ -41,6 +42,7 @@ export const AUDIT_LABELS: Record<AuditAction, string> = {
   release: 'Released from spam',
   'mark-spam': 'Marked as spam',
   retry: 'Retried delivery',
+  'replay-delivery': 'Replayed a webhook delivery',
   retention: 'Deleted old messages',
 };
 

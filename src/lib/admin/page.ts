@@ -73,6 +73,8 @@ const NOTICES: Record<string, string> = {
   'delete-message-deferred': 'The message was being sent at that moment: it is deleted, with its history, as soon as that send ends.',
   unchanged: 'Nothing changed: the message was already in that state.',
   deleted: 'Deleted.',
+  replayed: 'The delivery is sent again from the start of its schedule, within a few seconds.',
+  'unchanged-delivery': 'Nothing changed: that delivery is still on its way.',
 };
 
 /** The sentence shown after an action, from the `done` of the address it redirected to. */

@@ -39,7 +39,10 @@ export const webhooks: ConfigConcern<WebhooksConfig> = {
     const { config: e, problems } = readVariables(VARIABLES, env);
     const eventsOf = (variable: string, value: string | undefined, fallback: readonly EventType[]): EventType[] => {
       if (value === undefined) return [...fallback];
-      const listed = value.split(',').map((item) => item.trim()).filter(Boolean);
+      const listed = value
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean);
       const unknown = listed.filter((item) => !(EVENT_TYPES as readonly string[]).includes(item));
       if (unknown.length > 0 || listed.length === 0) problems.push(`${variable} must be a comma-separated list of: ${EVENT_TYPES.join(', ')}`);
       return listed.filter((item): item is EventType => (EVENT_TYPES as readonly string[]).includes(item));
@@ -68,7 +71,14 @@ export const webhooks: ConfigConcern<WebhooksConfig> = {
       else if (!/^\d+:[\w-]+$/.test(e.TELEGRAM_BOT_TOKEN)) problems.push('TELEGRAM_BOT_TOKEN must be the token BotFather gave, such as 123456:ABC-def');
       else {
         const base = e.TELEGRAM_API_URL || 'https://api.telegram.org';
-        endpoints.push({ name: 'telegram', kind: 'telegram', url: `${base}/bot${e.TELEGRAM_BOT_TOKEN}/sendMessage`, chatId: e.TELEGRAM_CHAT_ID, events: alertEvents, detail });
+        endpoints.push({
+          name: 'telegram',
+          kind: 'telegram',
+          url: `${base}/bot${e.TELEGRAM_BOT_TOKEN}/sendMessage`,
+          chatId: e.TELEGRAM_CHAT_ID,
+          events: alertEvents,
+          detail,
+        });
       }
     }
     if (e.NTFY_URL) endpoints.push({ name: 'ntfy', kind: 'ntfy', url: e.NTFY_URL, events: alertEvents, detail });

@@ -4,6 +4,7 @@ import { formatTable, type TableColumn } from '../text-table.ts';
 import type { AkismetClient } from '../spam/akismet.ts';
 import { markMessageAsSpam, releaseMessage } from '../spam/corrections.ts';
 import type { DigestOutcome } from '../spam/housekeeping.ts';
+import type { Deliveries } from '../webhooks/deliveries.ts';
 import type { SpamStore } from '../spam/store.ts';
 import { REASON_TEXT, type SpamReason } from '../spam/verdict.ts';
 import { silentLogger, type Logger } from '../log.ts';
@@ -18,7 +19,19 @@ export type InboxCommand =
   | { name: 'retry'; id: number }
   | { name: 'release'; id: number }
   | { name: 'spam'; id: number }
-  | { name: 'digest' };
+  | { name: 'digest' }
+  | { name: 'webhooks' }
+  | { name: 'webhooks-replay'; id: number };
+
+const WEBHOOK_COLUMNS: TableColumn[] = [
+  { header: 'ID' },
+  { header: 'CREATED (UTC)' },
+  { header: 'EVENT' },
+  { header: 'TO' },
+  { header: 'STATUS' },
+  { header: 'TRIES' },
+  { header: 'LAST ERROR', maxWidth: 48 },
+];
 
 /** What `digest` says of each outcome, and whether it is a success. */
 const DIGEST_OUTCOMES: Record<DigestOutcome, { ok: boolean; text: string }> = {
@@ -43,6 +56,8 @@ Commands:
   release <id>               not spam: a held message is delivered (once)
   spam <id>                  spam: hold a message; a pending one is then not sent
   digest                     email the digest of what was held as spam since the last one, now
+  webhooks                   the newest deliveries to the webhook and chat services, with their status
+  webhooks replay <id>       send a delivery again from the start of its schedule
 
 Reads the database at DATABASE_URL when set, otherwise forms.db in DATA_DIR (default ./data);
 variables may also come from .env, or the file ENV_FILE names.
@@ -77,6 +92,12 @@ export function parseInboxArgs(args: readonly string[]): { ok: true; command: In
     }
     case 'digest':
       return noMore({ name: 'digest' }, rest);
+    case 'webhooks': {
+      if (rest[0] !== 'replay') return noMore({ name: 'webhooks' }, rest);
+      const value = id(rest[1]);
+      if (value === undefined) return { ok: false, problem: 'webhooks replay needs the id of a delivery, a whole number such as 12.' };
+      return noMore({ name: 'webhooks-replay', id: value }, rest.slice(2));
+    }
     case 'export': {
       const option = readFormatOption(rest);
       if (!option.ok) return option;
@@ -100,14 +121,38 @@ export type InboxIo = {
   logger?: Logger;
   /** Sends the digest of held messages now, for `digest`. */
   sendDigest?: () => Promise<DigestOutcome>;
+  /** The webhooks' deliveries, for `webhooks`. */
+  webhooks?: Pick<Deliveries, 'list' | 'replay'>;
 };
 
 /** Runs one inbox command against the outbox and answers its exit code. */
 export async function runInboxCommand(
   command: InboxCommand,
-  { outbox, out, err, now = () => new Date(), spam, akismet, logger = silentLogger, sendDigest }: InboxIo,
+  { outbox, out, err, now = () => new Date(), spam, akismet, logger = silentLogger, sendDigest, webhooks }: InboxIo,
 ): Promise<number> {
   switch (command.name) {
+    case 'webhooks': {
+      const list = (await webhooks?.list(50)) ?? [];
+      if (list.length === 0) {
+        err('No webhook deliveries yet.\n');
+        return EXIT.ok;
+      }
+      out(
+        formatTable(
+          WEBHOOK_COLUMNS,
+          list.map((d) => [String(d.id), shortTime(d.createdAt), d.type, d.endpoint, d.status, String(d.attempts), d.lastError ?? '']),
+        ),
+      );
+      return EXIT.ok;
+    }
+    case 'webhooks-replay': {
+      if (!(await webhooks?.replay(command.id, now()))) {
+        err(`Delivery #${command.id} is not there, or still on its way; nothing to replay.\n`);
+        return EXIT.notFound;
+      }
+      out(`Delivery #${command.id} is sent again within a few seconds by the running server.\n`);
+      return EXIT.ok;
+    }
     case 'digest': {
       if (!sendDigest) throw new Error('the digest cannot be sent from here');
       const outcome = await sendDigest();

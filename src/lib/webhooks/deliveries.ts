@@ -220,7 +220,7 @@ export function createDeliveries(sql: Sql): Deliveries {
     },
 
     async goneEndpoints() {
-      const rows = await sql.all<{ name: string; value: string }>(`SELECT name, value FROM settings WHERE name LIKE 'webhook\_gone:%' ESCAPE '\'`);
+      const rows = await sql.all<{ name: string; value: string }>(`SELECT name, value FROM settings WHERE name LIKE 'webhook_gone:%' ESCAPE ''`);
       return new Map(rows.map((row) => [row.name.slice(GONE.length), row.value]));
     },
 

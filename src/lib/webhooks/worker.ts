@@ -31,7 +31,15 @@ export type WebhookWorker = { start(): void; poke(): void; runPass(): Promise<vo
  * taken up again when the lease runs out. A delivery goes until a 2xx, on the schedule.
  * Hint: an endpoint whose receiver answered 410 is stopped (logged once) until its address changes.
  */
-export function createWebhookWorker({ deliveries, endpoints, siteName, allowPrivate, logger, now = () => new Date(), post = postDelivery }: WebhookWorkerDeps): WebhookWorker {
+export function createWebhookWorker({
+  deliveries,
+  endpoints,
+  siteName,
+  allowPrivate,
+  logger,
+  now = () => new Date(),
+  post = postDelivery,
+}: WebhookWorkerDeps): WebhookWorker {
   const byName = new Map(endpoints.map((endpoint) => [endpoint.name, endpoint]));
 
   async function pass(signal: AbortSignal): Promise<void> {
@@ -50,7 +58,8 @@ export function createWebhookWorker({ deliveries, endpoints, siteName, allowPriv
         continue;
       }
       const { body, headers } = formatFor(endpoint, event, siteName);
-      const signed = endpoint.kind === 'standard' ? { ...headers, ...signedHeaders(event.id, Math.floor(now().getTime() / 1000), body, endpoint.secrets ?? []) } : headers;
+      const signed =
+        endpoint.kind === 'standard' ? { ...headers, ...signedHeaders(event.id, Math.floor(now().getTime() / 1000), body, endpoint.secrets ?? []) } : headers;
       const end = await post({ url: endpoint.url, body, headers: signed, allowPrivate });
       const status = await deliveries.finish(delivery.id, lease, end, now());
       if (end.kind === 'gone') {
@@ -59,7 +68,12 @@ export function createWebhookWorker({ deliveries, endpoints, siteName, allowPriv
           logger.warn('webhook.endpoint_stopped', { endpoint: endpoint.name, note: 'its receiver answered 410 Gone; change its address to start it again' });
         }
       } else if (status === 'failed') {
-        logger.warn('webhook.delivery_failed', { endpoint: endpoint.name, delivery: delivery.id, type: event.type, error: end.kind === 'retry' ? end.error : '' });
+        logger.warn('webhook.delivery_failed', {
+          endpoint: endpoint.name,
+          delivery: delivery.id,
+          type: event.type,
+          error: end.kind === 'retry' ? end.error : '',
+        });
       } else if (end.kind === 'retry' && delivery.attempts === 0) {
         // The first failure of a delivery is worth a line; its retries are in the admin.
         logger.info('webhook.delivery_retrying', { endpoint: endpoint.name, delivery: delivery.id, error: end.error });

@@ -38,7 +38,9 @@ function world() {
   const messages = new Set([1, 2, 3]);
   const subscribers = new Set(['ada@example.org']);
   const waits: number[] = [];
+  const replayable = new Set([7]);
   const deps: AdminDeps = {
+    webhooks: { replay: async (id) => replayable.delete(id) },
     checkPassword: createPasswordCheck(passwordHash),
     sessions: createSessions(store),
     throttle: createSignInThrottle({ logger: silentLogger }),
@@ -314,6 +316,18 @@ describe('the actions, signed in', () => {
     const { outcome, changes } = await run('/admin/actions/delete', 'delete-message', { id });
     expect(outcome).toEqual({ kind: 'refused', status: 400, message: 'No such message.' });
     expect(changes).toEqual([]);
+  });
+
+  test('replay a webhook delivery: sent again, audited once; a delivery still on its way is left alone', async () => {
+    const w = world();
+    const { cookie, csrf } = await signedIn(w.deps);
+    w.audit.length = 0;
+    const replay = (id: string) =>
+      handleAdminPost('replay-delivery', post('/admin/actions/replay-delivery', { csrf, id }, { origin: SITE, cookie }), w.deps, context);
+    await expect(replay('7')).resolves.toEqual({ kind: 'redirect', location: '/admin/webhooks?done=replayed' });
+    await expect(replay('7')).resolves.toEqual({ kind: 'redirect', location: '/admin/webhooks?done=unchanged-delivery' });
+    await expect(replay('x')).resolves.toEqual({ kind: 'redirect', location: '/admin/webhooks?done=unchanged-delivery' });
+    expect(w.audit.map((e) => [e.action, e.detail])).toEqual([['replay-delivery', '#7']]);
   });
 
   test('delete a subscriber', async () => {

@@ -74,7 +74,7 @@ describe('housekeeping', () => {
       retentionDays: undefined,
       logger: createLogger({ write: (line) => lines.push(line) }),
     });
-    expect(result).toEqual({ sessions: 3, messages: 0, auditEntries: 0 });
+    expect(result).toEqual({ sessions: 3, messages: 0, auditEntries: 0, events: 0 });
     expect(lines).toEqual([]);
   });
 });

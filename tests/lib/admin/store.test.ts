@@ -5,6 +5,7 @@ import { parsePasswordHash } from '../../../src/lib/admin/password.ts';
 import { createSessions } from '../../../src/lib/admin/session.ts';
 import { silentLogger } from '../../../src/lib/log.ts';
 import type { Store } from '../../../src/lib/store/store.ts';
+import { createDeliveries } from '../../../src/lib/webhooks/deliveries.ts';
 import { testEngines } from '../../support/stores.ts';
 
 const MINUTE = 60_000;
@@ -183,7 +184,7 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
       const parts = { sessions: undefined, queries, audit, retentionDays: 30, logger: silentLogger, clock: () => now };
       // An audit entry older than the 30 days goes with the messages.
       await audit.record({ at: new Date(now.getTime() - 31 * DAY).toISOString(), action: 'sign-in', detail: '', client: 'abc' });
-      await expect(keepHouse(parts)).resolves.toEqual({ sessions: 0, messages: 1, auditEntries: 1 });
+      await expect(keepHouse(parts)).resolves.toEqual({ sessions: 0, messages: 1, auditEntries: 1, events: 0 });
       expect((await store.outbox.list()).map((s) => s.name)).toEqual(['Young']);
       expect(Number((await store.sql.get<{ n: number | string }>('SELECT count(*) AS n FROM delivery_attempts'))!.n)).toBe(0);
       await expect(audit.list(10, 0)).resolves.toEqual({
@@ -192,7 +193,7 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
       });
       // Without RETENTION_DAYS the audit log is still pruned, after a year.
       await audit.record({ at: new Date(now.getTime() - 366 * DAY).toISOString(), action: 'sign-in', detail: '', client: 'abc' });
-      await expect(keepHouse({ ...parts, retentionDays: undefined })).resolves.toEqual({ sessions: 0, messages: 0, auditEntries: 1 });
+      await expect(keepHouse({ ...parts, retentionDays: undefined })).resolves.toEqual({ sessions: 0, messages: 0, auditEntries: 1, events: 0 });
       expect((await store.outbox.list()).map((s) => s.name)).toEqual(['Young']);
     });
 
@@ -217,6 +218,7 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
             reasons: async (id) => (id === held ? ['too-many-links'] : []),
           },
           exportMessages: async () => [],
+          webhooks: createDeliveries(store.sql),
         },
       );
       const overview = await admin.overview(now);

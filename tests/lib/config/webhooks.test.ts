@@ -64,7 +64,10 @@ describe('the configuration of webhooks and chat alerts', () => {
     [{ WEBHOOK_URL: 'https://h.example', WEBHOOK_SECRET: 'hunter2' }, 'WEBHOOK_SECRET must be whsec_ followed by the base64 of 24 to 64 random bytes'],
     [{ WEBHOOK_SECRET: SECRET }, 'WEBHOOK_URL is required when WEBHOOK_SECRET is set'],
     [{ WEBHOOK_URL: 'ftp://h.example', WEBHOOK_SECRET: SECRET }, 'WEBHOOK_URL must be an absolute http(s) URL'],
-    [{ WEBHOOK_URL: 'https://h.example', WEBHOOK_SECRET: SECRET, WEBHOOK_EVENTS: 'contact.sent' }, 'WEBHOOK_EVENTS must be a comma-separated list of: contact.received, contact.held, newsletter.subscribed, newsletter.confirmed'],
+    [
+      { WEBHOOK_URL: 'https://h.example', WEBHOOK_SECRET: SECRET, WEBHOOK_EVENTS: 'contact.sent' },
+      'WEBHOOK_EVENTS must be a comma-separated list of: contact.received, contact.held, newsletter.subscribed, newsletter.confirmed',
+    ],
     [{ TELEGRAM_BOT_TOKEN: '123:abc' }, 'TELEGRAM_BOT_TOKEN and TELEGRAM_CHAT_ID go together'],
     [{ TELEGRAM_BOT_TOKEN: 'nope', TELEGRAM_CHAT_ID: '1' }, 'TELEGRAM_BOT_TOKEN must be the token BotFather gave, such as 123456:ABC-def'],
     [{ ALERT_DETAIL: 'everything' }, 'ALERT_DETAIL must be one of: name-and-first-line, full, none'],

@@ -8,7 +8,13 @@ const EVENT: SiteEvent = {
   createdAt: '2026-11-24T12:00:00.000Z',
   data: { id: 7, name: 'Zoë <@everyone>', email: 'zoe@example.org', message: 'First line & more\nSecond line' },
 };
-const endpoint = (kind: Endpoint['kind'], more: Partial<Endpoint> = {}): Endpoint => ({ name: kind, kind, url: 'https://hooks.example', events: ['contact.received'], ...more });
+const endpoint = (kind: Endpoint['kind'], more: Partial<Endpoint> = {}): Endpoint => ({
+  name: kind,
+  kind,
+  url: 'https://hooks.example',
+  events: ['contact.received'],
+  ...more,
+});
 
 describe('what each endpoint receives', () => {
   test('a standard webhook: the event as Standard Webhooks says', () => {

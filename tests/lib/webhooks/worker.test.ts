@@ -30,9 +30,23 @@ describe.each(testEngines())('webhook deliveries on $name', (engine) => {
     let clock = new Date();
     const logs: Array<Record<string, unknown>> = [];
     const logger = createLogger({ level: 'info', write: (line) => logs.push(JSON.parse(line) as Record<string, unknown>) });
-    const endpoint: Endpoint = { name: 'webhook', kind: 'standard', url: `${receiver.url}/hook`, secrets: [SECRET], events: ['contact.received', 'contact.held'], ...options.endpoint };
+    const endpoint: Endpoint = {
+      name: 'webhook',
+      kind: 'standard',
+      url: `${receiver.url}/hook`,
+      secrets: [SECRET],
+      events: ['contact.received', 'contact.held'],
+      ...options.endpoint,
+    };
     const workerOn = (s: Store) =>
-      createWebhookWorker({ deliveries: createDeliveries(s.sql), endpoints: [endpoint], siteName: 'Atelier Nord', allowPrivate: options.allowPrivate ?? true, logger, now: () => clock });
+      createWebhookWorker({
+        deliveries: createDeliveries(s.sql),
+        endpoints: [endpoint],
+        siteName: 'Atelier Nord',
+        allowPrivate: options.allowPrivate ?? true,
+        logger,
+        now: () => clock,
+      });
     receiver.requests.length = 0;
     return {
       store,
@@ -65,30 +79,33 @@ describe.each(testEngines())('webhook deliveries on $name', (engine) => {
     expect((await deliveries.list(10)).map((d) => [d.type, d.status, d.attempts, d.lastStatus])).toEqual([['contact.received', 'delivered', 1, 200]]);
   });
 
-  test.skipIf(!engine.available)('a receiver down for a while gets the event once it is back, exactly once, with the same webhook-id on every try', async () => {
-    receiver.reply(replies(replyJson(500, {}), replyJson(503, {}), replyJson(502, {}), replyJson(200, {})));
-    const { machine, worker, deliveries, advance } = await setUp();
-    await machine.receive({ ...message, held: ['too-many-links'] });
-    await worker.runPass();
-    for (const wait of [5_000, 300_000, 1_800_000]) {
-      // Not due yet: nothing is sent a second early.
-      advance(wait - 1_000);
+  test.skipIf(!engine.available)(
+    'a receiver down for a while gets the event once it is back, exactly once, with the same webhook-id on every try',
+    async () => {
+      receiver.reply(replies(replyJson(500, {}), replyJson(503, {}), replyJson(502, {}), replyJson(200, {})));
+      const { machine, worker, deliveries, advance } = await setUp();
+      await machine.receive({ ...message, held: ['too-many-links'] });
       await worker.runPass();
-      advance(1_000);
+      for (const wait of [5_000, 300_000, 1_800_000]) {
+        // Not due yet: nothing is sent a second early.
+        advance(wait - 1_000);
+        await worker.runPass();
+        advance(1_000);
+        await worker.runPass();
+      }
       await worker.runPass();
-    }
-    await worker.runPass();
-    expect(receiver.requests.map((r) => r.headers['webhook-id'])).toEqual(Array(4).fill(receiver.requests[0]!.headers['webhook-id']));
-    expect(JSON.parse(receiver.requests[0]!.body)).toMatchObject({ type: 'contact.held', data: { reasons: ['too-many-links'] } });
-    const [delivery] = await deliveries.list(10);
-    expect(delivery).toMatchObject({ status: 'delivered', attempts: 4 });
-    expect((await deliveries.attempts(delivery!.id)).map((a) => [a.status, a.error])).toEqual([
-      [500, 'the receiver answered 500'],
-      [503, 'the receiver answered 503'],
-      [502, 'the receiver answered 502'],
-      [200, null],
-    ]);
-  });
+      expect(receiver.requests.map((r) => r.headers['webhook-id'])).toEqual(Array(4).fill(receiver.requests[0]!.headers['webhook-id']));
+      expect(JSON.parse(receiver.requests[0]!.body)).toMatchObject({ type: 'contact.held', data: { reasons: ['too-many-links'] } });
+      const [delivery] = await deliveries.list(10);
+      expect(delivery).toMatchObject({ status: 'delivered', attempts: 4 });
+      expect((await deliveries.attempts(delivery!.id)).map((a) => [a.status, a.error])).toEqual([
+        [500, 'the receiver answered 500'],
+        [503, 'the receiver answered 503'],
+        [502, 'the receiver answered 502'],
+        [200, null],
+      ]);
+    },
+  );
 
   test.skipIf(!engine.available)('two instances deliver each event once', async () => {
     receiver.reply(replyJson(204, {}));
@@ -151,7 +168,10 @@ describe.each(testEngines())('webhook deliveries on $name', (engine) => {
     await machine.receive(message);
     await worker.runPass();
     expect(receiver.requests).toHaveLength(0);
-    expect((await deliveries.list(1))[0]).toMatchObject({ status: 'pending', lastError: 'the address is private (set WEBHOOK_ALLOW_PRIVATE=true to allow it)' });
+    expect((await deliveries.list(1))[0]).toMatchObject({
+      status: 'pending',
+      lastError: 'the address is private (set WEBHOOK_ALLOW_PRIVATE=true to allow it)',
+    });
   });
 
   test.skipIf(!engine.available)('after the last try of the schedule a delivery has failed; the owner’s replay sends it again', async () => {
@@ -164,11 +184,27 @@ describe.each(testEngines())('webhook deliveries on $name', (engine) => {
     }
     const [failed] = await deliveries.list(1);
     expect(failed).toMatchObject({ status: 'failed', attempts: 10 });
-    expect(logs.filter((l) => l.event === 'webhook.delivery_failed')).toEqual([expect.objectContaining({ level: 'warn', type: 'contact.received', error: 'the receiver answered 500' })]);
+    expect(logs.filter((l) => l.event === 'webhook.delivery_failed')).toEqual([
+      expect.objectContaining({ level: 'warn', type: 'contact.received', error: 'the receiver answered 500' }),
+    ]);
     receiver.reply(replyJson(200, {}));
     await expect(deliveries.replay(failed!.id, new Date())).resolves.toBe(true);
     await expect(deliveries.replay(failed!.id, new Date())).resolves.toBe(false);
     await worker.runPass();
     expect((await deliveries.list(1))[0]).toMatchObject({ status: 'delivered' });
+  });
+
+  test.skipIf(!engine.available)('old events go with their deliveries and tries, but not while one still waits', async () => {
+    receiver.reply(replies(replyJson(200, {}), replyJson(500, {})));
+    const { machine, worker, deliveries, store } = await setUp();
+    await machine.receive(message);
+    await worker.runPass();
+    await machine.receive({ ...message, name: 'Still waiting' });
+    await worker.runPass();
+    const later = new Date(Date.now() + 15 * 86_400_000);
+    await expect(deliveries.prune(later)).resolves.toBe(1);
+    expect((await deliveries.list(10)).map((d) => d.status)).toEqual(['pending']);
+    await expect(store.sql.get<{ n: number | string }>('SELECT count(*) AS n FROM webhook_attempts')).resolves.toMatchObject({ n: expect.anything() });
+    expect(Number((await store.sql.get<{ n: number | string }>('SELECT count(*) AS n FROM webhook_attempts'))!.n)).toBe(1);
   });
 });
