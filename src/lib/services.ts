@@ -5,6 +5,7 @@ import { type Config, requireConfig } from './config.ts';
 import { exported } from './contact/inbox.ts';
 import type { Scheduler } from './contact/scheduler.ts';
 import { createSmtpMailer, type Mailer } from './contact/mailer.ts';
+import { createAutoReply, pruneAutoReplies } from './contact/auto-reply.ts';
 import { composeContactEmail } from './contact/message.ts';
 import { site, siteForMail } from './site/site.ts';
 import { createWebhooks, type EventRecorder, type Webhooks } from './webhooks/webhooks.ts';
@@ -64,7 +65,8 @@ export function createServices(config: Config, logger: Logger): Services {
         })
       : undefined;
   const provider = createNewsletterProvider(config.newsletter, database.subscribers);
-  const webhooks = createWebhooks(database.sql, config.webhooks, { siteName: site.name, logger });
+  const autoReply = config.autoReply && smtp && mailer ? createAutoReply({ settings: config.autoReply, smtp, mailer, site, sql: database.sql }) : undefined;
+  const webhooks = createWebhooks(database.sql, config.webhooks, { siteName: site.name, logger, autoReply });
   // A stored message is news for the mail worker and the webhook worker alike.
   const onStored = () => {
     worker?.poke();
@@ -111,6 +113,7 @@ export function createServices(config: Config, logger: Logger): Services {
       audit: admin?.audit,
       retentionDays: config.retentionDays,
       webhooks: webhooks.deliveries,
+      autoReplies: { prune: (before) => pruneAutoReplies(database.sql, before) },
       logger,
     }),
     spam,

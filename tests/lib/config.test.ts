@@ -488,6 +488,7 @@ describe('secrets in what the configuration prints', () => {
       admin: 'off (set ADMIN_PASSWORD_HASH to turn it on)',
       retentionDays: 'off (messages are kept until deleted)',
       webhooks: 'off',
+      autoReply: 'off',
     });
   });
 
@@ -536,6 +537,7 @@ describe('secrets in what the configuration prints', () => {
       'admin',
       'retentionDays',
       'webhooks',
+      'autoReply',
     ]);
   });
 });

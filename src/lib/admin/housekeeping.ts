@@ -16,6 +16,8 @@ export type HousekeepingParts = {
   retentionDays: number | undefined;
   /** The webhooks' events and deliveries, kept two weeks (they copy the messages they tell of). */
   webhooks?: Pick<Deliveries, 'prune'> | undefined;
+  /** Whom the automatic reply answered, kept two days for its once-a-day rule. */
+  autoReplies?: { prune(before: Date): Promise<number> } | undefined;
   logger: Logger;
   clock?: () => Date;
 };
@@ -33,6 +35,7 @@ export async function keepHouse({
   audit,
   retentionDays,
   webhooks,
+  autoReplies,
   logger,
   clock = () => new Date(),
 }: HousekeepingParts): Promise<{ sessions: number; messages: number; auditEntries: number; events: number }> {
@@ -52,6 +55,7 @@ export async function keepHouse({
   if (auditEntries > 0) logger.info('retention.audit_deleted', { entries: auditEntries, olderThanDays: auditDays });
   const events = webhooks ? await webhooks.prune(new Date(now.getTime() - EVENT_RETENTION_DAYS * 24 * 60 * 60 * 1000)) : 0;
   if (events > 0) logger.info('retention.events_deleted', { events, olderThanDays: EVENT_RETENTION_DAYS });
+  await autoReplies?.prune(new Date(now.getTime() - 2 * 24 * 60 * 60 * 1000));
   return { sessions: expired, messages, auditEntries, events };
 }
 

@@ -21,6 +21,8 @@ export type ContactEmail = {
   date: Date;
   /** Who the SMTP server is told to deliver to: only the configured owner, whatever the headers say. */
   envelope: { from: string; to: string[] };
+  /** Headers of our own (`Auto-Submitted` on an automatic reply). */
+  headers?: Record<string, string>;
 };
 
 /** What of a submission goes into its email. */

@@ -194,4 +194,11 @@ export const MIGRATIONS: readonly Migration[] = [
      CREATE TABLE webhook_attempts (id BIGSERIAL PRIMARY KEY, delivery_id BIGINT NOT NULL, attempted_at TEXT NOT NULL, status_code INTEGER, error TEXT);
      CREATE INDEX webhook_attempts_delivery ON webhook_attempts (delivery_id);`,
   },
+  {
+    // The automatic reply (contact/auto-reply.ts): at most one a day per address, over every
+    // instance. The address is kept as a hash, and only for two days.
+    name: 'automatic replies: whom, when',
+    sqlite: `CREATE TABLE auto_replies (address_hash TEXT PRIMARY KEY, last_sent_at TEXT NOT NULL);`,
+    postgresql: `CREATE TABLE auto_replies (address_hash TEXT PRIMARY KEY, last_sent_at TEXT NOT NULL);`,
+  },
 ];

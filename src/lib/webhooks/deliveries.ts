@@ -220,7 +220,8 @@ export function createDeliveries(sql: Sql): Deliveries {
     },
 
     async goneEndpoints() {
-      const rows = await sql.all<{ name: string; value: string }>(`SELECT name, value FROM settings WHERE name LIKE 'webhook_gone:%' ESCAPE ''`);
+      // The names that start with the prefix: a range, with no LIKE pattern to escape (';' follows ':').
+      const rows = await sql.all<{ name: string; value: string }>(`SELECT name, value FROM settings WHERE name >= ? AND name < ?`, [GONE, 'webhook_gone;']);
       return new Map(rows.map((row) => [row.name.slice(GONE.length), row.value]));
     },
 

@@ -8,7 +8,7 @@ export type AlertDetail = 'name-and-first-line' | 'full' | 'none';
 export type Endpoint = {
   /** Its name in the deliveries table and the admin: `webhook`, `slack`, `discord`, `telegram`, `ntfy`. */
   name: string;
-  kind: 'standard' | 'slack' | 'discord' | 'telegram' | 'ntfy';
+  kind: 'standard' | 'slack' | 'discord' | 'telegram' | 'ntfy' | 'auto-reply';
   /** The address posted to; for Telegram it holds the bot's token, so it is never logged or shown. */
   url: string;
   /** The events it takes. */
@@ -41,6 +41,9 @@ export function formatFor(endpoint: Endpoint, event: SiteEvent, site: string): F
       return { body: JSON.stringify({ content: cut(text, 2000), allowed_mentions: { parse: [] } }), headers: json };
     case 'telegram':
       return { body: JSON.stringify({ chat_id: endpoint.chatId, text: cut(text, 4096), disable_web_page_preview: true }), headers: json };
+    case 'auto-reply':
+      // Sent as mail by contact/auto-reply.ts, never posted.
+      return { body: '', headers: {} };
     case 'ntfy':
       return {
         body: cut(text, 4096),

@@ -3,7 +3,10 @@ import type { Sql } from '../store/sql.ts';
 import { createDeliveries, type Deliveries } from './deliveries.ts';
 import type { Endpoint } from './endpoints.ts';
 import { type EventType, recordEvent } from './events.ts';
-import { createWebhookWorker, type WebhookWorker } from './worker.ts';
+import { createWebhookWorker, type WebhookWorker, type WebhookWorkerDeps } from './worker.ts';
+
+/** The automatic reply as an endpoint: accepted messages only. */
+const AUTO_REPLY_ENDPOINT: Endpoint = { name: 'auto-reply', kind: 'auto-reply', url: '', events: ['contact.received'] };
 
 /** Records an event outside a message's transaction (a subscription), and wakes the worker. */
 export type EventRecorder = { record(type: EventType, data: Record<string, unknown>): Promise<void> };
@@ -15,10 +18,12 @@ export type Webhooks = { deliveries: Deliveries; worker: WebhookWorker | undefin
 export function createWebhooks(
   sql: Sql,
   { endpoints, allowPrivate }: { endpoints: readonly Endpoint[]; allowPrivate: boolean },
-  { siteName, logger }: { siteName: string; logger: Logger },
+  { siteName, logger, autoReply }: { siteName: string; logger: Logger; autoReply?: WebhookWorkerDeps['autoReply'] },
 ): Webhooks {
   const deliveries = createDeliveries(sql);
-  const worker = endpoints.length > 0 ? createWebhookWorker({ deliveries, endpoints, siteName, allowPrivate, logger }) : undefined;
+  // The automatic reply is one more endpoint: a mail to the sender of each accepted message.
+  const all = autoReply ? [...endpoints, AUTO_REPLY_ENDPOINT] : endpoints;
+  const worker = all.length > 0 ? createWebhookWorker({ deliveries, endpoints: all, siteName, allowPrivate, logger, autoReply }) : undefined;
   return {
     deliveries,
     worker,

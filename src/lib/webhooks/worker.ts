@@ -1,7 +1,8 @@
 import { createScheduler } from '../contact/scheduler.ts';
 import { describeError, type Logger } from '../log.ts';
-import type { Deliveries } from './deliveries.ts';
+import type { Deliveries, TryEnd } from './deliveries.ts';
 import { type Endpoint, formatFor } from './endpoints.ts';
+import type { SiteEvent } from './events.ts';
 import { postDelivery } from './sender.ts';
 import { signedHeaders } from './signature.ts';
 
@@ -20,6 +21,8 @@ export type WebhookWorkerDeps = {
   logger: Logger;
   now?: () => Date;
   post?: typeof postDelivery;
+  /** Sends the automatic reply of an event (the `auto-reply` endpoint), by mail. */
+  autoReply?: ((event: SiteEvent, now: Date) => Promise<TryEnd>) | undefined;
 };
 
 /** The background sender of webhooks and chat alerts. */
@@ -39,6 +42,7 @@ export function createWebhookWorker({
   logger,
   now = () => new Date(),
   post = postDelivery,
+  autoReply,
 }: WebhookWorkerDeps): WebhookWorker {
   const byName = new Map(endpoints.map((endpoint) => [endpoint.name, endpoint]));
 
@@ -57,10 +61,7 @@ export function createWebhookWorker({
         await deliveries.finish(delivery.id, lease, { kind: 'gone', status: 410 }, now());
         continue;
       }
-      const { body, headers } = formatFor(endpoint, event, siteName);
-      const signed =
-        endpoint.kind === 'standard' ? { ...headers, ...signedHeaders(event.id, Math.floor(now().getTime() / 1000), body, endpoint.secrets ?? []) } : headers;
-      const end = await post({ url: endpoint.url, body, headers: signed, allowPrivate });
+      const end = endpoint.kind === 'auto-reply' && autoReply ? await autoReply(event, now()) : await send(endpoint, event);
       const status = await deliveries.finish(delivery.id, lease, end, now());
       if (end.kind === 'gone') {
         gone.set(endpoint.name, endpoint.url);
@@ -79,6 +80,13 @@ export function createWebhookWorker({
         logger.info('webhook.delivery_retrying', { endpoint: endpoint.name, delivery: delivery.id, error: end.error });
       }
     }
+  }
+
+  function send(endpoint: Endpoint, event: SiteEvent): Promise<TryEnd> {
+    const { body, headers } = formatFor(endpoint, event, siteName);
+    const signed =
+      endpoint.kind === 'standard' ? { ...headers, ...signedHeaders(event.id, Math.floor(now().getTime() / 1000), body, endpoint.secrets ?? []) } : headers;
+    return post({ url: endpoint.url, body, headers: signed, allowPrivate });
   }
 
   const scheduler = createScheduler({

@@ -1,0 +1,42 @@
+import * as v from 'valibot';
+import { type ConfigConcern, optionalText, readVariables } from './variables.ts';
+
+/** The automatic reply to the sender of an accepted message (`AUTO_REPLY`), off by default. */
+export type AutoReplyConfig = {
+  autoReply: { subject: string; text: string; includeMessage: boolean } | undefined;
+};
+
+const BOOLEAN = v.optional(v.pipe(v.string(), v.trim(), v.toLowerCase(), v.picklist(['true', 'false'], 'must be true or false')), 'false');
+
+const VARIABLES = {
+  AUTO_REPLY: BOOLEAN,
+  AUTO_REPLY_SUBJECT: optionalText,
+  AUTO_REPLY_TEXT: optionalText,
+  AUTO_REPLY_INCLUDE_MESSAGE: BOOLEAN,
+};
+
+/** What the reply says when the owner keeps the defaults; `{site}` and `{name}` are filled in. */
+export const AUTO_REPLY_DEFAULTS = {
+  subject: 'We received your message',
+  text: 'Hello {name},\n\nthank you for writing to {site}. We have your message and will reply soon.\n\nThis is an automatic reply.',
+};
+
+/** AUTO_REPLY, AUTO_REPLY_SUBJECT, AUTO_REPLY_TEXT (`\n` for a new line), AUTO_REPLY_INCLUDE_MESSAGE. */
+export const autoReply: ConfigConcern<AutoReplyConfig> = {
+  read(env) {
+    const { config: e, problems } = readVariables(VARIABLES, env);
+    if (e.AUTO_REPLY === 'true' && !env.SMTP_URL?.trim()) problems.push('AUTO_REPLY needs a mail server: set SMTP_URL, CONTACT_TO and CONTACT_FROM');
+    const subject = e.AUTO_REPLY_SUBJECT ?? AUTO_REPLY_DEFAULTS.subject;
+    if (/[\r\n]/.test(subject)) problems.push('AUTO_REPLY_SUBJECT must be one line');
+    return {
+      config: {
+        autoReply:
+          e.AUTO_REPLY === 'true'
+            ? { subject, text: (e.AUTO_REPLY_TEXT ?? AUTO_REPLY_DEFAULTS.text).replace(/\\n/g, '\n'), includeMessage: e.AUTO_REPLY_INCLUDE_MESSAGE === 'true' }
+            : undefined,
+      },
+      problems,
+    };
+  },
+  describe: ({ autoReply: on }) => ({ autoReply: on ? { subject: on.subject, includeMessage: on.includeMessage } : 'off' }),
+};
