@@ -48,3 +48,29 @@ export function spreadsheetTime(value: unknown): unknown {
   const match = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:\.\d+)?Z$/.exec(value);
   return match ? `${match[1]} ${match[2]}` : value;
 }
+
+/**
+ * CSV as `toCsv` writes it, one chunk per batch of rows: the header first, then each batch's
+ * lines, for an export streamed from a cursor.
+ */
+export async function* csvChunks<K extends string>(
+  columns: readonly K[],
+  batches: AsyncIterable<readonly Record<K, unknown>[]>,
+  options: CsvOptions<K> = {},
+): AsyncGenerator<string> {
+  yield toCsv(columns, [], options);
+  const rest = { ...options, byteOrderMark: false };
+  for await (const rows of batches) yield toCsv(columns, rows, rest).slice(toCsv(columns, [], rest).length);
+}
+
+/** JSON as `JSON.stringify(rows, null, 2)` writes it, one chunk per batch of rows. */
+export async function* jsonChunks(batches: AsyncIterable<readonly unknown[]>): AsyncGenerator<string> {
+  let first = true;
+  for await (const rows of batches) {
+    if (rows.length === 0) continue;
+    const items = rows.map((row) => `  ${JSON.stringify(row, null, 2).replaceAll('\n', '\n  ')}`).join(',\n');
+    yield `${first ? '[\n' : ',\n'}${items}`;
+    first = false;
+  }
+  yield first ? '[]\n' : '\n]\n';
+}

@@ -2,7 +2,7 @@ import { type Admin, createAdmin } from './admin/admin.ts';
 import { scheduleHousekeeping } from './admin/housekeeping.ts';
 import { createAdminQueries } from './admin/queries.ts';
 import { type Config, requireConfig } from './config.ts';
-import { exported } from './contact/inbox.ts';
+import { exportChunks } from './contact/inbox.ts';
 import type { Scheduler } from './contact/scheduler.ts';
 import { createSmtpMailer, type Mailer } from './contact/mailer.ts';
 import { createAutoReply, pruneAutoReplies } from './contact/auto-reply.ts';
@@ -92,7 +92,7 @@ export function createServices(config: Config, logger: Logger): Services {
             },
             reasons: async (id) => (await spam.store.details(id))?.reasons ?? [],
           },
-          exportMessages: async () => (await database.outbox.list()).map(exported),
+          exportMessages: (format, options) => exportChunks(database.outbox, format, options),
           webhooks: webhooks.deliveries,
         },
       )

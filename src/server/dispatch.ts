@@ -85,9 +85,43 @@ function toWebRequest(req: IncomingMessage): Request | undefined {
 
 /** Writes an answer in one go, with its length. */
 function send(res: ServerResponse, answer: Answer): void {
+  if (answer.stream) return void stream(res, answer, answer.stream);
   if (answer.status !== 204) answer.headers['content-length'] = String(answer.body === null ? 0 : Buffer.byteLength(answer.body));
   res.writeHead(answer.status, answer.headers);
   res.end(answer.body ?? undefined);
+}
+
+/**
+ * Writes a body as it is read, chunked, waiting for the socket to drain before the next chunk:
+ * a slow client holds one chunk in memory, not the whole export. A client that goes away ends
+ * the reading (the iterator's `return`, which lets go of what it holds).
+ */
+async function stream(res: ServerResponse, answer: Answer, chunks: AsyncIterable<string>): Promise<void> {
+  res.writeHead(answer.status, answer.headers);
+  const iterator = chunks[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      if (res.destroyed) return;
+      const { done, value } = await iterator.next();
+      if (done) break;
+      if (!res.write(value))
+        await new Promise<void>((resolve) => {
+          const go = () => {
+            res.off('drain', go);
+            res.off('close', go);
+            resolve();
+          };
+          res.on('drain', go);
+          res.on('close', go);
+        });
+    }
+    res.end();
+  } catch {
+    // A failure half-way cannot become an error page any more: the client sees a cut answer.
+    res.destroy();
+  } finally {
+    await iterator.return?.();
+  }
 }
 
 /** How much of a refused body is read and thrown away, and for how long, before the socket is cut. */

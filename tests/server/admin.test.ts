@@ -211,6 +211,39 @@ describe('signed in', () => {
     expect(db.prepare("SELECT count(*) AS n FROM admin_audit WHERE action = 'export-messages'").get()).toEqual({ n: 1 });
   });
 
+  test('a large export is streamed from a cursor: every message once, in order, while health keeps answering', async () => {
+    // 1,234 more messages of 2,000 characters: three batches and a bit, each read on its own.
+    const insert = db.prepare(`INSERT INTO submissions (created_at, name, email, message, status) VALUES (?, ?, 'bulk@example.org', ?, 'spam')`);
+    db.exec('BEGIN');
+    for (let n = 0; n < 1234; n++) insert.run(new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(), `Bulk ${n}`, `${n} ${'x'.repeat(2000)}`);
+    db.exec('COMMIT');
+    const { cookie, csrf } = await signIn();
+    const response = await post('/admin/actions/export', { csrf, what: 'messages', format: 'json' }, { cookie });
+    expect(response.status).toBe(200);
+    // Chunked: no length up front, the body is written as it is read.
+    expect(response.headers.get('content-length')).toBeNull();
+    expect(response.headers.get('transfer-encoding')).toBe('chunked');
+    const reader = response.body!.getReader();
+    const first = await reader.read();
+    expect(first.done).toBe(false);
+    // While the export is being written, a second one is refused and the site answers.
+    expect((await post('/admin/actions/export', { csrf, what: 'messages', format: 'csv' }, { cookie })).status).toBe(429);
+    expect((await get('/api/health')).status).toBe(200);
+    const chunks = [Buffer.from(first.value!)];
+    for (let next = await reader.read(); !next.done; next = await reader.read()) chunks.push(Buffer.from(next.value));
+    const rows = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Array<{ id: number; name: string }>;
+    const total = (db.prepare('SELECT count(*) AS n FROM submissions').get() as { n: number }).n;
+    expect(rows).toHaveLength(total);
+    expect(rows.map((row) => row.id)).toEqual([...rows.map((row) => row.id)].sort((a, b) => b - a));
+    expect(new Set(rows.map((row) => row.id)).size).toBe(total);
+    // Written to the end, the export lets the next one start.
+    const again = await post('/admin/actions/export', { csrf, what: 'messages', format: 'csv' }, { cookie });
+    expect(again.status).toBe(200);
+    const csv = await again.text();
+    expect(csv.split('\r\n').filter((line) => /^\d+,/.test(line))).toHaveLength(total);
+    db.exec("DELETE FROM submissions WHERE email = 'bulk@example.org'");
+  });
+
   test('retry puts the failed message back in the queue, audited', async () => {
     const { cookie, csrf } = await signIn();
     const id = idOf('Cy Failed');

@@ -28,7 +28,7 @@ export type AdminAction = (typeof ADMIN_ACTIONS)[keyof typeof ADMIN_ACTIONS];
 /** What an admin post comes to: a redirect (post, then redirect, then get), a file, or a refusal. */
 export type AdminOutcome =
   | { kind: 'redirect'; location: string; cookie?: string }
-  | { kind: 'download'; filename: string; contentType: string; body: string }
+  | { kind: 'download'; filename: string; contentType: string; body: string | AsyncIterable<string> }
   | { kind: 'refused'; status: 400 | 403 | 404 | 429 | 500; message: string; headers?: Record<string, string> };
 
 /** The message of a post from another site, or with a stale form. */
@@ -48,7 +48,10 @@ export type MessageCommands = {
 
 /** The rows of the two exports, from the store. */
 export type Exports = {
-  messages(): Promise<Record<string, unknown>[]>;
+  /** Every message in the format asked, in chunks read from a cursor. */
+  messages(format: 'csv' | 'json', options: { byteOrderMark: boolean }): AsyncIterable<string>;
+  /** How many messages there are, for the audit log's line. */
+  countMessages(): Promise<number>;
   subscribers(): Promise<{ email: string; created: string }[]>;
 };
 
@@ -64,6 +67,8 @@ export type AdminDeps = {
   exports: Exports;
   /** The webhooks' deliveries, for "Replay". */
   webhooks: Pick<Deliveries, 'replay'>;
+  /** When the export of messages being written started: one at a time, however many tabs ask. */
+  exporting?: ExportGate;
   now?: () => Date;
   /** Waits before a password is checked; the tests count instead of waiting. */
   wait?: (ms: number) => Promise<void>;
@@ -175,23 +180,49 @@ async function exportFile(fields: Record<string, unknown>, deps: AdminDeps, cont
     return { kind: 'refused', status: 400, message: 'Choose what to export: messages or subscribers, as CSV or JSON.' };
   }
   const now = deps.now ?? (() => new Date());
-  const rows = what === 'messages' ? await deps.exports.messages() : await deps.exports.subscribers();
   // "For Excel": the same CSV with a UTF-8 byte-order mark, without which Excel shows Zoë as ZoÃ«.
   const byteOrderMark = fields.bom === '1';
-  await record(deps.audit, now, what === 'messages' ? 'export-messages' : 'export-subscribers', `${rows.length} as ${format.toUpperCase()}`, context);
   const day = now().toISOString().slice(0, 10);
-  return format === 'json'
-    ? { kind: 'download', filename: `${what}-${day}.json`, contentType: 'application/json; charset=utf-8', body: `${JSON.stringify(rows, null, 2)}\n` }
-    : {
-        kind: 'download',
-        filename: `${what}-${day}.csv`,
-        contentType: 'text/csv; charset=utf-8',
-        // The same columns and time format as `npm run inbox -- export` and `npm run subscribers -- export`.
-        body:
-          what === 'messages'
-            ? messagesToCsv(rows as Record<(typeof EXPORT_COLUMNS)[number], unknown>[], { byteOrderMark })
-            : subscribersToCsv(rows as { email: string; created: string }[], { byteOrderMark }),
-      };
+  const file = {
+    kind: 'download' as const,
+    filename: `${what}-${day}.${format}`,
+    contentType: format === 'json' ? 'application/json; charset=utf-8' : 'text/csv; charset=utf-8',
+  };
+  if (what === 'subscribers') {
+    const rows = await deps.exports.subscribers();
+    await record(deps.audit, now, 'export-subscribers', `${rows.length} as ${format.toUpperCase()}`, context);
+    // The same columns and time format as `npm run subscribers -- export`.
+    return { ...file, body: format === 'json' ? `${JSON.stringify(rows, null, 2)}\n` : subscribersToCsv(rows, { byteOrderMark }) };
+  }
+  // Messages may be many and long: streamed from a cursor, one export at a time (decision 0127).
+  const gate = deps.exporting ?? {};
+  const started = now().getTime();
+  if (gate.since !== undefined && started - gate.since < EXPORT_GATE_MS) {
+    return { kind: 'refused', status: 429, message: 'An export is already being written. Try again when it has finished.', headers: { 'retry-after': '30' } };
+  }
+  gate.since = started;
+  try {
+    await record(deps.audit, now, 'export-messages', `${await deps.exports.countMessages()} as ${format.toUpperCase()}`, context);
+  } catch (error) {
+    gate.since = undefined;
+    throw error;
+  }
+  return { ...file, body: released(deps.exports.messages(format, { byteOrderMark }), gate, started) };
+}
+
+/** One export at a time; a gate left by a download that never started to be written opens again after this long. */
+const EXPORT_GATE_MS = 10 * 60 * 1000;
+
+/** When the export being written started (`since`), if one is. */
+export type ExportGate = { since?: number | undefined };
+
+/** The chunks of an export, letting the next export start once they are written, or the download is abandoned. */
+async function* released(chunks: AsyncIterable<string>, gate: ExportGate, started: number): AsyncGenerator<string> {
+  try {
+    yield* chunks;
+  } finally {
+    if (gate.since === started) gate.since = undefined;
+  }
 }
 
 /** Which notice the message's page shows after a command: what happened, or will once the send under way ends. */

@@ -5,7 +5,7 @@ import type { Logger } from '../log.ts';
 import { engineName, type Sql } from '../store/sql.ts';
 import type { Store } from '../store/store.ts';
 import type { Deliveries } from '../webhooks/deliveries.ts';
-import type { AdminDeps, MessageCommands } from './actions.ts';
+import type { AdminDeps, Exports, MessageCommands } from './actions.ts';
 import { type AuditLog, createAuditLog } from './audit.ts';
 import { CHART_DAYS, type DayCount, lastDays } from './chart.ts';
 import { createPasswordCheck, type PasswordHash } from './password.ts';
@@ -52,7 +52,7 @@ export type AdminParts = {
   providerName: string;
   redis?: Redis | undefined;
   spam: Pick<MessageCommands, 'markSpam' | 'release'> & { reasons(id: number): Promise<string[]> };
-  exportMessages: () => Promise<Record<string, unknown>[]>;
+  exportMessages: Exports['messages'];
   /** The webhooks' deliveries: listed on /admin/webhooks, replayed from there. */
   webhooks: Deliveries;
   delays?: ThrottleDelays;
@@ -82,8 +82,10 @@ export function createAdmin(settings: AdminSettings, parts: AdminParts): Admin {
     audit,
     queries,
     commands,
+    exporting: {},
     exports: {
       messages: parts.exportMessages,
+      countMessages: async () => Object.values(await queries.countByStatus()).reduce((sum, n) => sum + n, 0),
       subscribers: () => store.subscribers.list(),
     },
     webhooks: parts.webhooks,

@@ -41,7 +41,7 @@ export function renderAdminOutcome(outcome: AdminOutcome): Answer | AdminRefusal
       return {
         status: 200,
         headers: { ...ADMIN_HEADERS, 'content-type': outcome.contentType, 'content-disposition': `attachment; filename="${outcome.filename}"` },
-        body: outcome.body,
+        ...(typeof outcome.body === 'string' ? { body: outcome.body } : { body: null, stream: outcome.body }),
       };
     case 'refused':
       return { kind: 'admin-refusal', status: outcome.status, message: outcome.message, headers: { ...ADMIN_HEADERS, ...outcome.headers } };

@@ -1,4 +1,4 @@
-import { toCsv } from '../csv.ts';
+import { csvChunks, jsonChunks, toCsv } from '../csv.ts';
 import { EXIT, readFormatOption } from '../cli.ts';
 import { formatTable, type TableColumn } from '../text-table.ts';
 import type { AkismetClient } from '../spam/akismet.ts';
@@ -184,8 +184,7 @@ export async function runInboxCommand(
       return EXIT.ok;
     }
     case 'export': {
-      const rows = (await outbox.list()).map(exported);
-      out(command.format === 'json' ? `${JSON.stringify(rows, null, 2)}\n` : messagesToCsv(rows, { byteOrderMark: command.bom }));
+      for await (const chunk of exportChunks(outbox, command.format, { byteOrderMark: command.bom })) out(chunk);
       return EXIT.ok;
     }
     case 'retry': {
@@ -274,6 +273,22 @@ const DATE_COLUMNS = ['createdAt', 'nextAttemptAt', 'sentAt'] as const;
 /** The messages as CSV, for the command line and the admin alike; `byteOrderMark` for Excel. */
 export function messagesToCsv(rows: readonly Record<(typeof EXPORT_COLUMNS)[number], unknown>[], { byteOrderMark = false } = {}): string {
   return toCsv(EXPORT_COLUMNS, rows, { dateColumns: DATE_COLUMNS, byteOrderMark });
+}
+
+/** How many messages an export reads at a time: a few megabytes at most, whatever the table holds. */
+export const EXPORT_BATCH = 500;
+
+/**
+ * Every message as an export writes it (this command's and the admin's), newest first, in chunks
+ * read from a cursor: an export of any size holds one batch in memory.
+ */
+export function exportChunks(outbox: Pick<Outbox, 'batches'>, format: 'csv' | 'json', { byteOrderMark = false } = {}): AsyncGenerator<string> {
+  const batches = exportedBatches(outbox.batches(EXPORT_BATCH));
+  return format === 'json' ? jsonChunks(batches) : csvChunks(EXPORT_COLUMNS, batches, { dateColumns: DATE_COLUMNS, byteOrderMark });
+}
+
+async function* exportedBatches(batches: AsyncIterable<Submission[]>): AsyncGenerator<Record<(typeof EXPORT_COLUMNS)[number], unknown>[]> {
+  for await (const batch of batches) yield batch.map(exported);
 }
 
 /** One message as both exports write it (this command's and the admin's). */

@@ -68,6 +68,11 @@ export interface Outbox {
   history(id: number): Promise<DeliveryEvent[]>;
   /** Every message, newest first. */
   list(): Promise<Submission[]>;
+  /**
+   * Every message, newest first, `size` at a time from a cursor (the id), so that an export of
+   * any size holds one batch in memory, never the whole table.
+   */
+  batches(size: number): AsyncIterable<Submission[]>;
 }
 
 type Row = {
@@ -148,6 +153,17 @@ export function createOutbox(sql: Sql): Outbox {
       return rows.map((e) => ({ at: e.attempted_at, outcome: e.outcome, error: e.error }));
     },
     list: async () => (await sql.all<Row>(`SELECT ${COLUMNS} FROM submissions ORDER BY created_at DESC, id DESC`)).map(toSubmission),
+    async *batches(size) {
+      let before = Number.MAX_SAFE_INTEGER;
+      for (;;) {
+        const rows = await sql.all<Row>(`SELECT ${COLUMNS} FROM submissions WHERE id < ? ORDER BY id DESC LIMIT ?`, [before, size]);
+        if (rows.length === 0) return;
+        yield rows.map(toSubmission);
+        before = Number(rows.at(-1)!.id);
+        // Other requests get their turn between two batches, however long the export.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    },
   };
 }
 

@@ -70,7 +70,13 @@ export function tooManyRequests(retryAfterSeconds: number, values?: FormValues):
 }
 
 /** An answer ready to write: what both servers send, without a Web `Response` on the way. */
-export type Answer = { status: number; headers: Record<string, string>; body: string | null };
+export type Answer = {
+  status: number;
+  headers: Record<string, string>;
+  body: string | null;
+  /** A body written as it is read (an export), with back-pressure; `body` is then null. */
+  stream?: AsyncIterable<string> | undefined;
+};
 
 /** The headers of every JSON answer: JSON, and never stored by a cache (a 200 is one visitor's result). */
 export const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } as const;
@@ -92,5 +98,22 @@ export function renderJson(outcome: Outcome): Answer {
 
 /** An answer as a Web `Response`, for Astro's middleware (`astro dev`) and tests. */
 export function toResponse(answer: Answer): Response {
-  return new Response(answer.body, { status: answer.status, headers: answer.headers });
+  const body = answer.stream ? readable(answer.stream) : answer.body;
+  return new Response(body, { status: answer.status, headers: answer.headers });
+}
+
+/** A Web stream that reads the chunks only as fast as they are taken. */
+function readable(chunks: AsyncIterable<string>): ReadableStream<Uint8Array> {
+  const iterator = chunks[Symbol.asyncIterator]();
+  const encoder = new TextEncoder();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await iterator.next();
+      if (done) controller.close();
+      else controller.enqueue(encoder.encode(value));
+    },
+    async cancel() {
+      await iterator.return?.();
+    },
+  });
 }

@@ -1,4 +1,6 @@
 import { beforeAll, describe, expect, onTestFinished, test, vi } from 'vitest';
+import { exportChunks } from '../../../src/lib/contact/inbox.ts';
+import type { Submission } from '../../../src/lib/contact/outbox.ts';
 import { type AdminDeps, FORBIDDEN_MESSAGE, handleAdminPost } from '../../../src/lib/admin/actions.ts';
 import type { AuditEntry } from '../../../src/lib/admin/audit.ts';
 import { createPasswordCheck, hashPassword, type PasswordHash, parsePasswordHash } from '../../../src/lib/admin/password.ts';
@@ -18,6 +20,33 @@ beforeAll(async () => {
 });
 
 /** The admin's dependencies in memory, recording what was changed. */
+/** The store's cursor over one message. */
+async function* oneBatch(): AsyncGenerator<Submission[]> {
+  yield [
+    {
+      id: 1,
+      createdAt: '2026-11-01T10:00:00.000Z',
+      name: '=HYPERLINK("http://evil.test")',
+      email: 'a@b.co',
+      message: 'Hi',
+      status: 'sent',
+      attempts: 1,
+      nextAttemptAt: null,
+      lastError: null,
+      sentAt: null,
+      spamReasons: [],
+    },
+  ];
+}
+
+/** A download's body, read to the end. */
+async function read(body: string | AsyncIterable<string>): Promise<string> {
+  if (typeof body === 'string') return body;
+  let text = '';
+  for await (const chunk of body) text += chunk;
+  return text;
+}
+
 function world() {
   const records = new Map<string, SessionRecord>();
   const store: SessionStore = {
@@ -80,10 +109,10 @@ function world() {
         return messages.delete(id) ? { found: true, from: 'sent', changed: true, to: 'deleted' } : { found: false };
       },
     },
+    exporting: {},
     exports: {
-      messages: async () => [
-        { id: 1, createdAt: '2026-11-01T10:00:00.000Z', name: '=HYPERLINK("http://evil.test")', email: 'a@b.co', message: 'Hi', status: 'sent' },
-      ],
+      messages: (format, options) => exportChunks({ batches: oneBatch }, format, options),
+      countMessages: async () => 1,
       subscribers: async () => [{ email: 'ada@example.org', created: '2026-11-01T10:00:00.000Z' }],
     },
     now: () => new Date('2026-11-22T10:00:00.000Z'),
@@ -345,13 +374,28 @@ describe('the actions, signed in', () => {
 
   test('export CSV: formula-safe, named for the day, logged', async () => {
     const { outcome, audit } = await run('/admin/actions/export', 'export', { what: 'messages', format: 'csv' });
-    expect(outcome).toEqual({
-      kind: 'download',
-      filename: 'messages-2026-11-22.csv',
-      contentType: 'text/csv; charset=utf-8',
-      body: expect.stringContaining(`1,2026-11-01 10:00:00,"'=HYPERLINK(""http://evil.test"")",a@b.co,Hi,sent,,,,,\r\n`),
-    });
+    expect(outcome).toMatchObject({ kind: 'download', filename: 'messages-2026-11-22.csv', contentType: 'text/csv; charset=utf-8' });
+    const body = await read((outcome as { body: AsyncIterable<string> }).body);
+    expect(body).toBe(
+      `id,createdAt,name,email,message,status,attempts,nextAttemptAt,lastError,sentAt,spamReasons\r\n1,2026-11-01 10:00:00,"'=HYPERLINK(""http://evil.test"")",a@b.co,Hi,sent,1,,,,\r\n`,
+    );
     expect(audit.map((e) => [e.action, e.detail])).toEqual([['export-messages', '1 as CSV']]);
+  });
+
+  test('one export of messages at a time: a second is refused until the first is written', async () => {
+    const w = world();
+    const { cookie, csrf } = await signedIn(w.deps);
+    const exportNow = () =>
+      handleAdminPost('export', post('/admin/actions/export', { csrf, what: 'messages', format: 'json' }, { origin: SITE, cookie }), w.deps, context);
+    const first = await exportNow();
+    await expect(exportNow()).resolves.toEqual({
+      kind: 'refused',
+      status: 429,
+      message: 'An export is already being written. Try again when it has finished.',
+      headers: { 'retry-after': '30' },
+    });
+    expect(JSON.parse(await read((first as { body: AsyncIterable<string> }).body))).toEqual([expect.objectContaining({ id: 1, status: 'sent' })]);
+    await expect(exportNow()).resolves.toMatchObject({ kind: 'download', filename: 'messages-2026-11-22.json' });
   });
 
   test('export CSV of subscribers: the columns and times of npm run subscribers, and a UTF-8 mark for Excel when asked', async () => {

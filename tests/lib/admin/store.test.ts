@@ -217,7 +217,7 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
             release: async () => ({ found: false }),
             reasons: async (id) => (id === held ? ['too-many-links'] : []),
           },
-          exportMessages: async () => [],
+          exportMessages: async function* () {},
           webhooks: createDeliveries(store.sql),
         },
       );
