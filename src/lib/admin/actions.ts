@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type EXPORT_COLUMNS, messagesToCsv } from '../contact/inbox.ts';
 import { subscribersToCsv } from '../newsletter/subscribers.ts';
 import { readForm } from '../http.ts';
 import type { Deliveries } from '../webhooks/deliveries.ts';

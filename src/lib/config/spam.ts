@@ -101,7 +101,7 @@ export const spam: ConfigConcern<SpamConfig> = {
           ...(s.digestTime && { digestTime: `${String(s.digestTime.hour).padStart(2, '0')}:${String(s.digestTime.minute).padStart(2, '0')} UTC` }),
           newsletterRequiresProof: s.newsletterRequiresProof,
           threshold: s.weighing.threshold,
-          // Only what the owner changed: the defaults are in the README.
+          // Only what the owner changed: the defaults are in docs/guide.md (Spam).
           weights: Object.fromEntries(Object.entries(s.weighing.weights).filter(([reason, weight]) => DEFAULT_WEIGHTS[reason as WeighedReason] !== weight)),
         }
       : 'off',
