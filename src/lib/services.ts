@@ -8,6 +8,8 @@ import { createSmtpMailer, type Mailer } from './contact/mailer.ts';
 import { createAutoReply, pruneAutoReplies } from './contact/auto-reply.ts';
 import { composeContactEmail } from './contact/message.ts';
 import { site, siteForMail } from './site/site.ts';
+import { createSignupWorker, type SignupWorker } from './newsletter/signup-worker.ts';
+import { createSignups, type Signups } from './newsletter/signups.ts';
 import { createWebhooks, type EventRecorder, type Webhooks } from './webhooks/webhooks.ts';
 import type { SubmissionStore } from './contact/store.ts';
 import { createDeliveryWorker, type DeliveryWorker } from './contact/worker.ts';
@@ -42,6 +44,8 @@ export type Services = {
   webhooks: Webhooks;
   /** The recorder of the newsletter's events (webhooks.events), as the newsletter handler takes it. */
   events: EventRecorder;
+  /** Signups the provider could not take at once, and the worker that tries them again (none with the local list). */
+  signups: { queue: Signups; worker: SignupWorker | undefined; enqueue: Signups['enqueue']; poke(): void };
 };
 
 /**
@@ -67,6 +71,8 @@ export function createServices(config: Config, logger: Logger): Services {
   const provider = createNewsletterProvider(config.newsletter, database.subscribers);
   const autoReply = config.autoReply && smtp && mailer ? createAutoReply({ settings: config.autoReply, smtp, mailer, site, sql: database.sql }) : undefined;
   const webhooks = createWebhooks(database.sql, config.webhooks, { siteName: site.name, logger, autoReply });
+  const signupQueue = createSignups(database.sql, { retryBaseMs: config.delivery.retryBaseMs });
+  const signupWorker = provider.name === 'local' ? undefined : createSignupWorker({ signups: signupQueue, provider, events: webhooks.events, logger });
   // A stored message is news for the mail worker and the webhook worker alike.
   const onStored = () => {
     worker?.poke();
@@ -94,6 +100,7 @@ export function createServices(config: Config, logger: Logger): Services {
           },
           exportMessages: (format, options) => exportChunks(database.outbox, format, options),
           webhooks: webhooks.deliveries,
+          signups: signupQueue,
         },
       )
     : undefined;
@@ -119,6 +126,12 @@ export function createServices(config: Config, logger: Logger): Services {
     spam,
     webhooks,
     events: webhooks.events,
+    signups: {
+      queue: signupQueue,
+      worker: signupWorker,
+      enqueue: (email, name, now) => signupQueue.enqueue(email, name, now),
+      poke: () => signupWorker?.poke(),
+    },
   };
 }
 

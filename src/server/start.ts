@@ -89,6 +89,7 @@ server.listen(config.port, config.host, () => {
   // Once the site is up: messages left pending by an earlier process go out first.
   services.worker?.start();
   services.webhooks.worker?.start();
+  services.signups.worker?.start();
   services.housekeeping.start();
   // Hourly: held spam past its retention is deleted, and the day's digest goes out.
   services.spam.housekeeping.start();
@@ -155,7 +156,7 @@ async function stop(signal: string): Promise<void> {
   logger.info('server.stopping', { signal });
   // The worker finishes the message it is sending (so its outcome is recorded) while
   // requests drain; the database closes only after both.
-  const workerStopped = Promise.all([services.worker?.stop(), services.webhooks.worker?.stop(), services.housekeeping.stop()]);
+  const workerStopped = Promise.all([services.worker?.stop(), services.webhooks.worker?.stop(), services.signups.worker?.stop(), services.housekeeping.stop()]);
   const how = await shutdown(SHUTDOWN_GRACE_MS);
   if (how === 'forced') logger.warn('server.stop_forced', { note: `requests still running after ${SHUTDOWN_GRACE_MS / 1000} s were cut off` });
   await workerStopped;

@@ -94,8 +94,23 @@ describe('the newsletter form in a real browser (SPEC.md 4.3)', () => {
     expect(await buttonState()).toEqual({ disabled: false, label: 'Subscribe' });
   });
 
-  test('rule 4: a provider that stays busy: the visitor is asked to try again in a few minutes', async () => {
+  test('a provider that stays busy: the signup is kept and tried later, and the visitor is thanked', async () => {
     stack.mailchimp.reply(replyJson(503, { title: 'Service Unavailable' }));
+    await email().fill('reader@example.com');
+    await button().click();
+    await page.getByRole('status').getByText('Thanks for subscribing!').waitFor();
+    stack.mailchimp.reply(SUBSCRIBED);
+  });
+
+  test('rule 4: a 503 (the signup could not even be stored): the visitor is asked to try again in a few minutes', async () => {
+    await page.route('**/api/newsletter', (route) =>
+      route.fulfill({
+        status: 503,
+        contentType: 'application/json',
+        headers: { 'retry-after': '120' },
+        body: JSON.stringify({ success: false, error: 'The newsletter service is busy right now. Please try again in a few minutes.' }),
+      }),
+    );
     await email().fill('reader@example.com');
     await button().click();
     await formError()

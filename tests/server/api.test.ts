@@ -4,6 +4,8 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type FakeHttpServer, replyJson, startFakeHttpServer } from '../support/fake-http.ts';
 import { postForm, type Site, startSite } from '../support/site.ts';
+import { runCli } from '../contact/run-inbox.ts';
+import { eventually } from '../support/smtp.ts';
 
 const valid = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello, I would like to know more.', honeypot: '' };
 
@@ -172,7 +174,13 @@ describe('the built server with Mailchimp', () => {
   let site: Site;
   beforeAll(async () => {
     mailchimp = await startFakeHttpServer(replyJson(200, { status: 'subscribed' }));
-    site = await startSite({ MAILCHIMP_API_KEY: 'secretkey-us21', MAILCHIMP_LIST_ID: 'abc123', MAILCHIMP_API_BASE_URL: `${mailchimp.url}/3.0` });
+    site = await startSite({
+      MAILCHIMP_API_KEY: 'secretkey-us21',
+      MAILCHIMP_LIST_ID: 'abc123',
+      MAILCHIMP_API_BASE_URL: `${mailchimp.url}/3.0`,
+      // A stored signup is tried again after 200 ms rather than half a minute.
+      DELIVERY_RETRY_BASE_MS: '200',
+    });
   });
   afterAll(async () => {
     await site.stop();
@@ -207,14 +215,27 @@ describe('the built server with Mailchimp', () => {
     expect(JSON.stringify(site.logs)).not.toContain('secretkey');
   });
 
-  test('a provider that keeps failing: 503 with Retry-After after three attempts', async () => {
+  test('a provider that keeps failing: after three attempts the signup is stored and answered 200, then reaches the provider once it is back', async () => {
     mailchimp.reply(replyJson(503, { title: 'Service Unavailable' }));
     mailchimp.requests.length = 0;
-    const response = await postForm(`${site.url}/api/newsletter`, { email: 'ada@example.com' });
-    expect(response.status).toBe(503);
-    expect(response.headers.get('retry-after')).toBe('120');
-    await expect(response.json()).resolves.toEqual({ success: false, error: expect.stringMatching(/try again in a few minutes/) });
+    const response = await postForm(`${site.url}/api/newsletter`, { email: 'queued@example.com' });
+    expect(response.status).toBe(200);
+    await expect(response.json()).resolves.toEqual({ success: true });
     expect(mailchimp.requests).toHaveLength(3);
+    expect(site.logs).toContainEqual(expect.objectContaining({ level: 'warn', event: 'newsletter.signup_queued', provider: 'mailchimp' }));
+    // The owner sees it waiting.
+    const waiting = await runCli('subscribers', ['waiting'], { DATA_DIR: site.dataDir });
+    expect(waiting.code).toBe(0);
+    expect(waiting.stdout).toMatch(
+      /^ID\s+SINCE \(UTC\)\s+EMAIL\s+PROVIDER\s+STATUS\s+TRIES\s+LAST ERROR\n\d+\s+\S+ \S+\s+queued@example\.com\s+mailchimp\s+waiting\s/,
+    );
+    // Back: the stored signup goes out by itself, once.
+    mailchimp.reply(replyJson(200, { id: 'member-1', status: 'subscribed' }));
+    await eventually('the signup to reach Mailchimp', () => site.logs.some((l) => typeof l === 'object' && l.event === 'newsletter.signup_added'));
+    const accepted = mailchimp.requests.filter((r) => r.body.includes('queued@example.com'));
+    expect(accepted.length).toBeGreaterThanOrEqual(4);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(mailchimp.requests.filter((r) => r.body.includes('queued@example.com'))).toHaveLength(accepted.length);
   });
 });
 

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { subscribersToCsv } from '../newsletter/subscribers.ts';
 import { readForm } from '../http.ts';
+import type { Signups } from '../newsletter/signups.ts';
 import type { Deliveries } from '../webhooks/deliveries.ts';
 import type { Change } from '../submissions/machine.ts';
 import { type AuditAction, type AuditLog, erasedAddress } from './audit.ts';
@@ -19,6 +20,7 @@ export const ADMIN_ACTIONS = {
   '/admin/actions/delete-subscriber': 'delete-subscriber',
   '/admin/actions/export': 'export',
   '/admin/actions/replay-delivery': 'replay-delivery',
+  '/admin/actions/retry-signup': 'retry-signup',
 } as const;
 
 /** One of the admin's form posts. */
@@ -66,6 +68,8 @@ export type AdminDeps = {
   exports: Exports;
   /** The webhooks' deliveries, for "Replay". */
   webhooks: Pick<Deliveries, 'replay'>;
+  /** The signups waiting for the provider, for "Retry". */
+  signups: Pick<Signups, 'retry'>;
   /** When the export of messages being written started: one at a time, however many tabs ask. */
   exporting?: ExportGate;
   now?: () => Date;
@@ -164,6 +168,12 @@ async function act(
     }
     case 'export':
       return exportFile(fields, deps, context);
+    case 'retry-signup': {
+      const id = messageId(fields.id);
+      if (id === undefined || !(await deps.signups.retry(id, now()))) return done('/admin/subscribers?done=unchanged-signup');
+      await record(audit, now, 'retry-signup', `#${id}`, context);
+      return done('/admin/subscribers?done=signup-retried');
+    }
     case 'replay-delivery': {
       const id = messageId(fields.id);
       if (id === undefined || !(await deps.webhooks.replay(id, now()))) return done('/admin/webhooks?done=unchanged-delivery');

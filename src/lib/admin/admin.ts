@@ -4,6 +4,7 @@ import type { DeliveryEvent, Submission } from '../contact/outbox.ts';
 import type { Logger } from '../log.ts';
 import { engineName, type Sql } from '../store/sql.ts';
 import type { Store } from '../store/store.ts';
+import type { Signups } from '../newsletter/signups.ts';
 import type { Deliveries } from '../webhooks/deliveries.ts';
 import type { AdminDeps, Exports, MessageCommands } from './actions.ts';
 import { type AuditLog, createAuditLog } from './audit.ts';
@@ -37,6 +38,8 @@ export type Admin = {
   deps: AdminDeps;
   /** The webhooks' deliveries and their tries. */
   webhooks: Deliveries;
+  /** The signups waiting for the provider, or given up. */
+  signups: Signups;
   sessions: Sessions;
   audit: AuditLog;
   queries: AdminQueries;
@@ -55,6 +58,8 @@ export type AdminParts = {
   exportMessages: Exports['messages'];
   /** The webhooks' deliveries: listed on /admin/webhooks, replayed from there. */
   webhooks: Deliveries;
+  /** The signups waiting for the provider: listed on /admin/subscribers, retried from there. */
+  signups: Signups;
   delays?: ThrottleDelays;
 };
 
@@ -89,10 +94,12 @@ export function createAdmin(settings: AdminSettings, parts: AdminParts): Admin {
       subscribers: () => store.subscribers.list(),
     },
     webhooks: parts.webhooks,
+    signups: parts.signups,
   };
   return {
     deps,
     webhooks: parts.webhooks,
+    signups: parts.signups,
     sessions,
     audit,
     queries,

@@ -13,6 +13,7 @@ export type AuditAction =
   | 'mark-spam'
   | 'retry'
   | 'replay-delivery'
+  | 'retry-signup'
   | 'retention';
 
 /**
@@ -43,6 +44,7 @@ export const AUDIT_LABELS: Record<AuditAction, string> = {
   'mark-spam': 'Marked as spam',
   retry: 'Retried delivery',
   'replay-delivery': 'Replayed a webhook delivery',
+  'retry-signup': 'Retried a newsletter signup',
   retention: 'Deleted old messages',
 };
 

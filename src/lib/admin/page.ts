@@ -75,6 +75,8 @@ const NOTICES: Record<string, string> = {
   deleted: 'Deleted.',
   replayed: 'The delivery is sent again from the start of its schedule, within a few seconds.',
   'unchanged-delivery': 'Nothing changed: that delivery is still on its way.',
+  'signup-retried': 'The signup is tried again within a minute.',
+  'unchanged-signup': 'Nothing changed: that signup is still waiting for the provider.',
 };
 
 /** The sentence shown after an action, from the `done` of the address it redirected to. */

@@ -17,6 +17,8 @@ export type NewsletterDeps = {
   spam?: { service: Pick<SpamService, 'allowSubscription'> } | undefined;
   /** Records the news of a subscription for webhooks and chat alerts. */
   events?: EventRecorder | undefined;
+  /** Keeps a signup the provider could not take at once, to try it again (no signup lost). */
+  signups?: { enqueue(email: string, provider: string, now: Date): Promise<number>; poke(): void } | undefined;
 };
 
 /**
@@ -49,7 +51,7 @@ export const NEWSLETTER_FAILURES: Record<SubscribeFailure, { status: number; err
 };
 
 /** POST /api/newsletter (docs/api/openapi.yaml): read the form, validate the email, subscribe, answer. */
-export async function handleNewsletter(request: Request, { provider, logger, limits, spam, events }: NewsletterDeps): Promise<Outcome> {
+export async function handleNewsletter(request: Request, { provider, logger, limits, spam, events, signups }: NewsletterDeps): Promise<Outcome> {
   const form = await readForm(request);
   if (!form.ok) return form.failure;
 
@@ -74,6 +76,17 @@ export async function handleNewsletter(request: Request, { provider, logger, lim
     return accepted();
   }
 
+  // Busy or down: kept and tried again in the background, so the visitor is done (decision 0128).
+  if (outcome.reason === 'unavailable' && signups) {
+    try {
+      const id = await signups.enqueue(parsed.output.email, provider.name, new Date());
+      logger.warn('newsletter.signup_queued', { provider: provider.name, id, detail: outcome.detail });
+      signups.poke();
+      return accepted();
+    } catch {
+      // The store has logged why; the visitor is asked to try later, as without a queue.
+    }
+  }
   const answer = NEWSLETTER_FAILURES[outcome.reason];
   if (outcome.reason === 'misconfigured') {
     // Only the owner can fix this: an error naming what to check, never the key itself.

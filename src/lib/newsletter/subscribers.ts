@@ -1,11 +1,17 @@
 import { EXIT, readFormatOption } from '../cli.ts';
 import { toCsv } from '../csv.ts';
+import { formatTable } from '../text-table.ts';
 import type { Subscriber, SubscriberList } from './local.ts';
+import type { Signups } from './signups.ts';
 
 export type { Subscriber } from './local.ts';
 
 /** The commands of `npm run subscribers`, as parsed from its arguments. */
-export type SubscribersCommand = { name: 'help' } | { name: 'export'; format: 'csv' | 'json'; bom: boolean };
+export type SubscribersCommand =
+  | { name: 'help' }
+  | { name: 'export'; format: 'csv' | 'json'; bom: boolean }
+  | { name: 'waiting' }
+  | { name: 'retry'; id: number };
 
 /** What `npm run subscribers` prints for help, and after a usage error. */
 export const SUBSCRIBERS_USAGE = `Usage: npm run subscribers -- <command>
@@ -13,6 +19,8 @@ export const SUBSCRIBERS_USAGE = `Usage: npm run subscribers -- <command>
 Commands:
   export --format csv|json   every subscriber of the local newsletter list, oldest first, to stdout
                              (npm run --silent subscribers -- export --format csv > subscribers.csv)
+  waiting                    signups the provider could not take at once: waiting to be tried again, or given up
+  retry <id>                 try a given-up signup again, for another day
 
 The CSV has the columns "Email Address" and "Created", which Mailchimp's import
 (Audience > Add contacts > Import contacts > Upload a file) recognises.
@@ -38,6 +46,14 @@ export function parseSubscribersArgs(args: readonly string[]): { ok: true; comma
       if (more.length > 0) return { ok: false, problem: `Unexpected argument: ${more[0]}` };
       return { ok: true, command: { name: 'export', format: option.format, bom } };
     }
+    case 'waiting':
+      return rest.length > 0 ? { ok: false, problem: `Unexpected argument: ${rest[0]}` } : { ok: true, command: { name: 'waiting' } };
+    case 'retry': {
+      const id = rest[0] !== undefined && /^[1-9]\d{0,15}$/.test(rest[0]) ? Number(rest[0]) : undefined;
+      if (id === undefined) return { ok: false, problem: 'retry needs the id of a signup, a whole number such as 12.' };
+      if (rest.length > 1) return { ok: false, problem: `Unexpected argument: ${rest[1]}` };
+      return { ok: true, command: { name: 'retry', id } };
+    }
     default:
       return { ok: false, problem: `Unknown command: ${name}` };
   }
@@ -56,11 +72,47 @@ export function subscribersToCsv(subscribers: readonly Subscriber[], { byteOrder
 }
 
 /** Where a command writes: `out` is its result (stdout), `err` is for people (stderr). */
-export type SubscribersIo = { subscribers: SubscriberList; out: (text: string) => void; err: (text: string) => void };
+export type SubscribersIo = {
+  subscribers: SubscriberList;
+  /** Signups waiting for the provider, for `waiting` and `retry`. */
+  signups?: Pick<Signups, 'pending' | 'retry'>;
+  out: (text: string) => void;
+  err: (text: string) => void;
+};
 
 /** Runs one subscribers command and answers its exit code. */
-export async function runSubscribersCommand(command: SubscribersCommand, { subscribers: list, out, err }: SubscribersIo): Promise<number> {
+export async function runSubscribersCommand(command: SubscribersCommand, { subscribers: list, signups, out, err }: SubscribersIo): Promise<number> {
   switch (command.name) {
+    case 'waiting': {
+      const rows = (await signups?.pending(200)) ?? [];
+      if (rows.length === 0) {
+        err('No signup is waiting for the provider.\n');
+        return EXIT.ok;
+      }
+      out(
+        formatTable(
+          [
+            { header: 'ID' },
+            { header: 'SINCE (UTC)' },
+            { header: 'EMAIL', maxWidth: 32 },
+            { header: 'PROVIDER' },
+            { header: 'STATUS' },
+            { header: 'TRIES' },
+            { header: 'LAST ERROR', maxWidth: 40 },
+          ],
+          rows.map((s) => [String(s.id), s.createdAt.slice(0, 16).replace('T', ' '), s.email, s.provider, s.status, String(s.attempts), s.lastError ?? '']),
+        ),
+      );
+      return EXIT.ok;
+    }
+    case 'retry': {
+      if (!(await signups?.retry(command.id, new Date()))) {
+        err(`Signup #${command.id} is not there, or not given up; nothing to retry.\n`);
+        return EXIT.notFound;
+      }
+      out(`Signup #${command.id} is tried again by the running server within a minute.\n`);
+      return EXIT.ok;
+    }
     case 'help':
       out(SUBSCRIBERS_USAGE);
       return EXIT.ok;

@@ -201,4 +201,17 @@ export const MIGRATIONS: readonly Migration[] = [
     sqlite: `CREATE TABLE auto_replies (address_hash TEXT PRIMARY KEY, last_sent_at TEXT NOT NULL);`,
     postgresql: `CREATE TABLE auto_replies (address_hash TEXT PRIMARY KEY, last_sent_at TEXT NOT NULL);`,
   },
+  {
+    // No signup lost (newsletter/signups.ts): a signup the provider could not take at once
+    // (busy, down) is kept and tried again, under a lease, for a day.
+    name: 'newsletter signups waiting for the provider',
+    sqlite: `CREATE TABLE signup_queue (
+       id INTEGER PRIMARY KEY AUTOINCREMENT, email TEXT NOT NULL, provider TEXT NOT NULL, status TEXT NOT NULL,
+       attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at TEXT, lease_until TEXT, last_error TEXT, created_at TEXT NOT NULL, done_at TEXT);
+     CREATE INDEX signup_queue_due ON signup_queue (status, next_attempt_at);`,
+    postgresql: `CREATE TABLE signup_queue (
+       id BIGSERIAL PRIMARY KEY, email TEXT NOT NULL, provider TEXT NOT NULL, status TEXT NOT NULL,
+       attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at TEXT, lease_until TEXT, last_error TEXT, created_at TEXT NOT NULL, done_at TEXT);
+     CREATE INDEX signup_queue_due ON signup_queue (status, next_attempt_at);`,
+  },
 ];

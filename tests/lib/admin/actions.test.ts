@@ -70,6 +70,7 @@ function world() {
   const replayable = new Set([7]);
   const deps: AdminDeps = {
     webhooks: { replay: async (id) => replayable.delete(id) },
+    signups: { retry: async (id) => id === 5 },
     checkPassword: createPasswordCheck(passwordHash),
     sessions: createSessions(store),
     throttle: createSignInThrottle({ logger: silentLogger }),
@@ -357,6 +358,16 @@ describe('the actions, signed in', () => {
     await expect(replay('7')).resolves.toEqual({ kind: 'redirect', location: '/admin/webhooks?done=unchanged-delivery' });
     await expect(replay('x')).resolves.toEqual({ kind: 'redirect', location: '/admin/webhooks?done=unchanged-delivery' });
     expect(w.audit.map((e) => [e.action, e.detail])).toEqual([['replay-delivery', '#7']]);
+  });
+
+  test('retry a given-up signup: audited; one that still waits is left alone', async () => {
+    const w = world();
+    const { cookie, csrf } = await signedIn(w.deps);
+    w.audit.length = 0;
+    const retry = (id: string) => handleAdminPost('retry-signup', post('/admin/actions/retry-signup', { csrf, id }, { origin: SITE, cookie }), w.deps, context);
+    await expect(retry('5')).resolves.toEqual({ kind: 'redirect', location: '/admin/subscribers?done=signup-retried' });
+    await expect(retry('6')).resolves.toEqual({ kind: 'redirect', location: '/admin/subscribers?done=unchanged-signup' });
+    expect(w.audit.map((e) => [e.action, e.detail])).toEqual([['retry-signup', '#5']]);
   });
 
   test('delete a subscriber', async () => {

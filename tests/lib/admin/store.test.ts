@@ -5,6 +5,7 @@ import { parsePasswordHash } from '../../../src/lib/admin/password.ts';
 import { createSessions } from '../../../src/lib/admin/session.ts';
 import { silentLogger } from '../../../src/lib/log.ts';
 import type { Store } from '../../../src/lib/store/store.ts';
+import { createSignups } from '../../../src/lib/newsletter/signups.ts';
 import { createDeliveries } from '../../../src/lib/webhooks/deliveries.ts';
 import { testEngines } from '../../support/stores.ts';
 
@@ -219,6 +220,7 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
           },
           exportMessages: async function* () {},
           webhooks: createDeliveries(store.sql),
+          signups: createSignups(store.sql),
         },
       );
       const overview = await admin.overview(now);
