@@ -200,6 +200,15 @@ describe('signed in', () => {
     expect(html).toContain('Wrong password.');
   });
 
+  test('the overview gives a browser that signed in a device cookie, once', async () => {
+    const { cookie } = await signIn();
+    const first = await get('/admin', cookie);
+    const device = first.headers.get('set-cookie');
+    expect(device).toMatch(/^admin_device=[\w-]{22}\.[\w-]{43}; Path=\/; Max-Age=31536000; HttpOnly; SameSite=Strict$/);
+    const again = await get('/admin', `${cookie}; ${device!.split(';')[0]}`);
+    expect(again.headers.get('set-cookie')).toBeNull();
+  });
+
   test('export CSV downloads every message, audited', async () => {
     const { cookie, csrf } = await signIn();
     const response = await post('/admin/actions/export', { csrf, what: 'messages', format: 'csv' }, { cookie });

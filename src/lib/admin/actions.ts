@@ -2,6 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { subscribersToCsv } from '../newsletter/subscribers.ts';
 import { readForm } from '../http.ts';
 import type { Signups } from '../newsletter/signups.ts';
+import type { Devices } from './device.ts';
+import type { PasswordCheck } from './password.ts';
 import type { Deliveries } from '../webhooks/deliveries.ts';
 import type { Change } from '../submissions/machine.ts';
 import { type AuditAction, type AuditLog, erasedAddress } from './audit.ts';
@@ -59,7 +61,9 @@ export type Exports = {
 /** Everything the admin's posts use. */
 export type AdminDeps = {
   /** Whether a password is the owner's (constant-time, a few at a time). */
-  checkPassword: (password: string) => Promise<boolean>;
+  checkPassword: PasswordCheck;
+  /** Browsers that signed in before: they keep their place in the password check's queue. */
+  devices?: Pick<Devices, 'known'>;
   sessions: Sessions;
   throttle: SignInThrottle;
   audit: AuditLog;
@@ -95,7 +99,7 @@ export async function handleAdminPost(action: AdminAction, request: Request, dep
   const fields = form.fields;
   const token = readSessionToken(request, secure);
 
-  if (action === 'sign-in') return signIn(fields.password, token, secure, deps, context);
+  if (action === 'sign-in') return signIn(request, fields.password, token, secure, deps, context);
 
   const resumed = await deps.sessions.resume(token);
   if (!resumed.ok) return { kind: 'redirect', location: `/admin?ended=${resumed.reason === 'missing' ? 'none' : 'expired'}` };
@@ -103,7 +107,17 @@ export async function handleAdminPost(action: AdminAction, request: Request, dep
   return act(action, fields, resumed.session, secure, deps, context);
 }
 
-async function signIn(password: unknown, oldToken: string | undefined, secure: boolean, deps: AdminDeps, context: AdminRequestContext): Promise<AdminOutcome> {
+/** What a sign-in is told when the password check's queue is full. */
+export const BUSY_SIGN_IN = 'Many sign-ins are being checked right now. Please try again in a minute.';
+
+async function signIn(
+  request: Request,
+  password: unknown,
+  oldToken: string | undefined,
+  secure: boolean,
+  deps: AdminDeps,
+  context: AdminRequestContext,
+): Promise<AdminOutcome> {
   const { throttle, audit, sessions, now = () => new Date(), wait = (ms) => sleep(ms) } = deps;
   const gate = await throttle.attempt(context.clientKey);
   if (!gate.ok) {
@@ -118,7 +132,12 @@ async function signIn(password: unknown, oldToken: string | undefined, secure: b
     };
   }
   if (gate.delayMs > 0) await wait(gate.delayMs);
-  const right = typeof password === 'string' && password !== '' && (await deps.checkPassword(password));
+  const known = deps.devices?.known(request, secure) ?? false;
+  const right = typeof password === 'string' && password !== '' && (await deps.checkPassword(password, { known }));
+  if (right === 'busy') {
+    // A flood from many addresses fills the queue: refused at once rather than after minutes of waiting.
+    return { kind: 'refused', status: 429, message: BUSY_SIGN_IN, headers: { 'retry-after': '60' } };
+  }
   if (!right) {
     await record(audit, now, 'sign-in-failed', 'wrong password', context);
     return { kind: 'redirect', location: '/admin?failed=1' };

@@ -7,6 +7,7 @@ import type { Store } from '../store/store.ts';
 import type { Signups } from '../newsletter/signups.ts';
 import type { Deliveries } from '../webhooks/deliveries.ts';
 import type { AdminDeps, Exports, MessageCommands } from './actions.ts';
+import { createDevices, type Devices } from './device.ts';
 import { type AuditLog, createAuditLog } from './audit.ts';
 import { CHART_DAYS, type DayCount, lastDays } from './chart.ts';
 import { createPasswordCheck, type PasswordHash } from './password.ts';
@@ -38,6 +39,8 @@ export type Admin = {
   deps: AdminDeps;
   /** The webhooks' deliveries and their tries. */
   webhooks: Deliveries;
+  /** The device cookie of a browser that signed in (set by the overview page). */
+  devices: Devices;
   /** The signups waiting for the provider, or given up. */
   signups: Signups;
   sessions: Sessions;
@@ -80,8 +83,10 @@ export function createAdmin(settings: AdminSettings, parts: AdminParts): Admin {
     release: spam.release,
     remove: (id, at) => machine.remove(id, at),
   };
+  const devices = createDevices(settings.passwordHash);
   const deps: AdminDeps = {
     checkPassword: createPasswordCheck(settings.passwordHash),
+    devices,
     sessions,
     throttle: createSignInThrottle({ redis: parts.redis, logger, ...(parts.delays && { delays: parts.delays }) }),
     audit,
@@ -100,6 +105,7 @@ export function createAdmin(settings: AdminSettings, parts: AdminParts): Admin {
     deps,
     webhooks: parts.webhooks,
     signups: parts.signups,
+    devices,
     sessions,
     audit,
     queries,

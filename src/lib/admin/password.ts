@@ -137,20 +137,33 @@ function unb64(text: string): Buffer {
 /** How many password checks run at once; the others wait their turn. */
 export const CONCURRENT_CHECKS = 2;
 
+/** How many sign-ins may wait for a password check; past it, an unknown browser is refused at once. */
+export const WAITING_CHECKS = 8;
+
+/** A password check: right, wrong, or `busy` when the queue is full and the browser is not one that signed in before. */
+export type PasswordCheck = (password: string, options?: { known?: boolean }) => Promise<boolean | 'busy'>;
+
 /**
- * A constant-time check of passwords against one hash, at most `max` at a time.
+ * A constant-time check of passwords against one hash, at most `max` at a time, with at most
+ * `maxWaiting` waiting their turn.
  * Hint: each argon2id check takes 19 MiB; without a bound, a flood of sign-ins from many
- * addresses (each under its own throttle) could take the machine's memory.
+ * addresses (each under its own throttle) could take the machine's memory, and the owner would
+ * wait behind all of it. A browser that signed in before (`known`, a signed device cookie)
+ * goes to the front of the queue and is never refused.
  */
 export function createPasswordCheck(
   hash: PasswordHash,
   max = CONCURRENT_CHECKS,
   verify: (password: string, hash: PasswordHash) => Promise<boolean> = verifyPassword,
-): (password: string) => Promise<boolean> {
+  maxWaiting = WAITING_CHECKS,
+): PasswordCheck {
   let running = 0;
   const waiting: (() => void)[] = [];
-  return async (password) => {
-    if (running >= max) await new Promise<void>((turn) => waiting.push(turn));
+  return async (password, { known = false } = {}) => {
+    if (running >= max) {
+      if (!known && waiting.length >= maxWaiting) return 'busy';
+      await new Promise<void>((turn) => (known ? waiting.unshift(turn) : waiting.push(turn)));
+    }
     running++;
     try {
       return await verify(password, hash);

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, onTestFinished, test, vi } from 'vitest';
 import { exportChunks } from '../../../src/lib/contact/inbox.ts';
 import type { Submission } from '../../../src/lib/contact/outbox.ts';
-import { type AdminDeps, FORBIDDEN_MESSAGE, handleAdminPost } from '../../../src/lib/admin/actions.ts';
+import { type AdminDeps, BUSY_SIGN_IN, FORBIDDEN_MESSAGE, handleAdminPost } from '../../../src/lib/admin/actions.ts';
 import type { AuditEntry } from '../../../src/lib/admin/audit.ts';
 import { createPasswordCheck, hashPassword, type PasswordHash, parsePasswordHash } from '../../../src/lib/admin/password.ts';
 import type { AdminQueries } from '../../../src/lib/admin/queries.ts';
@@ -173,6 +173,29 @@ describe('signing in', () => {
     expect(outcome).toEqual({ kind: 'redirect', location: '/admin?failed=1' });
     expect(records.size).toBe(0);
     expect(audit).toEqual([{ at: '2026-11-22T10:00:00.000Z', action: 'sign-in-failed', detail: 'wrong password', client: 'c0ffee' }]);
+  });
+
+  test('a full password-check queue: 429 at once for an unknown browser, and nothing is audited', async () => {
+    const w = world();
+    const known: boolean[] = [];
+    w.deps.checkPassword = async (_, options) => {
+      known.push(options?.known ?? false);
+      return options?.known ? true : 'busy';
+    };
+    w.deps.devices = { known: (request) => (request.headers.get('cookie') ?? '').includes('admin_device=') };
+    const outcome = await handleAdminPost('sign-in', post('/admin/actions/sign-in', { password: PASSWORD }), w.deps, context);
+    expect(outcome).toEqual({ kind: 'refused', status: 429, message: BUSY_SIGN_IN, headers: { 'retry-after': '60' } });
+    expect(BUSY_SIGN_IN).toBe('Many sign-ins are being checked right now. Please try again in a minute.');
+    expect(w.audit).toEqual([]);
+    // The browser that signed in before keeps its place.
+    const owner = await handleAdminPost(
+      'sign-in',
+      post('/admin/actions/sign-in', { password: PASSWORD }, { origin: SITE, cookie: '__Host-admin_device=x' }),
+      w.deps,
+      context,
+    );
+    expect(owner).toMatchObject({ kind: 'redirect', location: '/admin' });
+    expect(known).toEqual([false, true]);
   });
 
   test('the eleventh attempt in 15 minutes is 429 with Retry-After, even with the right password', async () => {

@@ -137,7 +137,7 @@ describe('checking sign-ins', () => {
       return password === 'right';
     };
     const check = createPasswordCheck(parsed(REFERENCE_ARGON2ID), 2, slow);
-    const answers = await Promise.all(['right', 'wrong', 'right', 'wrong', 'right'].map(check));
+    const answers = await Promise.all(['right', 'wrong', 'right', 'wrong', 'right'].map((password) => check(password)));
     expect(answers).toEqual([true, false, true, false, true]);
     expect(most).toBe(2);
   });
@@ -145,6 +145,27 @@ describe('checking sign-ins', () => {
   test('the real check by default, two at a time', async () => {
     const check = createPasswordCheck(parsed(REFERENCE_ARGON2ID));
     await expect(Promise.all([check('password'), check('passwore'), check('password')])).resolves.toEqual([true, false, true]);
+  });
+
+  test('past the waiting room an unknown browser is refused at once, while a known one goes to the front', async () => {
+    const order: string[] = [];
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const slow = async (password: string) => {
+      await held;
+      order.push(password);
+      return password.startsWith('owner');
+    };
+    // One check at a time, two may wait.
+    const check = createPasswordCheck(parsed(REFERENCE_ARGON2ID), 1, slow, 2);
+    const running = check('flood-1');
+    const waiting = [check('flood-2'), check('flood-3')];
+    await expect(check('flood-4')).resolves.toBe('busy');
+    const owner = check('owner', { known: true });
+    release();
+    await expect(Promise.all([running, ...waiting, owner])).resolves.toEqual([false, false, false, true]);
+    // The owner's check ran right after the one under way, before the flood that waited.
+    expect(order).toEqual(['flood-1', 'owner', 'flood-2', 'flood-3']);
   });
 
   test('a check that fails frees its turn', async () => {

@@ -1,0 +1,41 @@
+import { describe, expect, test } from 'vitest';
+import { createDevices, DEVICE_MAX_AGE_SECONDS, deviceCookieName } from '../../../src/lib/admin/device.ts';
+import { parsePasswordHash } from '../../../src/lib/admin/password.ts';
+
+const HASH = '$scrypt$ln=17,r=8,p=1$c29tZXNhbHRzb21lc2FsdA$ZmFrZWtleWZha2VrZXlmYWtla2V5ZmFrZWtleWZha2U';
+const OTHER = '$scrypt$ln=17,r=8,p=1$b3RoZXJzYWx0b3RoZXJzYQ$ZmFrZWtleWZha2VrZXlmYWtla2V5ZmFrZWtleWZha2U';
+
+function hash(text: string) {
+  const parsed = parsePasswordHash(text);
+  if (!parsed.ok) throw new Error(parsed.problem);
+  return parsed.hash;
+}
+const carrying = (cookie: string) => new Request('https://www.example.com/admin/actions/sign-in', { headers: { cookie: `other=1; ${cookie.split(';')[0]}` } });
+
+describe('the cookie of a browser that signed in before', () => {
+  test('is __Host-, HttpOnly, SameSite=Strict and Secure on https, kept a year, and known again', () => {
+    const devices = createDevices(hash(HASH));
+    const cookie = devices.cookie(true);
+    expect(cookie).toMatch(
+      new RegExp(`^__Host-admin_device=[\\w-]{22}\\.[\\w-]{43}; Path=/; Max-Age=${DEVICE_MAX_AGE_SECONDS}; HttpOnly; SameSite=Strict; Secure$`),
+    );
+    expect(DEVICE_MAX_AGE_SECONDS).toBe(31_536_000);
+    expect(devices.known(carrying(cookie), true)).toBe(true);
+    expect(deviceCookieName(false)).toBe('admin_device');
+  });
+
+  test.each([
+    ['no cookie', () => ''],
+    ['a forged signature', (c: string) => c.replace(/\.[\w-]{5}/, '.AAAAA')],
+    ['another id with the same signature', (c: string) => c.replace(/=[\w-]{3}/, '=abc')],
+    ['on plain http, the https cookie', (c: string) => c.replace('__Host-admin_device', 'admin_device_https')],
+  ])('is not known with %s', (_, change) => {
+    const devices = createDevices(hash(HASH));
+    expect(devices.known(carrying(change(devices.cookie(true))), true)).toBe(false);
+  });
+
+  test('a new password forgets every device', () => {
+    const cookie = createDevices(hash(HASH)).cookie(true);
+    expect(createDevices(hash(OTHER)).known(carrying(cookie), true)).toBe(false);
+  });
+});
