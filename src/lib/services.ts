@@ -70,7 +70,14 @@ export function createServices(config: Config, logger: Logger): Services {
       : undefined;
   const provider = createNewsletterProvider(config.newsletter, database.subscribers);
   const autoReply = config.autoReply && smtp && mailer ? createAutoReply({ settings: config.autoReply, smtp, mailer, site, sql: database.sql }) : undefined;
-  const webhooks = createWebhooks(database.sql, config.webhooks, { siteName: site.name, logger, autoReply });
+  const webhooks = createWebhooks(database.sql, config.webhooks, {
+    siteName: site.name,
+    logger,
+    autoReply,
+    // The mail's lease (DELIVERY_LEASE_MS): longer than a webhook's 15 s try; after it, another
+    // instance takes up what a killed one left.
+    leaseMs: config.delivery.leaseMs,
+  });
   const signupQueue = createSignups(database.sql, { retryBaseMs: config.delivery.retryBaseMs });
   const signupWorker = provider.name === 'local' ? undefined : createSignupWorker({ signups: signupQueue, provider, events: webhooks.events, logger });
   // A stored message is news for the mail worker and the webhook worker alike.

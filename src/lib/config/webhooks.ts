@@ -1,9 +1,11 @@
+import { readFileSync } from 'node:fs';
 import * as v from 'valibot';
 import type { AlertDetail, Endpoint } from '../webhooks/endpoints.ts';
 import { EVENT_TYPES, type EventType } from '../webhooks/events.ts';
+import { fromProjectRoot } from '../project-root.ts';
 import { isWebhookSecret } from '../webhooks/signature.ts';
 import { mask } from './secrets.ts';
-import { type ConfigConcern, optionalText, optionalUrl, readVariables } from './variables.ts';
+import { type ConfigConcern, hasScheme, optionalText, optionalUrl, readVariables } from './variables.ts';
 
 /** Where the site tells of its events besides the owner's mail: a signed webhook and chat alerts. */
 export type WebhooksConfig = {
@@ -30,10 +32,11 @@ const VARIABLES = {
   TELEGRAM_API_URL: optionalUrl,
   NTFY_URL: optionalUrl,
   ALERT_EVENTS: optionalText,
+  WEBHOOKS_FILE: optionalText,
   ALERT_DETAIL: v.optional(v.pipe(v.string(), v.trim(), v.picklist(DETAILS, `must be one of: ${DETAILS.join(', ')}`)), 'name-and-first-line'),
 };
 
-/** WEBHOOK_*, SLACK_WEBHOOK_URL, DISCORD_WEBHOOK_URL, TELEGRAM_*, NTFY_URL, ALERT_EVENTS, ALERT_DETAIL. */
+/** WEBHOOK_*, WEBHOOKS_FILE, SLACK_WEBHOOK_URL, DISCORD_WEBHOOK_URL, TELEGRAM_*, NTFY_URL, ALERT_EVENTS, ALERT_DETAIL. */
 export const webhooks: ConfigConcern<WebhooksConfig> = {
   read(env) {
     const { config: e, problems } = readVariables(VARIABLES, env);
@@ -82,6 +85,14 @@ export const webhooks: ConfigConcern<WebhooksConfig> = {
       }
     }
     if (e.NTFY_URL) endpoints.push({ name: 'ntfy', kind: 'ntfy', url: e.NTFY_URL, events: alertEvents, detail });
+    if (e.WEBHOOKS_FILE) {
+      const more = readWebhooksFile(fromProjectRoot(e.WEBHOOKS_FILE));
+      if (more.ok) endpoints.push(...more.endpoints);
+      else problems.push(`WEBHOOKS_FILE ${more.problem}`);
+    }
+    const names = endpoints.map((endpoint) => endpoint.name);
+    const twice = names.find((name, index) => names.indexOf(name) !== index);
+    if (twice) problems.push(`WEBHOOKS_FILE names the endpoint "${twice}" twice (webhook, slack, discord, telegram and ntfy are taken by the variables)`);
     return { config: { webhooks: { endpoints, allowPrivate: e.WEBHOOK_ALLOW_PRIVATE === 'true' } }, problems };
   },
   describe: ({ webhooks: w }) => ({
@@ -98,6 +109,50 @@ export const webhooks: ConfigConcern<WebhooksConfig> = {
     ...(w.allowPrivate && { webhookAllowPrivate: true }),
   }),
 };
+
+const FILE_ENTRY = v.strictObject({
+  name: v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'must be lower-case letters, digits and dashes')),
+  url: v.pipe(
+    v.string(),
+    v.check((url) => hasScheme(url, ['http', 'https']), 'must be an absolute http(s) URL'),
+  ),
+  secret: v.optional(v.pipe(v.string(), v.check(isWebhookSecret, 'must be whsec_ followed by the base64 of 24 to 64 random bytes'))),
+  previousSecret: v.optional(v.pipe(v.string(), v.check(isWebhookSecret, 'must be whsec_ followed by the base64 of 24 to 64 random bytes'))),
+  kind: v.optional(v.picklist(['standard', 'slack', 'discord', 'ntfy'], 'must be standard, slack, discord or ntfy'), 'standard'),
+  events: v.optional(v.array(v.picklist(EVENT_TYPES, `must be among: ${EVENT_TYPES.join(', ')}`))),
+  detail: v.optional(v.picklist(DETAILS, `must be one of: ${DETAILS.join(', ')}`)),
+});
+
+/**
+ * More endpoints from a JSON file (`WEBHOOKS_FILE`): a list of `{name, url, secret, previousSecret,
+ * kind, events, detail}`, each with its own events and secret. Read once at start.
+ */
+export function readWebhooksFile(path: string): { ok: true; endpoints: Endpoint[] } | { ok: false; problem: string } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    return { ok: false, problem: (error as NodeJS.ErrnoException).code ? 'cannot be read' : 'is not JSON' };
+  }
+  const result = v.safeParse(v.array(FILE_ENTRY), parsed);
+  if (!result.success) {
+    const issue = result.issues[0];
+    return { ok: false, problem: `${v.getDotPath(issue) ?? 'the list'} ${issue.message}` };
+  }
+  const endpoints: Endpoint[] = [];
+  for (const [index, entry] of result.output.entries()) {
+    if (entry.kind === 'standard' && !entry.secret) return { ok: false, problem: `${index}.secret is required for a standard webhook` };
+    const secrets = [entry.secret, entry.previousSecret].filter((secret): secret is string => secret !== undefined);
+    endpoints.push({
+      name: entry.name,
+      kind: entry.kind,
+      url: entry.url.replace(/\/+$/, '') || entry.url,
+      events: entry.events ?? (entry.kind === 'standard' ? [...EVENT_TYPES] : ['contact.received']),
+      ...(entry.kind === 'standard' ? { secrets } : { detail: entry.detail ?? 'name-and-first-line' }),
+    });
+  }
+  return { ok: true, endpoints };
+}
 
 /** An address as the log may show it: the origin and path, never a query or user (Slack's and Discord's paths are their secret: cut). */
 function withoutSecrets(url: string): string {

@@ -18,12 +18,12 @@ export type Webhooks = { deliveries: Deliveries; worker: WebhookWorker | undefin
 export function createWebhooks(
   sql: Sql,
   { endpoints, allowPrivate }: { endpoints: readonly Endpoint[]; allowPrivate: boolean },
-  { siteName, logger, autoReply }: { siteName: string; logger: Logger; autoReply?: WebhookWorkerDeps['autoReply'] },
+  { siteName, logger, autoReply, leaseMs }: { siteName: string; logger: Logger; autoReply?: WebhookWorkerDeps['autoReply']; leaseMs?: number },
 ): Webhooks {
   const deliveries = createDeliveries(sql);
   // The automatic reply is one more endpoint: a mail to the sender of each accepted message.
   const all = autoReply ? [...endpoints, AUTO_REPLY_ENDPOINT] : endpoints;
-  const worker = all.length > 0 ? createWebhookWorker({ deliveries, endpoints: all, siteName, allowPrivate, logger, autoReply }) : undefined;
+  const worker = all.length > 0 ? createWebhookWorker({ deliveries, endpoints: all, siteName, allowPrivate, logger, autoReply, leaseMs }) : undefined;
   return {
     deliveries,
     worker,

@@ -9,7 +9,7 @@ import { signedHeaders } from './signature.ts';
 /** How often the worker looks for events recorded by any instance, when nothing is known to be due. */
 const POLL_MS = 5_000;
 
-/** How long an instance keeps a delivery it is sending from the others: longer than a try can take. */
+/** How long an instance keeps a delivery it is sending from the others, by default: longer than a try can take (15 s). */
 const LEASE_MS = 60_000;
 
 /** What the worker needs: the deliveries, the endpoints, the site's name for chat alerts, and the log. */
@@ -21,6 +21,8 @@ export type WebhookWorkerDeps = {
   logger: Logger;
   now?: () => Date;
   post?: typeof postDelivery;
+  /** How long a delivery taken by this instance is kept from the others (a killed instance's is taken up after it). */
+  leaseMs?: number;
   /** Sends the automatic reply of an event (the `auto-reply` endpoint), by mail. */
   autoReply?: ((event: SiteEvent, now: Date) => Promise<TryEnd>) | undefined;
 };
@@ -43,6 +45,7 @@ export function createWebhookWorker({
   now = () => new Date(),
   post = postDelivery,
   autoReply,
+  leaseMs = LEASE_MS,
 }: WebhookWorkerDeps): WebhookWorker {
   const byName = new Map(endpoints.map((endpoint) => [endpoint.name, endpoint]));
 
@@ -52,7 +55,7 @@ export function createWebhookWorker({
     await deliveries.fanOut(running, now());
     while (!signal.aborted) {
       const start = now();
-      const claimed = await deliveries.claim(start, new Date(start.getTime() + LEASE_MS));
+      const claimed = await deliveries.claim(start, new Date(start.getTime() + leaseMs));
       if (!claimed) return;
       const { delivery, event, lease } = claimed;
       const endpoint = byName.get(delivery.endpoint);
