@@ -39,7 +39,10 @@ async function answer(context: Parameters<MiddlewareHandler>[0], next: Middlewar
   const url = new URL(context.request.url);
   const target = findTarget(url.pathname + url.search);
   if (target.kind === 'elsewhere') return next();
-  const reply = await runPipeline({ request: context.request, target, socketAddress: socketAddressOf(context), services: services() });
+  // A near miss under `astro dev` is rendered on the prerendered 404 route, whose request Astro
+  // guards (reading its headers prints a warning per request): it gets a request without them.
+  const request = context.isPrerendered ? new Request(context.request.url, { method: context.request.method }) : context.request;
+  const reply = await runPipeline({ request, target, socketAddress: socketAddressOf(context), services: services() });
   if (isAdminRefusal(reply)) {
     context.locals.adminRefusal = reply;
     return next();
