@@ -14,6 +14,8 @@ export default defineSite({
   language: 'en',
   // The display name of the mail the site sends you ("Our Newsletter <forms@example.org>").
   senderName: 'Our Newsletter',
+  // What a subscriber agrees to: shown under the newsletter form and kept with each consent record.
+  newsletterConsent: 'I would like to receive the newsletter by email. I can unsubscribe at any time.',
   // Colours replacing the defaults of src/styles/global.css, for example
   // light: { accent: '#7a1fa2', 'accent-strong': '#5e1780' }, dark: { accent: '#e1b3f5' }.
   // Keep text readable: 4.5:1 against its background (the defaults say what they meet).

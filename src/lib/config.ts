@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { admin } from './config/admin.ts';
 import { autoReply } from './config/auto-reply.ts';
+import { consent } from './config/consent.ts';
 import { database } from './config/database.ts';
 import { limits } from './config/limits.ts';
 import { logging } from './config/logging.ts';
@@ -25,7 +26,7 @@ export type { SpamConfig, TurnstileConfig } from './config/spam.ts';
  * Hint: a new concern is a file exporting a `ConfigConcern` and one entry here; its part
  * joins `Config`, its problems the start-up's list, its description the start-up log.
  */
-const CONCERNS = [server, database, origins, newsletter, smtp, limits, redis, logging, spam, admin, webhooks, autoReply] as const;
+const CONCERNS = [server, database, origins, newsletter, smtp, limits, redis, logging, spam, admin, webhooks, autoReply, consent] as const;
 
 type PartOf<Concern> = Concern extends ConfigConcern<infer Part> ? Part : never;
 type AllOf<Union> = (Union extends unknown ? (part: Union) => void : never) extends (all: infer All) => void ? All : never;

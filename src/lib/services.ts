@@ -8,6 +8,8 @@ import { createSmtpMailer, type Mailer } from './contact/mailer.ts';
 import { createAutoReply, pruneAutoReplies } from './contact/auto-reply.ts';
 import { composeContactEmail } from './contact/message.ts';
 import { site, siteForMail } from './site/site.ts';
+import { type Consents, createConsents } from './newsletter/consents.ts';
+import { createOptIn, type OptIn } from './newsletter/opt-in.ts';
 import { createSignupWorker, type SignupWorker } from './newsletter/signup-worker.ts';
 import { createSignups, type Signups } from './newsletter/signups.ts';
 import { createWebhooks, type EventRecorder, type Webhooks } from './webhooks/webhooks.ts';
@@ -44,6 +46,12 @@ export type Services = {
   webhooks: Webhooks;
   /** The recorder of the newsletter's events (webhooks.events), as the newsletter handler takes it. */
   events: EventRecorder;
+  /** Double opt-in run by the site (local list, Resend), when NEWSLETTER_DOUBLE_OPT_IN is on. */
+  optIn: OptIn | undefined;
+  /** Consent records of signups Mailchimp or Kit confirm themselves, when NEWSLETTER_DOUBLE_OPT_IN is on. */
+  consents: Consents | undefined;
+  /** Takes an address off the local list (an unsubscribe). */
+  unsubscribeLocal: (email: string) => Promise<boolean>;
   /** Signups the provider could not take at once, and the worker that tries them again (none with the local list). */
   signups: { queue: Signups; worker: SignupWorker | undefined; enqueue: Signups['enqueue']; poke(): void };
 };
@@ -68,7 +76,14 @@ export function createServices(config: Config, logger: Logger): Services {
           leaseMs: config.delivery.leaseMs,
         })
       : undefined;
-  const provider = createNewsletterProvider(config.newsletter, database.subscribers);
+  const provider = createNewsletterProvider(config.newsletter, database.subscribers, {}, { doubleOptIn: config.doubleOptIn });
+  const consents = createConsents(database.sql);
+  // The site sends the confirmation itself for the local list and Resend; Mailchimp and Kit send their own.
+  const ownConfirmation = provider.name === 'local' || provider.name === 'resend';
+  const optIn =
+    config.doubleOptIn && ownConfirmation && smtp && mailer && config.publicUrl
+      ? createOptIn({ consents, mailer, smtp, site, publicUrl: config.publicUrl })
+      : undefined;
   const autoReply = config.autoReply && smtp && mailer ? createAutoReply({ settings: config.autoReply, smtp, mailer, site, sql: database.sql }) : undefined;
   const webhooks = createWebhooks(database.sql, config.webhooks, {
     siteName: site.name,
@@ -133,6 +148,9 @@ export function createServices(config: Config, logger: Logger): Services {
     spam,
     webhooks,
     events: webhooks.events,
+    optIn,
+    consents: config.doubleOptIn && !ownConfirmation ? consents : undefined,
+    unsubscribeLocal: (email: string) => database.subscribers.remove(email),
     signups: {
       queue: signupQueue,
       worker: signupWorker,

@@ -489,6 +489,7 @@ describe('secrets in what the configuration prints', () => {
       retentionDays: 'off (messages are kept until deleted)',
       webhooks: 'off',
       autoReply: 'off',
+      newsletterDoubleOptIn: false,
     });
   });
 
@@ -538,6 +539,7 @@ describe('secrets in what the configuration prints', () => {
       'retentionDays',
       'webhooks',
       'autoReply',
+      'newsletterDoubleOptIn',
     ]);
   });
 });

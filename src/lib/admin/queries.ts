@@ -24,7 +24,12 @@ const OVERVIEW_VISIT = 'admin_overview_visited_at';
 export type DeliveryHealth = { lastSentAt: string | null; lastFailureAt: string | null; failed: number; pending: number };
 
 /** One subscriber of the local list. */
-export type SubscriberRow = { email: string; createdAt: string };
+export type SubscriberRow = {
+  email: string;
+  createdAt: string;
+  /** The record of consent, with double opt-in: confirmed when, to which version of the text, from which page. */
+  consent?: { confirmedAt: string | null; version: string; page: string };
+};
 
 /** The owner's queries over the messages and the local list, in both engines. */
 export interface AdminQueries {
@@ -130,19 +135,28 @@ export function createAdminQueries(sql: Sql): AdminQueries {
       const clause = pattern ? `WHERE ${fold('email')} LIKE ? ESCAPE '\\'` : '';
       const params: SqlValue[] = pattern ? [pattern] : [];
       const [rows, count] = await Promise.all([
-        sql.all<{ email: string; created_at: string }>(`SELECT email, created_at FROM subscribers ${clause} ORDER BY created_at DESC, email LIMIT ? OFFSET ?`, [
-          ...params,
-          PAGE_SIZE,
-          (Math.max(1, page) - 1) * PAGE_SIZE,
-        ]),
+        sql.all<{ email: string; created_at: string; confirmed_at: string | null; consent_version: string | null; page: string | null }>(
+          `SELECT s.email, s.created_at, c.confirmed_at, c.consent_version, c.page FROM subscribers s LEFT JOIN newsletter_consents c ON c.email = s.email
+           ${pattern ? `WHERE ${fold('s.email')} LIKE ? ESCAPE '\\'` : ''} ORDER BY s.created_at DESC, s.email LIMIT ? OFFSET ?`,
+          [...params, PAGE_SIZE, (Math.max(1, page) - 1) * PAGE_SIZE],
+        ),
         sql.get<{ n: number | string }>(`SELECT count(*) AS n FROM subscribers ${clause}`, params),
       ]);
-      return { rows: rows.map((r) => ({ email: r.email, createdAt: r.created_at })), total: Number(count?.n ?? 0) };
+      const rowOf = (r: (typeof rows)[number]): SubscriberRow =>
+        r.consent_version === null
+          ? { email: r.email, createdAt: r.created_at }
+          : { email: r.email, createdAt: r.created_at, consent: { confirmedAt: r.confirmed_at, version: r.consent_version, page: r.page ?? '' } };
+      return { rows: rows.map(rowOf), total: Number(count?.n ?? 0) };
     },
-    async deleteSubscriber(email) {
-      const { changes } = await sql.run('DELETE FROM subscribers WHERE email = ?', [email]);
-      return changes > 0;
-    },
+    deleteSubscriber: (email) =>
+      sql.transaction(async (tx) => {
+        // An erasure: the address goes from the list, its consent record and the signups waiting
+        // for the provider, all at once (the audit log keeps only its domain).
+        const { changes } = await tx.run('DELETE FROM subscribers WHERE email = ?', [email]);
+        const consent = await tx.run('DELETE FROM newsletter_consents WHERE email = ?', [email.toLowerCase()]);
+        const waiting = await tx.run('DELETE FROM signup_queue WHERE lower(email) = ?', [email.toLowerCase()]);
+        return changes + consent.changes + waiting.changes > 0;
+      }),
   };
 }
 

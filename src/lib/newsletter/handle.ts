@@ -3,7 +3,10 @@ import { INVALID_EMAIL } from '../forms/email.ts';
 import { NewsletterSchema } from '../forms/newsletter.ts';
 import { readForm } from '../http.ts';
 import { describeError, type Logger } from '../log.ts';
+import { site } from '../site/site.ts';
 import type { EventRecorder } from '../webhooks/webhooks.ts';
+import type { Consents } from './consents.ts';
+import { CONFIRM_THANKS, evidenceOf, type OptIn } from './opt-in.ts';
 import { accepted, type FormValues, failure, type Outcome, tooManyRequests } from '../pipeline/outcome.ts';
 import type { AbuseLimits } from '../rate-limit.ts';
 import type { SpamService } from '../spam/service.ts';
@@ -17,6 +20,10 @@ export type NewsletterDeps = {
   spam?: { service: Pick<SpamService, 'allowSubscription'> } | undefined;
   /** Records the news of a subscription for webhooks and chat alerts. */
   events?: EventRecorder | undefined;
+  /** Double opt-in run by the site (the local list, Resend), when NEWSLETTER_DOUBLE_OPT_IN is on. */
+  optIn?: OptIn | undefined;
+  /** Consent records of signups a provider confirms itself (Mailchimp, Kit), when NEWSLETTER_DOUBLE_OPT_IN is on. */
+  consents?: Pick<Consents, 'record'> | undefined;
   /** Keeps a signup the provider could not take at once, to try it again (no signup lost). */
   signups?: { enqueue(email: string, provider: string, now: Date): Promise<number>; poke(): void } | undefined;
 };
@@ -51,7 +58,11 @@ export const NEWSLETTER_FAILURES: Record<SubscribeFailure, { status: number; err
 };
 
 /** POST /api/newsletter (docs/api/openapi.yaml): read the form, validate the email, subscribe, answer. */
-export async function handleNewsletter(request: Request, { provider, logger, limits, spam, events, signups }: NewsletterDeps): Promise<Outcome> {
+export async function handleNewsletter(
+  request: Request,
+  { provider, logger, limits, spam, events, signups, optIn, consents }: NewsletterDeps,
+  { ip }: { ip: string } = { ip: '' },
+): Promise<Outcome> {
   const form = await readForm(request);
   if (!form.ok) return form.failure;
 
@@ -67,7 +78,17 @@ export async function handleNewsletter(request: Request, { provider, logger, lim
   const allowed = (await limits?.checkAddress(parsed.output.email)) ?? { ok: true };
   if (!allowed.ok) return tooManyRequests(allowed.retryAfterSeconds, values);
 
+  const evidence = evidenceOf(request, ip, site.newsletterConsent);
+  if (optIn) {
+    // Double opt-in: nobody is on the list until the link in the confirmation email is followed.
+    const asked = await optIn.ask(parsed.output.email, evidence, new Date());
+    if (asked === 'failed') return failure(503, CONFIRMATION_NOT_SENT, { headers: { 'retry-after': String(NEWSLETTER_RETRY_AFTER_SECONDS) }, values });
+    logger.info('newsletter.confirmation_asked', { sent: asked === 'sent' });
+    return { kind: 'accepted', thanks: CONFIRM_THANKS };
+  }
   const outcome = await provider.subscribe(parsed.output.email);
+  // Mailchimp (pending) and Kit confirm by themselves: the site keeps what the visitor agreed to.
+  if (outcome.ok && consents) await consents.record(parsed.output.email, evidence, 'pending', new Date());
   if (outcome.ok) {
     // The subscription is done whatever becomes of its news: a failure to record it is logged, not answered.
     await events?.record('newsletter.subscribed', { email: parsed.output.email, provider: provider.name }).catch((error: unknown) => {
@@ -96,4 +117,59 @@ export async function handleNewsletter(request: Request, { provider, logger, lim
   }
   // A 400 is about the address typed; a busy or broken provider is about the form.
   return failure(answer.status, answer.error, { headers: answer.headers, values, field: answer.status === 400 ? 'email' : undefined });
+}
+
+/** What a person reads when the confirmation email could not be sent. */
+export const CONFIRMATION_NOT_SENT = 'We could not send the confirmation email right now. Please try again in a few minutes.';
+
+/** What a person reads when a confirmation link is too old, was used, or was never ours. */
+export const CONFIRMATION_LINK_EXPIRED = 'This confirmation link has expired or was already used. Please subscribe again.';
+
+/** What a person reads when an unsubscribe link is not (or no longer) valid. */
+export const UNSUBSCRIBE_LINK_INVALID = 'This unsubscribe link is not valid any more: you may already be unsubscribed.';
+
+/**
+ * POST /api/newsletter/confirm: the button of the page a confirmation link opens. The address
+ * joins the list (or, the provider being busy, the queue of signups) once.
+ * Hint: confirming is a POST from a page, never the link itself, so a mail scanner that follows
+ * links cannot confirm for the person.
+ */
+export async function handleNewsletterConfirmation(request: Request, { provider, logger, events, signups, optIn }: NewsletterDeps): Promise<Outcome> {
+  const form = await readForm(request);
+  if (!form.ok) return form.failure;
+  const token = form.fields.token;
+  const email = optIn && typeof token === 'string' ? await optIn.consents.confirm(token, new Date()) : undefined;
+  if (!email) return failure(400, CONFIRMATION_LINK_EXPIRED);
+  const outcome = await provider.subscribe(email);
+  if (!outcome.ok && outcome.reason === 'unavailable' && signups) {
+    await signups.enqueue(email, provider.name, new Date());
+    signups.poke();
+  } else if (!outcome.ok) {
+    logger.warn('newsletter.confirmed_not_added', { provider: provider.name, reason: outcome.reason, detail: outcome.detail });
+    const answer = NEWSLETTER_FAILURES[outcome.reason];
+    return failure(answer.status, answer.error, { headers: answer.headers });
+  }
+  logger.info('newsletter.confirmed', { provider: provider.name });
+  await events?.record('newsletter.confirmed', { email, provider: provider.name }).catch(() => {});
+  return accepted();
+}
+
+/**
+ * POST /api/newsletter/unsubscribe?token=…: one-click unsubscribe (RFC 8058: a mail program posts
+ * `List-Unsubscribe=One-Click` to the address in `List-Unsubscribe`), or the button of the
+ * unsubscribe page. The local list forgets the address; a remote provider's list is the owner's to
+ * update (logged).
+ */
+export async function handleUnsubscribe(
+  request: Request,
+  { provider, logger, optIn, unsubscribeLocal }: NewsletterDeps & { unsubscribeLocal?: (email: string) => Promise<boolean> },
+): Promise<Outcome> {
+  const form = await readForm(request);
+  const fromForm = form.ok ? form.fields.token : undefined;
+  const token = new URL(request.url).searchParams.get('token') ?? (typeof fromForm === 'string' ? fromForm : undefined);
+  const email = optIn && token ? await optIn.consents.unsubscribe(token, new Date()) : undefined;
+  if (!email) return failure(400, UNSUBSCRIBE_LINK_INVALID);
+  if (provider.name === 'local') await unsubscribeLocal?.(email);
+  else logger.warn('newsletter.unsubscribed', { provider: provider.name, note: `remove the address from the ${provider.name} list too` });
+  return { kind: 'accepted', thanks: '/thank-you/unsubscribed/' };
 }

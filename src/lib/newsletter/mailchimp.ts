@@ -30,7 +30,7 @@ type ApiClient = {
   agent: { attachCookies(request: SuperagentRequest): void; saveCookies(response: unknown): void };
   setConfig(config: Record<string, string>): void;
   lists: {
-    addListMemberWithHttpInfo(listId: string, body: { email_address: string; status: 'subscribed' }): Promise<{ response: Answer }>;
+    addListMemberWithHttpInfo(listId: string, body: { email_address: string; status: 'subscribed' | 'pending' }): Promise<{ response: Answer }>;
   };
 };
 
@@ -39,7 +39,9 @@ type ApiClient = {
  * resource with `Authorization: apikey <key>`.
  * Hint: the header is set as a default header because the client's own auth sends Basic.
  */
-export function createMailchimpProvider(config: MailchimpConfig): NewsletterProvider {
+export function createMailchimpProvider(config: MailchimpConfig, { doubleOptIn = false }: { doubleOptIn?: boolean } = {}): NewsletterProvider {
+  // With double opt-in Mailchimp sends its own confirmation email to a `pending` member.
+  const status = doubleOptIn ? 'pending' : 'subscribed';
   // The package exports one shared client; its constructor gives this provider its own.
   const ApiClientConstructor = requireWhenNeeded('@mailchimp/mailchimp_marketing/src/ApiClient.js') as new () => ApiClient;
   const client = new ApiClientConstructor();
@@ -71,7 +73,7 @@ export function createMailchimpProvider(config: MailchimpConfig): NewsletterProv
       // which happens synchronously inside this call: setting it here is per call.
       client.timeout = Math.max(1, Math.ceil(timeoutMs));
       try {
-        const { response } = await client.lists.addListMemberWithHttpInfo(config.listId, { email_address: email, status: 'subscribed' });
+        const { response } = await client.lists.addListMemberWithHttpInfo(config.listId, { email_address: email, status });
         return classifyMailchimpAnswer(response);
       } catch (error) {
         return classifyMailchimpError(error);

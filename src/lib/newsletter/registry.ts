@@ -16,10 +16,11 @@ export function createNewsletterProvider(
   config: NewsletterConfig,
   subscribers: SubscriberList,
   resilience: Partial<ResilienceOptions> = {},
+  { doubleOptIn = false }: { doubleOptIn?: boolean } = {},
 ): NewsletterProvider {
   switch (config.provider) {
     case 'mailchimp':
-      return withRetries(createMailchimpProvider(config.mailchimp), resilience);
+      return withRetries(createMailchimpProvider(config.mailchimp, { doubleOptIn }), resilience);
     case 'kit':
       return withRetries(createKitProvider(config.kit), resilience);
     case 'resend':

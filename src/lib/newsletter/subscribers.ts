@@ -64,6 +64,23 @@ export function parseSubscribersArgs(args: readonly string[]): { ok: true; comma
  * Hint: "Email Address" is the header Mailchimp maps to the address without being asked.
  */
 export function subscribersToCsv(subscribers: readonly Subscriber[], { byteOrderMark = false } = {}): string {
+  // The record of consent (double opt-in) in columns of its own, only when there is one.
+  if (subscribers.some((s) => s.consent)) {
+    return toCsv(
+      ['Email Address', 'Created', 'Consent', 'Signed Up', 'Confirmed', 'Consent Version', 'Consent Page', 'Client'],
+      subscribers.map((s) => ({
+        'Email Address': s.email,
+        Created: s.created,
+        Consent: s.consent?.status ?? '',
+        'Signed Up': s.consent?.signedUpAt ?? '',
+        Confirmed: s.consent?.confirmedAt ?? '',
+        'Consent Version': s.consent?.version ?? '',
+        'Consent Page': s.consent?.page ?? '',
+        Client: s.consent?.client ?? '',
+      })),
+      { dateColumns: ['Created', 'Signed Up', 'Confirmed'], byteOrderMark },
+    );
+  }
   return toCsv(
     ['Email Address', 'Created'],
     subscribers.map((s) => ({ 'Email Address': s.email, Created: s.created })),

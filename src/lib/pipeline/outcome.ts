@@ -2,7 +2,11 @@
 export type FormValues = Record<string, string>;
 
 /** The request was done, or durably stored: 200 for a script, 303 to the thanks for a person. */
-export type Accepted = { kind: 'accepted' };
+export type Accepted = {
+  kind: 'accepted';
+  /** Another thank-you page than the form's own ("check your inbox" for a double opt-in). */
+  thanks?: string;
+};
 
 /** Fields were refused: each field's messages, and what was typed so a person need not type it again. */
 export type Invalid = { kind: 'invalid'; errors: Record<string, readonly string[]>; values: FormValues };

@@ -18,6 +18,9 @@ export const FORM_PAGES = {
   contact: { form: 'contact', thanks: '/thank-you/contact/', fields: ['name', 'email', 'message'] },
 } as const satisfies Record<FormName, FormPages>;
 
+/** The pages behind the links of the newsletter's emails (confirm, unsubscribe): the newsletter's page when refused. */
+export const NEWSLETTER_LINK_PAGES: FormPages = { form: 'newsletter', thanks: '/thank-you/newsletter/', fields: [] };
+
 /** The confirmation of a held contact message: its page is the contact form's, its thanks the contact form's. */
 export const CONFIRM_PAGES: FormPages = { form: 'contact', thanks: '/thank-you/contact/', fields: [] };
 
@@ -47,7 +50,7 @@ const KEPT_HEADERS = ['retry-after'];
  */
 export function renderPage(outcome: Outcome, pages: FormPages): Answer | FormView {
   if (outcome.kind === 'accepted') {
-    return { status: 303, headers: { location: pages.thanks, 'cache-control': 'no-store' }, body: null };
+    return { status: 303, headers: { location: outcome.thanks ?? pages.thanks, 'cache-control': 'no-store' }, body: null };
   }
   const view: FormView = { form: pages.form, status: 400, headers: { 'cache-control': 'no-store' }, values: {}, errors: {}, formError: undefined };
   if (outcome.kind === 'invalid') return { ...view, values: outcome.values, errors: outcome.errors };

@@ -1,11 +1,11 @@
 import { ADMIN_ACTIONS, type AdminAction } from '../admin/actions.ts';
 import { handleContact, handleContactConfirmation } from '../contact/handle.ts';
 import { handleHealth } from '../health.ts';
-import { handleNewsletter } from '../newsletter/handle.ts';
+import { handleNewsletter, handleNewsletterConfirmation, handleUnsubscribe } from '../newsletter/handle.ts';
 import type { LimitedRoute } from '../rate-limit.ts';
 import type { Services } from '../services.ts';
 import type { Outcome } from './outcome.ts';
-import { CONFIRM_PAGES, FORM_PAGES, type FormPages } from './page.ts';
+import { CONFIRM_PAGES, FORM_PAGES, type FormPages, NEWSLETTER_LINK_PAGES } from './page.ts';
 
 /** A route's handler: the request and the services in, an outcome out; it never writes an answer itself. */
 export type RouteHandler = (request: Request, services: Services, context: HandlerContext) => Outcome | Promise<Outcome>;
@@ -38,6 +38,9 @@ const ADMIN_ROUTES: readonly Route[] = Object.entries(ADMIN_ACTIONS).map(([path,
 /** Every address the pipeline answers; anything else under /api/ is a JSON 404 (decision 0040). */
 export const ROUTES: readonly Route[] = [
   { path: '/api/newsletter', kind: 'form', limit: 'newsletter', pages: FORM_PAGES.newsletter, methods: { POST: handleNewsletter } },
+  // Double opt-in: the confirmation page's button, and unsubscribing (one-click by RFC 8058, or the page's button).
+  { path: '/api/newsletter/confirm', kind: 'form', pages: NEWSLETTER_LINK_PAGES, methods: { POST: handleNewsletterConfirmation } },
+  { path: '/api/newsletter/unsubscribe', kind: 'form', pages: NEWSLETTER_LINK_PAGES, methods: { POST: handleUnsubscribe } },
   { path: '/api/contact', kind: 'form', limit: 'contact', pages: FORM_PAGES.contact, methods: { POST: handleContact } },
   // The one button of the page that asks a person without JavaScript to confirm a held message.
   { path: '/api/contact/confirm', kind: 'form', pages: CONFIRM_PAGES, methods: { POST: handleContactConfirmation } },

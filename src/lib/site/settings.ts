@@ -36,6 +36,8 @@ export type SiteSettings = {
   language: (typeof LANGUAGES)[number];
   /** The display name of the `From` of the mail the site sends the owner. */
   senderName: string;
+  /** What a subscriber agrees to, shown under the newsletter form and kept with their consent record. */
+  newsletterConsent: string;
   /** Colours and sizes replacing the defaults of global.css, for the light and the dark scheme. */
   theme: { light: Partial<Record<ThemeProperty, string>>; dark: Partial<Record<ThemeProperty, string>> };
 };
@@ -65,6 +67,7 @@ const SiteSettingsSchema = v.strictObject({
   description: v.optional(line(300)),
   language: v.optional(v.picklist(LANGUAGES, `must be one of: ${LANGUAGES.join(', ')}`)),
   senderName: v.optional(line(60)),
+  newsletterConsent: v.optional(line(300)),
   theme: v.optional(v.strictObject({ light: v.optional(themeScheme), dark: v.optional(themeScheme) })),
 });
 
@@ -85,6 +88,7 @@ export function defineSite(input: SiteSettingsInput): SiteSettings {
     description: settings.description ?? `${settings.name}: news and a way to reach us.`,
     language: settings.language ?? 'en',
     senderName: settings.senderName ?? settings.name,
+    newsletterConsent: settings.newsletterConsent ?? 'I would like to receive the newsletter by email. I can unsubscribe at any time.',
     theme: { light: dropUnset(settings.theme?.light), dark: dropUnset(settings.theme?.dark) },
   };
 }

@@ -214,4 +214,21 @@ export const MIGRATIONS: readonly Migration[] = [
        attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at TEXT, lease_until TEXT, last_error TEXT, created_at TEXT NOT NULL, done_at TEXT);
      CREATE INDEX signup_queue_due ON signup_queue (status, next_attempt_at);`,
   },
+  {
+    // Double opt-in and the proof of consent (newsletter/consents.ts): what each subscriber agreed
+    // to, where, when they confirmed; the tokens of their links are kept as hashes only.
+    name: 'newsletter consent records',
+    sqlite: `CREATE TABLE newsletter_consents (
+       email TEXT PRIMARY KEY, status TEXT NOT NULL, signed_up_at TEXT NOT NULL, confirmed_at TEXT, page TEXT NOT NULL,
+       consent_text TEXT NOT NULL, consent_version TEXT NOT NULL, client TEXT NOT NULL, confirm_token_hash TEXT,
+       confirm_expires_at TEXT, unsubscribe_token_hash TEXT, last_sent_at TEXT);
+     CREATE INDEX newsletter_consents_confirm ON newsletter_consents (confirm_token_hash);
+     CREATE INDEX newsletter_consents_unsubscribe ON newsletter_consents (unsubscribe_token_hash);`,
+    postgresql: `CREATE TABLE newsletter_consents (
+       email TEXT PRIMARY KEY, status TEXT NOT NULL, signed_up_at TEXT NOT NULL, confirmed_at TEXT, page TEXT NOT NULL,
+       consent_text TEXT NOT NULL, consent_version TEXT NOT NULL, client TEXT NOT NULL, confirm_token_hash TEXT,
+       confirm_expires_at TEXT, unsubscribe_token_hash TEXT, last_sent_at TEXT);
+     CREATE INDEX newsletter_consents_confirm ON newsletter_consents (confirm_token_hash);
+     CREATE INDEX newsletter_consents_unsubscribe ON newsletter_consents (unsubscribe_token_hash);`,
+  },
 ];

@@ -5,6 +5,7 @@ import { parsePasswordHash } from '../../../src/lib/admin/password.ts';
 import { createSessions } from '../../../src/lib/admin/session.ts';
 import { silentLogger } from '../../../src/lib/log.ts';
 import type { Store } from '../../../src/lib/store/store.ts';
+import { createConsents } from '../../../src/lib/newsletter/consents.ts';
 import { createSignups } from '../../../src/lib/newsletter/signups.ts';
 import { createDeliveries } from '../../../src/lib/webhooks/deliveries.ts';
 import { testEngines } from '../../support/stores.ts';
@@ -278,6 +279,24 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
       await expect(queries.deleteSubscriber('grace@example.net')).resolves.toBe(true);
       await expect(queries.deleteSubscriber('grace@example.net')).resolves.toBe(false);
       expect((await queries.subscribers(undefined, 1)).total).toBe(2);
+    });
+
+    test('erasing a subscriber erases the consent record and a signup waiting for the provider too', async () => {
+      const { store } = await open();
+      const { queries } = createAdminStores(store.sql);
+      const consents = createConsents(store.sql);
+      const evidence = { page: '/', text: 'Yes please.', version: 'abc123abc123', client: '203.0.113.0/24' };
+      const tokens = await consents.request('erase.me@example.org', evidence, new Date('2026-11-01T00:00:00.000Z'));
+      await consents.confirm(tokens!.confirm, new Date('2026-11-01T00:01:00.000Z'));
+      await store.subscribers.add('erase.me@example.org', new Date('2026-11-01T00:01:00.000Z'));
+      await createSignups(store.sql).enqueue('Erase.Me@example.org', 'mailchimp', new Date('2026-11-01T00:02:00.000Z'));
+      await expect(queries.subscribers(undefined, 1)).resolves.toMatchObject({
+        rows: [{ email: 'erase.me@example.org', consent: { confirmedAt: '2026-11-01T00:01:00.000Z', version: 'abc123abc123', page: '/' } }],
+      });
+      await expect(queries.deleteSubscriber('erase.me@example.org')).resolves.toBe(true);
+      await expect(consents.find('erase.me@example.org')).resolves.toBeUndefined();
+      await expect(createSignups(store.sql).pending(10)).resolves.toEqual([]);
+      await expect(queries.subscribers(undefined, 1)).resolves.toEqual({ rows: [], total: 0 });
     });
   });
 });

@@ -35,6 +35,16 @@ describe('Mailchimp wire format (SPEC.md 2.4 row 1)', () => {
   });
 });
 
+describe('Mailchimp with NEWSLETTER_DOUBLE_OPT_IN', () => {
+  test('creates the member as pending: Mailchimp sends its own confirmation email', async () => {
+    mailchimp.reply(replyJson(200, { id: 'abc', status: 'pending' }));
+    mailchimp.requests.length = 0;
+    const doubleOptIn = createMailchimpProvider({ apiKey: 'key123-us21', listId: 'l', baseUrl: `${mailchimp.url}/3.0` }, { doubleOptIn: true });
+    await expect(doubleOptIn.subscribe('ada@example.com')).resolves.toEqual({ ok: true });
+    expect(JSON.parse(mailchimp.requests[0]!.body)).toEqual({ email_address: 'ada@example.com', status: 'pending' });
+  });
+});
+
 describe('Mailchimp connections', () => {
   test('calls one after another share one kept-alive connection rather than opening one each', async () => {
     const ports = new Set<number | undefined>();

@@ -3,7 +3,7 @@ import type { NewsletterConfig } from '../../../src/lib/config.ts';
 import type { SubscriberList } from '../../../src/lib/newsletter/local.ts';
 import { createNewsletterProvider } from '../../../src/lib/newsletter/registry.ts';
 
-const list: SubscriberList = { add: async () => {}, list: async () => [] };
+const list: SubscriberList = { add: async () => {}, remove: async () => false, list: async () => [] };
 
 describe('the provider the configuration chose', () => {
   test.each<[NewsletterConfig, string]>([

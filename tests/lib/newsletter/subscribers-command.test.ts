@@ -6,7 +6,7 @@ async function run(command: Parameters<typeof runSubscribersCommand>[0], subscri
   const out: string[] = [];
   const err: string[] = [];
   const code = await runSubscribersCommand(command, {
-    subscribers: { add: async () => {}, list: async () => subscribers },
+    subscribers: { add: async () => {}, remove: async () => false, list: async () => subscribers },
     out: (text) => out.push(text),
     err: (text) => err.push(text),
   });

@@ -153,6 +153,7 @@ describe.each(testEngines())('the store on $name', ({ name, available, open }) =
         [name, 8, 'webhook events and deliveries'],
         [name, 9, 'automatic replies: whom, when'],
         [name, 10, 'newsletter signups waiting for the provider'],
+        [name, 11, 'newsletter consent records'],
       ]);
     });
 
@@ -168,7 +169,7 @@ describe.each(testEngines())('the store on $name', ({ name, available, open }) =
         name === 'SQLite'
           ? (await again[0]!.sql.get<{ user_version: number }>('PRAGMA user_version'))?.user_version
           : Number((await again[0]!.sql.get<{ n: string }>('SELECT count(*) AS n FROM schema_migrations'))?.n);
-      expect(applied).toBe(10);
+      expect(applied).toBe(11);
       expect(lines.filter((line) => line.includes('database.migrated'))).toEqual([]);
       await expect(again[1]!.outbox.list()).resolves.toHaveLength(1);
       await Promise.all(again.map((s) => s.close()));
