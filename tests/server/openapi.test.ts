@@ -153,6 +153,16 @@ describe('the built server answers as the document says', () => {
     }
   });
 
+  test.each<[string, string, () => Promise<Response>, number]>([
+    ['/api/newsletter/confirm', 'a token that is not ours', () => postForm(`${site.url}/api/newsletter/confirm`, { token: 'nope' }), 400],
+    ['/api/newsletter/unsubscribe', 'a token that is not ours', () => postForm(`${site.url}/api/newsletter/unsubscribe?token=nope`, {}), 400],
+    ['/api/newsletter/confirm', 'a GET', () => fetch(`${site.url}/api/newsletter/confirm`), 405],
+  ])('POST %s, %s', async (path, _, send, status) => {
+    const response = await send();
+    expect(response.status).toBe(status);
+    await expectDocumented(path, 'post', response);
+  });
+
   test('OPTIONS /api/contact from an allowed origin: 204', async () => {
     const response = await fetch(`${site.url}/api/contact`, {
       method: 'OPTIONS',
