@@ -282,7 +282,7 @@ describe('a keyboard alone', () => {
     await page.keyboard.press('Tab');
     // Skip link, site name, Home, Contact, then the password field.
     for (let i = 0; i < 4; i++) await page.keyboard.press('Tab');
-    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('password');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('password');
     await page.keyboard.type(PASSWORD);
     await loadsPage(page, () => page.keyboard.press('Enter'));
     await page.getByRole('heading', { name: 'Overview' }).waitFor();

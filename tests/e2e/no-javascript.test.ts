@@ -64,7 +64,7 @@ describe('the newsletter form without JavaScript', () => {
     await expect(page.title()).resolves.toMatch(/^Error: /);
     await expect(page.locator('#newsletter-email-error').textContent()).resolves.toBe('Please enter a valid email address');
     await expect(field('Email address').inputValue()).resolves.toBe('reader@localhost');
-    await expect(focusedId()).resolves.toBe('newsletter-email');
+    await expect.poll(focusedId).toBe('newsletter-email');
     expect(stack.mailchimp.requests).toHaveLength(0);
 
     // Corrected, the same form posts again, from its page at /api/newsletter.
@@ -117,7 +117,7 @@ describe('the contact form without JavaScript', () => {
       await expect(field(label).getAttribute('aria-describedby')).resolves.toContain(`${id}-error`);
       await expect(field(label).inputValue()).resolves.toBe(value);
     }
-    await expect(focusedId()).resolves.toBe('contact-name');
+    await expect.poll(focusedId).toBe('contact-name');
     await expect(page.locator('#contact-honeypot').inputValue()).resolves.toBe('');
 
     // Corrected, the form posts again and the visitor is thanked.
@@ -155,7 +155,7 @@ describe('too many attempts without JavaScript', () => {
       }
       await expectPageForPeople();
       await expect(page.locator('#contact-form-error').textContent()).resolves.toBe('Too many attempts. Please try again in 10 minutes.');
-      await expect(focusedId()).resolves.toBe('contact-form-error');
+      await expect.poll(focusedId).toBe('contact-form-error');
       await expect(field('Name').inputValue()).resolves.toBe(typed.name);
       await expect(field('Email address').inputValue()).resolves.toBe(typed.email);
       await expect(field('Message').inputValue()).resolves.toBe(typed.message);

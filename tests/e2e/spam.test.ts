@@ -146,7 +146,7 @@ describe('the spam filter in a real browser', () => {
     await expect(loadsPage(page, () => page.locator('#contact-form button[type="submit"]').click())).resolves.toBe(200);
     // Asked to confirm: what they sent is on the page, the focus on the question.
     await expect(page.locator('h2').textContent()).resolves.toBe('One more step: send your message?');
-    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('confirm-title');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('confirm-title');
     await expect(page.locator('.confirm-message').textContent()).resolves.toBe('I browse without JavaScript, hello.\nSecond line.');
     await workerPass();
     expect(mailsTo('Noscript Person')).toBe(0);
