@@ -236,7 +236,9 @@ export function createDeliveries(sql: Sql): Deliveries {
     prune: (cutoff) =>
       sql.transaction(async (tx) => {
         const at = cutoff.toISOString();
-        const old = `SELECT id FROM events WHERE created_at < ? AND dispatched_at IS NOT NULL
+        // Dispatched or not: an event no endpoint took within a day never will (a site without
+        // any endpoint records them all the same, and they must not pile up).
+        const old = `SELECT id FROM events WHERE created_at < ?
           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries w WHERE w.event_id = events.id AND w.status = 'pending')`;
         await tx.run(`DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE event_id IN (${old}))`, [at]);
         await tx.run(`DELETE FROM webhook_deliveries WHERE event_id IN (${old})`, [at]);

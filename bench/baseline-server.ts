@@ -1,0 +1,82 @@
+/**
+ * The bench's reference: a server that does the work of the two endpoints with none of our code
+ * (it imports nothing from src/): node:http, the body buffered, `Request.formData()`, one valibot
+ * object schema with the API contract's rules and messages, one prepared INSERT into SQLite with
+ * WAL and synchronous=FULL, the newsletter's one POST to the provider, and the JSON answers.
+ * Started by bench/run.ts, never in production.
+ */
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import * as v from 'valibot';
+
+const db = new DatabaseSync(join(process.env.DATA_DIR ?? '.', 'baseline.db'));
+db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;');
+db.exec('CREATE TABLE IF NOT EXISTS messages (id INTEGER PRIMARY KEY, created_at TEXT, name TEXT, email TEXT, message TEXT)');
+const insert = db.prepare('INSERT INTO messages (created_at, name, email, message) VALUES (?, ?, ?, ?)');
+// Compiled to dist/bench/ by bench/run.ts, so the built pages are at ../client.
+const home = readFileSync(new URL('../client/index.html', import.meta.url));
+const provider = process.env.MAILCHIMP_API_BASE_URL ?? '';
+
+const email = v.pipe(v.string(), v.trim(), v.email('Please enter a valid email address'));
+const Contact = v.object({
+  name: v.pipe(
+    v.string(),
+    v.trim(),
+    v.minLength(2, 'Name must be between 2 and 100 characters'),
+    v.maxLength(100, 'Name must be between 2 and 100 characters'),
+  ),
+  email,
+  message: v.pipe(
+    v.string(),
+    v.trim(),
+    v.minLength(10, 'Message must be at least 10 characters'),
+    v.maxLength(5000, 'Message must be at most 5000 characters'),
+  ),
+  honeypot: v.pipe(v.string(), v.maxLength(0, 'This field must be left empty')),
+});
+const Newsletter = v.object({ email });
+const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
+
+const server = createServer(async (req, res) => {
+  if (req.method === 'GET' && req.url === '/') {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(home);
+    return;
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const form = await new Request('http://baseline/', {
+    method: 'POST',
+    headers: { 'content-type': req.headers['content-type'] ?? '' },
+    body: Buffer.concat(chunks),
+  }).formData();
+  const fields = Object.fromEntries([...form.entries()].map(([key, value]) => [key, typeof value === 'string' ? value : '']));
+  let status = 200;
+  let body = '{"success":true}';
+  if (req.url === '/api/contact') {
+    const parsed = v.safeParse(Contact, fields);
+    if (parsed.success) insert.run(new Date().toISOString(), parsed.output.name, parsed.output.email, parsed.output.message);
+    else [status, body] = [400, JSON.stringify({ success: false, errors: v.flatten(parsed.issues).nested })];
+  } else if (req.url === '/api/newsletter') {
+    const parsed = v.safeParse(Newsletter, fields);
+    if (!parsed.success) [status, body] = [400, JSON.stringify({ success: false, error: 'Please enter a valid email address' })];
+    else {
+      const answer = await fetch(`${provider}/lists/bench/members`, {
+        method: 'POST',
+        headers: { authorization: 'apikey bench-us1', 'content-type': 'application/json' },
+        body: JSON.stringify({ email_address: parsed.output.email, status: 'subscribed' }),
+      });
+      await answer.arrayBuffer();
+      if (!answer.ok) [status, body] = [503, '{"success":false,"error":"The newsletter service is busy right now. Please try again in a few minutes."}'];
+    }
+  } else [status, body] = [404, '{"success":false,"error":"Not found"}'];
+  res.writeHead(status, JSON_HEADERS);
+  res.end(body);
+});
+server.listen(0, '127.0.0.1', () => {
+  process.stdout.write(`${JSON.stringify({ event: 'server.listening', port: (server.address() as AddressInfo).port })}\n`);
+});
+process.on('SIGTERM', () => server.close(() => process.exit(0)));
