@@ -1,4 +1,4 @@
-import { type Answer, type FormValues, INTERNAL_ERROR, type Outcome } from './outcome.ts';
+import { type Answer, type FormValues, INTERNAL_ERROR, type Outcome } from '../http/outcome.ts';
 
 /** The forms a person can post without JavaScript. */
 export type FormName = 'newsletter' | 'contact';
