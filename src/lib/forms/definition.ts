@@ -164,9 +164,17 @@ const FormShape = v.strictObject({
   busyLabel: v.optional(text('the busy label')),
   thanks: v.optional(text('the thanks')),
   limit: v.optional(
-    v.strictObject({ max: v.pipe(count('max'), v.minValue(1, 'must be at least 1')), windowSeconds: v.pipe(count('windowSeconds'), v.minValue(1, 'must be at least 1')) }),
+    v.strictObject({
+      max: v.pipe(count('max'), v.minValue(1, 'must be at least 1')),
+      windowSeconds: v.pipe(count('windowSeconds'), v.minValue(1, 'must be at least 1')),
+    }),
   ),
-  to: v.optional(v.pipe(v.string(), v.check((value) => isEmailAddress(value, { dotless: true }), 'must be an email address'))),
+  to: v.optional(
+    v.pipe(
+      v.string(),
+      v.check((value) => isEmailAddress(value, { dotless: true }), 'must be an email address'),
+    ),
+  ),
   honeypot: v.optional(v.boolean('must be true or false')),
 });
 
@@ -217,7 +225,8 @@ function requireCoherent(field: v.InferOutput<typeof FieldShape>, at: string): v
   }
   const kind = field.type === 'number' ? 'number' : 'string';
   for (const key of ['min', 'max'] as const) {
-    if (field[key] !== undefined && typeof field[key] !== kind) throw new Error(`${at}: ${key} must be ${kind === 'number' ? 'a number' : 'a date as YYYY-MM-DD'}`);
+    if (field[key] !== undefined && typeof field[key] !== kind)
+      throw new Error(`${at}: ${key} must be ${kind === 'number' ? 'a number' : 'a date as YYYY-MM-DD'}`);
   }
   if (field.min !== undefined && field.max !== undefined && field.min > field.max) throw new Error(`${at}: min is above max`);
   if (field.rows !== undefined && field.type !== 'textarea') throw new Error(`${at}: rows belong to a textarea`);
@@ -235,7 +244,8 @@ export function messagesOf(field: FieldDefinition): Required<FieldMessages> {
   const max = maxLengthOf(field);
   const invalid = own.invalid ?? (field.type === 'email' ? INVALID_EMAIL : defaultInvalid(field));
   // A required email's missing value reads as a malformed one, as the spec's contact form does.
-  const required = own.required ?? (field.type === 'email' ? invalid : field.type === 'checkbox' ? `Please tick “${field.label}” to continue` : `${field.label} is required`);
+  const required =
+    own.required ?? (field.type === 'email' ? invalid : field.type === 'checkbox' ? `Please tick “${field.label}” to continue` : `${field.label} is required`);
   return {
     required,
     tooShort: own.tooShort ?? `${field.label} must be at least ${field.minLength ?? 0} characters`,
