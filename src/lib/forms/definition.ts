@@ -386,7 +386,10 @@ const SCHEMAS = new WeakMap<FormDefinition, ReturnType<typeof formSchema>>();
 /** Checks a submission against its form: every field's cleaned value, or the spec's `errors` object. */
 export function parseForm(form: FormDefinition, fields: Record<string, unknown>): { ok: true; values: FormValues } | { ok: false; errors: FormErrors } {
   let schema = SCHEMAS.get(form);
-  if (!schema) SCHEMAS.set(form, (schema = formSchema(form)));
+  if (!schema) {
+    schema = formSchema(form);
+    SCHEMAS.set(form, schema);
+  }
   const result = v.safeParse(schema, fields, { abortPipeEarly: true });
   if (result.success) return { ok: true, values: result.output as FormValues };
   return { ok: false, errors: (v.flatten(result.issues).nested ?? {}) as FormErrors };
