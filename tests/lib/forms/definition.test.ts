@@ -40,8 +40,14 @@ describe('defineForm', () => {
     [{ name: 'quote', title: 'T', fields: [{ name: 'status', type: 'text', label: 'A' }] }, 'form "quote": fields.0 (status): the name status is reserved'],
     [{ name: 'quote', title: 'T', fields: [{ name: 'a', type: 'select', label: 'A' }] }, 'form "quote": fields.0 (a): a select needs its choices'],
     [{ name: 'quote', title: 'T', fields: [{ name: 'a', type: 'number', label: 'A', min: 10, max: 1 }] }, 'form "quote": fields.0 (a): min is above max'],
-    [{ name: 'quote', title: 'T', fields: [{ name: 'a', type: 'text', label: 'A', min: 1 }] }, 'form "quote": fields.0 (a): min and max belong to number and date fields'],
-    [{ name: 'quote', title: 'T', fields: [{ name: 'a', type: 'text', label: 'A', minLength: 9, maxLength: 3 }] }, 'form "quote": fields.0 (a): minLength is above maxLength'],
+    [
+      { name: 'quote', title: 'T', fields: [{ name: 'a', type: 'text', label: 'A', min: 1 }] },
+      'form "quote": fields.0 (a): min and max belong to number and date fields',
+    ],
+    [
+      { name: 'quote', title: 'T', fields: [{ name: 'a', type: 'text', label: 'A', minLength: 9, maxLength: 3 }] },
+      'form "quote": fields.0 (a): minLength is above maxLength',
+    ],
     [{ name: 'quote', title: 'T', to: 'not an address', fields: [{ name: 'a', type: 'text', label: 'A' }] }, 'form "quote": to must be an email address'],
   ])('refuses %j naming the setting', (input, message) => {
     expect(() => defineForm(input as never)).toThrow(message);
@@ -113,7 +119,9 @@ describe('parseForm, one message per field', () => {
   });
 
   test('a field of its own messages reads them', () => {
-    const own = form([{ name: 'age', type: 'number', label: 'Age', required: true, min: 18, messages: { required: 'How old are you?', tooSmall: 'Adults only' } }]);
+    const own = form([
+      { name: 'age', type: 'number', label: 'Age', required: true, min: 18, messages: { required: 'How old are you?', tooSmall: 'Adults only' } },
+    ]);
     expect(parseForm(own, {})).toEqual({ ok: false, errors: { age: ['How old are you?'] } });
     expect(parseForm(own, { age: '17' })).toEqual({ ok: false, errors: { age: ['Adults only'] } });
   });
