@@ -26,6 +26,29 @@ function buildSettings() {
 }
 
 /**
+ * Under `npm run dev`, every request goes through the same dispatcher as in production
+ * (src/server/dev.ts): the same `.env`, the same answers, /admin and mail included.
+ * Hint: Vitest runs Vite's server too, to load modules; it serves no request, so nothing boots there.
+ * @returns {import('astro').AstroIntegration}
+ */
+function devServer() {
+  return {
+    name: 'site-forms:dev-server',
+    hooks: {
+      'astro:server:setup': async ({ server }) => {
+        if (process.env.VITEST) return;
+        const { createDevMiddleware } = await import(new URL('./src/server/dev.ts', import.meta.url).href);
+        const dev = await createDevMiddleware();
+        // First in the stack, before Vite's own checks (its Host check answers 403 in plain text):
+        // dev answers as production does, 421 included. What we pass on meets them as before.
+        server.middlewares.stack.unshift({ route: '', handle: dev.middleware });
+        server.httpServer?.once('close', () => void dev.close());
+      },
+    },
+  };
+}
+
+/**
  * The site's settings are site.config.ts (package.json's `#site-config`); SITE_CONFIG names
  * another file, for a second site built from the same checkout and for the test that builds
  * one with another name (docs/decisions/0124-site-settings.md).
@@ -42,8 +65,10 @@ const BODY_SIZE_LIMIT = 64 * 1024;
 
 export default defineConfig({
   output: 'static',
-  adapter: node({ mode: 'standalone', bodySizeLimit: BODY_SIZE_LIMIT }),
-  integrations: [buildSettings()],
+  // Middleware mode: our server (src/server/start.ts) hands each request to the adapter with its
+  // `locals`, the request's context; nothing travels through globals.
+  adapter: node({ mode: 'middleware', bodySizeLimit: BODY_SIZE_LIMIT }),
+  integrations: [buildSettings(), devServer()],
   // Nothing here needs a session, and the adapter would otherwise create a file store.
   session: false,
   // Every script and stylesheet as a file under /_astro/, none inlined: the pages' CSP then

@@ -38,11 +38,9 @@ function expandIPv6(ip: string): string[] {
 }
 
 // A fresh salt per process: log lines can be correlated within a run, never reversed to an
-// address. It lives on globalThis, as the services do, because this module is bundled twice
-// (into Astro's middleware and into our server's entry): a module-level constant gave each
-// copy its own salt, and one visitor two hashes in one run.
-const SALT_SLOT = Symbol.for('site-forms.client-hash-salt');
-type SaltSlot = { [SALT_SLOT]?: Buffer };
+// address. Only our server's bundle hashes clients (the pipeline and the admin's route), so
+// one constant is the one salt of the process.
+const SALT = randomBytes(16);
 
 /** How many addresses' hashes are kept; past that the memory starts again empty, so a flood of addresses cannot grow it. */
 export const HASH_CACHE_SIZE = 10_000;
@@ -54,9 +52,7 @@ const hashes = new Map<string, string>();
 export function hashClient(ip: string): string {
   const known = hashes.get(ip);
   if (known !== undefined) return known;
-  const slot = globalThis as SaltSlot;
-  slot[SALT_SLOT] ??= randomBytes(16);
-  const hash = createHash('sha256').update(slot[SALT_SLOT]).update(clientKey(ip)).digest('hex').slice(0, 12);
+  const hash = createHash('sha256').update(SALT).update(clientKey(ip)).digest('hex').slice(0, 12);
   if (hashes.size >= HASH_CACHE_SIZE) hashes.clear();
   hashes.set(ip, hash);
   return hash;

@@ -51,17 +51,16 @@ const ALWAYS: LimitVerdict = { ok: true };
 export const MEMORY_LIMITER_MAX_KEYS = 20_000;
 
 /**
- * Builds the limits of the configuration: in memory, or shared through Redis with the
- * memory limiter as insurance while Redis is unreachable.
+ * Builds the limits of the configuration: in memory, or shared through `redis` (the process's
+ * one client, src/lib/redis.ts) with the memory limiter as insurance while Redis is unreachable.
  * Hint: `RATE_LIMIT_MAX=0` turns every limit off, for development and tests.
  */
-export function createAbuseLimits(config: Pick<Config, 'rateLimit' | 'redisUrl'>, logger: Logger): AbuseLimits {
+export function createAbuseLimits(config: Pick<Config, 'rateLimit'>, logger: Logger, redis?: Redis): AbuseLimits {
   const { max, windowSeconds } = config.rateLimit;
   if (max === 0)
     return { enabled: false, checkClient: async () => ALWAYS, refundClient: async () => {}, checkAddress: async () => ALWAYS, close: async () => {} };
 
   const { RateLimiterRedis } = requireWhenNeeded('rate-limiter-flexible') as typeof import('rate-limiter-flexible');
-  const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
   const limiter = (keyPrefix: string, points: number, duration: number) => {
     const memory = createBoundedMemoryLimiter({ keyPrefix, points, duration }, MEMORY_LIMITER_MAX_KEYS);
     if (!redis) return memory;
@@ -102,9 +101,8 @@ export function createAbuseLimits(config: Pick<Config, 'rateLimit' | 'redisUrl'>
       }
     },
     checkAddress: (email) => consume(perAddress, email.toLowerCase(), logger),
-    async close() {
-      redis?.disconnect();
-    },
+    // The Redis client is the services' (shared with the admin's throttle), closed with them.
+    async close() {},
   };
 }
 
@@ -144,27 +142,4 @@ async function consume(limiter: RateLimiterMemory | RateLimiterRedis, key: strin
     logger.error('rate_limit.failed', { error: describeError(rejection) });
     return ALWAYS;
   }
-}
-
-/** A Redis connection that fails fast while Redis is down and logs that once, for limits that fall back to memory. */
-export function connectRedis(url: string, logger: Logger): Redis {
-  const { Redis } = requireWhenNeeded('ioredis') as typeof import('ioredis');
-  const redis = new Redis(url, {
-    // Fail fast while disconnected; the memory limiter takes over.
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    connectTimeout: 2000,
-    retryStrategy: (attempt) => Math.min(attempt * 500, 5000),
-  });
-  let down = false;
-  redis.on('error', (error) => {
-    if (down) return;
-    down = true;
-    logger.warn('rate_limit.redis_unreachable', { error: describeError(error), note: 'limits are kept in memory until Redis is back' });
-  });
-  redis.on('ready', () => {
-    if (down) logger.info('rate_limit.redis_back');
-    down = false;
-  });
-  return redis;
 }

@@ -1,7 +1,7 @@
 import { type Admin, createAdmin } from './admin/admin.ts';
 import { scheduleHousekeeping } from './admin/housekeeping.ts';
 import { createAdminQueries } from './admin/queries.ts';
-import { type Config, requireConfig } from './config.ts';
+import type { Config } from './config.ts';
 import { exportChunks } from './contact/inbox.ts';
 import type { Scheduler } from './contact/scheduler.ts';
 import { createSmtpMailer, type Mailer } from './contact/mailer.ts';
@@ -15,8 +15,9 @@ import { createSignups, type Signups } from './newsletter/signups.ts';
 import { createWebhooks, type EventRecorder, type Webhooks } from './webhooks/webhooks.ts';
 import type { SubmissionStore } from './contact/store.ts';
 import { createDeliveryWorker, type DeliveryWorker } from './contact/worker.ts';
-import { createLogger, type Logger } from './log.ts';
-import { type AbuseLimits, connectRedis, createAbuseLimits } from './rate-limit.ts';
+import type { Logger } from './log.ts';
+import { type AbuseLimits, createAbuseLimits } from './rate-limit.ts';
+import { connectRedis } from './redis.ts';
 import type { NewsletterProvider } from './newsletter/provider.ts';
 import { createNewsletterProvider } from './newsletter/registry.ts';
 import { markMessageAsSpam, releaseMessage } from './spam/corrections.ts';
@@ -54,6 +55,12 @@ export type Services = {
   unsubscribeLocal: (email: string) => Promise<boolean>;
   /** Signups the provider could not take at once, and the worker that tries them again (none with the local list). */
   signups: { queue: Signups; worker: SignupWorker | undefined; enqueue: Signups['enqueue']; poke(): void };
+  /** Starts the background work: the workers (messages left pending by an earlier process go first) and the housekeeping. */
+  start(): void;
+  /** Stops the background work, each worker finishing what it is sending so its outcome is recorded. */
+  stopBackground(): Promise<void>;
+  /** Stops the background work, then closes every connection (limits, database): the services end as one. */
+  close(): Promise<void>;
 };
 
 /**
@@ -61,6 +68,8 @@ export type Services = {
  * is configured, the delivery worker (not started: the server starts it once listening).
  */
 export function createServices(config: Config, logger: Logger): Services {
+  // One Redis client for the limits and the admin's throttle, closed with the rest.
+  const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
   const database = openStore({ ...config.database, dataDir: config.dataDir }, logger);
   const smtp = config.smtp;
   const mailSite = siteForMail(config);
@@ -110,7 +119,7 @@ export function createServices(config: Config, logger: Logger): Services {
           store: database,
           logger,
           providerName: provider.name,
-          redis: config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined,
+          redis,
           spam: {
             markSpam: (id) => markMessageAsSpam(id, corrections),
             release: async (id) => {
@@ -126,25 +135,32 @@ export function createServices(config: Config, logger: Logger): Services {
         },
       )
     : undefined;
+  const limits = createAbuseLimits(config, logger, redis);
+  const housekeeping = scheduleHousekeeping({
+    sessions: admin?.sessions,
+    queries: admin?.queries ?? createAdminQueries(database.sql),
+    audit: admin?.audit,
+    retentionDays: config.retentionDays,
+    webhooks: webhooks.deliveries,
+    autoReplies: { prune: (before) => pruneAutoReplies(database.sql, before) },
+    logger,
+  });
+  let stopping: Promise<void> | undefined;
+  const stopBackground = () => {
+    stopping ??= Promise.all([worker?.stop(), webhooks.worker?.stop(), signupWorker?.stop(), housekeeping.stop(), spam.close()]).then(() => {});
+    return stopping;
+  };
   return {
     config,
     logger,
     database,
     provider,
     store: database.submissions,
-    limits: createAbuseLimits(config, logger),
+    limits,
     worker,
     onStored,
     admin,
-    housekeeping: scheduleHousekeeping({
-      sessions: admin?.sessions,
-      queries: admin?.queries ?? createAdminQueries(database.sql),
-      audit: admin?.audit,
-      retentionDays: config.retentionDays,
-      webhooks: webhooks.deliveries,
-      autoReplies: { prune: (before) => pruneAutoReplies(database.sql, before) },
-      logger,
-    }),
+    housekeeping,
     spam,
     webhooks,
     events: webhooks.events,
@@ -157,30 +173,20 @@ export function createServices(config: Config, logger: Logger): Services {
       enqueue: (email, name, now) => signupQueue.enqueue(email, name, now),
       poke: () => signupWorker?.poke(),
     },
+    start() {
+      worker?.start();
+      webhooks.worker?.start();
+      signupWorker?.start();
+      housekeeping.start();
+      // Hourly: held spam past its retention is deleted, and the day's digest goes out.
+      spam.housekeeping.start();
+    },
+    stopBackground,
+    async close() {
+      await stopBackground();
+      await limits.close();
+      redis?.disconnect();
+      await database.close();
+    },
   };
-}
-
-// server.ts loads this module from source while the endpoints use the copy bundled by
-// Astro; a global slot lets both see the one set of services the server built.
-const SLOT = Symbol.for('site-forms.services');
-type Slot = { [SLOT]?: Services };
-
-/** Makes `services` hand out these services in this process. */
-export function installServices(services: Services): void {
-  (globalThis as Slot)[SLOT] = services;
-}
-
-/**
- * The services of this process; under `astro dev`, where no server.ts ran, they are
- * built from the environment on first use.
- */
-export function services(): Services {
-  const slot = globalThis as Slot;
-  if (!slot[SLOT]) {
-    slot[SLOT] = createServices(requireConfig(process.env), createLogger());
-    // Under `astro dev` nobody else starts the worker, and a developer with SMTP_URL set
-    // expects the form to email as it will in production.
-    slot[SLOT].worker?.start();
-  }
-  return slot[SLOT];
 }

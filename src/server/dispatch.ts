@@ -1,13 +1,19 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { adminRefusals, isAdminRefusal } from '../lib/admin/route.ts';
+import { isAdminRefusal } from '../lib/admin/route.ts';
 import { BODY_LIMIT_BYTES, tooLargeMessage } from '../lib/http.ts';
-import { formViews } from '../lib/pipeline/handoff.ts';
 import { type Answer, failure, methodNotAllowed, renderJson } from '../lib/pipeline/outcome.ts';
 import { isFormView } from '../lib/pipeline/page.ts';
 import { runPipeline } from '../lib/pipeline/pipeline.ts';
 import { findTarget } from '../lib/pipeline/routes.ts';
 import type { Services } from '../lib/services.ts';
 import type { FastPath, NodeHandler } from './http-server.ts';
+
+/**
+ * Astro's side: renders a page for a request, with the request's context as the page's
+ * `Astro.locals` (the services, and the form's or the admin's view to show). The adapter's
+ * handler in production, Astro's dev server under `npm run dev`.
+ */
+export type AstroHandler = (req: IncomingMessage, res: ServerResponse, locals: App.Locals) => void | Promise<void>;
 
 /** The methods a Web `Request` can carry; TRACE, CONNECT and the unknown ones cannot. */
 const WEB_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -16,7 +22,8 @@ const WEB_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'O
  * Sends each request down its road (decision 0040): the front first (a request addressed
  * to another site is refused, decision 0060); a method no page or route takes (pages take
  * only GET and HEAD) is a JSON 405; the built files come from memory; a route or a near miss goes through the
- * pipeline, whose form pages Astro renders; everything else is Astro's.
+ * pipeline, whose form pages Astro renders; everything else is Astro's. The same dispatcher
+ * serves `npm run dev` (src/server/dev.ts), so both answer alike.
  */
 export function createDispatcher({
   services,
@@ -27,7 +34,7 @@ export function createDispatcher({
   services: Services;
   front: FastPath;
   staticFiles: FastPath;
-  astro: NodeHandler;
+  astro: AstroHandler;
 }): NodeHandler {
   return (req, res) => {
     if (front(req, res)) return;
@@ -39,7 +46,7 @@ export function createDispatcher({
     }
     if (target.kind === 'elsewhere') {
       if (staticFiles(req, res)) return;
-      if (!declaresTooLargeBody(req)) return void astro(req, res);
+      if (!declaresTooLargeBody(req)) return void astro(req, res, { services });
       // Answered from the header: no need to wait for a body that may never come.
       send(res, renderJson(failure(413, tooLargeMessage())));
       return discardBriefly(req);
@@ -48,8 +55,8 @@ export function createDispatcher({
     if (!request) return send(res, renderJson(failure(400, 'Bad request')));
     void runPipeline({ request, target, socketAddress: req.socket.remoteAddress ?? '', services })
       .then((reply) => {
-        if (isAdminRefusal(reply)) return adminRefusals().run(reply, () => astro(req, res));
-        if (isFormView(reply)) return formViews().run(reply, () => astro(req, res));
+        if (isAdminRefusal(reply)) return astro(req, res, { services, adminRefusal: reply });
+        if (isFormView(reply)) return astro(req, res, { services, formView: reply });
         return send(res, reply);
       })
       .then(() => {

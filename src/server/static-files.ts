@@ -1,10 +1,13 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { createReadStream, readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
 import type { FastPath } from './http-server.ts';
 
-/** One built file, kept in memory with the status and headers it is served with. */
-type StaticFile = { status: number; body: Buffer; headers: Record<string, string> };
+/**
+ * One built file with the status and headers it is served with: its bytes kept in memory, or
+ * (a large file, past the total, or of a type not listed) the path it is streamed from.
+ */
+type StaticFile = { status: number; body: Buffer | { path: string }; headers: Record<string, string> };
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -20,9 +23,12 @@ const CONTENT_TYPES: Record<string, string> = {
   '.webp': 'image/webp',
   '.ico': 'image/x-icon',
   '.woff2': 'font/woff2',
+  '.pdf': 'application/pdf',
+  '.mp4': 'video/mp4',
+  '.webm': 'video/webm',
 };
 
-/** Files above this size, or past the total, are left to the adapter, which streams them. */
+/** Files above this size, or past the total, are streamed from the disk at each request. */
 const LIMITS = { file: 512 * 1024, total: 16 * 1024 * 1024 };
 
 /**
@@ -39,22 +45,21 @@ export function loadStaticFiles(clientDir: string): Map<string, StaticFile> {
     // The error pages answer with their error: /404.html is a 404 even when asked for by name.
     const status = name === '/404.html' || name === '/500.html' ? 404 : 200;
     const type = CONTENT_TYPES[extname(path)];
-    const size = statSync(path).size;
-    if (!type || size > LIMITS.file || total + size > LIMITS.total) continue;
-    total += size;
-    const body = readFileSync(path);
+    const stat = statSync(path);
     // Vite's hashed assets never change under their name; pages may change with each build.
-    const immutable = name.startsWith('/_astro/');
-    const file: StaticFile = {
-      status,
-      body,
-      headers: {
-        'content-type': type,
-        'content-length': String(body.length),
-        etag: `"${createHash('sha1').update(body).digest('base64url').slice(0, 20)}"`,
-        'cache-control': immutable ? 'public, max-age=31536000, immutable' : 'public, max-age=0, must-revalidate',
-      },
-    };
+    const cacheControl = name.startsWith('/_astro/') ? 'public, max-age=31536000, immutable' : 'public, max-age=0, must-revalidate';
+    let file: StaticFile;
+    if (type && stat.size <= LIMITS.file && total + stat.size <= LIMITS.total) {
+      total += stat.size;
+      const body = readFileSync(path);
+      const etag = `"${createHash('sha1').update(body).digest('base64url').slice(0, 20)}"`;
+      file = { status, body, headers: { 'content-type': type, 'content-length': String(body.length), etag, 'cache-control': cacheControl } };
+    } else {
+      // A file of its owner's (a PDF, a video): its size and time tell when it changed.
+      const etag = `"${stat.size.toString(36)}-${Math.floor(stat.mtimeMs).toString(36)}"`;
+      const headers = { 'content-type': type ?? 'application/octet-stream', 'content-length': String(stat.size), etag, 'cache-control': cacheControl };
+      file = { status, body: { path }, headers };
+    }
     files.set(name, file);
     if (name.endsWith('/index.html')) {
       const dir = name.slice(0, -'index.html'.length);
@@ -77,7 +82,12 @@ export function createStaticFastPath(files: Map<string, StaticFile>): FastPath {
       return true;
     }
     res.writeHead(file.status, file.headers);
-    res.end(req.method === 'HEAD' ? undefined : file.body);
+    if (req.method === 'HEAD') res.end();
+    else if (Buffer.isBuffer(file.body)) res.end(file.body);
+    else
+      createReadStream(file.body.path)
+        .on('error', () => res.destroy())
+        .pipe(res);
     return true;
   };
 }

@@ -1,25 +1,45 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { freePort } from '../support/smtp.ts';
+import { hashPassword } from '../../src/lib/admin/password.ts';
+import { type FakeSmtpServer, freePort, startSmtpServer } from '../support/smtp.ts';
 
-// `npm run dev` (astro dev) answers the API's near misses as the built server does, and prints
-// no warning about request headers for them (it printed one per request on the 404 route).
+// `npm run dev` (astro dev) reads `.env` as `npm start` does and answers through the same
+// dispatcher: the admin, mail, and the same refusals (405, 413, 421, near misses).
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const dataDir = mkdtempSync(join(tmpdir(), 'site-forms-dev-'));
+const envFile = join(dataDir, 'dev.env');
 let dev: ChildProcess;
+let smtp: FakeSmtpServer;
+let port: number;
 let url: string;
 let output = '';
 
 beforeAll(async () => {
-  const port = await freePort();
+  port = await freePort();
   url = `http://localhost:${port}`;
+  smtp = await startSmtpServer();
+  // What an owner puts in `.env`; the process's environment names only the file.
+  writeFileSync(
+    envFile,
+    [
+      `DATA_DIR=${dataDir}`,
+      'RATE_LIMIT_MAX=0',
+      `PUBLIC_URL=${url}`,
+      `ADMIN_PASSWORD_HASH='${await hashPassword('correct horse battery staple')}'`,
+      `SMTP_URL=${smtp.url()}`,
+      'CONTACT_TO=owner@example.com',
+      'CONTACT_FROM=forms@example.com',
+      'SPAM_FILTER=off',
+    ].join('\n'),
+  );
   dev = spawn(process.execPath, [join(ROOT, 'node_modules/astro/bin/astro.mjs'), 'dev', '--port', String(port)], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ENV_FILE: '', DATA_DIR: dataDir, ASTRO_TELEMETRY_DISABLED: '1', RATE_LIMIT_MAX: '0' },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ENV_FILE: envFile, ASTRO_TELEMETRY_DISABLED: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   for (const stream of [dev.stdout!, dev.stderr!]) stream.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
@@ -33,12 +53,49 @@ beforeAll(async () => {
   }
 }, 120_000);
 
-afterAll(() => {
+afterAll(async () => {
   dev?.kill('SIGTERM');
+  await smtp?.close();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+/** A raw request, so that the Host and the declared length are what the test says. */
+function raw(method: string, path: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, method, path, headers, agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 describe('npm run dev', () => {
+  test('reads the .env file and logs the configuration as npm start does', () => {
+    expect(output).toContain('"event":"server.config"');
+    expect(output).toContain('"admin":"on at /admin');
+  });
+
+  test('serves the admin that .env turns on', async () => {
+    const response = await fetch(`${url}/admin`);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain('Sign in');
+  });
+
+  test('emails a contact message through the SMTP server of .env', async () => {
+    const body = new URLSearchParams({ name: 'Dev Tester', email: 'dev@example.com', message: 'Sent from npm run dev, to the mailbox.' });
+    const response = await fetch(`${url}/api/contact`, { method: 'POST', body, headers: { origin: url, accept: 'application/json' } });
+    expect(response.status).toBe(200);
+    await expect(response.json()).resolves.toEqual({ success: true });
+    const deadline = Date.now() + 20_000;
+    while (smtp.received.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(smtp.received).toHaveLength(1);
+    expect(smtp.received[0]!.to).toEqual(['owner@example.com']);
+    expect(smtp.received[0]!.raw).toContain('Sent from npm run dev, to the mailbox.');
+  });
+
   test('a near miss under /api/ is a JSON 404, with no warning about request headers', async () => {
     for (const path of ['/api/nothing', '/api/contact/', '/api/news']) {
       const response = await fetch(`${url}${path}`);
@@ -48,5 +105,22 @@ describe('npm run dev', () => {
     expect((await fetch(`${url}/no-such-page`)).status).toBe(404);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(output).not.toContain('Astro.request.headers');
+  });
+
+  test('a post to a page is a JSON 405, as in production', async () => {
+    const response = await raw('POST', '/contact', { host: `localhost:${port}`, 'content-length': '0' });
+    expect(response.status).toBe(405);
+    expect(JSON.parse(response.body)).toEqual({ success: false, error: 'Use GET or HEAD for this address' });
+  });
+
+  test('a declared body over the limit is a 413 before Astro reads it', async () => {
+    const response = await raw('GET', '/contact', { host: `localhost:${port}`, 'content-length': String(10 * 1024 * 1024) });
+    expect(response.status).toBe(413);
+  });
+
+  test('a request addressed to another name is refused with 421', async () => {
+    const response = await raw('GET', '/api/health', { host: 'attacker.example' });
+    expect(response.status).toBe(421);
+    expect(JSON.parse(response.body).success).toBe(false);
   });
 });

@@ -18,6 +18,8 @@ beforeAll(async () => {
   writeFileSync(join(dir, '_astro', 'app.abc123.js'), 'console.log(1)');
   writeFileSync(join(dir, '404.html'), 'not found page');
   writeFileSync(join(dir, 'data.bin'), 'unknown type');
+  // Past the size kept in memory: streamed from the disk.
+  writeFileSync(join(dir, 'brochure.pdf'), Buffer.alloc(600 * 1024, 'p'));
   const serveStatic = createStaticFastPath(loadStaticFiles(dir));
   const server = createServer((req, res) => {
     if (serveStatic(req, res)) return;
@@ -69,10 +71,29 @@ describe('the built pages served from memory', () => {
 
   test.each([
     ['an unknown path', 'GET', '/nope'],
-    ['a file of an unknown type', 'GET', '/data.bin'],
     ['a POST', 'POST', '/'],
     ['a path climbing out', 'GET', '/../etc/passwd'],
   ])('leaves %s to the next handler', async (_, method, path) => {
     expect((await fetch(`${url}${path}`, { method })).status).toBe(418);
+  });
+
+  test('a file of a type not listed is served from the disk as bytes', async () => {
+    const response = await fetch(`${url}/data.bin`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/octet-stream');
+    await expect(response.text()).resolves.toBe('unknown type');
+  });
+
+  test('a large file is streamed from the disk, whole, with its length and a validator', async () => {
+    const response = await fetch(`${url}/brochure.pdf`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/pdf');
+    expect(response.headers.get('content-length')).toBe(String(600 * 1024));
+    const etag = response.headers.get('etag')!;
+    expect(etag).toMatch(/^"[0-9a-z]+-[0-9a-z]+"$/);
+    const body = Buffer.from(await response.arrayBuffer());
+    expect(body.length).toBe(600 * 1024);
+    expect(body.every((byte) => byte === 0x70)).toBe(true);
+    expect((await fetch(`${url}/brochure.pdf`, { headers: { 'if-none-match': etag } })).status).toBe(304);
   });
 });

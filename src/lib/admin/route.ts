@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { clientKey, hashClient } from '../client-ip.ts';
 import { publicOrigin } from '../origin.ts';
 import type { Answer } from '../pipeline/outcome.ts';
@@ -59,16 +58,4 @@ function redirect(location: string): Answer {
 
 function refusal(status: number, message: string): AdminRefusalView {
   return { kind: 'admin-refusal', status, message, headers: { ...ADMIN_HEADERS } };
-}
-
-// Our server runs from its own bundle, the Astro pages from Astro's; a global slot lets both
-// reach one store, as src/lib/pipeline/handoff.ts does for the forms' pages.
-const SLOT = Symbol.for('site-forms.admin-refusal');
-type Slot = { [SLOT]?: AsyncLocalStorage<AdminRefusalView> };
-
-/** Where our server puts a refused admin post for Astro's page to show, for that one request. */
-export function adminRefusals(): AsyncLocalStorage<AdminRefusalView> {
-  const slot = globalThis as Slot;
-  slot[SLOT] ??= new AsyncLocalStorage<AdminRefusalView>();
-  return slot[SLOT];
 }

@@ -1,21 +1,22 @@
 import { publicOrigin } from '../origin.ts';
-import { services } from '../services.ts';
 import type { Admin } from './admin.ts';
 import { openAdminPage } from './page.ts';
 import type { Session } from './session.ts';
 
+/** The parts of Astro's page context every admin page has: the request, and what our server handed over with it. */
+export type AdminPageContext = { request: Request; locals: Pick<App.Locals, 'services'> };
+
 /**
- * What an admin page needs from the process: the admin (`undefined` when it is off) and the
- * public origin of this request, which decides `Secure` cookies and the Origin check.
+ * What an admin page needs from the request's context: the admin (`undefined` when it is off)
+ * and the public origin of this request, which decides `Secure` cookies and the Origin check.
  */
-export function adminOf(request: Request): { admin: Admin | undefined; publicOrigin: string | undefined } {
-  const { admin, config } = services();
+export function adminOf({ request, locals }: AdminPageContext): { admin: Admin | undefined; publicOrigin: string | undefined } {
+  const { admin, config } = locals.services;
   return { admin, publicOrigin: publicOrigin(request.headers, config) };
 }
 
 /** The parts of Astro's page context that a page only the owner may see uses. */
-export type OwnerPageContext = {
-  request: Request;
+export type OwnerPageContext = AdminPageContext & {
   response: { headers: Headers };
   rewrite(path: string): Promise<Response>;
   redirect(path: string, status?: 303): Response;
@@ -29,7 +30,7 @@ export type OwnerPageContext = {
 export async function requireOwner(
   page: OwnerPageContext,
 ): Promise<{ ok: true; admin: Admin; session: Session } | { ok: false; answer: Response | Promise<Response> }> {
-  const { admin, publicOrigin } = adminOf(page.request);
+  const { admin, publicOrigin } = adminOf(page);
   const access = await openAdminPage(page.request, page.response, admin, publicOrigin);
   if (access.kind === 'absent' || !admin) return { ok: false, answer: page.rewrite('/admin/not-found') };
   if (access.kind === 'signed-out') return { ok: false, answer: page.redirect('/admin?ended=expired', 303) };

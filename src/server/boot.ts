@@ -1,0 +1,97 @@
+/**
+ * What `npm start` and `npm run dev` both do before the first request: read `.env`, check the
+ * configuration (stopping with every problem named), open the database, build the services,
+ * log the configuration, and check the newsletter provider's key. One road, so that dev
+ * serves /admin and sends mail exactly as production does.
+ */
+import { ConfigError, type Config, describeConfig, loadEnvFile, requireConfig } from '../lib/config.ts';
+import { withoutCredentials } from '../lib/config/secrets.ts';
+import { createLogger, describeError, limitClientLines, type Logger } from '../lib/log.ts';
+import { checkProviderKeys } from '../lib/newsletter/key-check.ts';
+import { createServices, type Services } from '../lib/services.ts';
+import { startupFailureLine } from '../lib/startup-failure.ts';
+
+/** The configured services of this process, ready to answer (their background work not started yet). */
+export async function boot(): Promise<Services> {
+  loadEnvFile();
+  let config: Config;
+  try {
+    config = requireConfig(process.env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${error.message}\nSee .env.example and the configuration table in README.md.\n`);
+    process.exit(1);
+  }
+
+  // Lines about a client are bounded (one per client and event a minute, 50 a second in all): a flood cannot fill the disk.
+  const logger = config.logClientLines === 'limited' ? limitClientLines(createLogger({ level: config.logLevel })) : createLogger({ level: config.logLevel });
+  let services: Services | undefined;
+  try {
+    services = createServices(config, logger);
+    await services.database.ready;
+    // One server per SQLite file: a lease found there was taken by a process that is gone
+    // (killed mid-send), and its message goes again now rather than when the lease ends.
+    if (services.database.engine === 'sqlite') await services.database.outbox.releaseLeases();
+    // The challenge secret is read once, now: GET /api/challenge then needs no database.
+    await services.spam.service.prepare();
+  } catch (error) {
+    failToStart(
+      config.database.url
+        ? `DATABASE_URL ${withoutCredentials(config.database.url)}: PostgreSQL could not be reached or refused us (${describeError(error)}): check that it runs, is reachable from here, and that the user, password and database are right.`
+        : startupFailureLine(error, { step: 'database', dataDir: config.dataDir }),
+    );
+  }
+  logger.info('server.config', describeConfig(config));
+  await checkNewsletterAtStart(config, logger);
+  logNotes(config, logger);
+  return services;
+}
+
+/** What an owner should know about the configuration they chose, once at start. */
+function logNotes(config: Config, logger: Logger): void {
+  if (config.database.url && !config.redisUrl) {
+    logger.warn('rate_limit.per_instance', {
+      note: 'DATABASE_URL is set but REDIS_URL is not: with several instances, each one counts the rate limits alone. Set REDIS_URL to share them.',
+    });
+  }
+  if (config.newsletterChoice === 'default') {
+    logger.info('newsletter.local', {
+      note: 'No newsletter provider is configured: subscribers are stored in the local database (npm run subscribers -- export).',
+    });
+  }
+  if (!config.smtp) {
+    logger.info('contact.smtp_off', { note: 'SMTP_URL is not set: contact messages are stored, not emailed (npm run inbox -- list).' });
+  }
+}
+
+/**
+ * Checks the newsletter provider's key and list, form or segment with one read-only call: a
+ * refused one stops the start naming the variable, an unreachable provider is a warning.
+ */
+async function checkNewsletterAtStart({ newsletter }: Config, logger: Logger): Promise<void> {
+  if (newsletter.provider === 'resend' && newsletter.resend.target.kind === 'audience') {
+    logger.warn('newsletter.resend_audiences_deprecated', {
+      note: 'Resend deprecated audiences for segments and will remove them: create a segment in Resend and set RESEND_SEGMENT_ID instead of RESEND_AUDIENCE_ID.',
+    });
+  }
+  const check = await checkProviderKeys(newsletter);
+  if (check.result === 'refused') {
+    failToStart(
+      `${check.variable}: the newsletter provider (${newsletter.provider}) refused it at start (${check.detail}): check the value in the provider's account.`,
+    );
+  }
+  if (check.result === 'unreachable') {
+    logger.warn('newsletter.key_unchecked', {
+      provider: newsletter.provider,
+      detail: check.detail,
+      note: 'The provider could not be reached to check its key at start; the site starts anyway (npm run doctor checks again).',
+    });
+  }
+  if (check.result === 'ok') logger.info('newsletter.key_checked', { provider: newsletter.provider });
+}
+
+/** Stops at start-up with one line on stderr naming what to change, and no stack trace. */
+export function failToStart(line: string): never {
+  process.stderr.write(`${line}\n`);
+  process.exit(1);
+}

@@ -1,0 +1,45 @@
+/**
+ * `npm run dev`: Astro's dev server behind the same dispatcher as `npm start`. The
+ * configuration comes from `.env` and the environment, checked and logged the same way
+ * (src/server/boot.ts), so /admin, mail and the limits work in dev as they will in production.
+ * Loaded by the integration in astro.config.mjs when Astro's dev server starts.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { securityHeadersFor } from '../lib/security-headers.ts';
+import { boot } from './boot.ts';
+import { createDispatcher } from './dispatch.ts';
+import { createFront } from './front.ts';
+
+/** Where Astro's dev server looks for the `locals` of a request (the adapters' own hand-over). */
+const ASTRO_LOCALS = Symbol.for('astro.locals');
+
+/** A connect middleware, as Vite's dev server takes one. */
+export type DevMiddleware = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
+
+/**
+ * Boots the services and answers every request as production does: the front (421, security
+ * headers relaxed for Vite's scripts), the API's routes and near misses through the pipeline,
+ * 405 and 413 before Astro; what is left goes on to Vite and Astro with its `locals`.
+ */
+export async function createDevMiddleware(): Promise<{ middleware: DevMiddleware; close(): Promise<void> }> {
+  const services = await boot();
+  services.start();
+  const handOn = new WeakMap<IncomingMessage, () => void>();
+  const dispatch = createDispatcher({
+    services,
+    front: createFront({ ...services.config, headers: securityHeadersFor(services.config, { development: true }) }),
+    // Vite serves public/ and the modules itself, as they change.
+    staticFiles: () => false,
+    astro: (req, _res, locals) => {
+      Reflect.set(req, ASTRO_LOCALS, locals);
+      handOn.get(req)?.();
+    },
+  });
+  return {
+    middleware: (req, res, next) => {
+      handOn.set(req, next);
+      void dispatch(req, res);
+    },
+    close: () => services.close(),
+  };
+}
