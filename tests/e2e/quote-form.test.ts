@@ -203,3 +203,62 @@ describe("the quotes in the owner's exports", () => {
     expect(list.match(/<a href="\/admin\/messages\/\d+">/g)).toHaveLength(3);
   });
 });
+
+describe('the example quote form behind the spam layers (SPAM_FILTER=on)', () => {
+  let guarded: Site;
+  beforeAll(async () => {
+    guarded = await startSite({ SPAM_FILTER: 'on' }, { start: built.start });
+  });
+  afterAll(() => guarded?.stop());
+
+  const quotes = () => {
+    const db = new DatabaseSync(join(guarded.dataDir, 'forms.db'), { readOnly: true });
+    try {
+      return db.prepare("SELECT name, status, spam_reasons FROM submissions WHERE form = 'quote' ORDER BY id").all() as Record<string, unknown>[];
+    } finally {
+      db.close();
+    }
+  };
+
+  async function open(javaScriptEnabled: boolean): Promise<Page> {
+    const { context, page } = await openPage(browser, { javaScriptEnabled });
+    contexts.push(context);
+    await page.goto(`${guarded.url}/quote`);
+    return page;
+  }
+
+  test('with JavaScript, the page solves the proof and the quote is accepted, not held', async () => {
+    const page = await open(true);
+    await fill(page, 'Ada Lovelace');
+    // A person takes a moment; a form sent at once is one weak sign of a program.
+    await page.waitForTimeout(3_100);
+    await page.getByRole('button', { name: 'Ask for a quote' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Thank you! We will send you a quote within two working days.');
+    expect(quotes()).toEqual([{ name: 'Ada Lovelace', status: 'pending', spam_reasons: null }]);
+  });
+
+  test('without JavaScript, the person confirms the quote with one click and lands on its thank-you page', async () => {
+    const page = await open(false);
+    await fill(page, 'Grace Hopper', 'grace@example.org');
+    await expect(loadsPage(page, () => page.getByRole('button', { name: 'Ask for a quote' }).click())).resolves.toBe(200);
+    await expect(page.locator('h2').textContent()).resolves.toBe('One more step: send your message?');
+    await expect(page.locator('.confirm-preview dt').allTextContents()).resolves.toEqual([
+      'Name',
+      'Email address',
+      'What is it for?',
+      'Budget in euros',
+      'Details',
+    ]);
+    await expect(page.locator('.confirm-preview dd').allTextContents()).resolves.toEqual([
+      'Grace Hopper',
+      'grace@example.org',
+      'A table',
+      '1200',
+      'An oak table, 2 m long, by March.',
+    ]);
+    expect(quotes().at(-1)).toEqual({ name: 'Grace Hopper', status: 'spam', spam_reasons: '["proof-missing"]' });
+    await expect(loadsPage(page, () => page.getByRole('button', { name: 'Send my message' }).click())).resolves.toBe(200);
+    expect(new URL(page.url()).pathname).toBe('/thank-you/quote/');
+    expect(quotes().at(-1)).toMatchObject({ name: 'Grace Hopper', status: 'pending' });
+  });
+});

@@ -1,5 +1,5 @@
 import { type FieldValue, type FormDefinition, HONEYPOT_FIELD, parseForm, visibleFieldNames } from '../forms/definition.ts';
-import { contactForm, STORED_IN_COLUMNS } from '../forms/registry.ts';
+import { contactForm, formNamed, STORED_IN_COLUMNS } from '../forms/registry.ts';
 import { readForm } from '../http.ts';
 import type { Logger } from '../log.ts';
 import { accepted, type FormValues, failure, INTERNAL_ERROR, invalid, type Outcome } from '../pipeline/outcome.ts';
@@ -111,7 +111,12 @@ function splitValues(values: Record<string, FieldValue>): { columns: { name: str
  */
 export async function handleContactConfirmation(
   request: Request,
-  { store, logger, onStored, spam }: Omit<ContactDeps, 'store'> & { store: Pick<SubmissionStore, 'confirmBySender'> },
+  {
+    store,
+    logger,
+    onStored,
+    spam,
+  }: Omit<ContactDeps, 'store'> & { store: Pick<SubmissionStore, 'confirmBySender'> & Partial<Pick<SubmissionStore, 'formOf'>> },
 ): Promise<Outcome> {
   const form = await readForm(request);
   if (!form.ok) return form.failure;
@@ -122,7 +127,9 @@ export async function handleContactConfirmation(
     logger.info('contact.confirmed_by_sender', { id });
     onStored?.(id);
   }
-  return accepted();
+  // A message of an owner's form lands on that form's thank-you page, not the contact form's.
+  const from = await store.formOf?.(id);
+  return from && from !== 'contact' && formNamed(from) ? { ...accepted(), thanks: `/thank-you/${from}/` } : accepted();
 }
 
 /** What a person reads when their confirmation page is too old or was tampered with. */

@@ -78,6 +78,8 @@ export type FormDefinition = {
   to?: string | undefined;
   /** The hidden field people never see and bots fill in (`honeypot`), refused when not empty. */
   honeypot: boolean;
+  /** The path of the page that places it (`/<name>` unless given): where "start again" links lead. */
+  page: string;
 };
 
 /** What an owner writes: the rest has defaults. */
@@ -176,6 +178,7 @@ const FormShape = v.strictObject({
     ),
   ),
   honeypot: v.optional(v.boolean('must be true or false')),
+  page: v.optional(v.pipe(v.string(), v.regex(/^\/[a-z0-9/_.-]{0,200}$/, 'must be a path of the site, such as /quote'))),
 });
 
 /**
@@ -210,6 +213,7 @@ export function defineForm(input: FormDefinitionInput): FormDefinition {
     limit: form.limit,
     to: form.to,
     honeypot: form.honeypot ?? true,
+    page: form.page ?? `/${form.name}`,
   };
 }
 

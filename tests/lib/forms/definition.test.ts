@@ -17,6 +17,7 @@ describe('defineForm', () => {
       limit: undefined,
       to: undefined,
       honeypot: true,
+      page: '/quote',
     });
   });
 
