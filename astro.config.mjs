@@ -56,6 +56,10 @@ function devServer() {
 /** @type {Record<string, string>} */
 const SITE_CONFIG = process.env.SITE_CONFIG ? { '#site-config': resolve(process.env.SITE_CONFIG) } : {};
 
+/** The owner's forms are forms.config.ts (`#forms-config`); FORMS_CONFIG names another file, as SITE_CONFIG does (docs/decisions/0131-forms-as-data.md). */
+/** @type {Record<string, string>} */
+const FORMS_CONFIG = process.env.FORMS_CONFIG ? { '#forms-config': resolve(process.env.FORMS_CONFIG) } : {};
+
 /** Bodies larger than this are refused with 413; a contact message is at most ~20 KB. */
 const BODY_SIZE_LIMIT = 64 * 1024;
 
@@ -71,7 +75,7 @@ export default defineConfig({
   // allows only the site's own files ('self'), with no hash to keep in step
   // (docs/decisions/0062-security-headers.md).
   build: { inlineStylesheets: 'never' },
-  vite: { build: { assetsInlineLimit: 0 }, resolve: { alias: SITE_CONFIG } },
+  vite: { build: { assetsInlineLimit: 0 }, resolve: { alias: { ...SITE_CONFIG, ...FORMS_CONFIG } } },
   security: {
     // Astro's check answers 403 in plain text to any form post without an Origin
     // header and to every cross-origin post; src/middleware.ts applies our own

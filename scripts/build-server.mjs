@@ -13,6 +13,14 @@ const siteConfig = {
   },
 };
 
+/** The owner's forms, bundled in: forms.config.ts, or the file FORMS_CONFIG names (as astro.config.mjs reads it). */
+const formsConfig = {
+  name: 'forms-config',
+  setup(build) {
+    build.onResolve({ filter: /^#forms-config$/ }, () => ({ path: resolve(process.env.FORMS_CONFIG || 'forms.config.ts') }));
+  },
+};
+
 /** Beside the pages Astro built: dist/ unless an argument names another folder (`astro build --outDir`). */
 const outDir = process.argv[2] ?? 'dist';
 
@@ -27,5 +35,5 @@ await build({
   packages: 'external',
   sourcemap: true,
   logLevel: 'warning',
-  plugins: [siteConfig],
+  plugins: [siteConfig, formsConfig],
 });

@@ -6,8 +6,14 @@ import { describeError, type Logger } from './log.ts';
 /** The verdict on one request. */
 export type LimitVerdict = { ok: true } | { ok: false; retryAfterSeconds: number };
 
-/** The routes limited per client; each has its own budget. */
-export type LimitedRoute = 'newsletter' | 'contact';
+/**
+ * The budget a route's posts count against, each its own: `newsletter`, `contact`, or `form:<name>`
+ * for an owner's form (decision 0131).
+ */
+export type LimitedRoute = 'newsletter' | 'contact' | `form:${string}`;
+
+/** A budget of its own: accepted posts per client and window, instead of RATE_LIMIT_MAX and RATE_LIMIT_WINDOW_SECONDS. */
+export type OwnBudget = { max: number; windowSeconds: number };
 
 /** The abuse limits of the endpoints. */
 export interface AbuseLimits {
@@ -16,8 +22,9 @@ export interface AbuseLimits {
   /**
    * Counts one post from a client (by its key) on a route, against both budgets: every
    * post, and accepted posts; `refundClient` gives the second back when it is not accepted.
+   * Hint: `own` is read the first time a route is counted; the route's budget keeps it.
    */
-  checkClient(route: LimitedRoute, clientKey: string): Promise<LimitVerdict>;
+  checkClient(route: LimitedRoute, clientKey: string, own?: OwnBudget): Promise<LimitVerdict>;
   /** Gives back the accepted-post budget a post took, when it was not accepted (a typo is not abuse). */
   refundClient(route: LimitedRoute, clientKey: string): Promise<void>;
   /** Counts one subscription attempt for an address. */
@@ -59,25 +66,34 @@ export function createAbuseLimits(config: { rateLimit: { max: number; windowSeco
     // rejectIfRedisNotReady: while Redis is down, go straight to memory instead of queueing.
     return new RateLimiterRedis({ storeClient: redis, keyPrefix, points, duration, rejectIfRedisNotReady: true, insuranceLimiter: memory });
   };
-  const accepted = {
-    newsletter: limiter('site-forms:newsletter', max, windowSeconds),
-    contact: limiter('site-forms:contact', max, windowSeconds),
-  };
-  const attempts = {
-    newsletter: limiter('site-forms:attempts:newsletter', max * ATTEMPTS_PER_ACCEPTED_POST, windowSeconds),
-    contact: limiter('site-forms:attempts:contact', max * ATTEMPTS_PER_ACCEPTED_POST, windowSeconds),
+  type Limiter = ReturnType<typeof limiter>;
+  // One pair of budgets per route, made when the route is first counted (an owner's form has its own).
+  const budgets = new Map<LimitedRoute, { accepted: Limiter; attempts: Limiter }>();
+  const budget = (route: LimitedRoute, own?: OwnBudget) => {
+    let pair = budgets.get(route);
+    if (!pair) {
+      const points = own?.max ?? max;
+      const duration = own?.windowSeconds ?? windowSeconds;
+      pair = {
+        accepted: limiter(`site-forms:${route}`, points, duration),
+        attempts: limiter(`site-forms:attempts:${route}`, points * ATTEMPTS_PER_ACCEPTED_POST, duration),
+      };
+      budgets.set(route, pair);
+    }
+    return pair;
   };
   const perAddress = limiter('site-forms:address', SUBSCRIPTIONS_PER_ADDRESS_PER_DAY, 24 * 3600);
 
   return {
     enabled: true,
-    async checkClient(route, key) {
-      const verdict = await consume(attempts[route], key, logger);
-      return verdict.ok ? consume(accepted[route], key, logger) : verdict;
+    async checkClient(route, key, own) {
+      const { attempts, accepted } = budget(route, own);
+      const verdict = await consume(attempts, key, logger);
+      return verdict.ok ? consume(accepted, key, logger) : verdict;
     },
     async refundClient(route, key) {
       try {
-        await accepted[route].reward(key, 1);
+        await budget(route).accepted.reward(key, 1);
       } catch (error) {
         // A lost refund costs one visitor one attempt; it must not cost the answer.
         logger.error('rate_limit.failed', { error: describeError(error) });

@@ -1,11 +1,13 @@
 /**
- * The page's form script: enhances every newsletter and contact form on the page.
+ * The page's form script: enhances every newsletter and contact form on the page, and the
+ * owner's forms (forms.config.ts).
  * Hint: the only module in src/scripts with effects on import; the others export pure
  * functions that the tests drive with a stubbed fetch. Module scripts run after the
  * document is parsed, so the forms are already there.
  */
 import { CONTACT_FORM_ENDPOINT } from 'astro:env/client';
 import { contactEndpoint, enhanceContactForm } from './contact-form.ts';
+import { enhanceDefinedForm } from './defined-form.ts';
 import { enhanceNewsletterForm } from './newsletter-form.ts';
 import { challengeUrl, prepareProof } from './proof.ts';
 
@@ -16,4 +18,7 @@ for (const form of document.querySelectorAll<HTMLFormElement>('form[data-newslet
 }
 for (const form of document.querySelectorAll<HTMLFormElement>('form[data-contact-form]')) {
   enhanceContactForm(form, { endpoint, beforeSend: prepareProof(form, challengeUrl(endpoint, location.href)) });
+}
+for (const form of document.querySelectorAll<HTMLFormElement>('form[data-form]')) {
+  enhanceDefinedForm(form, fetch, prepareProof(form, challengeUrl(form.action, location.href)));
 }

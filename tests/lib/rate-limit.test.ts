@@ -40,6 +40,16 @@ describe('abuse limits in memory', () => {
     expect(verdict.ok === false && verdict.retryAfterSeconds).toBeLessThanOrEqual(600);
   });
 
+  test("an owner's form counts against its own budget, with its own maximum and window", async () => {
+    const limits = createAbuseLimits(config(5), silentLogger);
+    const own = { max: 2, windowSeconds: 3600 };
+    await expect(countAllowed(() => limits.checkClient('form:quote', '203.0.113.7', own), 4)).resolves.toBe(2);
+    const verdict = await limits.checkClient('form:quote', '203.0.113.7', own);
+    expect(verdict.ok === false && verdict.retryAfterSeconds).toBeGreaterThan(3000);
+    // The contact form's budget is untouched by the quotes.
+    await expect(countAllowed(() => limits.checkClient('contact', '203.0.113.7'), 8)).resolves.toBe(5);
+  });
+
   test('a post that is not accepted gives its count back: mistakes never lock a visitor out', async () => {
     const limits = createAbuseLimits(config(5), silentLogger);
     const verdicts = [];

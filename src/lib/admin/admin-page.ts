@@ -1,4 +1,5 @@
 import type { Admin, MessageDetail } from './admin.ts';
+import { formNamed } from '../forms/registry.ts';
 import { MESSAGE_STATUSES, type MessageQuery, type MessageStatus } from './queries.ts';
 import { readSessionToken, type Session, type Sessions } from './session.ts';
 
@@ -28,10 +29,13 @@ export async function openAdminPage(
 /** Reads the inbox's filter from its address: `?status=&q=&page=`, anything unknown ignored. */
 export function readMessageQuery(
   params: URLSearchParams,
-): Required<Pick<MessageQuery, 'page'>> & { status: MessageStatus | undefined; search: string | undefined } {
+): Required<Pick<MessageQuery, 'page'>> & { status: MessageStatus | undefined; search: string | undefined; form: string | undefined } {
   const status = params.get('status');
+  const form = params.get('form') ?? '';
   return {
     status: (MESSAGE_STATUSES as readonly string[]).includes(status ?? '') ? (status as MessageStatus) : undefined,
+    // Only a form the site has: anything else shows every message.
+    form: formNamed(form) ? form : undefined,
     search: params.get('q')?.trim().slice(0, 200) || undefined,
     page: readPage(params),
   };

@@ -12,10 +12,10 @@ export const MESSAGE_STATUSES = ['pending', 'sent', 'failed', 'spam'] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
 /** One row of the inbox's list. */
-export type MessageRow = { id: number; createdAt: string; name: string; email: string; status: string; excerpt: string };
+export type MessageRow = { id: number; createdAt: string; name: string; email: string; status: string; excerpt: string; form: string };
 
 /** What the inbox asks for: a status, words to find in the name, address or text, and a page from 1. */
-export type MessageQuery = { status?: MessageStatus | undefined; search?: string | undefined; page: number };
+export type MessageQuery = { status?: MessageStatus | undefined; search?: string | undefined; page: number; form?: string | undefined };
 
 /** The setting that remembers when the owner last opened the overview. */
 const OVERVIEW_VISIT = 'admin_overview_visited_at';
@@ -66,12 +66,16 @@ export function createAdminQueries(sql: Sql): AdminQueries {
   // Case folded beyond ASCII on both engines: SQLite's lower() knows only A–Z (sqlite.ts adds fold()).
   const fold = (column: string) => (sql.engine === 'sqlite' ? `fold(${column})` : `lower(${column})`);
   return {
-    async messages({ status, search, page }) {
+    async messages({ status, search, page, form }) {
       const where: string[] = [];
       const params: SqlValue[] = [];
       if (status) {
         where.push('status = ?');
         params.push(status);
+      }
+      if (form) {
+        where.push('form = ?');
+        params.push(form);
       }
       const pattern = likePattern(search);
       if (pattern === null) return { rows: [], total: 0 };
@@ -81,15 +85,23 @@ export function createAdminQueries(sql: Sql): AdminQueries {
       }
       const clause = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
       const [rows, count] = await Promise.all([
-        sql.all<{ id: number | string; created_at: string; name: string; email: string; status: string; excerpt: string }>(
-          `SELECT id, created_at, name, email, status, substr(message, 1, 120) AS excerpt FROM submissions ${clause}
+        sql.all<{ id: number | string; created_at: string; name: string; email: string; status: string; excerpt: string; form: string }>(
+          `SELECT id, created_at, name, email, status, substr(message, 1, 120) AS excerpt, form FROM submissions ${clause}
            ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
           [...params, PAGE_SIZE, (Math.max(1, page) - 1) * PAGE_SIZE],
         ),
         sql.get<{ n: number | string }>(`SELECT count(*) AS n FROM submissions ${clause}`, params),
       ]);
       return {
-        rows: rows.map((r) => ({ id: Number(r.id), createdAt: r.created_at, name: r.name, email: r.email, status: r.status, excerpt: r.excerpt })),
+        rows: rows.map((r) => ({
+          id: Number(r.id),
+          createdAt: r.created_at,
+          name: r.name,
+          email: r.email,
+          status: r.status,
+          excerpt: r.excerpt,
+          form: r.form,
+        })),
         total: Number(count?.n ?? 0),
       };
     },

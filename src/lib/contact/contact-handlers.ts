@@ -1,4 +1,5 @@
-import { parseContact } from '../forms/contact.ts';
+import { type FieldValue, type FormDefinition, HONEYPOT_FIELD, parseForm, visibleFieldNames } from '../forms/definition.ts';
+import { contactForm, formNamed, STORED_IN_COLUMNS } from '../forms/registry.ts';
 import { readForm } from '../http/form.ts';
 import type { Logger } from '../log.ts';
 import { accepted, type FormValues, failure, INTERNAL_ERROR, invalid, type Outcome } from '../http/outcome.ts';
@@ -18,14 +19,25 @@ export type ContactDeps = {
 /** Where the request came from, and whether a person's browser posted the form itself, as the pipeline found it. */
 export type RequestContext = { ip: string; person?: boolean };
 
-/** The fields a person sees and types into; the honeypot is not one of them. */
-const VISIBLE_FIELDS = ['name', 'email', 'message'] as const;
-
 /**
  * POST /api/contact (docs/api/openapi.yaml): read the form, validate every field, judge it, store, answer.
  * Hint: a message judged spam is held and answered exactly like one accepted (decision 0093).
  */
-export async function handleContact(
+export function handleContact(request: Request, deps: ContactDeps, context: RequestContext = { ip: '' }): Promise<Outcome> {
+  return handleSubmission(contactForm, request, deps, context);
+}
+
+/** The handler of an owner's form at /api/forms/<name>: the contact form's road, with that form's fields (decision 0131). */
+export function formHandler(form: FormDefinition): (request: Request, deps: ContactDeps, context: RequestContext) => Promise<Outcome> {
+  return (request, deps, context) => handleSubmission(form, request, deps, context);
+}
+
+/**
+ * Any form's post: read it, validate every field of its definition, judge it with the spam layers,
+ * store it (name, email and message in their columns, the other fields beside them), answer.
+ */
+export async function handleSubmission(
+  definition: FormDefinition,
   request: Request,
   { store, logger, onStored, spam }: ContactDeps,
   { ip, person = false }: RequestContext = { ip: '' },
@@ -34,17 +46,20 @@ export async function handleContact(
   if (!form.ok) return form.failure;
 
   const values: FormValues = {};
-  for (const field of VISIBLE_FIELDS) {
+  for (const field of visibleFieldNames(definition)) {
     const value = form.fields[field];
     if (typeof value === 'string') values[field] = value;
   }
-  const parsed = parseContact(form.fields);
+  const parsed = parseForm(definition, form.fields);
   if (!parsed.ok) return invalid(parsed.errors, values);
+  const { columns, fields } = splitValues(parsed.values);
 
   const userAgent = request.headers.get('user-agent') ?? undefined;
   const verdict = spam
     ? await spam.service.judge({
-        ...parsed.input,
+        ...columns,
+        // The content checks (links, Akismet) read everything a visitor typed, not only a field named message.
+        message: [columns.message, ...Object.values(fields).filter((value) => typeof value === 'string')].filter(Boolean).join('\n'),
         proof: form.fields[PROOF_FIELD],
         turnstileToken: form.fields[TURNSTILE_FIELD],
         ip,
@@ -59,7 +74,7 @@ export async function handleContact(
     // The visitor's address and browser are kept only for Akismet, which asks for them with a correction.
     const origin = spam?.service.akismet ? { ip, userAgent } : {};
     const held = verdict?.spam || (person && verdict?.confirmable) ? verdict.reasons : undefined;
-    stored = await store.receive({ ...parsed.input, held, proof: verdict?.proof, ...origin });
+    stored = await store.receive({ ...columns, form: definition.name, fields, held, proof: verdict?.proof, ...origin });
   } catch {
     // The store has logged the cause, once per outage rather than once per post (store/state.ts).
     // The proof was consumed in the failed transaction, so it is still good for the next try.
@@ -82,13 +97,26 @@ export async function handleContact(
   return accepted();
 }
 
+/** A submission's values as they are stored: name, email and message in their columns (empty when the form has none), the rest beside them. */
+function splitValues(values: Record<string, FieldValue>): { columns: { name: string; email: string; message: string }; fields: Record<string, FieldValue> } {
+  const text = (value: FieldValue | undefined) => (typeof value === 'string' ? value : '');
+  const fields: Record<string, FieldValue> = {};
+  for (const [key, value] of Object.entries(values)) if (!STORED_IN_COLUMNS.includes(key) && key !== HONEYPOT_FIELD) fields[key] = value;
+  return { columns: { name: text(values.name), email: text(values.email), message: text(values.message) }, fields };
+}
+
 /**
  * POST /api/contact/confirm: the one button of the confirmation page. A good token queues its
  * message for delivery (once; pressing again finds it on its way); a bad or expired one says so.
  */
 export async function handleContactConfirmation(
   request: Request,
-  { store, logger, onStored, spam }: Omit<ContactDeps, 'store'> & { store: Pick<SubmissionStore, 'confirmBySender'> },
+  {
+    store,
+    logger,
+    onStored,
+    spam,
+  }: Omit<ContactDeps, 'store'> & { store: Pick<SubmissionStore, 'confirmBySender'> & Partial<Pick<SubmissionStore, 'formOf'>> },
 ): Promise<Outcome> {
   const form = await readForm(request);
   if (!form.ok) return form.failure;
@@ -99,7 +127,9 @@ export async function handleContactConfirmation(
     logger.info('contact.confirmed_by_sender', { id });
     onStored?.(id);
   }
-  return accepted();
+  // A message of an owner's form lands on that form's thank-you page, not the contact form's.
+  const from = await store.formOf?.(id);
+  return from && from !== 'contact' && formNamed(from) ? { ...accepted(), thanks: `/thank-you/${from}/` } : accepted();
 }
 
 /** What a person reads when their confirmation page is too old or was tampered with. */

@@ -8,6 +8,8 @@ import type { Deliveries } from '../webhooks/deliveries.ts';
 import type { SpamStore } from '../spam/spam-store.ts';
 import { REASON_TEXT, type SpamReason } from '../spam/verdict.ts';
 import { silentLogger, type Logger } from '../log.ts';
+import { displayValue } from '../forms/definition.ts';
+import { extraFieldNames, fieldOf, formNamed, ownerForms } from '../forms/registry.ts';
 import type { DeliveryEvent, DeliveryStatus, Outbox, Submission } from './outbox.ts';
 
 /** The commands of `npm run inbox`, as parsed from its arguments. */
@@ -267,12 +269,26 @@ export const EXPORT_COLUMNS = [
   'spamReasons',
 ] as const;
 
+/**
+ * The columns of both exports for this site's forms: the fixed ones, then `form` when the site has
+ * forms of its own, then one per extra field of every form (decision 0131).
+ * Hint: a site with the spec's contact form alone exports exactly the columns it always did, so
+ * an owner's spreadsheet keeps working; a field's column comes from the definitions, not from the
+ * rows, so a streamed export knows its header before it reads the first row.
+ */
+export function exportColumns(): readonly string[] {
+  return [...EXPORT_COLUMNS, ...(ownerForms.length > 0 ? ['form'] : []), ...extraFieldNames()];
+}
+
 /** The times among the exported columns, written as a spreadsheet reads dates. */
 const DATE_COLUMNS = ['createdAt', 'nextAttemptAt', 'sentAt'] as const;
 
+/** One exported message: each column's value. */
+export type ExportedMessage = Record<string, unknown>;
+
 /** The messages as CSV, for the command line and the admin alike; `byteOrderMark` for Excel. */
-export function messagesToCsv(rows: readonly Record<(typeof EXPORT_COLUMNS)[number], unknown>[], { byteOrderMark = false } = {}): string {
-  return toCsv(EXPORT_COLUMNS, rows, { dateColumns: DATE_COLUMNS, byteOrderMark });
+export function messagesToCsv(rows: readonly ExportedMessage[], { byteOrderMark = false } = {}): string {
+  return toCsv(exportColumns(), rows, { dateColumns: DATE_COLUMNS, byteOrderMark });
 }
 
 /** How many messages an export reads at a time: a few megabytes at most, whatever the table holds. */
@@ -283,17 +299,21 @@ export const EXPORT_BATCH = 500;
  * read from a cursor: an export of any size holds one batch in memory.
  */
 export function exportChunks(outbox: Pick<Outbox, 'batches'>, format: 'csv' | 'json', { byteOrderMark = false } = {}): AsyncGenerator<string> {
-  const batches = exportedBatches(outbox.batches(EXPORT_BATCH));
-  return format === 'json' ? jsonChunks(batches) : csvChunks(EXPORT_COLUMNS, batches, { dateColumns: DATE_COLUMNS, byteOrderMark });
+  const columns = exportColumns();
+  const batches = exportedBatches(outbox.batches(EXPORT_BATCH), columns);
+  return format === 'json' ? jsonChunks(batches) : csvChunks(columns, batches, { dateColumns: DATE_COLUMNS, byteOrderMark });
 }
 
-async function* exportedBatches(batches: AsyncIterable<Submission[]>): AsyncGenerator<Record<(typeof EXPORT_COLUMNS)[number], unknown>[]> {
-  for await (const batch of batches) yield batch.map(exported);
+async function* exportedBatches(batches: AsyncIterable<Submission[]>, columns: readonly string[]): AsyncGenerator<ExportedMessage[]> {
+  for await (const batch of batches) yield batch.map((s) => exported(s, columns));
 }
 
-/** One message as both exports write it (this command's and the admin's). */
-export function exported(s: Submission): Record<(typeof EXPORT_COLUMNS)[number], unknown> {
-  return {
+/**
+ * One message as both exports write it (this command's and the admin's): the fixed columns, its
+ * form, and each extra field's value (empty where its form has no such field).
+ */
+export function exported(s: Submission, columns: readonly string[] = exportColumns()): ExportedMessage {
+  const row: ExportedMessage = {
     id: s.id,
     createdAt: s.createdAt,
     name: s.name,
@@ -306,6 +326,8 @@ export function exported(s: Submission): Record<(typeof EXPORT_COLUMNS)[number],
     sentAt: s.sentAt,
     spamReasons: s.spamReasons,
   };
+  for (const column of columns.slice(EXPORT_COLUMNS.length)) row[column] = column === 'form' ? s.form : (s.fields[column] ?? null);
+  return row;
 }
 
 function notFound(id: number, err: (text: string) => void): number {
@@ -328,10 +350,12 @@ function describe(s: Submission, history: DeliveryEvent[]): string {
     `Message #${s.id}`,
     `Received: ${s.createdAt}`,
     `From:     ${oneLine(s.name)} <${oneLine(s.email)}>`,
+    ...(s.form !== 'contact' ? [`Form:     ${oneLine(formNamed(s.form)?.title ?? s.form)} (${s.form})`] : []),
     `Status:   ${status}`,
     ...(s.spamReasons.length > 0 ? [`Spam:     ${s.spamReasons.map((r) => REASON_TEXT[r as SpamReason] ?? r).join('; ')}`] : []),
     '',
     printable(s.message),
+    ...Object.entries(s.fields).map(([key, value]) => oneLine(`${fieldOf(s.form, key)?.label ?? key}: ${displayValue(fieldOf(s.form, key), value)}`)),
     '',
     history.length === 0 ? 'Delivery history: none yet' : 'Delivery history:',
     ...history.map((e) => `  ${e.at}  ${e.outcome.padEnd(8)}  ${e.error ? oneLine(e.error) : ''}`.trimEnd()),

@@ -1,9 +1,11 @@
-import type { SmtpConfig } from '../mail/settings.ts';
+import { displayValue, type FormDefinition } from '../forms/definition.ts';
+import { contactForm, formNamed, STORED_IN_COLUMNS } from '../forms/registry.ts';
 import { type ContactEmail, type ContactEmailSite, headerText, literalInHeader, UNSAFE_IN_HEADER } from '../mail/email.ts';
+import type { SmtpConfig } from '../mail/settings.ts';
 import type { Submission } from './outbox.ts';
 
-/** What of a submission goes into its email. */
-export type ContactEmailSource = Pick<Submission, 'id' | 'createdAt' | 'name' | 'email' | 'message'>;
+/** What of a submission goes into its email; a form's own fields (decision 0131) when it has any. */
+export type ContactEmailSource = Pick<Submission, 'id' | 'createdAt' | 'name' | 'email' | 'message'> & Partial<Pick<Submission, 'form' | 'fields'>>;
 
 /**
  * Builds the email for the site owner from a stored submission (docs/api/openapi.yaml): the
@@ -18,18 +20,49 @@ export function composeContactEmail(submission: ContactEmailSource, smtp: SmtpCo
   const created = new Date(submission.createdAt);
   const siteName = headerText(site.name);
   const where = site.adminOrigin === undefined ? '' : `Read it in your inbox: ${site.adminOrigin}/admin/messages/${submission.id}\n`;
+  const form = formNamed(submission.form ?? 'contact');
+  const owners = form && form !== contactForm ? form : undefined;
+  // An owner's form may send its mail elsewhere; the envelope follows, still only from configuration.
+  const to = owners?.to ?? smtp.to;
+  const what = owners ? headerText(owners.title) : 'message';
   return {
     from: { name: headerText(site.senderName), address: smtp.from },
-    to: smtp.to,
+    to,
     ...(email && { replyTo: { name: name.includes('=?') ? '' : name, address: email } }),
-    subject: `[${siteName}] New message from ${literalInHeader(name)}`,
-    text: `${submission.message}\n\n-- \nFrom: ${name} <${email ?? headerText(submission.email)}>\nSent: ${created.toISOString()} (contact message #${submission.id} on ${siteName})\n${where}`,
+    subject: `[${siteName}] New ${literalInHeader(what)} from ${literalInHeader(name)}`,
+    text: `${bodyOf(submission, form)}\n\n-- \nFrom: ${name} <${email ?? headerText(submission.email)}>\nSent: ${created.toISOString()} (${owners ? `${what} #${submission.id}` : `contact message #${submission.id}`} on ${siteName})\n${where}`,
     messageId: contactMessageId(submission, smtp),
     // The time the visitor wrote, not the time of this attempt, so that every attempt
     // sends the very same message.
     date: created,
-    envelope: { from: smtp.from, to: [smtp.to] },
+    envelope: { from: smtp.from, to: [to] },
   };
+}
+
+/**
+ * The body of the owner's mail: the contact form's message, then each extra field with its
+ * label; an owner's form lists every field but name and email (in the signature) in form order.
+ * Hint: a field no longer in the definition is still listed, by its name, so nothing stored is hidden.
+ */
+function bodyOf(submission: ContactEmailSource, form: FormDefinition | undefined): string {
+  const fields = submission.fields ?? {};
+  const lines: string[] = [];
+  const line = (label: string, value: string) => lines.push(value.includes('\n') ? `${label}:\n${value}` : `${label}: ${value}`);
+  const listed = new Set<string>();
+  const owners = form && form.name !== 'contact';
+  for (const field of form?.fields ?? []) {
+    listed.add(field.name);
+    if (field.name === 'name' || field.name === 'email') continue;
+    if (field.name === 'message') {
+      if (owners) line(field.label, submission.message);
+      continue;
+    }
+    if (STORED_IN_COLUMNS.includes(field.name)) continue;
+    line(field.label, displayValue(field, fields[field.name]) || '(empty)');
+  }
+  for (const [key, value] of Object.entries(fields)) if (!listed.has(key)) line(key, displayValue(undefined, value));
+  if (owners) return lines.join('\n');
+  return lines.length > 0 ? `${submission.message}\n\n${lines.join('\n')}` : submission.message;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Sql, SqlSession } from '../store/sql.ts';
-import { type Change, createSubmissionMachine, parseReasons, type State, type Status } from '../submissions/machine.ts';
+import type { FieldValue } from '../forms/definition.ts';
+import { type Change, createSubmissionMachine, parseFields, parseReasons, type State, type Status } from '../submissions/machine.ts';
 
 /**
  * Where a contact message stands (submissions/machine.ts owns every change of it).
@@ -23,6 +24,10 @@ export type Submission = {
   sentAt: string | null;
   /** Why the spam filter held it (or the owner marked it); empty for a message never judged spam. */
   spamReasons: string[];
+  /** The form it came from: `contact`, or the name of one of the owner's forms (decision 0131). */
+  form: string;
+  /** Its fields beyond name, email and message, by name; empty for the spec's contact form. */
+  fields: Record<string, FieldValue>;
 };
 
 /** What one entry of the delivery history records. */
@@ -87,9 +92,11 @@ type Row = {
   last_error: string | null;
   sent_at: string | null;
   spam_reasons: string | null;
+  form: string;
+  fields: string | null;
 };
 
-const COLUMNS = 'id, created_at, name, email, message, status, attempts, next_attempt_at, last_error, sent_at, spam_reasons';
+const COLUMNS = 'id, created_at, name, email, message, status, attempts, next_attempt_at, last_error, sent_at, spam_reasons, form, fields';
 
 /**
  * The outbox in the database: the `submissions` table is the queue and `delivery_attempts`
@@ -180,6 +187,8 @@ function toSubmission(row: Row): Submission {
     lastError: row.last_error,
     sentAt: row.sent_at,
     spamReasons: parseReasons(row.spam_reasons),
+    form: row.form,
+    fields: parseFields(row.fields),
   };
 }
 

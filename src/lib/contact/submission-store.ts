@@ -10,6 +10,8 @@ export interface SubmissionStore {
   receive: SubmissionMachine['receive'];
   /** The sender's confirmation of a message held for its missing proof alone: queued once (`changed`). */
   confirmBySender(id: number): ReturnType<SubmissionMachine['confirmBySender']>;
+  /** The form a stored submission came from (`contact`, or an owner's form's name), or `undefined` when it is gone. */
+  formOf(id: number): Promise<string | undefined>;
 }
 
 /**
@@ -22,5 +24,6 @@ export function createSubmissionStore(sql: Sql): SubmissionStore {
     save: async ({ name, email, message }) => (await machine.receive({ name, email, message, held: undefined })).id,
     receive: (message) => machine.receive(message),
     confirmBySender: (id) => machine.confirmBySender(id, new Date()),
+    formOf: async (id) => (await sql.get<{ form: string }>('SELECT form FROM submissions WHERE id = ?', [id]))?.form,
   };
 }

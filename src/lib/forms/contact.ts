@@ -1,6 +1,4 @@
-import * as v from 'valibot';
-import { EmailField } from './email.ts';
-import { characterCount, cleanText, hasControlCharacters, hasControlCharactersInMultiline, visibleCount } from './text.ts';
+import { defineForm, type FormDefinition, type FormErrors, parseForm } from './definition.ts';
 
 /** The limits of docs/api/openapi.yaml, in characters (code points) after trimming. */
 export const CONTACT_LIMITS = {
@@ -18,44 +16,67 @@ export const CONTACT_MESSAGES = {
   honeypot: 'This field must be left empty',
 } as const;
 
-const textField = (message: string) => v.pipe(v.optional(v.string(message), ''), v.transform(cleanText));
-
 /**
- * The contact form of docs/api/openapi.yaml; every failing field is reported at once.
- * Hint: each field stops at its first problem so a visitor reads one message per field.
+ * The contact form of docs/api/openapi.yaml as a definition: name, email, message and the
+ * honeypot, with the spec's limits and messages. The owner's extra fields (forms.config.ts)
+ * are added to it by forms/registry.ts.
+ * Hint: each rule's message is given, never left to a default, so the wire stays the spec's.
  */
-export const ContactSchema = v.object({
-  name: v.pipe(
-    textField(CONTACT_MESSAGES.nameLength),
-    v.check((s) => !hasControlCharacters(s), CONTACT_MESSAGES.nameCharacters),
-    v.check((s) => between(characterCount(s), CONTACT_LIMITS.name), CONTACT_MESSAGES.nameLength),
-    // The minimum counts what a reader sees: two zero-width spaces are no name.
-    v.check((s) => visibleCount(s) >= CONTACT_LIMITS.name.min, CONTACT_MESSAGES.nameLength),
-  ),
-  email: EmailField,
-  message: v.pipe(
-    textField(CONTACT_MESSAGES.messageTooShort),
-    v.check((s) => !hasControlCharactersInMultiline(s), CONTACT_MESSAGES.messageCharacters),
-    v.check((s) => characterCount(s) >= CONTACT_LIMITS.message.min, CONTACT_MESSAGES.messageTooShort),
-    v.check((s) => characterCount(s) <= CONTACT_LIMITS.message.max, CONTACT_MESSAGES.messageTooLong),
-  ),
-  // Not trimmed: a bot that fills the trap with spaces is still a bot.
-  honeypot: v.pipe(v.optional(v.string(CONTACT_MESSAGES.honeypot), ''), v.maxLength(0, CONTACT_MESSAGES.honeypot)),
+export const CONTACT_FORM: FormDefinition = defineForm({
+  name: 'contact',
+  title: 'Contact us',
+  submitLabel: 'Send message',
+  busyLabel: 'Sending...',
+  thanks: "Thanks for your message! We'll get back to you soon.",
+  fields: [
+    {
+      name: 'name',
+      type: 'text',
+      label: 'Name',
+      required: true,
+      minLength: CONTACT_LIMITS.name.min,
+      maxLength: CONTACT_LIMITS.name.max,
+      autocomplete: 'name',
+      messages: {
+        required: CONTACT_MESSAGES.nameLength,
+        tooShort: CONTACT_MESSAGES.nameLength,
+        tooLong: CONTACT_MESSAGES.nameLength,
+        characters: CONTACT_MESSAGES.nameCharacters,
+      },
+    },
+    { name: 'email', type: 'email', label: 'Email address', required: true, autocomplete: 'email' },
+    {
+      name: 'message',
+      type: 'textarea',
+      label: 'Message',
+      hint: `At least ${CONTACT_LIMITS.message.min} characters.`,
+      required: true,
+      minLength: CONTACT_LIMITS.message.min,
+      maxLength: CONTACT_LIMITS.message.max,
+      rows: 8,
+      messages: {
+        required: CONTACT_MESSAGES.messageTooShort,
+        tooShort: CONTACT_MESSAGES.messageTooShort,
+        tooLong: CONTACT_MESSAGES.messageTooLong,
+        characters: CONTACT_MESSAGES.messageCharacters,
+      },
+    },
+  ],
 });
 
-/** A validated contact submission. */
-export type ContactInput = v.InferOutput<typeof ContactSchema>;
+/** A validated contact submission: the spec's four fields. */
+export type ContactInput = { name: string; email: string; message: string; honeypot: string };
 
 /** The field-to-messages map of docs/api/openapi.yaml for a failed contact submission. */
-export type ContactErrors = Partial<Record<keyof ContactInput, [string, ...string[]]>>;
+export type ContactErrors = Partial<Record<keyof ContactInput, [string, ...string[]]>> & FormErrors;
 
-/** Checks a contact submission, answering the cleaned input or the spec's `errors` object. */
+/**
+ * Checks a contact submission, answering the cleaned input or the spec's `errors` object.
+ * Hint: each field stops at its first problem so a visitor reads one message per field.
+ */
 export function parseContact(fields: Record<string, unknown>): { ok: true; input: ContactInput } | { ok: false; errors: ContactErrors } {
-  const result = v.safeParse(ContactSchema, fields, { abortPipeEarly: true });
-  if (result.success) return { ok: true, input: result.output };
-  return { ok: false, errors: v.flatten<typeof ContactSchema>(result.issues).nested ?? {} };
-}
-
-function between(n: number, { min, max }: { min: number; max: number }): boolean {
-  return n >= min && n <= max;
+  const parsed = parseForm(CONTACT_FORM, fields);
+  if (!parsed.ok) return parsed;
+  const { name, email, message } = parsed.values;
+  return { ok: true, input: { name: String(name), email: String(email), message: String(message), honeypot: '' } };
 }

@@ -1,7 +1,9 @@
+import { type FormDefinition, visibleFieldNames } from '../forms/definition.ts';
+import { contactForm } from '../forms/registry.ts';
 import { type Answer, type FormValues, INTERNAL_ERROR, type Outcome } from '../http/outcome.ts';
 
-/** The forms a person can post without JavaScript. */
-export type FormName = 'newsletter' | 'contact';
+/** The forms a person can post without JavaScript: the two of the spec, and the name of each of the owner's (decision 0131). */
+export type FormName = 'newsletter' | 'contact' | (string & {});
 
 /** Where a form sends people who post it without JavaScript. */
 export type FormPages = {
@@ -15,8 +17,13 @@ export type FormPages = {
 /** The two forms' pages. */
 export const FORM_PAGES = {
   newsletter: { form: 'newsletter', thanks: '/thank-you/newsletter/', fields: ['email'] },
-  contact: { form: 'contact', thanks: '/thank-you/contact/', fields: ['name', 'email', 'message'] },
-} as const satisfies Record<FormName, FormPages>;
+  contact: { form: 'contact', thanks: '/thank-you/contact/', fields: visibleFieldNames(contactForm) },
+} as const satisfies Record<'newsletter' | 'contact', FormPages>;
+
+/** An owner's form's pages: its thank-you page, and its own fields shown again when refused. */
+export function ownerFormPages(form: FormDefinition): FormPages {
+  return { form: form.name, thanks: `/thank-you/${form.name}/`, fields: visibleFieldNames(form) };
+}
 
 /** The pages behind the links of the newsletter's emails (confirm, unsubscribe): the newsletter's page when refused. */
 export const NEWSLETTER_LINK_PAGES: FormPages = { form: 'newsletter', thanks: '/thank-you/newsletter/', fields: [] };

@@ -95,7 +95,7 @@ async function guardAndHandle(route: Route, { request, ip, services, pages }: St
 
   // Every post counts against the client's budgets; only an accepted one keeps its count (decision 0041).
   const key = clientKey(ip);
-  const verdict = await services.limits.checkClient(route.limit, key);
+  const verdict = await services.limits.checkClient(route.limit, key, route.budget);
   if (!verdict.ok) return render(await withTypedValues(tooManyRequests(verdict.retryAfterSeconds), request, pages), pages, policy.headers);
   let outcome: Outcome | undefined;
   try {

@@ -1,11 +1,12 @@
 import { ADMIN_ACTIONS, type AdminAction } from '../admin/actions.ts';
-import { handleContact, handleContactConfirmation } from '../contact/contact-handlers.ts';
+import { formHandler, handleContact, handleContactConfirmation } from '../contact/contact-handlers.ts';
+import { ownerForms } from '../forms/registry.ts';
 import { handleHealth } from './health.ts';
 import { handleNewsletter, handleNewsletterConfirmation, handleUnsubscribe } from '../newsletter/newsletter-handlers.ts';
-import type { LimitedRoute } from '../rate-limit.ts';
+import type { LimitedRoute, OwnBudget } from '../rate-limit.ts';
 import type { Services } from '../app/services.ts';
 import type { Outcome } from '../http/outcome.ts';
-import { CONFIRM_PAGES, FORM_PAGES, type FormPages, NEWSLETTER_LINK_PAGES } from './form-view.ts';
+import { CONFIRM_PAGES, FORM_PAGES, type FormPages, NEWSLETTER_LINK_PAGES, ownerFormPages } from './form-view.ts';
 
 /** A route's handler: the request and the services in, an outcome out; it never writes an answer itself. */
 export type RouteHandler = (request: Request, services: Services, context: HandlerContext) => Outcome | Promise<Outcome>;
@@ -26,6 +27,8 @@ export type Route = {
   methods: Partial<Record<string, RouteHandler>>;
   /** The per-client budget its posts count against, and that puts one log line per request. */
   limit?: LimitedRoute;
+  /** A budget of its own for `limit` (an owner's form may set one), instead of RATE_LIMIT_MAX's. */
+  budget?: OwnBudget | undefined;
   /** Where a person without JavaScript goes after a post (form routes). */
   pages?: FormPages;
   /** The owner's action (admin routes): past the API's origin policy to the admin's own checks (decision 0102). */
@@ -48,6 +51,17 @@ export const ROUTES: readonly Route[] = [
   { path: '/api/challenge', kind: 'api', methods: { GET: async (_, { spam }) => ({ kind: 'data', status: 200, body: await spam.service.challenge() }) } },
   { path: '/api/health', kind: 'api', methods: { GET: (_, { database, provider }) => handleHealth({ store: database, providerName: provider.name }) } },
   ...ADMIN_ROUTES,
+  // The owner's forms (forms.config.ts): the contact form's road, each with its own budget and pages (decision 0131).
+  ...ownerForms.map(
+    (form): Route => ({
+      path: `/api/forms/${form.name}`,
+      kind: 'form',
+      limit: `form:${form.name}`,
+      budget: form.limit,
+      pages: ownerFormPages(form),
+      methods: { POST: formHandler(form) },
+    }),
+  ),
 ];
 
 const BY_PATH = new Map(ROUTES.map((route) => [route.path, route]));

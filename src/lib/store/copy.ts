@@ -57,7 +57,7 @@ const TABLES: readonly Table[] = [
   {
     name: 'submissions',
     key: 'id',
-    columns: ['id', 'created_at', 'name', 'email', 'message', 'status', 'attempts', 'next_attempt_at', 'last_error', 'sent_at'],
+    columns: ['id', 'created_at', 'name', 'email', 'message', 'status', 'attempts', 'next_attempt_at', 'last_error', 'sent_at', 'form', 'fields'],
     same: ['created_at', 'email'],
   },
   { name: 'delivery_attempts', key: 'id', columns: ['id', 'submission_id', 'attempted_at', 'outcome', 'error'], same: ['submission_id', 'attempted_at'] },

@@ -231,4 +231,15 @@ export const MIGRATIONS: readonly Migration[] = [
      CREATE INDEX newsletter_consents_confirm ON newsletter_consents (confirm_token_hash);
      CREATE INDEX newsletter_consents_unsubscribe ON newsletter_consents (unsubscribe_token_hash);`,
   },
+  {
+    // Forms as data (decision 0131): which form a submission came from, and the fields it has
+    // beyond name, email and message as one JSON object, so a field added to a form needs no step here.
+    name: 'submissions: their form and extra fields',
+    sqlite: `ALTER TABLE submissions ADD COLUMN form TEXT NOT NULL DEFAULT 'contact';
+     ALTER TABLE submissions ADD COLUMN fields TEXT;
+     CREATE INDEX submissions_form ON submissions (form, created_at);`,
+    postgresql: `ALTER TABLE submissions ADD COLUMN form TEXT NOT NULL DEFAULT 'contact';
+     ALTER TABLE submissions ADD COLUMN fields TEXT;
+     CREATE INDEX submissions_form ON submissions (form, created_at);`,
+  },
 ];

@@ -1,3 +1,4 @@
+import type { FieldValue } from '../forms/definition.ts';
 import type { Sql, SqlSession } from '../store/sql.ts';
 import { recordEvent } from '../webhooks/events.ts';
 
@@ -44,6 +45,9 @@ export type Received = {
   email: string;
   message: string;
   held: readonly string[] | undefined;
+  /** The form it came from (`contact` when not given) and its fields beyond name, email and message. */
+  form?: string | undefined;
+  fields?: Readonly<Record<string, FieldValue>> | undefined;
   ip?: string | undefined;
   userAgent?: string | undefined;
   /** The proof's challenge, consumed in the same transaction: a failed save leaves it usable. */
@@ -144,13 +148,13 @@ export function createSubmissionMachine(sql: Sql): SubmissionMachine {
       if (changes === 1 && to === 'pending') {
         await tx.run(HISTORY, [id, at, 'requeued', by === 'owner' ? 'released from spam by the owner' : 'confirmed by the sender']);
         // Accepted now: the news goes out as for a message accepted at once.
-        const message = await tx.get<{ created_at: string; name: string; email: string; message: string }>(
-          'SELECT created_at, name, email, message FROM submissions WHERE id = ?',
+        const message = await tx.get<{ created_at: string; name: string; email: string; message: string; form: string; fields: string | null }>(
+          'SELECT created_at, name, email, message, form, fields FROM submissions WHERE id = ?',
           [id],
         );
         if (message) {
           const data = { id, createdAt: message.created_at, name: message.name, email: message.email, message: message.message };
-          await recordEvent(tx, 'contact.received', data, now);
+          await recordEvent(tx, 'contact.received', withForm(data, message.form, parseFields(message.fields)), now);
         }
       }
       return { found: true, from, changed: changes === 1, to };
@@ -170,8 +174,8 @@ export function createSubmissionMachine(sql: Sql): SubmissionMachine {
         const now = new Date().toISOString();
         const status = reasons.length > 0 ? 'spam' : 'pending';
         const row = await tx.get<{ id: number | string }>(
-          `INSERT INTO submissions (created_at, name, email, message, status, next_attempt_at, spam_reasons, client_ip, user_agent)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+          `INSERT INTO submissions (created_at, name, email, message, status, next_attempt_at, spam_reasons, client_ip, user_agent, form, fields)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
           [
             now,
             message.name,
@@ -182,11 +186,13 @@ export function createSubmissionMachine(sql: Sql): SubmissionMachine {
             status === 'spam' ? JSON.stringify(reasons) : null,
             status === 'spam' ? (message.ip ?? null) : null,
             status === 'spam' ? (message.userAgent ?? null) : null,
+            message.form ?? 'contact',
+            message.fields && Object.keys(message.fields).length > 0 ? JSON.stringify(message.fields) : null,
           ],
         );
         const id = Number(row!.id);
         // The news of it, in the same transaction: webhooks and chat alerts never miss a message.
-        const data = { id, createdAt: now, name: message.name, email: message.email, message: message.message };
+        const data = withForm({ id, createdAt: now, name: message.name, email: message.email, message: message.message }, message.form, message.fields);
         await recordEvent(tx, status === 'pending' ? 'contact.received' : 'contact.held', status === 'spam' ? { ...data, reasons } : data, new Date(now));
         return { id, status, reasons };
       }),
@@ -328,6 +334,29 @@ export function createSubmissionMachine(sql: Sql): SubmissionMachine {
         return (await tx.run(`DELETE FROM submissions WHERE ${which}`, params)).changes;
       }),
   };
+}
+
+/**
+ * An event's data with the form it came from and its extra fields: `form` only for an owner's
+ * form (a contact message's data stays as it was), `fields` only when there are some.
+ */
+function withForm(data: Record<string, unknown>, form: string | undefined, fields: Readonly<Record<string, FieldValue>> | undefined): Record<string, unknown> {
+  return {
+    ...data,
+    ...(form && form !== 'contact' && { form }),
+    ...(fields && Object.keys(fields).length > 0 && { fields }),
+  };
+}
+
+/** The stored extra fields (a JSON object), or none when absent or unreadable. */
+export function parseFields(text: string | null | undefined): Record<string, FieldValue> {
+  if (!text) return {};
+  try {
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, FieldValue>) : {};
+  } catch {
+    return {};
+  }
 }
 
 /** The stored reasons (a JSON array of strings), or none when absent or unreadable. */

@@ -35,6 +35,8 @@ async function* oneBatch(): AsyncGenerator<Submission[]> {
       lastError: null,
       sentAt: null,
       spamReasons: [],
+      form: 'contact',
+      fields: {},
     },
   ];
 }

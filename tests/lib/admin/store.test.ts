@@ -8,6 +8,7 @@ import type { Store } from '../../../src/lib/database/database.ts';
 import { createConsents } from '../../../src/lib/newsletter/consents.ts';
 import { createSignups } from '../../../src/lib/newsletter/signups.ts';
 import { createDeliveries } from '../../../src/lib/webhooks/deliveries.ts';
+import { createSubmissionMachine } from '../../../src/lib/submissions/machine.ts';
 import { testEngines } from '../../support/stores.ts';
 
 const MINUTE = 60_000;
@@ -134,7 +135,23 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
         email: 'ada@engine.example',
         status: 'failed',
         excerpt: 'About 100% of the ENGINE_ROOM.',
+        form: 'contact',
       });
+    });
+
+    test('messages: filtered by the form they came from', async () => {
+      const { store } = await open();
+      const { queries } = createAdminStores(store.sql);
+      await message(store, 'Contact Person');
+      const machine = createSubmissionMachine(store.sql);
+      await machine.receive({ name: 'Quote Person', email: 'q@example.org', message: '', form: 'quote', fields: { topic: 'table' }, held: undefined });
+      const names = async (form?: string) => (await queries.messages({ page: 1, form })).rows.map((r) => [r.name, r.form]);
+      await expect(names('quote')).resolves.toEqual([['Quote Person', 'quote']]);
+      await expect(names('contact')).resolves.toEqual([['Contact Person', 'contact']]);
+      await expect(names()).resolves.toHaveLength(2);
+      await expect(store.outbox.list()).resolves.toEqual(
+        expect.arrayContaining([expect.objectContaining({ name: 'Quote Person', form: 'quote', fields: { topic: 'table' } })]),
+      );
     });
 
     test('counts per status and per day, and delivery health', async () => {

@@ -25,7 +25,15 @@ describe('POST /api/contact handler', () => {
     const onStored = vi.fn();
     await expect(handleContact(post(valid), { store, logger: silentLogger, onStored })).resolves.toEqual({ kind: 'accepted' });
     expect(saved).toEqual([
-      { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello, I would like to know more.', honeypot: '', held: undefined, proof: undefined },
+      {
+        name: 'Ada Lovelace',
+        email: 'ada@example.com',
+        message: 'Hello, I would like to know more.',
+        form: 'contact',
+        fields: {},
+        held: undefined,
+        proof: undefined,
+      },
     ]);
     expect(onStored).toHaveBeenCalledWith(1);
   });

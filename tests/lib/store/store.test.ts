@@ -154,6 +154,7 @@ describe.each(testEngines())('the store on $name', ({ name, available, open }) =
         [name, 9, 'automatic replies: whom, when'],
         [name, 10, 'newsletter signups waiting for the provider'],
         [name, 11, 'newsletter consent records'],
+        [name, 12, 'submissions: their form and extra fields'],
       ]);
     });
 
@@ -169,7 +170,7 @@ describe.each(testEngines())('the store on $name', ({ name, available, open }) =
         name === 'SQLite'
           ? (await again[0]!.sql.get<{ user_version: number }>('PRAGMA user_version'))?.user_version
           : Number((await again[0]!.sql.get<{ n: string }>('SELECT count(*) AS n FROM schema_migrations'))?.n);
-      expect(applied).toBe(11);
+      expect(applied).toBe(12);
       expect(lines.filter((line) => line.includes('database.migrated'))).toEqual([]);
       await expect(again[1]!.outbox.list()).resolves.toHaveLength(1);
       await Promise.all(again.map((s) => s.close()));
