@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isAdminRefusal } from '../lib/pipeline/admin-route.ts';
-import { BODY_LIMIT_BYTES, tooLargeMessage } from '../lib/http/form.ts';
+import { BODY_LIMIT_BYTES, type BodyReader, readBodyWith, tooLargeMessage } from '../lib/http/form.ts';
 import { type Answer, failure, methodNotAllowed, renderJson } from '../lib/http/outcome.ts';
 import { isFormView } from '../lib/pipeline/form-view.ts';
 import { runPipeline } from '../lib/pipeline/pipeline.ts';
@@ -67,7 +67,9 @@ export function createDispatcher({
 }
 
 /**
- * A Web `Request` over the Node request, without copying the body.
+ * A Web `Request` for the Node request, its body left in the Node stream: `readForm` reads
+ * the bytes from there when a handler asks (`readBodyWith`), with the size limit, without a
+ * Web stream between (undici's stream over the Node stream cost more than the parsing).
  * Hint: the URL is the Host and the path as sent, so that `//api/x` stays a path and
  * never becomes a host; the Host only decides what "same origin" means, never reflected.
  */
@@ -77,17 +79,45 @@ function toWebRequest(req: IncomingMessage): Request | undefined {
   try {
     for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
     const path = req.url?.startsWith('/') ? req.url : '/';
-    const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
-    return new Request(`http://${req.headers.host ?? 'localhost'}${path}`, {
-      method: req.method,
-      headers,
-      // undici reads a Node stream as an async iterable; the handlers count its bytes.
-      body: hasBody ? (req as unknown as ReadableStream) : undefined,
-      duplex: 'half',
-    } as RequestInit);
+    const request = new Request(`http://${req.headers.host ?? 'localhost'}${path}`, { method: req.method, headers });
+    return req.method === 'GET' || req.method === 'HEAD' ? request : readBodyWith(request, bodyOf(req));
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Reads the Node request's body once, into one buffer, up to `limit` bytes: past it, the rest
+ * is read and thrown away within a bound (as for a declared length past the limit) while the
+ * 413 is answered. A body that breaks off is unreadable. A second read gets the first's answer.
+ */
+function bodyOf(req: IncomingMessage): BodyReader {
+  let read: ReturnType<BodyReader> | undefined;
+  return (limit) =>
+    (read ??= new Promise((resolve) => {
+      if (req.readableEnded) return resolve(new Uint8Array());
+      const chunks: Buffer<ArrayBuffer>[] = [];
+      let size = 0;
+      const done = (body: Awaited<ReturnType<BodyReader>>) => {
+        req.off('data', onData);
+        req.off('end', onEnd);
+        req.off('error', onBroken);
+        req.off('close', onBroken);
+        resolve(body);
+      };
+      const onData = (chunk: Buffer<ArrayBuffer>) => {
+        size += chunk.length;
+        if (size <= limit) return void chunks.push(chunk);
+        done('too-large');
+        discardBriefly(req);
+      };
+      const onEnd = () => done(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+      const onBroken = () => done('unreadable');
+      req.on('data', onData);
+      req.on('end', onEnd);
+      req.on('error', onBroken);
+      req.on('close', onBroken);
+    }));
 }
 
 /** Writes an answer in one go, with its length. */

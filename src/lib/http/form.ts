@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { type Failure, failure } from './outcome.ts';
 
 /** The largest request body the endpoints read, in bytes; the adapter is set to the same. */
@@ -32,16 +33,25 @@ export async function readForm(request: Request, limit = BODY_LIMIT_BYTES): Prom
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1]?.toLowerCase();
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') return refuse(failure(400, NOT_UTF8));
 
-  const body = await readBody(request, limit);
+  const read = bodyReaders.get(request);
+  const body = read ? await read(limit) : await readBody(request, limit);
   if (body === 'too-large') return refuse(tooLarge(limit));
   if (body === 'unreadable') return refuse(failure(400, 'The form could not be read'));
-  if (!isUtf8Form(body, mediaType)) return refuse(failure(400, NOT_UTF8));
 
-  let form: FormData;
-  try {
-    form = await new Response(body, { headers: { 'content-type': contentType } }).formData();
-  } catch {
-    return refuse(failure(400, 'The form could not be read'));
+  let form: Iterable<[string, string | File]>;
+  if (mediaType === 'multipart/form-data') {
+    if (!isUtf8(body)) return refuse(failure(400, NOT_UTF8));
+    try {
+      form = await new Response(body, { headers: { 'content-type': contentType } }).formData();
+    } catch {
+      return refuse(failure(400, 'The form could not be read'));
+    }
+  } else {
+    // Parsed here as `Response.formData()` parses it (the bytes as UTF-8, a BOM kept, through
+    // URLSearchParams), without a Web stream and a second copy of the bytes.
+    const text = urlencodedText(body);
+    if (text === undefined) return refuse(failure(400, NOT_UTF8));
+    form = new URLSearchParams(text);
   }
   // No prototype: a field named __proto__ must stay a field.
   const fields: FormFields = Object.create(null);
@@ -49,6 +59,35 @@ export async function readForm(request: Request, limit = BODY_LIMIT_BYTES): Prom
     if (!Object.hasOwn(fields, name)) fields[name] = value;
   }
   return { ok: true, fields };
+}
+
+/** Reads a request's body, up to `limit` bytes, from where our server holds it (see `readBodyWith`). */
+export type BodyReader = (limit: number) => Promise<Uint8Array<ArrayBuffer> | 'too-large' | 'unreadable'>;
+
+const bodyReaders = new WeakMap<Request, BodyReader>();
+
+/**
+ * Tells `readForm` how to read this request's body without a Web stream: our server builds
+ * its `Request` without a body and reads the bytes from the Node request itself, once, when
+ * a handler asks (a 413 from the header or a 403 still reads nothing).
+ */
+export function readBodyWith(request: Request, read: BodyReader): Request {
+  bodyReaders.set(request, read);
+  return request;
+}
+
+/** The text of an urlencoded form, or `undefined` when it, or a percent-escape run in it, is not UTF-8. */
+function urlencodedText(body: Uint8Array): string | undefined {
+  if (!isUtf8(body)) return undefined;
+  const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+  if (!text.includes('%')) return text;
+  try {
+    // A lone `%` (curl -d "100% sure") stays a percent sign, as the parser keeps it.
+    for (const part of text.split('&')) decodeURIComponent(part.replace(/%(?![0-9a-f]{2})/gi, '%25'));
+    return text;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The error for a form that is not UTF-8: refused rather than stored with its letters replaced. */
@@ -60,24 +99,7 @@ export const NOT_UTF8 = 'The form could not be read: send it as UTF-8';
  * Hint: the parser would otherwise turn every invalid byte into U+FFFD without a word.
  */
 export function isUtf8Form(body: Uint8Array, mediaType: string): boolean {
-  if (mediaType === 'multipart/form-data') return isUtf8(body);
-  if (!isUtf8(body)) return false;
-  try {
-    // A lone `%` (curl -d "100% sure") stays a percent sign, as the parser keeps it.
-    for (const part of new TextDecoder().decode(body).split('&')) decodeURIComponent(part.replace(/%(?![0-9a-f]{2})/gi, '%25'));
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function isUtf8(bytes: Uint8Array): boolean {
-  try {
-    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-    return true;
-  } catch {
-    return false;
-  }
+  return mediaType === 'multipart/form-data' ? isUtf8(body) : urlencodedText(body) !== undefined;
 }
 
 function refuse(failure: Failure): FormResult {
