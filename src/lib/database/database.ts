@@ -148,7 +148,7 @@ function monitored(sql: Sql, state: DatabaseState, probeProvesRecovery: boolean)
     all: (text, params) => watch(sql.all(text, params), false),
     get: (text, params) => watch(sql.get(text, params), false),
     run: (text, params) => watch(sql.run(text, params), true),
-    transaction: (work) => watch(sql.transaction(work), true),
+    transaction: (work, options) => watch(sql.transaction(work, options), true),
     // A probe that finds the file locked has not failed: it did not wait, by design.
     runOnce: async (text, params) => {
       try {

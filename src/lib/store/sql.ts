@@ -14,6 +14,16 @@ export interface SqlSession {
   run(sql: string, params?: readonly SqlValue[]): Promise<{ changes: number }>;
 }
 
+/** How a transaction may be run. */
+export type TransactionOptions = {
+  /**
+   * It may wait for the event loop's next turn, to be committed with the others asked for
+   * meanwhile: on SQLite one fsync for all of them (group commit). PostgreSQL groups commits
+   * across its connections by itself and ignores this.
+   */
+  together?: boolean;
+};
+
 /**
  * The database as the repositories see it: SQL with `?` placeholders (turned into `$1…` for
  * PostgreSQL), so one query serves both engines and only the few that differ switch on `engine`.
@@ -24,7 +34,7 @@ export interface Sql extends SqlSession {
   /** Settles once the database is reachable and migrated; rejects with why it is not. */
   readonly ready: Promise<void>;
   /** Runs `work` in one transaction: all of it is stored, or none; the error of `work` is what is thrown. */
-  transaction<T>(work: (tx: SqlSession) => Promise<T>): Promise<T>;
+  transaction<T>(work: (tx: SqlSession) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /** Runs one statement without waiting for a lock held elsewhere: SQLite's busy answer is thrown at once. */
   runOnce(sql: string, params?: readonly SqlValue[]): Promise<{ changes: number }>;
   /** Waits for statements under way, then closes the connections. */

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MIGRATIONS, type OnMigrated } from './migrations.ts';
-import type { Sql, SqlSession, SqlValue } from './sql.ts';
+import type { Sql, SqlSession, SqlValue, TransactionOptions } from './sql.ts';
 
 /** The one SQLite file that holds submissions, their delivery and local subscribers. */
 export const DATABASE_FILE = 'forms.db';
@@ -80,6 +80,70 @@ export function openSqlite(dataDir: string, { lockTimeoutMs, onMigrated }: Sqlit
     }
   };
 
+  // Group commit: a transaction that may wait (`together`, a visitor's message) opens a batch
+  // that gathers every transaction asked for until the event loop's next turn; they are
+  // committed together, each in a savepoint of its own, with one COMMIT and so one fsync for
+  // all. Nobody is answered before that COMMIT: a 200 still means stored on disk. With
+  // synchronous=FULL the fsync is most of a stored message's cost, and under load many posts
+  // arrive while one commit waits on the disk. The batch takes its place in the turns at once,
+  // so a statement asked for after a transaction still runs after it.
+  type Pending = { work: (tx: SqlSession) => Promise<unknown>; resolve: (value: unknown) => void; reject: (error: unknown) => void };
+  type Done = { ok: true; value: unknown } | { ok: false; error: unknown };
+  let gathering: Pending[] | undefined;
+  const commitTogether = async (batch: readonly Pending[]): Promise<Done[]> => {
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      const done: Done[] = [];
+      for (const item of batch) {
+        // Alone, a transaction fails as a whole, as it always did (and a busy one is retried).
+        if (batch.length === 1) {
+          done.push({ ok: true, value: await item.work(direct) });
+          break;
+        }
+        db.exec('SAVEPOINT one');
+        try {
+          done.push({ ok: true, value: await item.work(direct) });
+          db.exec('RELEASE one');
+        } catch (error) {
+          // A busy file, or an error after which SQLite rolled everything back itself: all of them fail (or are retried).
+          if (isBusy(error) || !db.isTransaction) throw error;
+          db.exec('ROLLBACK TO one');
+          db.exec('RELEASE one');
+          done.push({ ok: false, error });
+        }
+      }
+      db.exec('COMMIT');
+      return done;
+    } catch (error) {
+      rollback(db);
+      throw error;
+    }
+  };
+  const transaction = <T>(work: (tx: SqlSession) => Promise<T>, options?: TransactionOptions): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      const item = { work, resolve, reject } as Pending;
+      if (gathering) return void gathering.push(item);
+      const batch: Pending[] = [item];
+      if (options?.together) gathering = batch;
+      withRetry(async () => {
+        if (gathering === batch) {
+          await new Promise((next) => setImmediate(next));
+          gathering = undefined;
+        }
+        return commitTogether(batch);
+      }).then(
+        (done) => {
+          for (const [i, result] of done.entries()) {
+            if (result.ok) batch[i]!.resolve(result.value);
+            else batch[i]!.reject(result.error);
+          }
+        },
+        (error: unknown) => {
+          for (const pending of batch) pending.reject(error);
+        },
+      );
+    });
+
   let closed = false;
   return {
     engine: 'sqlite',
@@ -89,18 +153,7 @@ export function openSqlite(dataDir: string, { lockTimeoutMs, onMigrated }: Sqlit
     get: (sql, params) => withRetry(() => direct.get(sql, params)),
     run: (sql, params) => withRetry(() => direct.run(sql, params)),
     runOnce: (sql, params) => withRetry(() => direct.run(sql, params), false),
-    transaction: (work) =>
-      withRetry(async () => {
-        db.exec('BEGIN IMMEDIATE');
-        try {
-          const result = await work(direct);
-          db.exec('COMMIT');
-          return result;
-        } catch (error) {
-          rollback(db);
-          throw error;
-        }
-      }),
+    transaction,
     async close() {
       if (closed) return;
       closed = true;
