@@ -4,6 +4,7 @@ import { createAdminQueries } from './admin/queries.ts';
 import type { Config } from './config.ts';
 import { exportChunks } from './contact/inbox.ts';
 import { createHousekeeping } from './housekeeping.ts';
+import { createFormDrafts, DRAFT_LIFETIME_MS, type FormDrafts } from './pipeline/drafts.ts';
 import type { Scheduler } from './scheduler.ts';
 import { createSmtpMailer, type Mailer } from './contact/mailer.ts';
 import { createAutoReply, pruneAutoReplies } from './contact/auto-reply.ts';
@@ -34,6 +35,8 @@ export type Services = {
   provider: NewsletterProvider;
   store: SubmissionStore;
   limits: AbuseLimits;
+  /** Refused posts of people without JavaScript, kept briefly for the page they are redirected to (decision 0133). */
+  drafts: FormDrafts;
   /** Emails stored contact messages to the owner; `undefined` without SMTP_URL, when they are only stored. */
   worker: DeliveryWorker | undefined;
   /** Called after a submission is stored, so delivery can start without waiting for the next poll. */
@@ -147,7 +150,10 @@ export function createServices(config: Config, logger: Logger): Services {
     autoReplies: { prune: (before) => pruneAutoReplies(database.sql, before) },
     logger,
   });
-  const housekeeping = createHousekeeping([...retention, ...spam.jobs], { logger });
+  const drafts = createFormDrafts(database.sql);
+  // Every quarter of an hour: an expired draft is unreadable at once, and gone within 45 minutes of its post.
+  const draftJob = { name: 'form-drafts', everyMs: DRAFT_LIFETIME_MS / 2, run: async (now: Date) => void (await drafts.prune(now)) };
+  const housekeeping = createHousekeeping([...retention, ...spam.jobs, draftJob], { logger });
   let stopping: Promise<void> | undefined;
   const stopBackground = () => {
     stopping ??= Promise.all([worker?.stop(), webhooks.worker?.stop(), signupWorker?.stop(), housekeeping.stop()]).then(() => {});
@@ -160,6 +166,7 @@ export function createServices(config: Config, logger: Logger): Services {
     provider,
     store: database.submissions,
     limits,
+    drafts,
     worker,
     onStored,
     admin,

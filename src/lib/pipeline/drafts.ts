@@ -1,0 +1,92 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Sql } from '../store/sql.ts';
+import type { FormView } from './page.ts';
+
+/** How long a draft is kept: a person who reloads a refused form within this time sees it again (decision 0133). */
+export const DRAFT_LIFETIME_MS = 30 * 60 * 1000;
+
+/**
+ * What the drafts may hold at most, so that refused posts cannot become a store of arbitrary
+ * data: one draft's bytes (a post's body is at most 64 KiB, its messages are the server's
+ * own), and all live drafts together; past either, `save` keeps nothing.
+ * Hint: a flood of refused posts fills the drafts, not the disk; the visitors refused meanwhile
+ * get the form's page at the address they posted to, as before drafts existed.
+ */
+export const DRAFT_LIMITS = { draftBytes: 96 * 1024, liveDrafts: 5_000, liveBytes: 32 * 1024 * 1024 };
+
+/** What a draft is looked up with: its id, the route it belongs to and the client that made it. */
+export type DraftKey = { id: string; route: string; client: string };
+
+/** The refused posts of people without JavaScript, kept briefly so the page they are sent to can show them again. */
+export interface FormDrafts {
+  /** Keeps a refused post's view for `route`, made by `client`; answers its new id, or undefined when nothing was kept (too large, too many). */
+  save(draft: { route: string; client: string; view: FormView }, now?: Date): Promise<string | undefined>;
+  /** The view of a live draft of this route and client; undefined when the id is unknown, expired, or another route's or client's. */
+  read(key: DraftKey, now?: Date): Promise<FormView | undefined>;
+  /** Deletes the drafts expired at `now`; answers how many. */
+  prune(now: Date): Promise<number>;
+}
+
+/** What a draft keeps of a view: everything but the headers, and `Retry-After` as seconds. */
+type StoredView = Omit<FormView, 'headers'> & { retryAfter?: number };
+
+/**
+ * The drafts in the database, shared by every instance.
+ * Hint: the id is 24 random bytes and only its SHA-256 is stored, so neither a backup nor the
+ * table gives a working address; the client is stored hashed with the id, so that the address
+ * alone, passed on, shows another visitor the empty form.
+ */
+export function createFormDrafts(sql: Sql, limits = DRAFT_LIMITS): FormDrafts {
+  return {
+    async save({ route, client, view }, now = new Date()) {
+      const { headers, ...rest } = view;
+      const retryAfter = Number(headers['retry-after']);
+      const stored: StoredView = Number.isFinite(retryAfter) && headers['retry-after'] !== undefined ? { ...rest, retryAfter } : rest;
+      const text = JSON.stringify(stored);
+      const size = Buffer.byteLength(text);
+      if (size > limits.draftBytes) return undefined;
+      const live = await sql.get<{ count: number | string; bytes: number | string | null }>(
+        'SELECT COUNT(*) AS count, SUM(size) AS bytes FROM form_drafts WHERE expires_at > ?',
+        [now.toISOString()],
+      );
+      if (Number(live?.count ?? 0) >= limits.liveDrafts || Number(live?.bytes ?? 0) + size > limits.liveBytes) return undefined;
+      const id = randomBytes(24).toString('base64url');
+      await sql.run('INSERT INTO form_drafts (id_hash, route, client_hash, view, size, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+        hash(id),
+        route,
+        hash(`${id}\n${client}`),
+        text,
+        size,
+        now.toISOString(),
+        new Date(now.getTime() + DRAFT_LIFETIME_MS).toISOString(),
+      ]);
+      return id;
+    },
+
+    async read({ id, route, client }, now = new Date()) {
+      // Not an id `save` could have made: no need to ask the database.
+      if (!/^[A-Za-z0-9_-]{32}$/.test(id)) return undefined;
+      const row = await sql.get<{ route: string; client_hash: string; view: string; created_at: string }>(
+        'SELECT route, client_hash, view, created_at FROM form_drafts WHERE id_hash = ? AND expires_at > ?',
+        [hash(id), now.toISOString()],
+      );
+      if (!row || row.route !== route || row.client_hash !== hash(`${id}\n${client}`)) return undefined;
+      const { retryAfter, ...view } = JSON.parse(row.view) as StoredView;
+      const headers: Record<string, string> = { 'cache-control': 'no-store' };
+      if (retryAfter !== undefined) {
+        // The time left, not the time it was when refused: a reload ten minutes later says so.
+        const elapsed = Math.floor((now.getTime() - Date.parse(row.created_at)) / 1000);
+        headers['retry-after'] = String(Math.max(0, retryAfter - elapsed));
+      }
+      return { ...view, headers };
+    },
+
+    async prune(now) {
+      return (await sql.run('DELETE FROM form_drafts WHERE expires_at <= ?', [now.toISOString()])).changes;
+    },
+  };
+}
+
+function hash(text: string): string {
+  return createHash('sha256').update(text).digest('base64url');
+}
