@@ -4,7 +4,7 @@ import { createAdminQueries } from './admin/queries.ts';
 import type { Config } from './config.ts';
 import { exportChunks } from './contact/inbox.ts';
 import { createHousekeeping } from './housekeeping.ts';
-import { createFormDrafts, DRAFT_LIFETIME_MS, type FormDrafts } from './pipeline/drafts.ts';
+import { createFormDrafts, type FormDrafts, formDraftsJob } from './pipeline/drafts.ts';
 import type { Scheduler } from './scheduler.ts';
 import { createSmtpMailer, type Mailer } from './contact/mailer.ts';
 import { createAutoReply, pruneAutoReplies } from './contact/auto-reply.ts';
@@ -43,7 +43,7 @@ export type Services = {
   onStored: (id: number) => void;
   /** The owner's inbox at /admin; `undefined` without ADMIN_PASSWORD_HASH, when every /admin address is 404. */
   admin: Admin | undefined;
-  /** Every periodic job (src/lib/housekeeping.ts): retention, held spam, used challenges, the digest; started by `start()`. */
+  /** Every periodic job (src/lib/housekeeping.ts): retention, held spam, used challenges, the digest, the drafts of refused posts; started by `start()`. */
   housekeeping: Scheduler;
   /** The spam filter: the verdict on contact messages, challenges, held messages (issue 13). */
   spam: SpamParts;
@@ -140,7 +140,7 @@ export function createServices(config: Config, logger: Logger): Services {
       )
     : undefined;
   const limits = createAbuseLimits(config, logger, redis);
-  // One housekeeping for every periodic job: retention of each kind, the used challenges, the digest.
+  // One housekeeping for every periodic job: retention of each kind, the used challenges, the digest, the drafts.
   const retention = retentionJobs({
     sessions: admin?.sessions,
     queries: admin?.queries ?? createAdminQueries(database.sql),
@@ -151,9 +151,7 @@ export function createServices(config: Config, logger: Logger): Services {
     logger,
   });
   const drafts = createFormDrafts(database.sql);
-  // Every quarter of an hour: an expired draft is unreadable at once, and gone within 45 minutes of its post.
-  const draftJob = { name: 'form-drafts', everyMs: DRAFT_LIFETIME_MS / 2, run: async (now: Date) => void (await drafts.prune(now)) };
-  const housekeeping = createHousekeeping([...retention, ...spam.jobs, draftJob], { logger });
+  const housekeeping = createHousekeeping([...retention, ...spam.jobs, formDraftsJob(drafts)], { logger });
   let stopping: Promise<void> | undefined;
   const stopBackground = () => {
     stopping ??= Promise.all([worker?.stop(), webhooks.worker?.stop(), signupWorker?.stop(), housekeeping.stop()]).then(() => {});
