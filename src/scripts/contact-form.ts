@@ -1,4 +1,4 @@
-import { clearFieldErrors, enhanceForm, errorText, postForm, showFieldErrors, showThanks } from './form-ui.ts';
+import { enhanceFieldsForm } from './form-ui.ts';
 
 /** Where the contact form posts when CONTACT_FORM_ENDPOINT is not set (docs/api/openapi.yaml). */
 export const DEFAULT_CONTACT_ENDPOINT = '/api/contact';
@@ -26,12 +26,5 @@ export function enhanceContactForm(
   form: HTMLFormElement,
   { endpoint = DEFAULT_CONTACT_ENDPOINT, fetchImpl = fetch, beforeSend }: ContactFormOptions = {},
 ): void {
-  enhanceForm(form, CONTACT_TEXT, async ({ status, error }) => {
-    clearFieldErrors(form);
-    if (beforeSend) await beforeSend();
-    const answer = await postForm(form, endpoint, fetchImpl);
-    if (answer.success === true) showThanks(form, status, CONTACT_TEXT.thanks);
-    else if (answer.errors && typeof answer.errors === 'object') showFieldErrors(form, answer.errors as Record<string, unknown>, error);
-    else error.textContent = errorText(answer);
-  });
+  enhanceFieldsForm(form, endpoint, CONTACT_TEXT, fetchImpl, beforeSend);
 }
