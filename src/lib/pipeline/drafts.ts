@@ -52,7 +52,10 @@ export function createFormDrafts(sql: Sql, limits = DRAFT_LIMITS): FormDrafts {
       );
       if (Number(live?.count ?? 0) >= limits.liveDrafts || Number(live?.bytes ?? 0) + size > limits.liveBytes) return undefined;
       const id = randomBytes(24).toString('base64url');
-      await sql.run('INSERT INTO form_drafts (id_hash, route, client_hash, view, size, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+      // One attempt, no wait for a lock: when the post was refused because another process holds
+      // SQLite's file (a 500 after DATABASE_STATEMENT_TIMEOUT_MS), the person should not wait as
+      // long again for a draft that would fail too; without one, the page answers the post.
+      await sql.runOnce('INSERT INTO form_drafts (id_hash, route, client_hash, view, size, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
         hash(id),
         route,
         hash(`${id}\n${client}`),

@@ -84,7 +84,8 @@ async function redirectToDraft(view: FormView, key: { route: string; client: str
   try {
     id = await drafts.save({ ...key, view });
   } catch (error) {
-    logger.error('form.draft_not_kept', { route: key.route, error: describeError(error) });
+    // A warning: the store has already logged the outage itself, once (store/state.ts).
+    logger.warn('form.draft_not_kept', { route: key.route, reason: describeError(error) });
     return view;
   }
   if (id === undefined) {
@@ -106,7 +107,7 @@ async function showDraft(key: { id: string; route: string; client: string }, pag
   try {
     view = await drafts.read(key);
   } catch (error) {
-    logger.error('form.draft_unreadable', { route: key.route, error: describeError(error) });
+    logger.warn('form.draft_unreadable', { route: key.route, reason: describeError(error) });
   }
   return view ?? { status: 303, headers: { location: pages.page, 'cache-control': 'no-store' }, body: null };
 }
