@@ -323,6 +323,20 @@ describe('the draft a refused post is redirected to (decision 0133)', () => {
     });
   });
 
+  test('an owner’s form: an unknown draft leads to the page that places it', async () => {
+    const route: Route = {
+      path: '/api/forms/quote',
+      kind: 'form',
+      pages: { form: 'quote', thanks: '/thank-you/quote/', fields: ['name'], page: '/services/quote' },
+      methods: { POST: () => failure(500, 'x') },
+    };
+    await expect(runRoute(route, request('GET', `/api/forms/quote?draft=${'B'.repeat(32)}`, { headers: NAVIGATION }))).resolves.toEqual({
+      status: 303,
+      headers: { location: '/services/quote', 'cache-control': 'no-store' },
+      body: null,
+    });
+  });
+
   test('another client with the address gets the empty form, not what was typed', async () => {
     const location = (await refuse()).headers.location!;
     await expect(run(request('GET', location, { headers: NAVIGATION }), '198.51.100.7')).resolves.toMatchObject({
