@@ -1,6 +1,6 @@
-import type { SmtpConfig } from '../config.ts';
-import type { Mailer } from '../contact/mailer.ts';
-import { type ContactEmail, headerText } from '../contact/message.ts';
+import type { SmtpConfig } from '../mail/settings.ts';
+import type { Mailer } from '../mail/mailer.ts';
+import { type ContactEmail, headerText } from '../mail/email.ts';
 import { type ConsentEvidence, type Consents, consentVersion, truncatedClient } from './consents.ts';
 
 /** Where a newsletter page's visitor lands after asking to subscribe with double opt-in: "check your inbox". */

@@ -1,13 +1,13 @@
 import type { AdminAction } from '../admin/actions.ts';
-import { type AdminRefusalView, renderAdminOutcome, runAdminRoute } from '../admin/route.ts';
-import { clientIp, clientKey, hashClient } from '../client-ip.ts';
-import { BODY_LIMIT_BYTES, readForm, tooLargeMessage } from '../http.ts';
+import { type AdminRefusalView, renderAdminOutcome, runAdminRoute } from './admin-route.ts';
+import { clientIp, clientKey, hashClient } from '../http/client-ip.ts';
+import { BODY_LIMIT_BYTES, readForm, tooLargeMessage } from '../http/form.ts';
 import { describeError } from '../log.ts';
-import { isDocumentNavigation } from '../navigation.ts';
-import { applyOriginPolicy } from '../origin.ts';
-import type { Services } from '../services.ts';
-import { type Answer, type FormValues, failure, INTERNAL_ERROR, methodNotAllowed, type Outcome, renderJson, tooManyRequests } from './outcome.ts';
-import { type FormPages, type FormView, isFormView, renderPage } from './page.ts';
+import { isDocumentNavigation } from '../http/navigation.ts';
+import { applyOriginPolicy } from '../http/origin.ts';
+import type { Services } from '../app/services.ts';
+import { type Answer, type FormValues, failure, INTERNAL_ERROR, methodNotAllowed, type Outcome, renderJson, tooManyRequests } from '../http/outcome.ts';
+import { draftOfView, type FormPages, type FormView, isFormView, renderPage, viewOfDraft } from './form-view.ts';
 import type { Route, RouteHandler, Target } from './routes.ts';
 
 /** What the pipeline gives back: an answer to send, or a form's or the admin's page for Astro to render. */
@@ -82,7 +82,7 @@ function draftOf(request: Request): string | undefined {
 async function redirectToDraft(view: FormView, key: { route: string; client: string }, { drafts, logger }: Services): Promise<Reply> {
   let id: string | undefined;
   try {
-    id = await drafts.save({ ...key, view });
+    id = await drafts.save({ ...key, content: draftOfView(view) });
   } catch (error) {
     // A warning: the store has already logged the outage itself, once (store/state.ts).
     logger.warn('form.draft_not_kept', { route: key.route, reason: describeError(error) });
@@ -105,14 +105,15 @@ async function redirectToDraft(view: FormView, key: { route: string; client: str
 async function showDraft(key: { id: string; route: string; client: string }, pages: FormPages, { drafts, logger }: Services): Promise<Reply> {
   let view: FormView | undefined;
   try {
-    view = await drafts.read(key);
+    const draft = await drafts.read(key);
+    if (draft) view = viewOfDraft(draft, new Date());
   } catch (error) {
     logger.warn('form.draft_unreadable', { route: key.route, reason: describeError(error) });
   }
   return view ?? { status: 303, headers: { location: pages.page, 'cache-control': 'no-store' }, body: null };
 }
 
-/** An admin post: its own checks and action (src/lib/admin/route.ts), one log line, and never a stack trace to the owner. */
+/** An admin post: its own checks and action (src/lib/pipeline/admin-route.ts), one log line, and never a stack trace to the owner. */
 async function runAdmin(action: AdminAction, { request, ip, services }: Omit<Step, 'pages'>): Promise<Reply> {
   let reply: Answer | AdminRefusalView;
   try {

@@ -1,5 +1,5 @@
 import type { Challenge } from 'altcha-lib';
-import type { SpamConfig } from '../config.ts';
+import type { SpamConfig } from './settings.ts';
 import type { Logger } from '../log.ts';
 import { createAkismetClient } from './akismet.ts';
 import { readConfirmation, signConfirmation } from './confirmation.ts';

@@ -248,11 +248,11 @@ export const MIGRATIONS: readonly Migration[] = [
     // can show the form again on any instance, and a reload posts nothing.
     name: 'drafts of refused form posts',
     sqlite: `CREATE TABLE form_drafts (
-       id_hash TEXT PRIMARY KEY, route TEXT NOT NULL, client_hash TEXT NOT NULL, view TEXT NOT NULL, size INTEGER NOT NULL,
+       id_hash TEXT PRIMARY KEY, route TEXT NOT NULL, client_hash TEXT NOT NULL, content TEXT NOT NULL, size INTEGER NOT NULL,
        created_at TEXT NOT NULL, expires_at TEXT NOT NULL);
      CREATE INDEX form_drafts_expiry ON form_drafts (expires_at);`,
     postgresql: `CREATE TABLE form_drafts (
-       id_hash TEXT PRIMARY KEY, route TEXT NOT NULL, client_hash TEXT NOT NULL, view TEXT NOT NULL, size INTEGER NOT NULL,
+       id_hash TEXT PRIMARY KEY, route TEXT NOT NULL, client_hash TEXT NOT NULL, content TEXT NOT NULL, size INTEGER NOT NULL,
        created_at TEXT NOT NULL, expires_at TEXT NOT NULL);
      CREATE INDEX form_drafts_expiry ON form_drafts (expires_at);`,
   },

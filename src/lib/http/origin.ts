@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { type Failure, failure } from './pipeline/outcome.ts';
+import { type Failure, failure } from './outcome.ts';
 
 /** Methods that change something, and so are subject to the origin policy. */
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

@@ -1,6 +1,6 @@
 import { type FormDefinition, visibleFieldNames } from '../forms/definition.ts';
 import { contactForm } from '../forms/registry.ts';
-import { type Answer, type FormValues, INTERNAL_ERROR, type Outcome } from './outcome.ts';
+import { type Answer, type FormValues, INTERNAL_ERROR, type Outcome } from '../http/outcome.ts';
 
 /** The forms a person can post without JavaScript: the two of the spec, and the name of each of the owner's (decision 0131). */
 export type FormName = 'newsletter' | 'contact' | (string & {});
@@ -75,6 +75,31 @@ export function renderPage(outcome: Outcome, pages: FormPages): Answer | FormVie
   if (outcome.field) view.errors = { [outcome.field]: [outcome.error] };
   else view.formError = outcome.error;
   return view;
+}
+
+/** What a draft keeps of a view: everything but the headers, and `Retry-After` as seconds. */
+type DraftedView = Omit<FormView, 'headers'> & { retryAfter?: number };
+
+/** A view as a draft's content (decision 0133): JSON, without the headers a browser need not get again. */
+export function draftOfView(view: FormView): string {
+  const { headers, ...rest } = view;
+  const retryAfter = headers['retry-after'];
+  const drafted: DraftedView = retryAfter !== undefined && /^\d+$/.test(retryAfter) ? { ...rest, retryAfter: Number(retryAfter) } : rest;
+  return JSON.stringify(drafted);
+}
+
+/**
+ * The view a draft keeps, to show again at `now`.
+ * Hint: `Retry-After` counts down from the refusal: a reload four minutes after a 429 of ten says 360.
+ */
+export function viewOfDraft(draft: { content: string; createdAt: Date }, now: Date): FormView {
+  const { retryAfter, ...view } = JSON.parse(draft.content) as DraftedView;
+  const headers: Record<string, string> = { 'cache-control': 'no-store' };
+  if (retryAfter !== undefined) {
+    const elapsed = Math.floor((now.getTime() - draft.createdAt.getTime()) / 1000);
+    headers['retry-after'] = String(Math.max(0, retryAfter - elapsed));
+  }
+  return { ...view, headers };
 }
 
 /** Whether `renderPage` gave a page to render rather than an answer to send. */

@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { HousekeepingJob } from '../housekeeping.ts';
-import type { Sql } from '../store/sql.ts';
-import type { FormView } from './page.ts';
+import type { Sql } from './sql.ts';
 
 /** How long a draft is kept: a person who reloads a refused form within this time sees it again (decision 0133). */
 export const DRAFT_LIFETIME_MS = 30 * 60 * 1000;
@@ -18,33 +17,33 @@ export const DRAFT_LIMITS = { draftBytes: 96 * 1024, liveDrafts: 5_000, liveByte
 /** What a draft is looked up with: its id, the route it belongs to and the client that made it. */
 export type DraftKey = { id: string; route: string; client: string };
 
-/** The refused posts of people without JavaScript, kept briefly so the page they are sent to can show them again. */
+/** A draft as it was kept: its content, as the pipeline wrote it, and when. */
+export type StoredDraft = { content: string; createdAt: Date };
+
+/**
+ * The refused posts of people without JavaScript, kept briefly so the page they are sent to can
+ * show them again, on any instance. The content is the pipeline's (a form's view as JSON): this
+ * store knows SQL, ids and bounds, not forms.
+ */
 export interface FormDrafts {
-  /** Keeps a refused post's view for `route`, made by `client`; answers its new id, or undefined when nothing was kept (too large, too many). */
-  save(draft: { route: string; client: string; view: FormView }, now?: Date): Promise<string | undefined>;
-  /** The view of a live draft of this route and client; undefined when the id is unknown, expired, or another route's or client's. */
-  read(key: DraftKey, now?: Date): Promise<FormView | undefined>;
+  /** Keeps a draft for `route`, made by `client`; answers its new id, or undefined when nothing was kept (too large, too many). */
+  save(draft: { route: string; client: string; content: string }, now?: Date): Promise<string | undefined>;
+  /** A live draft of this route and client; undefined when the id is unknown, expired, or another route's or client's. */
+  read(key: DraftKey, now?: Date): Promise<StoredDraft | undefined>;
   /** Deletes the drafts expired at `now`; answers how many. */
   prune(now: Date): Promise<number>;
 }
 
-/** What a draft keeps of a view: everything but the headers, and `Retry-After` as seconds. */
-type StoredView = Omit<FormView, 'headers'> & { retryAfter?: number };
-
 /**
- * The drafts in the database, shared by every instance.
+ * The drafts in the database (`form_drafts`), shared by every instance.
  * Hint: the id is 24 random bytes and only its SHA-256 is stored, so neither a backup nor the
  * table gives a working address; the client is stored hashed with the id, so that the address
- * alone, passed on, shows another visitor the empty form.
+ * alone, passed on, opens nothing for another visitor.
  */
 export function createFormDrafts(sql: Sql, limits = DRAFT_LIMITS): FormDrafts {
   return {
-    async save({ route, client, view }, now = new Date()) {
-      const { headers, ...rest } = view;
-      const retryAfter = Number(headers['retry-after']);
-      const stored: StoredView = Number.isFinite(retryAfter) && headers['retry-after'] !== undefined ? { ...rest, retryAfter } : rest;
-      const text = JSON.stringify(stored);
-      const size = Buffer.byteLength(text);
+    async save({ route, client, content }, now = new Date()) {
+      const size = Buffer.byteLength(content);
       if (size > limits.draftBytes) return undefined;
       const live = await sql.get<{ count: number | string; bytes: number | string | null }>(
         'SELECT COUNT(*) AS count, SUM(size) AS bytes FROM form_drafts WHERE expires_at > ?',
@@ -55,11 +54,11 @@ export function createFormDrafts(sql: Sql, limits = DRAFT_LIMITS): FormDrafts {
       // One attempt, no wait for a lock: when the post was refused because another process holds
       // SQLite's file (a 500 after DATABASE_STATEMENT_TIMEOUT_MS), the person should not wait as
       // long again for a draft that would fail too; without one, the page answers the post.
-      await sql.runOnce('INSERT INTO form_drafts (id_hash, route, client_hash, view, size, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+      await sql.runOnce('INSERT INTO form_drafts (id_hash, route, client_hash, content, size, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
         hash(id),
         route,
         hash(`${id}\n${client}`),
-        text,
+        content,
         size,
         now.toISOString(),
         new Date(now.getTime() + DRAFT_LIFETIME_MS).toISOString(),
@@ -70,19 +69,12 @@ export function createFormDrafts(sql: Sql, limits = DRAFT_LIMITS): FormDrafts {
     async read({ id, route, client }, now = new Date()) {
       // Not an id `save` could have made: no need to ask the database.
       if (!/^[A-Za-z0-9_-]{32}$/.test(id)) return undefined;
-      const row = await sql.get<{ route: string; client_hash: string; view: string; created_at: string }>(
-        'SELECT route, client_hash, view, created_at FROM form_drafts WHERE id_hash = ? AND expires_at > ?',
+      const row = await sql.get<{ route: string; client_hash: string; content: string; created_at: string }>(
+        'SELECT route, client_hash, content, created_at FROM form_drafts WHERE id_hash = ? AND expires_at > ?',
         [hash(id), now.toISOString()],
       );
       if (!row || row.route !== route || row.client_hash !== hash(`${id}\n${client}`)) return undefined;
-      const { retryAfter, ...view } = JSON.parse(row.view) as StoredView;
-      const headers: Record<string, string> = { 'cache-control': 'no-store' };
-      if (retryAfter !== undefined) {
-        // The time left, not the time it was when refused: a reload ten minutes later says so.
-        const elapsed = Math.floor((now.getTime() - Date.parse(row.created_at)) / 1000);
-        headers['retry-after'] = String(Math.max(0, retryAfter - elapsed));
-      }
-      return { ...view, headers };
+      return { content: row.content, createdAt: new Date(row.created_at) };
     },
 
     async prune(now) {
