@@ -41,8 +41,10 @@ export async function runPipeline({ request, target, socketAddress, services }: 
   if (route.admin) return runAdmin(route.admin, { request, ip, services });
   const started = performance.now();
   const handler = handlerFor(route, request.method);
+  // A GET of a form's address with `?draft=`: where a refused post sent its person (decision 0133).
   const draftId = route.pages && !handler && (request.method === 'GET' || request.method === 'HEAD') ? draftOf(request) : undefined;
-  // Asked once: a person whose browser posted a form gets pages, everyone else the JSON of the spec.
+  // Asked once: a person whose browser posted a form gets pages, everyone else the JSON of the spec
+  // (a script's GET of a draft's address is the endpoint's 405, as without `draft`).
   const person = (handler || draftId !== undefined) && route.pages && isDocumentNavigation(request);
   const pages = person ? route.pages : undefined;
   if (pages && draftId !== undefined) return showDraft({ id: draftId, route: route.path, client: clientKey(ip) }, pages, services);
