@@ -1,7 +1,7 @@
-import type { SmtpConfig } from '../mail/settings.ts';
-import { type ContactEmail, type ContactEmailSite, headerText, literalInHeader, UNSAFE_IN_HEADER } from '../mail/email.ts';
 import { displayValue, type FormDefinition } from '../forms/definition.ts';
 import { contactForm, formNamed, STORED_IN_COLUMNS } from '../forms/registry.ts';
+import { type ContactEmail, type ContactEmailSite, headerText, literalInHeader, UNSAFE_IN_HEADER } from '../mail/email.ts';
+import type { SmtpConfig } from '../mail/settings.ts';
 import type { Submission } from './outbox.ts';
 
 /** What of a submission goes into its email; a form's own fields (decision 0131) when it has any. */
