@@ -9,7 +9,7 @@ export const CONFIRM_THANKS = '/thank-you/confirm-subscription/';
 /**
  * Double opt-in as the site runs it for the local list and Resend: the signup's consent is
  * recorded as pending and a confirmation email goes out; the address reaches the list only from
- * the link in it (newsletter/handle.ts `handleNewsletterConfirmation`).
+ * the link in it (newsletter/newsletter-handlers.ts `handleNewsletterConfirmation`).
  */
 export type OptIn = {
   consents: Consents;
