@@ -210,6 +210,10 @@ describe("the quotes in the owner's exports", () => {
     const list = await (await fetch(`${site.url}/admin/messages?form=quote`, { headers: { cookie } })).text();
     expect(list).toContain('<option value="quote" selected>Request a quote</option>');
     expect(list.match(/<a href="\/admin\/messages\/\d+">/g)).toHaveLength(3);
+    // A quote has no message: its fields, with their labels, are its excerpt.
+    expect(list).toContain(
+      '<p class="excerpt">What is it for?: A table · Budget in euros: 1200 · Details: An oak table, 2 m long, by March. · You may keep my details…</p>',
+    );
   });
 });
 
