@@ -9,7 +9,7 @@ import { INBOX_USAGE, parseInboxArgs, runInboxCommand } from '../lib/contact/inb
 import { createLogger } from '../lib/log.ts';
 import { createAkismetClient } from '../lib/spam/akismet.ts';
 import { createSmtpMailer } from '../lib/contact/mailer.ts';
-import { sendDigest } from '../lib/spam/housekeeping.ts';
+import { sendDigest } from '../lib/spam/upkeep.ts';
 import { createSpamStore } from '../lib/spam/store.ts';
 import { siteForMail } from '../lib/site/site.ts';
 import { createDeliveries } from '../lib/webhooks/deliveries.ts';

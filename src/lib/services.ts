@@ -1,9 +1,10 @@
 import { type Admin, createAdmin } from './admin/admin.ts';
-import { scheduleHousekeeping } from './admin/housekeeping.ts';
+import { retentionJobs } from './admin/retention.ts';
 import { createAdminQueries } from './admin/queries.ts';
 import type { Config } from './config.ts';
 import { exportChunks } from './contact/inbox.ts';
-import type { Scheduler } from './contact/scheduler.ts';
+import { createHousekeeping } from './housekeeping.ts';
+import type { Scheduler } from './scheduler.ts';
 import { createSmtpMailer, type Mailer } from './contact/mailer.ts';
 import { createAutoReply, pruneAutoReplies } from './contact/auto-reply.ts';
 import { composeContactEmail } from './contact/message.ts';
@@ -39,7 +40,7 @@ export type Services = {
   onStored: (id: number) => void;
   /** The owner's inbox at /admin; `undefined` without ADMIN_PASSWORD_HASH, when every /admin address is 404. */
   admin: Admin | undefined;
-  /** Deletes expired admin sessions and, with RETENTION_DAYS, old messages: at start, then daily (not started here). */
+  /** Every periodic job (src/lib/housekeeping.ts): retention, held spam, used challenges, the digest; started by `start()`. */
   housekeeping: Scheduler;
   /** The spam filter: the verdict on contact messages, challenges, held messages (issue 13). */
   spam: SpamParts;
@@ -136,7 +137,8 @@ export function createServices(config: Config, logger: Logger): Services {
       )
     : undefined;
   const limits = createAbuseLimits(config, logger, redis);
-  const housekeeping = scheduleHousekeeping({
+  // One housekeeping for every periodic job: retention of each kind, the used challenges, the digest.
+  const retention = retentionJobs({
     sessions: admin?.sessions,
     queries: admin?.queries ?? createAdminQueries(database.sql),
     audit: admin?.audit,
@@ -145,9 +147,10 @@ export function createServices(config: Config, logger: Logger): Services {
     autoReplies: { prune: (before) => pruneAutoReplies(database.sql, before) },
     logger,
   });
+  const housekeeping = createHousekeeping([...retention, ...spam.jobs], { logger });
   let stopping: Promise<void> | undefined;
   const stopBackground = () => {
-    stopping ??= Promise.all([worker?.stop(), webhooks.worker?.stop(), signupWorker?.stop(), housekeeping.stop(), spam.close()]).then(() => {});
+    stopping ??= Promise.all([worker?.stop(), webhooks.worker?.stop(), signupWorker?.stop(), housekeeping.stop()]).then(() => {});
     return stopping;
   };
   return {
@@ -178,8 +181,6 @@ export function createServices(config: Config, logger: Logger): Services {
       webhooks.worker?.start();
       signupWorker?.start();
       housekeeping.start();
-      // Hourly: held spam past its retention is deleted, and the day's digest goes out.
-      spam.housekeeping.start();
     },
     stopBackground,
     async close() {

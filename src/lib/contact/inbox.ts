@@ -3,7 +3,7 @@ import { EXIT, readFormatOption } from '../cli.ts';
 import { formatTable, type TableColumn } from '../text-table.ts';
 import type { AkismetClient } from '../spam/akismet.ts';
 import { markMessageAsSpam, releaseMessage } from '../spam/corrections.ts';
-import type { DigestOutcome } from '../spam/housekeeping.ts';
+import type { DigestOutcome } from '../spam/upkeep.ts';
 import type { Deliveries } from '../webhooks/deliveries.ts';
 import type { SpamStore } from '../spam/store.ts';
 import { REASON_TEXT, type SpamReason } from '../spam/verdict.ts';

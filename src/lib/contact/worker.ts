@@ -2,7 +2,7 @@ import { describeError, type Logger } from '../log.ts';
 import type { Mailer, SendResult } from './mailer.ts';
 import type { ContactEmail } from './message.ts';
 import type { Claimed, Outbox, Submission } from './outbox.ts';
-import { createScheduler, type Timer } from './scheduler.ts';
+import { createScheduler, type Timer } from '../scheduler.ts';
 
 /** When the worker looks for due messages and how long it keeps retrying, in milliseconds. */
 export type DeliveryPolicy = {

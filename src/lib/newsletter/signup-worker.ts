@@ -1,4 +1,4 @@
-import { createScheduler } from '../contact/scheduler.ts';
+import { createScheduler } from '../scheduler.ts';
 import { describeError, type Logger } from '../log.ts';
 import type { EventRecorder } from '../webhooks/webhooks.ts';
 import type { NewsletterProvider } from './provider.ts';

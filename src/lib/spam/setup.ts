@@ -1,22 +1,20 @@
 import type { Config } from '../config.ts';
 import type { Mailer } from '../contact/mailer.ts';
-import { createScheduler, type Scheduler } from '../contact/scheduler.ts';
-import { describeError, type Logger } from '../log.ts';
+import type { HousekeepingJob } from '../housekeeping.ts';
+import type { Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
 import { siteForMail } from '../site/site.ts';
-import { nextDigestAt } from './digest.ts';
-import { HOUSEKEEPING_INTERVAL_MS, tidySpam } from './housekeeping.ts';
 import { createSpamService, type SpamService } from './service.ts';
 import { createSpamStore, type SpamStore } from './store.ts';
+import { spamJobs } from './upkeep.ts';
 import type { UsedChallenges } from './used-challenges.ts';
 
-/** The spam filter of a running server: the service the handlers ask, its records, and its hourly tidying. */
+/** The spam filter of a running server: the service the handlers ask, its records, and its jobs of the housekeeping. */
 export type SpamParts = {
   service: SpamService;
   store: SpamStore;
-  /** Deletes old held spam and sends the daily digest; started by the server once it listens. */
-  housekeeping: Scheduler;
-  close(): Promise<void>;
+  /** Deletes old held spam and expired challenges, and sends the daily digest (src/lib/spam/upkeep.ts). */
+  jobs: HousekeepingJob[];
 };
 
 /**
@@ -35,29 +33,14 @@ export function createSpamParts(config: Config, database: Store, mailer: Mailer 
     // Akismet's `blog`: the site's public address; without PUBLIC_URL, the address it listens on.
     blog: config.publicUrl ?? `http://${config.host}:${config.port}`,
   });
-  const housekeeping = createScheduler({
-    pass: async () => {
-      await tidySpam({
-        spam: store,
-        mailer,
-        smtp: config.smtp,
-        site: siteForMail(config),
-        retentionDays: config.spam.retentionDays,
-        digestAt: config.spam.digestTime,
-        logger,
-      });
-    },
-    // At the owner's time of day, not up to an hour after it.
-    nextDueAt: () => (config.spam.digestTime ? nextDigestAt(new Date(), config.spam.digestTime) : undefined),
-    pollIntervalMs: HOUSEKEEPING_INTERVAL_MS,
-    onError: (error) => logger.warn('spam.housekeeping_failed', { error: describeError(error), note: 'tried again within the hour' }),
+  const jobs = spamJobs({
+    spam: store,
+    mailer,
+    smtp: config.smtp,
+    site: siteForMail(config),
+    retentionDays: config.spam.retentionDays,
+    digestAt: config.spam.digestTime,
+    logger,
   });
-  return {
-    service,
-    store,
-    housekeeping,
-    async close() {
-      await housekeeping.stop();
-    },
-  };
+  return { service, store, jobs };
 }

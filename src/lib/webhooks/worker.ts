@@ -1,4 +1,4 @@
-import { createScheduler } from '../contact/scheduler.ts';
+import { createScheduler } from '../scheduler.ts';
 import { describeError, type Logger } from '../log.ts';
 import type { Deliveries, TryEnd } from './deliveries.ts';
 import { type Endpoint, formatFor } from './endpoints.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { createAdmin, createAdminStores } from '../../../src/lib/admin/admin.ts';
-import { keepHouse } from '../../../src/lib/admin/housekeeping.ts';
+import { applyRetention } from '../../../src/lib/admin/retention.ts';
 import { parsePasswordHash } from '../../../src/lib/admin/password.ts';
 import { createSessions } from '../../../src/lib/admin/session.ts';
 import { silentLogger } from '../../../src/lib/log.ts';
@@ -200,10 +200,10 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
       const old = await message(store, 'Old', { createdAt: new Date(now.getTime() - 30 * DAY - 1).toISOString() });
       await message(store, 'Young', { createdAt: new Date(now.getTime() - 30 * DAY + 1000).toISOString() });
       await store.outbox.markRetry(old, now, now, 'timeout');
-      const parts = { sessions: undefined, queries, audit, retentionDays: 30, logger: silentLogger, clock: () => now };
+      const parts = { sessions: undefined, queries, audit, retentionDays: 30, logger: silentLogger };
       // An audit entry older than the 30 days goes with the messages.
       await audit.record({ at: new Date(now.getTime() - 31 * DAY).toISOString(), action: 'sign-in', detail: '', client: 'abc' });
-      await expect(keepHouse(parts)).resolves.toEqual({ sessions: 0, messages: 1, auditEntries: 1, events: 0 });
+      await expect(applyRetention(parts, now)).resolves.toEqual({ sessions: 0, messages: 1, auditEntries: 1, events: 0 });
       expect((await store.outbox.list()).map((s) => s.name)).toEqual(['Young']);
       expect(Number((await store.sql.get<{ n: number | string }>('SELECT count(*) AS n FROM delivery_attempts'))!.n)).toBe(0);
       await expect(audit.list(10, 0)).resolves.toEqual({
@@ -212,7 +212,7 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
       });
       // Without RETENTION_DAYS the audit log is still pruned, after a year.
       await audit.record({ at: new Date(now.getTime() - 366 * DAY).toISOString(), action: 'sign-in', detail: '', client: 'abc' });
-      await expect(keepHouse({ ...parts, retentionDays: undefined })).resolves.toEqual({ sessions: 0, messages: 0, auditEntries: 1, events: 0 });
+      await expect(applyRetention({ ...parts, retentionDays: undefined }, now)).resolves.toEqual({ sessions: 0, messages: 0, auditEntries: 1, events: 0 });
       expect((await store.outbox.list()).map((s) => s.name)).toEqual(['Young']);
     });
 

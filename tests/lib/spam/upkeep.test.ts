@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createSmtpMailer } from '../../../src/lib/contact/mailer.ts';
 import { createLogger } from '../../../src/lib/log.ts';
-import { HOUSEKEEPING_INTERVAL_MS, tidySpam } from '../../../src/lib/spam/housekeeping.ts';
+import { spamJobs, tidySpam } from '../../../src/lib/spam/upkeep.ts';
 import { createSpamStore } from '../../../src/lib/spam/store.ts';
 import { parseMail } from '../../support/mime.ts';
 import { type FakeSmtpServer, startSmtpServer } from '../../support/smtp.ts';
@@ -35,8 +35,17 @@ describe.each(testEngines())('tidying held spam on $name', (engine) => {
     return { store, spam, deps, lines, age };
   };
 
-  test('the pass runs hourly', () => {
-    expect(HOUSEKEEPING_INTERVAL_MS).toBe(3_600_000);
+  test("three jobs, each hourly; the digest is also due at the owner's time of day", async () => {
+    const { deps } = await open();
+    const jobs = spamJobs({ ...deps, digestAt: { hour: 7, minute: 30 } });
+    expect(jobs.map((job) => [job.name, job.everyMs])).toEqual([
+      ['spam-retention', 3_600_000],
+      ['used-challenges', 3_600_000],
+      ['digest', 3_600_000],
+    ]);
+    expect(jobs[2]!.dueAt!(new Date('2026-11-25T06:59:00.000Z'))).toEqual(new Date('2026-11-25T07:30:00.000Z'));
+    expect(jobs[0]!.dueAt).toBeUndefined();
+    expect(spamJobs(deps)[2]!.dueAt).toBeUndefined();
   });
 
   test.skipIf(!engine.available)('held spam older than the retention is deleted; younger spam and other messages stay', async () => {

@@ -1,12 +1,29 @@
 import type { SmtpConfig } from '../config.ts';
 import type { Mailer } from '../contact/mailer.ts';
-import type { Logger } from '../log.ts';
 import type { ContactEmailSite } from '../contact/message.ts';
-import { composeDigest, DIGEST_LIST_LIMIT, type DigestTime } from './digest.ts';
+import { HOUR_MS, type HousekeepingJob } from '../housekeeping.ts';
+import type { Logger } from '../log.ts';
+import { composeDigest, DIGEST_LIST_LIMIT, type DigestTime, nextDigestAt } from './digest.ts';
 import type { SpamStore } from './store.ts';
 
-/** How often the server tidies up held spam and considers the digest. */
-export const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
+/**
+ * The spam filter's jobs of the housekeeping (src/lib/housekeeping.ts), each hourly: held spam
+ * past its retention, used challenges that expired, and the digest when it is due (at the
+ * owner's `DIGEST_TIME`, not up to an hour after it).
+ */
+export function spamJobs(deps: HousekeepingDeps): HousekeepingJob[] {
+  const { digestAt } = deps;
+  return [
+    { name: 'spam-retention', everyMs: HOUR_MS, run: async (now) => void (await deleteOldSpam(deps, now)) },
+    { name: 'used-challenges', everyMs: HOUR_MS, run: async (now) => void (await deps.spam.usedChallenges.deleteExpired(now.getTime())) },
+    {
+      name: 'digest',
+      everyMs: HOUR_MS,
+      dueAt: digestAt && ((now) => nextDigestAt(now, digestAt)),
+      run: async (now) => void (await sendDigest(deps, now, { force: false })),
+    },
+  ];
+}
 
 /** What one pass did, for the log and the tests. */
 export type HousekeepingResult = { deleted: number; expiredChallenges: number; digest: 'sent' | 'not due' | 'nothing held' | 'failed' | 'no mail server' };
@@ -28,16 +45,20 @@ export type HousekeepingDeps = {
 export type DigestOutcome = HousekeepingResult['digest'];
 
 /**
- * One pass: delete held spam older than the retention and challenges that expired, then send
+ * Every spam job at once (the tests' and an owner's one-off pass): delete held spam older than the retention and challenges that expired, then send
  * the digest of what was held since the last one, when it is due, over every instance at once.
  */
 export async function tidySpam(deps: HousekeepingDeps, now = new Date()): Promise<HousekeepingResult> {
-  const { spam, retentionDays, logger } = deps;
+  const deleted = await deleteOldSpam(deps, now);
+  const expiredChallenges = await deps.spam.usedChallenges.deleteExpired(now.getTime());
+  return { deleted, expiredChallenges, digest: await sendDigest(deps, now, { force: false }) };
+}
+
+async function deleteOldSpam({ spam, retentionDays, logger }: HousekeepingDeps, now: Date): Promise<number> {
   const cutoff = new Date(now.getTime() - retentionDays * 24 * 3600 * 1000).toISOString();
   const deleted = await spam.deleteHeldBefore(cutoff);
-  const expiredChallenges = await spam.usedChallenges.deleteExpired(now.getTime());
   if (deleted > 0) logger.info('spam.deleted_held', { count: deleted, olderThan: cutoff });
-  return { deleted, expiredChallenges, digest: await sendDigest(deps, now, { force: false }) };
+  return deleted;
 }
 
 /**

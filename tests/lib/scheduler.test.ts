@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
-import { createScheduler, MIN_WAIT_MS, NODE_TIMER, nextWait, type SchedulerOptions } from '../../../src/lib/contact/scheduler.ts';
+import { createScheduler, MIN_WAIT_MS, NODE_TIMER, nextWait, type SchedulerOptions } from '../../src/lib/scheduler.ts';
 
 const at = (ms: number) => new Date(ms);
 

@@ -1,0 +1,115 @@
+import { describe, expect, test } from 'vitest';
+import { createHousekeeping, DAY_MS, HOUR_MS, type HousekeepingJob } from '../../src/lib/housekeeping.ts';
+import { createLogger, silentLogger } from '../../src/lib/log.ts';
+
+/** A timer that records each wait and fires only when the test says. */
+function manualTimer() {
+  const waits: number[] = [];
+  let pending: (() => void) | undefined;
+  return {
+    waits,
+    fire: () => pending?.(),
+    timer: {
+      set: (wake: () => void, ms: number) => {
+        waits.push(ms);
+        pending = wake;
+        return waits.length;
+      },
+      clear: () => {},
+    },
+  };
+}
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
+
+describe('the housekeeping', () => {
+  test('every job runs at start, then each at its own interval', async () => {
+    let now = new Date('2026-11-25T00:00:00.000Z');
+    const ran: string[] = [];
+    const job = (name: string, everyMs: number): HousekeepingJob => ({ name, everyMs, run: async () => void ran.push(name) });
+    const { waits, fire, timer } = manualTimer();
+    const housekeeping = createHousekeeping([job('hourly', HOUR_MS), job('daily', DAY_MS)], { logger: silentLogger, clock: () => now, timer });
+    housekeeping.start();
+    await settle();
+    expect(ran).toEqual(['hourly', 'daily']);
+    expect(waits.at(-1)).toBe(HOUR_MS);
+    now = new Date(now.getTime() + HOUR_MS);
+    fire();
+    await settle();
+    expect(ran).toEqual(['hourly', 'daily', 'hourly']);
+    now = new Date(now.getTime() + 23 * HOUR_MS);
+    fire();
+    await settle();
+    expect(ran).toEqual(['hourly', 'daily', 'hourly', 'hourly', 'daily']);
+    await housekeeping.stop();
+  });
+
+  test('a job due at a time of day runs then, before its interval ends', async () => {
+    const now = new Date('2026-11-25T07:00:00.000Z');
+    const { waits, timer } = manualTimer();
+    const digest: HousekeepingJob = { name: 'digest', everyMs: HOUR_MS, dueAt: () => new Date('2026-11-25T07:20:00.000Z'), run: async () => {} };
+    const housekeeping = createHousekeeping([digest], { logger: silentLogger, clock: () => now, timer });
+    housekeeping.start();
+    await settle();
+    expect(waits.at(-1)).toBe(20 * 60 * 1000);
+    await housekeeping.stop();
+  });
+
+  test('a failing job is logged with its name, and the others still run', async () => {
+    const lines: string[] = [];
+    const ran: string[] = [];
+    const { timer } = manualTimer();
+    const housekeeping = createHousekeeping(
+      [
+        {
+          name: 'message-retention',
+          everyMs: DAY_MS,
+          run: async () => {
+            throw new Error('disk I/O error');
+          },
+        },
+        { name: 'digest', everyMs: HOUR_MS, run: async () => void ran.push('digest') },
+      ],
+      { logger: createLogger({ write: (line) => lines.push(line) }), timer },
+    );
+    await housekeeping.runPass();
+    expect(ran).toEqual(['digest']);
+    expect(lines.map((line) => JSON.parse(line) as Record<string, unknown>)).toEqual([
+      expect.objectContaining({ level: 'error', event: 'housekeeping.failed', job: 'message-retention', error: expect.stringContaining('disk I/O error') }),
+    ]);
+    await housekeeping.stop();
+  });
+
+  test('stops as one: waits for the job under way, then runs no other', async () => {
+    let release: () => void = () => {};
+    const ran: string[] = [];
+    const { timer } = manualTimer();
+    const housekeeping = createHousekeeping(
+      [
+        {
+          name: 'slow',
+          everyMs: HOUR_MS,
+          run: () =>
+            new Promise<void>((resolve) => {
+              release = () => {
+                ran.push('slow');
+                resolve();
+              };
+            }),
+        },
+        { name: 'next', everyMs: HOUR_MS, run: async () => void ran.push('next') },
+      ],
+      { logger: silentLogger, timer },
+    );
+    housekeeping.start();
+    await settle();
+    let stopped = false;
+    const stopping = housekeeping.stop().then(() => (stopped = true));
+    await settle();
+    expect(stopped).toBe(false);
+    release();
+    await stopping;
+    expect(ran).toEqual(['slow']);
+    expect(housekeeping.start()).toBe(false);
+  });
+});
