@@ -1,14 +1,7 @@
-import { clearFieldErrors, enhanceForm, errorText, postForm, showFieldErrors, showThanks } from './form-ui.ts';
+import { clearFieldErrors, enhanceForm, errorText, formWords, postForm, showFieldErrors, showThanks } from './form-ui.ts';
 
 /** Where the contact form posts when CONTACT_FORM_ENDPOINT is not set (docs/api/openapi.yaml). */
 export const DEFAULT_CONTACT_ENDPOINT = '/api/contact';
-
-/** The texts the contact form shows. */
-export const CONTACT_TEXT = {
-  idle: 'Send message',
-  busy: 'Sending...',
-  thanks: "Thanks for your message! We'll get back to you soon.",
-} as const;
 
 /** How the contact form sends: where to, with which fetch (tests pass a stub), and what to await first (the proof). */
 export type ContactFormOptions = { endpoint?: string; fetchImpl?: typeof fetch; beforeSend?: () => Promise<void> };
@@ -21,17 +14,19 @@ export function contactEndpoint(configured: string | undefined): string {
 /**
  * Makes a contact form send without leaving the page: thanks on success, each field's
  * messages at that field with the focus on the first, or the answer's `error`.
+ * Hint: its words are the markup's (`formWords`), in the site's language.
  */
 export function enhanceContactForm(
   form: HTMLFormElement,
   { endpoint = DEFAULT_CONTACT_ENDPOINT, fetchImpl = fetch, beforeSend }: ContactFormOptions = {},
 ): void {
-  enhanceForm(form, CONTACT_TEXT, async ({ status, error }) => {
+  const words = formWords(form);
+  enhanceForm(form, words, async ({ status, error }) => {
     clearFieldErrors(form);
     if (beforeSend) await beforeSend();
     const answer = await postForm(form, endpoint, fetchImpl);
-    if (answer.success === true) showThanks(form, status, CONTACT_TEXT.thanks);
-    else if (answer.errors && typeof answer.errors === 'object') showFieldErrors(form, answer.errors as Record<string, unknown>, error);
-    else error.textContent = errorText(answer);
+    if (answer.success === true) showThanks(form, status, words.thanks);
+    else if (answer.errors && typeof answer.errors === 'object') showFieldErrors(form, answer.errors as Record<string, unknown>, error, words.failed);
+    else error.textContent = errorText(answer, words.failed);
   });
 }
