@@ -1,4 +1,4 @@
-import { clearFieldErrors, enhanceForm, errorText, formWords, postForm, showFieldErrors, showThanks } from './form-ui.ts';
+import { enhanceFieldsForm } from './form-ui.ts';
 
 /** Where the contact form posts when CONTACT_FORM_ENDPOINT is not set (docs/api/openapi.yaml). */
 export const DEFAULT_CONTACT_ENDPOINT = '/api/contact';
@@ -20,13 +20,5 @@ export function enhanceContactForm(
   form: HTMLFormElement,
   { endpoint = DEFAULT_CONTACT_ENDPOINT, fetchImpl = fetch, beforeSend }: ContactFormOptions = {},
 ): void {
-  const words = formWords(form);
-  enhanceForm(form, words, async ({ status, error }) => {
-    clearFieldErrors(form);
-    if (beforeSend) await beforeSend();
-    const answer = await postForm(form, endpoint, fetchImpl);
-    if (answer.success === true) showThanks(form, status, words.thanks);
-    else if (answer.errors && typeof answer.errors === 'object') showFieldErrors(form, answer.errors as Record<string, unknown>, error, words.failed);
-    else error.textContent = errorText(answer, words.failed);
-  });
+  enhanceFieldsForm(form, endpoint, fetchImpl, beforeSend);
 }

@@ -66,6 +66,24 @@ export function enhanceForm(form: HTMLFormElement, labels: FormWords, send: (par
   });
 }
 
+/**
+ * Makes a form of fields (the contact form, an owner's form) send to `endpoint` without leaving
+ * the page: thanks on success, each field's messages at that field with the focus on the first,
+ * or the answer's `error`; `fetchImpl` for tests, `beforeSend` awaited first (the proof).
+ * Hint: its words are the markup's (`formWords`), in the site's language.
+ */
+export function enhanceFieldsForm(form: HTMLFormElement, endpoint: string, fetchImpl: typeof fetch = fetch, beforeSend?: () => Promise<void>): void {
+  const words = formWords(form);
+  enhanceForm(form, words, async ({ status, error }) => {
+    clearFieldErrors(form);
+    if (beforeSend) await beforeSend();
+    const answer = await postForm(form, endpoint, fetchImpl);
+    if (answer.success === true) showThanks(form, status, words.thanks);
+    else if (answer.errors && typeof answer.errors === 'object') showFieldErrors(form, answer.errors as Record<string, unknown>, error, words.failed);
+    else error.textContent = errorText(answer, words.failed);
+  });
+}
+
 /** Posts the form's data with `fetchImpl`, asking for JSON, and reads the answer; throws when either step fails. */
 export async function postForm(form: HTMLFormElement, url: string, fetchImpl: typeof fetch): Promise<FormAnswer> {
   // Accept tells the server this is the script, so it answers JSON rather than a page.

@@ -1,5 +1,6 @@
 /**
- * The page's form script: enhances every newsletter and contact form on the page, and the owner's forms.
+ * The page's form script: enhances every newsletter and contact form on the page, and the
+ * owner's forms (forms.config.ts).
  * Hint: the only module in src/scripts with effects on import; the others export pure
  * functions that the tests drive with a stubbed fetch. Module scripts run after the
  * document is parsed, so the forms are already there.
@@ -19,5 +20,5 @@ for (const form of document.querySelectorAll<HTMLFormElement>('form[data-contact
   enhanceContactForm(form, { endpoint, beforeSend: prepareProof(form, challengeUrl(endpoint, location.href)) });
 }
 for (const form of document.querySelectorAll<HTMLFormElement>('form[data-form]')) {
-  enhanceDefinedForm(form, { beforeSend: prepareProof(form, challengeUrl(form.getAttribute('action') ?? '/', location.href)) });
+  enhanceDefinedForm(form, fetch, prepareProof(form, challengeUrl(form.action, location.href)));
 }

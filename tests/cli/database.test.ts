@@ -82,7 +82,8 @@ describe.skipIf(!postgresAvailable)('the command-line tools on PostgreSQL', () =
     const sqlite = openStore({ ...TEST_DATABASE, url: undefined, dataDir }, silent);
     const sent = await sqlite.submissions.save(message('Ada'));
     const failed = await sqlite.submissions.save(message('Bob'));
-    const pending = await sqlite.submissions.save(message('Cy'));
+    // A message of an owner's form: its form and fields are copied too (decision 0131).
+    const { id: pending } = await sqlite.submissions.receive({ ...message('Cy'), form: 'quote', fields: { topic: 'table', budget: 1200 }, held: undefined });
     await sqlite.outbox.markRetry(sent, new Date('2026-05-01T08:00:00.000Z'), new Date('2026-05-01T08:00:30.000Z'), 'ECONNREFUSED');
     await sqlite.outbox.markSent(sent, new Date('2026-05-01T08:00:31.000Z'));
     await sqlite.outbox.markFailed(failed, new Date('2026-05-01T08:00:00.000Z'), '550 no such user');
@@ -114,7 +115,7 @@ describe.skipIf(!postgresAvailable)('the command-line tools on PostgreSQL', () =
       await expect(pg.outbox.list()).resolves.toEqual(before);
       expect((await pg.outbox.history(sent)).map((e) => e.outcome)).toEqual(['retrying', 'sent']);
       await expect(pg.outbox.find(failed)).resolves.toMatchObject({ status: 'failed', lastError: '550 no such user' });
-      await expect(pg.outbox.find(pending)).resolves.toMatchObject({ status: 'pending', attempts: 0 });
+      await expect(pg.outbox.find(pending)).resolves.toMatchObject({ status: 'pending', attempts: 0, form: 'quote', fields: { topic: 'table', budget: 1200 } });
       await expect(pg.subscribers.list()).resolves.toEqual([
         { email: 'ada@example.org', created: '2026-01-01T00:00:00.000Z' },
         { email: 'bob@example.org', created: '2026-01-02T00:00:00.000Z' },

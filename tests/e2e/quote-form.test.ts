@@ -10,7 +10,7 @@ import { buildOwnerSite } from '../support/build-site.ts';
 import { parseMail } from '../support/mime.ts';
 import { type Site, startSite } from '../support/site.ts';
 import { type FakeSmtpServer, startSmtpServer } from '../support/smtp.ts';
-import { launchChromium, loadsPage, openPage } from './support/browser.ts';
+import { launchChromium, loadsPage, openPage, screenshotAtWidths } from './support/browser.ts';
 
 /**
  * The example of docs/examples/quote/, added to a copy of the site exactly as its README says (the
@@ -20,6 +20,8 @@ import { launchChromium, loadsPage, openPage } from './support/browser.ts';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const EXAMPLE = join(ROOT, 'docs/examples/quote');
 const PASSWORD = 'correct horse battery staple';
+/** The tags of WCAG 2.0, 2.1 and 2.2 at levels A and AA, as tests/e2e/accessibility.test.ts checks. */
+const WCAG_22_AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
 
 let built: ReturnType<typeof buildOwnerSite>;
 let site: Site;
@@ -83,8 +85,9 @@ const FIELDS = '{"topic":"table","budget":1200,"details":"An oak table, 2 m long
 describe('the example quote form, with JavaScript', () => {
   test('the page has no axe violations, and a keyboard reaches every field in order, never the honeypot', async () => {
     const page = await visit(true);
-    const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']).analyze();
+    const { violations } = await new AxeBuilder({ page }).withTags(WCAG_22_AA).analyze();
     expect(violations.map((v) => v.id)).toEqual([]);
+    await screenshotAtWidths(page, 'quote-empty');
     await page.locator('#quote-name').focus();
     const order = ['quote-name'];
     for (let i = 0; i < 6; i++) {
@@ -124,6 +127,9 @@ describe('the example quote form, with JavaScript', () => {
     await expect(page.locator('#quote-details-error').textContent()).resolves.toBe('Details must be at least 10 characters');
     await expect(page.locator('#quote-consent-error').textContent()).resolves.toBe('We need your agreement to prepare a quote');
     await expect(page.locator('#quote-email').getAttribute('aria-describedby')).resolves.toBe('quote-email-error');
+    const { violations } = await new AxeBuilder({ page }).withTags(WCAG_22_AA).analyze();
+    expect(violations.map((v) => v.id)).toEqual([]);
+    await screenshotAtWidths(page, 'quote-error');
     await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('quote-email');
     expect(stored()).toHaveLength(before);
   });

@@ -61,12 +61,14 @@ const TITLES: Record<EventType, string> = {
 
 /** The text of a chat alert: what happened on which site, and as much of the message as the owner chose. */
 export function alertText(event: SiteEvent, site: string, detail: AlertDetail): string {
-  const data = event.data as { id?: number; name?: string; email?: string; message?: string };
-  const head = `${site}: ${TITLES[event.type]}`;
+  const data = event.data as { id?: number; name?: string; email?: string; message?: string; form?: string; fields?: Record<string, unknown> };
+  // An owner's form (decision 0131) is named, and its fields are its text.
+  const head = `${site}: ${TITLES[event.type]}${data.form ? ` (${data.form})` : ''}`;
   if (detail === 'none') return data.id === undefined ? head : `${head} (#${data.id})`;
   if (event.type.startsWith('newsletter.')) return `${head}: ${data.email ?? ''}`;
   const from = `${head} from ${oneLine(data.name ?? '')} <${oneLine(data.email ?? '')}>`;
-  const message = data.message ?? '';
+  const fields = Object.entries(data.fields ?? {}).map(([name, value]) => `${name}: ${String(value ?? '')}`);
+  const message = [data.message ?? '', ...fields].filter(Boolean).join('\n');
   if (detail === 'full') return `${from}\n\n${message}`;
   const first = oneLine(message.trim().split(/\r?\n/, 1)[0] ?? '');
   return `${from}\n${cut(first, 200)}`;

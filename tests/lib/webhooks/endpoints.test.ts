@@ -59,6 +59,17 @@ describe('what each endpoint receives', () => {
     expect(alertText(EVENT, 'Atelier Nord', detail)).toBe(text);
   });
 
+  test.each([
+    ['name-and-first-line', 'Atelier Nord: new message (quote) from Ada <ada@example.org>\ntopic: table'],
+    ['full', 'Atelier Nord: new message (quote) from Ada <ada@example.org>\n\ntopic: table\nbudget: 1200\nconsent: true'],
+  ] as const)("an owner's form is named, and its fields are its text: %s", (detail, text) => {
+    const event: SiteEvent = {
+      ...EVENT,
+      data: { id: 8, name: 'Ada', email: 'ada@example.org', message: '', form: 'quote', fields: { topic: 'table', budget: 1200, consent: true } },
+    };
+    expect(alertText(event, 'Atelier Nord', detail)).toBe(text);
+  });
+
   test('a subscription names the address', () => {
     const event: SiteEvent = { ...EVENT, type: 'newsletter.subscribed', data: { email: 'reader@example.org', provider: 'local' } };
     expect(alertText(event, 'Atelier Nord', 'name-and-first-line')).toBe('Atelier Nord: new subscriber: reader@example.org');
