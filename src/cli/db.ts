@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { EXIT } from '../lib/cli.ts';
-import { loadEnvFile, readDataDir } from '../lib/config.ts';
+import { loadEnvFile, readDataDir } from '../lib/config/config.ts';
 import { readDatabaseConfig } from '../lib/config/database.ts';
 import { withoutCredentials } from '../lib/config/secrets.ts';
 import { copyStore, DB_USAGE, parseDbArgs, reportCopy } from '../lib/store/copy.ts';

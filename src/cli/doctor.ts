@@ -3,8 +3,8 @@
  * talks to (database, mail server, Redis, newsletter provider), changing nothing. Exits 1 when
  * something would stop the site working as configured.
  */
-import { loadEnvFile } from '../lib/config.ts';
-import { diagnose, formatFindings } from '../lib/doctor.ts';
+import { loadEnvFile } from '../lib/config/config.ts';
+import { diagnose, formatFindings } from '../lib/app/doctor.ts';
 
 loadEnvFile();
 const findings = await diagnose(process.env);

@@ -3,14 +3,14 @@
  * export --format csv|json | retry <id> | release <id> | spam <id> | digest`. It opens the same store
  * as the server, which may be running (SQLite's WAL, or PostgreSQL, lets both work at once).
  */
-import { readConfig } from '../lib/config.ts';
+import { readConfig } from '../lib/config/config.ts';
 import { spam as spamConfig } from '../lib/config/spam.ts';
 import { INBOX_USAGE, parseInboxArgs, runInboxCommand } from '../lib/contact/inbox.ts';
 import { createLogger } from '../lib/log.ts';
 import { createAkismetClient } from '../lib/spam/akismet.ts';
-import { createSmtpMailer } from '../lib/contact/mailer.ts';
+import { createSmtpMailer } from '../lib/mail/mailer.ts';
 import { sendDigest } from '../lib/spam/upkeep.ts';
-import { createSpamStore } from '../lib/spam/store.ts';
+import { createSpamStore } from '../lib/spam/spam-store.ts';
 import { siteForMail } from '../lib/site/site.ts';
 import { createDeliveries } from '../lib/webhooks/deliveries.ts';
 import { runTool } from './run.ts';

@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { EXIT } from '../lib/cli.ts';
-import { loadEnvFile, readDataDir } from '../lib/config.ts';
+import { loadEnvFile, readDataDir } from '../lib/config/config.ts';
 import { createLogger, describeError } from '../lib/log.ts';
 import { readDatabaseConfig } from '../lib/config/database.ts';
 import { withoutCredentials } from '../lib/config/secrets.ts';
 import { DATABASE_FILE } from '../lib/store/sqlite.ts';
-import { openStore, type Store } from '../lib/store/store.ts';
+import { openStore, type Store } from '../lib/database/database.ts';
 
 /** What a tool is: its usage text, how it reads its arguments, and what it does with the store. */
 export type Tool<Command extends { name: string }> = {

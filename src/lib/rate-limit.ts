@@ -1,6 +1,5 @@
 import type { Redis } from 'ioredis';
 import type { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
-import type { Config } from './config.ts';
 import { requireWhenNeeded } from './lazy.ts';
 import { describeError, type Logger } from './log.ts';
 
@@ -55,7 +54,7 @@ export const MEMORY_LIMITER_MAX_KEYS = 20_000;
  * one client, src/lib/redis.ts) with the memory limiter as insurance while Redis is unreachable.
  * Hint: `RATE_LIMIT_MAX=0` turns every limit off, for development and tests.
  */
-export function createAbuseLimits(config: Pick<Config, 'rateLimit'>, logger: Logger, redis?: Redis): AbuseLimits {
+export function createAbuseLimits(config: { rateLimit: { max: number; windowSeconds: number } }, logger: Logger, redis?: Redis): AbuseLimits {
   const { max, windowSeconds } = config.rateLimit;
   if (max === 0)
     return { enabled: false, checkClient: async () => ALWAYS, refundClient: async () => {}, checkAddress: async () => ALWAYS, close: async () => {} };

@@ -4,11 +4,11 @@
  * log the configuration, and check the newsletter provider's key. One road, so that dev
  * serves /admin and sends mail exactly as production does.
  */
-import { ConfigError, type Config, describeConfig, loadEnvFile, requireConfig } from '../lib/config.ts';
+import { ConfigError, type Config, describeConfig, loadEnvFile, requireConfig } from '../lib/config/config.ts';
 import { withoutCredentials } from '../lib/config/secrets.ts';
 import { createLogger, describeError, limitClientLines, type Logger } from '../lib/log.ts';
 import { checkProviderKeys } from '../lib/newsletter/key-check.ts';
-import { createServices, type Services } from '../lib/services.ts';
+import { createServices, type Services } from '../lib/app/services.ts';
 import { startupFailureLine } from '../lib/startup-failure.ts';
 
 /** The configured services of this process, ready to answer (their background work not started yet). */

@@ -5,7 +5,7 @@
  * Loaded by the integration in astro.config.mjs when Astro's dev server starts.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { securityHeadersFor } from '../lib/security-headers.ts';
+import { securityHeadersFor } from '../lib/http/security-headers.ts';
 import { boot } from './boot.ts';
 import { createDispatcher } from './dispatch.ts';
 import { createFront } from './front.ts';

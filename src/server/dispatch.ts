@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isAdminRefusal } from '../lib/admin/route.ts';
-import { BODY_LIMIT_BYTES, tooLargeMessage } from '../lib/http.ts';
+import { BODY_LIMIT_BYTES, tooLargeMessage } from '../lib/http/form.ts';
+import { type Answer, failure, methodNotAllowed, renderJson } from '../lib/http/outcome.ts';
 import { texts } from '../lib/i18n/texts.ts';
-import { type Answer, failure, methodNotAllowed, renderJson } from '../lib/pipeline/outcome.ts';
-import { isFormView } from '../lib/pipeline/page.ts';
+import { isAdminRefusal } from '../lib/pipeline/admin-route.ts';
+import { isFormView } from '../lib/pipeline/form-view.ts';
 import { runPipeline } from '../lib/pipeline/pipeline.ts';
 import { findTarget } from '../lib/pipeline/routes.ts';
-import type { Services } from '../lib/services.ts';
+import type { Services } from '../lib/app/services.ts';
 import type { FastPath, NodeHandler } from './http-server.ts';
 
 /**

@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isAddressedToSite, MISDIRECTED_MESSAGE, type PublicAddressSettings } from '../lib/origin.ts';
+import { isAddressedToSite, MISDIRECTED_MESSAGE, type PublicAddressSettings } from '../lib/http/origin.ts';
 import { pathOf } from '../lib/pipeline/routes.ts';
 import type { FastPath } from './http-server.ts';
 
 /**
  * What every request meets first, whatever answers it later (pages from memory, the API,
- * the adapter, a 413): the security headers are set on the answer (src/lib/security-headers.ts),
+ * the adapter, a 413): the security headers are set on the answer (src/lib/http/security-headers.ts),
  * and once `PUBLIC_URL` is set, a request addressed to another name is refused with 421, so a
  * DNS-rebinding page can neither post nor read.
  */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parseDbArgs } from '../../src/lib/store/copy.ts';
 import { createLogger } from '../../src/lib/log.ts';
-import { openStore } from '../../src/lib/store/store.ts';
+import { openStore } from '../../src/lib/database/database.ts';
 import { POSTGRES_SKIP_NOTE, type PostgresServer, postgresAvailable, startPostgres } from '../support/postgres.ts';
 import { TEST_DATABASE } from '../support/stores.ts';
 import { runCli } from '../contact/run-inbox.ts';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { createLogger } from '../../src/lib/log.ts';
-import { openStore, type Store } from '../../src/lib/store/store.ts';
+import { openStore, type Store } from '../../src/lib/database/database.ts';
 import { POSTGRES_SKIP_NOTE, type PostgresServer, postgresAvailable, startPostgres } from './postgres.ts';
 
 /** Settings a test store uses unless a test says otherwise. */

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { subscribersToCsv } from '../newsletter/subscribers.ts';
-import { readForm } from '../http.ts';
+import { readForm } from '../http/form.ts';
 import type { Signups } from '../newsletter/signups.ts';
 import type { Devices } from './device.ts';
 import type { PasswordCheck } from './password.ts';

@@ -3,7 +3,7 @@ import { createSubmissionMachine } from '../submissions/machine.ts';
 import type { DeliveryEvent, Submission } from '../contact/outbox.ts';
 import type { Logger } from '../log.ts';
 import { engineName, type Sql } from '../store/sql.ts';
-import type { Store } from '../store/store.ts';
+import type { Store } from '../database/database.ts';
 import type { Signups } from '../newsletter/signups.ts';
 import type { Deliveries } from '../webhooks/deliveries.ts';
 import type { AdminDeps, Exports, MessageCommands } from './actions.ts';

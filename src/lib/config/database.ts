@@ -1,18 +1,9 @@
 import * as v from 'valibot';
+import type { DatabaseConfig } from '../database/settings.ts';
 import { withoutCredentials } from './secrets.ts';
 import { type ConfigConcern, type Env, integer, readVariables, text } from './variables.ts';
 
-/** Where the service keeps its data and how long it waits for the database. */
-export type DatabaseConfig = {
-  /** The PostgreSQL connection string, or `undefined` for the SQLite file in DATA_DIR. */
-  url: string | undefined;
-  /** The most connections one instance opens to PostgreSQL. */
-  poolSize: number;
-  /** How long opening a PostgreSQL connection (or waiting for a free one) may take before the request fails. */
-  connectTimeoutMs: number;
-  /** How long one statement may run (PostgreSQL), or wait for SQLite's write lock, before it fails. */
-  statementTimeoutMs: number;
-};
+export type { DatabaseConfig };
 
 const VARIABLES = {
   DATABASE_URL: v.optional(

@@ -3,21 +3,11 @@ import { X509Certificate } from 'node:crypto';
 import { isAbsolute } from 'node:path';
 import * as v from 'valibot';
 import { isEmailAddress } from '../forms/email.ts';
+import type { SmtpConfig, SmtpTls } from '../mail/settings.ts';
 import { withoutCredentials } from './secrets.ts';
 import { type ConfigConcern, integer, optionalText, optionalUrlOf, readVariables, text } from './variables.ts';
 
-/** How the mail server's certificate is checked: against Node's CAs plus `ca`, or (`rejectUnauthorized: false`) not at all. */
-export type SmtpTls = {
-  /** The certificates of SMTP_TLS_CA_FILE, trusted besides Node's own CAs. */
-  ca?: string[];
-  /** Where they came from, for the start-up log. */
-  caFile?: string;
-  /** False only when SMTP_TLS_REJECT_UNAUTHORIZED=false. */
-  rejectUnauthorized?: boolean;
-};
-
-/** SMTP delivery of contact messages, or `undefined` when messages are only stored. */
-export type SmtpConfig = { url: string; to: string; from: string; tls?: SmtpTls };
+export type { SmtpConfig, SmtpTls };
 
 /** The contact form's delivery part of the configuration. */
 export type DeliveryConfig = {

@@ -1,31 +1,10 @@
 import * as v from 'valibot';
-import { DEFAULT_THRESHOLD, DEFAULT_WEIGHTS, type Weighing, type WeighedReason } from '../spam/weights.ts';
-import type { DigestTime } from '../spam/digest.ts';
+import type { SpamConfig, TurnstileConfig } from '../spam/settings.ts';
+import { DEFAULT_THRESHOLD, DEFAULT_WEIGHTS, type WeighedReason } from '../spam/weights.ts';
 import { mask } from './secrets.ts';
 import { type ConfigConcern, integer, optionalText, optionalUrl, readVariables } from './variables.ts';
 
-/** Cloudflare Turnstile's two keys: the site key goes to the page, the secret stays here. */
-export type TurnstileConfig = { siteKey: string; secretKey: string; baseUrl: string };
-
-/** The spam filter's settings (issue 13, decision 0090). */
-export type SpamConfig = {
-  spam: {
-    /** `SPAM_FILTER`; when off, only the spec's honeypot stands. */
-    enabled: boolean;
-    /** More links than this in a message is a reason (`SPAM_MAX_LINKS`). */
-    maxLinks: number;
-    /** Held spam is deleted this many days after it arrived (`SPAM_RETENTION_DAYS`). */
-    retentionDays: number;
-    turnstile: TurnstileConfig | undefined;
-    akismet: { apiKey: string; baseUrl: string } | undefined;
-    /** `NEWSLETTER_REQUIRE_PROOF`: a subscription without a valid proof is refused. */
-    newsletterRequiresProof: boolean;
-    /** How much each reason weighs and the score that holds a message (`SPAM_WEIGHTS`, `SPAM_THRESHOLD`). */
-    weighing: Weighing;
-    /** The time of day (UTC) the digest goes out (`DIGEST_TIME`); without it, a day after the last one. */
-    digestTime: DigestTime | undefined;
-  };
-};
+export type { SpamConfig, TurnstileConfig };
 
 const VARIABLES = {
   SPAM_FILTER: v.optional(v.pipe(v.string(), v.trim(), v.toLowerCase(), v.picklist(['on', 'off'], 'must be on or off')), 'on'),

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import type { SmtpConfig } from '../config.ts';
+import type { SmtpConfig } from '../mail/settings.ts';
 import type { Sql } from '../store/sql.ts';
 import type { TryEnd } from '../webhooks/deliveries.ts';
 import type { SiteEvent } from '../webhooks/events.ts';
-import type { Mailer } from './mailer.ts';
 import { texts } from '../i18n/texts.ts';
-import { type ContactEmail, headerText } from './message.ts';
+import { type ContactEmail, headerText } from '../mail/email.ts';
+import type { Mailer } from '../mail/mailer.ts';
 
 /** At most one automatic reply to an address in this long, whatever it sends. */
 export const AUTO_REPLY_INTERVAL_MS = 24 * 3600 * 1000;

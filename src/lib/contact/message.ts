@@ -1,47 +1,11 @@
-import type { SmtpConfig } from '../config.ts';
 import { displayValue, type FormDefinition } from '../forms/definition.ts';
 import { contactForm, formNamed, STORED_IN_COLUMNS } from '../forms/registry.ts';
+import { type ContactEmail, type ContactEmailSite, headerText, literalInHeader, UNSAFE_IN_HEADER } from '../mail/email.ts';
+import type { SmtpConfig } from '../mail/settings.ts';
 import type { Submission } from './outbox.ts';
-
-/** The characters of `hasControlCharacters` (forms/text.ts): none of them belongs in a header. */
-const UNSAFE_IN_HEADER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/u;
-
-/** The email of one contact message, in the shape nodemailer's `sendMail` takes. */
-export type ContactEmail = {
-  /** The configured address under the site's sender name; nodemailer quotes and encodes the name. */
-  from: { name: string; address: string };
-  to: string;
-  /**
-   * The visitor, as an address object so that nodemailer quotes and encodes the name itself.
-   * Hint: a name holding `=?` is left out (an empty name): nodemailer would put it in quotes,
-   * inside which lenient mail programs still decode encoded words; the subject carries it.
-   */
-  replyTo?: { name: string; address: string };
-  subject: string;
-  text: string;
-  messageId: string;
-  date: Date;
-  /** Who the SMTP server is told to deliver to: only the configured owner, whatever the headers say. */
-  envelope: { from: string; to: string[] };
-  /** Headers of our own (`Auto-Submitted` on an automatic reply). */
-  headers?: Record<string, string>;
-};
 
 /** What of a submission goes into its email; a form's own fields (decision 0131) when it has any. */
 export type ContactEmailSource = Pick<Submission, 'id' | 'createdAt' | 'name' | 'email' | 'message'> & Partial<Pick<Submission, 'form' | 'fields'>>;
-
-/** Which site the mail comes from, so that an owner of several sites tells them apart. */
-export type ContactEmailSite = {
-  /** The site's name, at the start of the subject. */
-  name: string;
-  /** The display name of `From`. */
-  senderName: string;
-  /**
-   * Where the owner reads the message: the site's public address when PUBLIC_URL is set and the
-   * admin is on (a link in the mail), `''` when only the admin is on (its path), `undefined` without the admin.
-   */
-  adminOrigin: string | undefined;
-};
 
 /**
  * Builds the email for the site owner from a stored submission (docs/api/openapi.yaml): the
@@ -109,51 +73,6 @@ function bodyOf(submission: ContactEmailSource, form: FormDefinition | undefined
 export function contactMessageId(submission: Pick<Submission, 'id' | 'createdAt'>, smtp: Pick<SmtpConfig, 'from'>): string {
   const domain = smtp.from.slice(smtp.from.lastIndexOf('@') + 1).toLowerCase();
   return `<contact-${submission.id}.${Date.parse(submission.createdAt)}@${domain}>`;
-}
-
-/**
- * Text made safe for a header: every control, line or paragraph separator and
- * bidirectional override becomes a space, and runs of spaces become one.
- */
-export function headerText(value: string): string {
-  return value.replace(new RegExp(UNSAFE_IN_HEADER, 'gu'), ' ').replace(/\s+/gu, ' ').trim();
-}
-
-/**
- * A visitor's text as it must stand in a header to reach the owner literally.
- * Hint: text holding `=?` could be read as an RFC 2047 encoded word, and nodemailer leaves a
- * valid one as it is, so `=?UTF-8?Q?Eve=0D=0ABcc:_x@y.z?=` would be decoded by mail
- * programs into a line break and a Bcc; such text is encoded here, whole, as encoded words
- * of our own. Other text is left to nodemailer, which encodes what is not ASCII.
- */
-export function literalInHeader(text: string): string {
-  return text.includes('=?') ? encodedWords(text) : text;
-}
-
-/** The longest run of UTF-8 bytes in one encoded word: 45 bytes are 60 in base64, plus `=?UTF-8?B?…?=`, 72 of RFC 2047's 75. */
-const BYTES_PER_WORD = 45;
-
-/**
- * `text` as RFC 2047 encoded words (UTF-8, base64), each within 75 characters, cut between
- * characters so that no word holds half of one, separated by spaces that decoders drop.
- */
-export function encodedWords(text: string): string {
-  const words: string[] = [];
-  let bytes: Buffer[] = [];
-  let size = 0;
-  const flush = () => {
-    words.push(`=?UTF-8?B?${Buffer.concat(bytes).toString('base64')}?=`);
-    bytes = [];
-    size = 0;
-  };
-  for (const character of text) {
-    const encoded = Buffer.from(character, 'utf8');
-    if (size + encoded.length > BYTES_PER_WORD) flush();
-    bytes.push(encoded);
-    size += encoded.length;
-  }
-  if (size > 0) flush();
-  return words.join(' ');
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describeError, type Logger } from '../log.ts';
-import type { Mailer, SendResult } from './mailer.ts';
-import type { ContactEmail } from './message.ts';
+import type { Mailer, SendResult } from '../mail/mailer.ts';
+import type { ContactEmail } from '../mail/email.ts';
 import type { Claimed, Outbox, Submission } from './outbox.ts';
 import { createScheduler, type Timer } from '../scheduler.ts';
 

@@ -4,7 +4,7 @@ import { defineForm, type FormDefinition, fieldSchema } from './definition.ts';
 
 /**
  * The newsletter form of docs/api/openapi.yaml as a definition: one email address, no honeypot.
- * Hint: its answer stays the spec's single `error` string (newsletter/handle.ts), not an `errors`
+ * Hint: its answer stays the spec's single `error` string (newsletter/newsletter-handlers.ts), not an `errors`
  * object; the definition gives its field's rules and markup (NewsletterForm.astro), in the site's
  * language (src/lib/i18n: the spec's words in English).
  */

@@ -1,4 +1,4 @@
-import type { KitConfig } from '../config.ts';
+import type { KitConfig } from './settings.ts';
 import { readBoundedText } from '../bounded-text.ts';
 import { describeNetworkError, isRedirect, misconfigured, type NewsletterProvider, type SubscribeOutcome, unavailable } from './provider.ts';
 

@@ -1,7 +1,7 @@
-import type { SmtpConfig } from '../config.ts';
-import type { Mailer } from '../contact/mailer.ts';
-import { type ContactEmail, headerText } from '../contact/message.ts';
 import { texts } from '../i18n/texts.ts';
+import { type ContactEmail, headerText } from '../mail/email.ts';
+import type { Mailer } from '../mail/mailer.ts';
+import type { SmtpConfig } from '../mail/settings.ts';
 import { type ConsentEvidence, type Consents, consentVersion, truncatedClient } from './consents.ts';
 
 /** Where a newsletter page's visitor lands after asking to subscribe with double opt-in: "check your inbox". */
@@ -10,7 +10,7 @@ export const CONFIRM_THANKS = '/thank-you/confirm-subscription/';
 /**
  * Double opt-in as the site runs it for the local list and Resend: the signup's consent is
  * recorded as pending and a confirmation email goes out; the address reaches the list only from
- * the link in it (newsletter/handle.ts `handleNewsletterConfirmation`).
+ * the link in it (newsletter/newsletter-handlers.ts `handleNewsletterConfirmation`).
  */
 export type OptIn = {
   consents: Consents;

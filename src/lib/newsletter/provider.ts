@@ -1,4 +1,4 @@
-import type { ProviderName } from '../config.ts';
+import type { ProviderName } from './settings.ts';
 
 /** Why a provider did not add an address; each maps to one answer in `handle.ts`. */
 export type SubscribeFailure =

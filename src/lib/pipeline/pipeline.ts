@@ -1,14 +1,14 @@
 import type { AdminAction } from '../admin/actions.ts';
-import { type AdminRefusalView, renderAdminOutcome, runAdminRoute } from '../admin/route.ts';
-import { clientIp, clientKey, hashClient } from '../client-ip.ts';
-import { BODY_LIMIT_BYTES, readForm, tooLargeMessage } from '../http.ts';
+import { clientIp, clientKey, hashClient } from '../http/client-ip.ts';
+import { BODY_LIMIT_BYTES, readForm, tooLargeMessage } from '../http/form.ts';
 import { texts } from '../i18n/texts.ts';
+import { type AdminRefusalView, renderAdminOutcome, runAdminRoute } from './admin-route.ts';
 import { describeError } from '../log.ts';
-import { isDocumentNavigation } from '../navigation.ts';
-import { applyOriginPolicy } from '../origin.ts';
-import type { Services } from '../services.ts';
-import { type Answer, type FormValues, failure, INTERNAL_ERROR, methodNotAllowed, type Outcome, renderJson, tooManyRequests } from './outcome.ts';
-import { type FormPages, type FormView, renderPage } from './page.ts';
+import { isDocumentNavigation } from '../http/navigation.ts';
+import { applyOriginPolicy } from '../http/origin.ts';
+import type { Services } from '../app/services.ts';
+import { type Answer, type FormValues, failure, INTERNAL_ERROR, methodNotAllowed, type Outcome, renderJson, tooManyRequests } from '../http/outcome.ts';
+import { type FormPages, type FormView, renderPage } from './form-view.ts';
 import type { Route, RouteHandler, Target } from './routes.ts';
 
 /** What the pipeline gives back: an answer to send, or a form's or the admin's page for Astro to render. */
@@ -63,7 +63,7 @@ export async function runPipeline({ request, target, socketAddress, services }: 
   return reply;
 }
 
-/** An admin post: its own checks and action (src/lib/admin/route.ts), one log line, and never a stack trace to the owner. */
+/** An admin post: its own checks and action (src/lib/pipeline/admin-route.ts), one log line, and never a stack trace to the owner. */
 async function runAdmin(action: AdminAction, { request, ip, services }: Omit<Step, 'pages'>): Promise<Reply> {
   let reply: Answer | AdminRefusalView;
   try {

@@ -1,12 +1,12 @@
 import { ADMIN_ACTIONS, type AdminAction } from '../admin/actions.ts';
-import { formHandler, handleContact, handleContactConfirmation } from '../contact/handle.ts';
+import { formHandler, handleContact, handleContactConfirmation } from '../contact/contact-handlers.ts';
 import { ownerForms } from '../forms/registry.ts';
-import { handleHealth } from '../health.ts';
-import { handleNewsletter, handleNewsletterConfirmation, handleUnsubscribe } from '../newsletter/handle.ts';
+import { handleHealth } from './health.ts';
+import { handleNewsletter, handleNewsletterConfirmation, handleUnsubscribe } from '../newsletter/newsletter-handlers.ts';
 import type { LimitedRoute, OwnBudget } from '../rate-limit.ts';
-import type { Services } from '../services.ts';
-import type { Outcome } from './outcome.ts';
-import { CONFIRM_PAGES, FORM_PAGES, type FormPages, NEWSLETTER_LINK_PAGES, ownerFormPages } from './page.ts';
+import type { Services } from '../app/services.ts';
+import type { Outcome } from '../http/outcome.ts';
+import { CONFIRM_PAGES, FORM_PAGES, type FormPages, NEWSLETTER_LINK_PAGES, ownerFormPages } from './form-view.ts';
 
 /** A route's handler: the request and the services in, an outcome out; it never writes an answer itself. */
 export type RouteHandler = (request: Request, services: Services, context: HandlerContext) => Outcome | Promise<Outcome>;

@@ -1,5 +1,5 @@
 import settings from '#site-config';
-import type { ContactEmailSite } from '../contact/message.ts';
+import type { ContactEmailSite } from '../mail/email.ts';
 
 /**
  * The owner's site settings (site.config.ts at the project's root), as the build read them.

@@ -1,5 +1,5 @@
-import type { SmtpConfig } from '../config.ts';
-import { type ContactEmail, type ContactEmailSite, headerText } from '../contact/message.ts';
+import type { SmtpConfig } from '../mail/settings.ts';
+import { type ContactEmail, type ContactEmailSite, headerText } from '../mail/email.ts';
 import { REASON_TEXT, type SpamReason } from './verdict.ts';
 
 /** A message held as spam, as the digest lists it. */

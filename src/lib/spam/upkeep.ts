@@ -1,10 +1,10 @@
-import type { SmtpConfig } from '../config.ts';
-import type { Mailer } from '../contact/mailer.ts';
-import type { ContactEmailSite } from '../contact/message.ts';
+import type { SmtpConfig } from '../mail/settings.ts';
+import type { Mailer } from '../mail/mailer.ts';
+import type { ContactEmailSite } from '../mail/email.ts';
 import { HOUR_MS, type HousekeepingJob } from '../housekeeping.ts';
 import type { Logger } from '../log.ts';
 import { composeDigest, DIGEST_LIST_LIMIT, type DigestTime, nextDigestAt } from './digest.ts';
-import type { SpamStore } from './store.ts';
+import type { SpamStore } from './spam-store.ts';
 
 /**
  * The spam filter's jobs of the housekeeping (src/lib/housekeeping.ts), each hourly: held spam

@@ -10,7 +10,7 @@ import {
   readMessageQuery,
   readPage,
   signInMessage,
-} from '../../../src/lib/admin/page.ts';
+} from '../../../src/lib/admin/admin-page.ts';
 import { createSessions, type SessionRecord } from '../../../src/lib/admin/session.ts';
 
 const params = (query: string) => new URLSearchParams(query);

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { isAdminRefusal, renderAdminOutcome, runAdminRoute } from '../../../src/lib/admin/route.ts';
-import type { Services } from '../../../src/lib/services.ts';
+import { isAdminRefusal, renderAdminOutcome, runAdminRoute } from '../../../src/lib/pipeline/admin-route.ts';
+import type { Services } from '../../../src/lib/app/services.ts';
 
 const HEADERS = { 'cache-control': 'no-store', 'x-robots-tag': 'noindex, nofollow' };
 

@@ -4,7 +4,7 @@ import { applyRetention } from '../../../src/lib/admin/retention.ts';
 import { parsePasswordHash } from '../../../src/lib/admin/password.ts';
 import { createSessions } from '../../../src/lib/admin/session.ts';
 import { silentLogger } from '../../../src/lib/log.ts';
-import type { Store } from '../../../src/lib/store/store.ts';
+import type { Store } from '../../../src/lib/database/database.ts';
 import { createConsents } from '../../../src/lib/newsletter/consents.ts';
 import { createSignups } from '../../../src/lib/newsletter/signups.ts';
 import { createDeliveries } from '../../../src/lib/webhooks/deliveries.ts';

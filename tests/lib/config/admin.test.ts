@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { readConfig } from '../../../src/lib/config.ts';
+import { readConfig } from '../../../src/lib/config/config.ts';
 import { admin } from '../../../src/lib/config/admin.ts';
 
 // The reference implementation's vector (phc-winner-argon2): a well-formed argon2id hash.

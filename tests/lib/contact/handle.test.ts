@@ -1,6 +1,6 @@
 import { describe, expect, test, vi } from 'vitest';
-import { handleContact } from '../../../src/lib/contact/handle.ts';
-import type { SubmissionStore } from '../../../src/lib/contact/store.ts';
+import { handleContact } from '../../../src/lib/contact/contact-handlers.ts';
+import type { SubmissionStore } from '../../../src/lib/contact/submission-store.ts';
 import { silentLogger } from '../../../src/lib/log.ts';
 
 const valid = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello, I would like to know more.', honeypot: '' };

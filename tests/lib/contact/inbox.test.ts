@@ -6,7 +6,7 @@ import { EXIT } from '../../../src/lib/cli.ts';
 import { type InboxCommand, parseInboxArgs, runInboxCommand } from '../../../src/lib/contact/inbox.ts';
 import type { Outbox } from '../../../src/lib/contact/outbox.ts';
 import { createLogger } from '../../../src/lib/log.ts';
-import { openStore, type Store } from '../../../src/lib/store/store.ts';
+import { openStore, type Store } from '../../../src/lib/database/database.ts';
 import { TEST_DATABASE } from '../../support/stores.ts';
 
 describe('reading the arguments of npm run inbox', () => {

@@ -1,5 +1,5 @@
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { classifySmtpError, createSmtpMailer } from '../../../src/lib/contact/mailer.ts';
+import { classifySmtpError, createSmtpMailer } from '../../../src/lib/mail/mailer.ts';
 import type { SmtpTls } from '../../../src/lib/config/smtp.ts';
 import { composeContactEmail } from '../../../src/lib/contact/message.ts';
 

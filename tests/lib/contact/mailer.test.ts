@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from 'vitest';
-import { classifySmtpError, createSmtpMailer, SMTP_TIMEOUTS } from '../../../src/lib/contact/mailer.ts';
+import { classifySmtpError, createSmtpMailer, SMTP_TIMEOUTS } from '../../../src/lib/mail/mailer.ts';
 import { composeContactEmail } from '../../../src/lib/contact/message.ts';
 
 const SITE = { name: 'Atelier Nord', senderName: 'Atelier Nord', adminOrigin: undefined };

@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
-import type { Mailer, SendResult } from '../../../src/lib/contact/mailer.ts';
-import type { ContactEmail } from '../../../src/lib/contact/message.ts';
+import type { Mailer, SendResult } from '../../../src/lib/mail/mailer.ts';
+import type { ContactEmail } from '../../../src/lib/mail/email.ts';
 import type { Outbox } from '../../../src/lib/contact/outbox.ts';
 import { createDeliveryWorker, DELIVERY_POLICY, type DeliveryWorkerOptions, retryDelay } from '../../../src/lib/contact/worker.ts';
 import { createLogger } from '../../../src/lib/log.ts';
-import { openStore, type Store } from '../../../src/lib/store/store.ts';
+import { openStore, type Store } from '../../../src/lib/database/database.ts';
 import { TEST_DATABASE } from '../../support/stores.ts';
 import { eventually } from '../../support/smtp.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, test, vi } from 'vitest';
 import { createLogger, silentLogger } from '../../../src/lib/log.ts';
-import { handleNewsletter } from '../../../src/lib/newsletter/handle.ts';
+import { handleNewsletter } from '../../../src/lib/newsletter/newsletter-handlers.ts';
 import type { NewsletterProvider, SubscribeFailure, SubscribeOutcome } from '../../../src/lib/newsletter/provider.ts';
 
 function fakeProvider(outcome: SubscribeOutcome = { ok: true }) {

@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createLogger } from '../../../src/lib/log.ts';
-import { handleNewsletter } from '../../../src/lib/newsletter/handle.ts';
-import { renderJson, toResponse } from '../../../src/lib/pipeline/outcome.ts';
+import { handleNewsletter } from '../../../src/lib/newsletter/newsletter-handlers.ts';
+import { renderJson, toResponse } from '../../../src/lib/http/outcome.ts';
 import { createKitProvider } from '../../../src/lib/newsletter/kit.ts';
 import { createMailchimpProvider } from '../../../src/lib/newsletter/mailchimp.ts';
 import type { NewsletterProvider } from '../../../src/lib/newsletter/provider.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import type { NewsletterConfig } from '../../../src/lib/config.ts';
+import type { NewsletterConfig } from '../../../src/lib/config/config.ts';
 import type { SubscriberList } from '../../../src/lib/newsletter/local.ts';
 import { createNewsletterProvider } from '../../../src/lib/newsletter/registry.ts';
 

@@ -3,7 +3,7 @@ import { createLogger } from '../../../src/lib/log.ts';
 import { createMailchimpProvider } from '../../../src/lib/newsletter/mailchimp.ts';
 import { createSignupWorker } from '../../../src/lib/newsletter/signup-worker.ts';
 import { createSignups } from '../../../src/lib/newsletter/signups.ts';
-import { openStore } from '../../../src/lib/store/store.ts';
+import { openStore } from '../../../src/lib/database/database.ts';
 import { type FakeHttpServer, replyJson, startFakeHttpServer } from '../../support/fake-http.ts';
 import { TEST_DATABASE, testEngines } from '../../support/stores.ts';
 

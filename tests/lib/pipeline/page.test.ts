@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { accepted, failure, invalid } from '../../../src/lib/pipeline/outcome.ts';
-import { applyViewStatus, FORM_PAGES, isFormView, renderPage } from '../../../src/lib/pipeline/page.ts';
+import { accepted, failure, invalid } from '../../../src/lib/http/outcome.ts';
+import { applyViewStatus, FORM_PAGES, isFormView, renderPage } from '../../../src/lib/pipeline/form-view.ts';
 
 describe('renderPage: what a person without JavaScript gets for each outcome', () => {
   test('accepted: 303 to the thank-you page, with a relative Location, never cached', () => {

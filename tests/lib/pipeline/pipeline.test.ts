@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { beforeEach, describe, expect, test } from 'vitest';
-import { requireConfig } from '../../../src/lib/config.ts';
-import type { FormView } from '../../../src/lib/pipeline/page.ts';
+import { requireConfig } from '../../../src/lib/config/config.ts';
+import type { FormView } from '../../../src/lib/pipeline/form-view.ts';
 import { createLogger } from '../../../src/lib/log.ts';
-import { failure, type Outcome } from '../../../src/lib/pipeline/outcome.ts';
+import { failure, type Outcome } from '../../../src/lib/http/outcome.ts';
 import { type Reply, runPipeline } from '../../../src/lib/pipeline/pipeline.ts';
 import { findTarget, type Route } from '../../../src/lib/pipeline/routes.ts';
-import { createServices, type Services } from '../../../src/lib/services.ts';
+import { createServices, type Services } from '../../../src/lib/app/services.ts';
 
 /**
  * The pipeline in process, no server: the real handlers, guard and renderers over a real

@@ -1,7 +1,7 @@
 import { solveChallenge } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/sha';
 import { describe, expect, test } from 'vitest';
-import type { SpamConfig } from '../../../src/lib/config.ts';
+import type { SpamConfig } from '../../../src/lib/config/config.ts';
 import { silentLogger } from '../../../src/lib/log.ts';
 import { createSpamService, NEWSLETTER_PROOF_ERROR } from '../../../src/lib/spam/service.ts';
 import { DEFAULT_WEIGHING } from '../../../src/lib/spam/weights.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { createSpamStore } from '../../../src/lib/spam/store.ts';
+import { createSpamStore } from '../../../src/lib/spam/spam-store.ts';
 import { testEngines } from '../../support/stores.ts';
 
 const INPUT = { name: 'Spammy', email: 'spam@example.com', message: 'Buy https://a.test https://b.test https://c.test', honeypot: '' };

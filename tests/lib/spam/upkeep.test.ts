@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createSmtpMailer } from '../../../src/lib/contact/mailer.ts';
+import { createSmtpMailer } from '../../../src/lib/mail/mailer.ts';
 import { createLogger } from '../../../src/lib/log.ts';
 import { spamJobs, tidySpam } from '../../../src/lib/spam/upkeep.ts';
-import { createSpamStore } from '../../../src/lib/spam/store.ts';
+import { createSpamStore } from '../../../src/lib/spam/spam-store.ts';
 import { parseMail } from '../../support/mime.ts';
 import { type FakeSmtpServer, startSmtpServer } from '../../support/smtp.ts';
 import { testEngines } from '../../support/stores.ts';

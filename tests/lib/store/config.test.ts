@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { describeConfig, requireConfig } from '../../../src/lib/config.ts';
+import { describeConfig, requireConfig } from '../../../src/lib/config/config.ts';
 import { readDatabaseConfig } from '../../../src/lib/config/database.ts';
 
 describe('the database settings', () => {

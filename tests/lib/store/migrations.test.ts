@@ -5,7 +5,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, test } from 'vitest';
 import { createLogger } from '../../../src/lib/log.ts';
 import { MIGRATIONS } from '../../../src/lib/store/migrations.ts';
-import { openStore } from '../../../src/lib/store/store.ts';
+import { openStore } from '../../../src/lib/database/database.ts';
 import { TEST_DATABASE } from '../../support/stores.ts';
 
 const dirs: string[] = [];

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createLogger } from '../../../src/lib/log.ts';
-import { openStore } from '../../../src/lib/store/store.ts';
+import { openStore } from '../../../src/lib/database/database.ts';
 import { POSTGRES_SKIP_NOTE, type PostgresServer, postgresAvailable, startPostgres } from '../../support/postgres.ts';
 import { eventually } from '../../support/smtp.ts';
 import { TEST_DATABASE } from '../../support/stores.ts';

@@ -4,12 +4,12 @@
  * holds DATA while the race happens.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { requireConfig } from '../../../src/lib/config.ts';
-import { createSmtpMailer } from '../../../src/lib/contact/mailer.ts';
+import { requireConfig } from '../../../src/lib/config/config.ts';
+import { createSmtpMailer } from '../../../src/lib/mail/mailer.ts';
 import { composeContactEmail } from '../../../src/lib/contact/message.ts';
 import { createDeliveryWorker } from '../../../src/lib/contact/worker.ts';
 import { createLogger } from '../../../src/lib/log.ts';
-import { openStore, type Store } from '../../../src/lib/store/store.ts';
+import { openStore, type Store } from '../../../src/lib/database/database.ts';
 import { createSubmissionMachine, MOVES, requireMove, type State } from '../../../src/lib/submissions/machine.ts';
 import { eventually, type FakeSmtpServer, startSmtpServer } from '../../support/smtp.ts';
 import { TEST_DATABASE, testEngines } from '../../support/stores.ts';

@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createLogger } from '../../../src/lib/log.ts';
-import { openStore, type Store } from '../../../src/lib/store/store.ts';
+import { openStore, type Store } from '../../../src/lib/database/database.ts';
 import { createSubmissionMachine } from '../../../src/lib/submissions/machine.ts';
 import { createDeliveries } from '../../../src/lib/webhooks/deliveries.ts';
 import type { Endpoint } from '../../../src/lib/webhooks/endpoints.ts';

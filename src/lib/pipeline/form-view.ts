@@ -1,6 +1,6 @@
 import { type FormDefinition, visibleFieldNames } from '../forms/definition.ts';
 import { contactForm } from '../forms/registry.ts';
-import { type Answer, type FormValues, INTERNAL_ERROR, type Outcome } from './outcome.ts';
+import { type Answer, type FormValues, INTERNAL_ERROR, type Outcome } from '../http/outcome.ts';
 
 /** The forms a person can post without JavaScript: the two of the spec, and the name of each of the owner's (decision 0131). */
 export type FormName = 'newsletter' | 'contact' | (string & {});

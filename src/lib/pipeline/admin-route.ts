@@ -1,9 +1,9 @@
-import { clientKey, hashClient } from '../client-ip.ts';
-import { publicOrigin } from '../origin.ts';
-import type { Answer } from '../pipeline/outcome.ts';
-import type { Services } from '../services.ts';
-import { type AdminAction, type AdminOutcome, handleAdminPost } from './actions.ts';
-import { ADMIN_HEADERS } from './page.ts';
+import { clientKey, hashClient } from '../http/client-ip.ts';
+import { publicOrigin } from '../http/origin.ts';
+import type { Answer } from '../http/outcome.ts';
+import type { Services } from '../app/services.ts';
+import { type AdminAction, type AdminOutcome, handleAdminPost } from '../admin/actions.ts';
+import { ADMIN_HEADERS } from '../admin/admin-page.ts';
 
 /** A refused admin post, for Astro to show as a page in the site's layout (src/pages/admin/[...rest].astro). */
 export type AdminRefusalView = { kind: 'admin-refusal'; status: number; message: string; headers: Record<string, string> };

@@ -1,13 +1,13 @@
-import type { Config } from '../config.ts';
-import type { Mailer } from '../contact/mailer.ts';
+import type { Config } from '../config/config.ts';
+import type { Mailer } from '../mail/mailer.ts';
 import type { HousekeepingJob } from '../housekeeping.ts';
 import type { Logger } from '../log.ts';
-import type { Store } from '../store/store.ts';
+import type { Store } from '../database/database.ts';
 import { siteForMail } from '../site/site.ts';
-import { createSpamService, type SpamService } from './service.ts';
-import { createSpamStore, type SpamStore } from './store.ts';
-import { spamJobs } from './upkeep.ts';
-import type { UsedChallenges } from './used-challenges.ts';
+import { createSpamService, type SpamService } from '../spam/service.ts';
+import { createSpamStore, type SpamStore } from '../spam/spam-store.ts';
+import { spamJobs } from '../spam/upkeep.ts';
+import type { UsedChallenges } from '../spam/used-challenges.ts';
 
 /** The spam filter of a running server: the service the handlers ask, its records, and its jobs of the housekeeping. */
 export type SpamParts = {

@@ -1,12 +1,12 @@
 import { createOutbox, type Outbox } from '../contact/outbox.ts';
-import { createSubmissionStore, type SubmissionStore } from '../contact/store.ts';
+import { createSubmissionStore, type SubmissionStore } from '../contact/submission-store.ts';
 import type { Logger } from '../log.ts';
 import { createSubscriberList, type SubscriberList } from '../newsletter/local.ts';
-import type { DatabaseConfig } from '../config/database.ts';
-import { openPostgres } from './postgres.ts';
-import { type Engine, engineName, type Sql } from './sql.ts';
-import { openSqlite } from './sqlite.ts';
-import { createDatabaseState, type DatabaseState } from './state.ts';
+import type { DatabaseConfig } from './settings.ts';
+import { openPostgres } from '../store/postgres.ts';
+import { type Engine, engineName, type Sql } from '../store/sql.ts';
+import { openSqlite } from '../store/sqlite.ts';
+import { createDatabaseState, type DatabaseState } from '../store/state.ts';
 
 /** What the health check learns about the database. */
 export type DatabaseHealth = {

@@ -1,12 +1,12 @@
 import { resolve } from 'node:path';
-import { type Config, readConfig } from './config.ts';
-import { withoutCredentials } from './config/secrets.ts';
-import { verifySmtp } from './contact/mailer.ts';
-import { requireWhenNeeded } from './lazy.ts';
-import { createLogger, describeError } from './log.ts';
-import { checkProviderKeys } from './newsletter/key-check.ts';
-import { DATABASE_FILE } from './store/sqlite.ts';
-import { openStore } from './store/store.ts';
+import { type Config, readConfig } from '../config/config.ts';
+import { withoutCredentials } from '../config/secrets.ts';
+import { verifySmtp } from '../mail/mailer.ts';
+import { requireWhenNeeded } from '../lazy.ts';
+import { createLogger, describeError } from '../log.ts';
+import { checkProviderKeys } from '../newsletter/key-check.ts';
+import { DATABASE_FILE } from '../store/sqlite.ts';
+import { openStore } from '../database/database.ts';
 
 /** What one check found: fine, worth a look, or something that stops the site working as configured. */
 export type Finding = { part: string; result: 'ok' | 'warning' | 'error' | 'off'; detail: string };

@@ -1,5 +1,5 @@
-import { texts } from './i18n/texts.ts';
-import { type Failure, failure } from './pipeline/outcome.ts';
+import { texts } from '../i18n/texts.ts';
+import { type Failure, failure } from './outcome.ts';
 
 /** The largest request body the endpoints read, in bytes; the adapter is set to the same. */
 export const BODY_LIMIT_BYTES = 64 * 1024;

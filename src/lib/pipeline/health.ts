@@ -1,5 +1,5 @@
-import type { Data } from './pipeline/outcome.ts';
-import type { Store } from './store/store.ts';
+import type { Data } from '../http/outcome.ts';
+import type { Store } from '../database/database.ts';
 
 /** What the health check reads. */
 export type HealthDeps = { store: Pick<Store, 'health'>; providerName: string };

@@ -1,14 +1,14 @@
 import * as v from 'valibot';
 import { INVALID_EMAIL } from '../forms/email.ts';
 import { NewsletterSchema } from '../forms/newsletter.ts';
-import { readForm } from '../http.ts';
+import { readForm } from '../http/form.ts';
 import { texts } from '../i18n/texts.ts';
 import { describeError, type Logger } from '../log.ts';
 import { site } from '../site/site.ts';
 import type { EventRecorder } from '../webhooks/webhooks.ts';
 import type { Consents } from './consents.ts';
 import { CONFIRM_THANKS, evidenceOf, type OptIn } from './opt-in.ts';
-import { accepted, type FormValues, failure, type Outcome, tooManyRequests } from '../pipeline/outcome.ts';
+import { accepted, type FormValues, failure, type Outcome, tooManyRequests } from '../http/outcome.ts';
 import type { AbuseLimits } from '../rate-limit.ts';
 import type { SpamService } from '../spam/service.ts';
 import type { NewsletterProvider, SubscribeFailure } from './provider.ts';

@@ -1,7 +1,7 @@
-import type { Outbox } from '../contact/outbox.ts';
+import type { Outbox } from './outbox.ts';
 import type { Logger } from '../log.ts';
-import type { AkismetClient } from './akismet.ts';
-import type { Correction, SpamStore } from './store.ts';
+import type { AkismetClient } from '../spam/akismet.ts';
+import type { Correction, SpamStore } from '../spam/spam-store.ts';
 
 /** What an owner's correction needs: the records, and Akismet when it is configured. */
 export type CorrectionDeps = { spam: SpamStore; outbox: Outbox; akismet?: AkismetClient | undefined; logger: Logger };

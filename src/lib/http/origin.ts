@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
-import { texts } from './i18n/texts.ts';
-import { type Failure, failure } from './pipeline/outcome.ts';
+import { texts } from '../i18n/texts.ts';
+import { type Failure, failure } from './outcome.ts';
 
 /** Methods that change something, and so are subject to the origin policy. */
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

@@ -1,8 +1,8 @@
 import { getCACertificates } from 'node:tls';
-import type { SmtpConfig } from '../config.ts';
+import type { SmtpConfig } from './settings.ts';
 import { requireWhenNeeded } from '../lazy.ts';
 import type { Logger } from '../log.ts';
-import type { ContactEmail } from './message.ts';
+import type { ContactEmail } from './email.ts';
 
 /** The answer of one delivery attempt: accepted, or refused for a while or for good. */
 export type SendResult = { ok: true } | { ok: false; permanent: boolean; reason: string };

@@ -1,25 +1,25 @@
 import { existsSync } from 'node:fs';
-import { admin } from './config/admin.ts';
-import { autoReply } from './config/auto-reply.ts';
-import { consent } from './config/consent.ts';
-import { database } from './config/database.ts';
-import { limits } from './config/limits.ts';
-import { logging } from './config/logging.ts';
-import { newsletter } from './config/newsletter.ts';
-import { origins } from './config/origins.ts';
-import { redis } from './config/redis.ts';
-import { server } from './config/server.ts';
-import { smtp } from './config/smtp.ts';
-import { spam } from './config/spam.ts';
-import { webhooks } from './config/webhooks.ts';
-import type { ConfigConcern, Env } from './config/variables.ts';
-import { fromProjectRoot } from './project-root.ts';
+import { admin } from './admin.ts';
+import { autoReply } from './auto-reply.ts';
+import { consent } from './consent.ts';
+import { database } from './database.ts';
+import { limits } from './limits.ts';
+import { logging } from './logging.ts';
+import { newsletter } from './newsletter.ts';
+import { origins } from './origins.ts';
+import { redis } from './redis.ts';
+import { server } from './server.ts';
+import { smtp } from './smtp.ts';
+import { spam } from './spam.ts';
+import { webhooks } from './webhooks.ts';
+import type { ConfigConcern, Env } from './variables.ts';
+import { fromProjectRoot } from '../project-root.ts';
 
-export type { KitConfig, MailchimpConfig, NewsletterConfig, ProviderName, ResendConfig } from './config/newsletter.ts';
-export { PROVIDER_NAMES } from './config/newsletter.ts';
-export { readDataDir } from './config/server.ts';
-export type { SmtpConfig } from './config/smtp.ts';
-export type { SpamConfig, TurnstileConfig } from './config/spam.ts';
+export type { KitConfig, MailchimpConfig, NewsletterConfig, ProviderName, ResendConfig } from './newsletter.ts';
+export { PROVIDER_NAMES } from './newsletter.ts';
+export { readDataDir } from './server.ts';
+export type { SmtpConfig } from './smtp.ts';
+export type { SpamConfig, TurnstileConfig } from './spam.ts';
 
 /**
  * Every concern of the configuration, each reading its own variables (src/lib/config/).

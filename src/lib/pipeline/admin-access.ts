@@ -1,7 +1,7 @@
-import { publicOrigin } from '../origin.ts';
-import type { Admin } from './admin.ts';
-import { openAdminPage } from './page.ts';
-import type { Session } from './session.ts';
+import { publicOrigin } from '../http/origin.ts';
+import type { Admin } from '../admin/admin.ts';
+import { openAdminPage } from '../admin/admin-page.ts';
+import type { Session } from '../admin/session.ts';
 
 /** The parts of Astro's page context every admin page has: the request, and what our server handed over with it. */
 export type AdminPageContext = { request: Request; locals: Pick<App.Locals, 'services'> };
