@@ -1,5 +1,6 @@
 import { Window } from 'happy-dom';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { hashPassword } from '../../src/lib/admin/password.ts';
 import { buildOtherSite } from '../support/build-site.ts';
 import { parseMail } from '../support/mime.ts';
 import { postForm, type Site, startSite } from '../support/site.ts';
@@ -29,6 +30,7 @@ beforeAll(async () => {
       NEWSLETTER_DOUBLE_OPT_IN: 'true',
       // Three accepted posts per form and client in 10 minutes, for the 429's words.
       RATE_LIMIT_MAX: '3',
+      ADMIN_PASSWORD_HASH: await hashPassword('correct horse battery staple'),
     },
     { start: built.start },
   );
@@ -111,6 +113,14 @@ describe('the pages of a German site', () => {
     expect(text(doc, '#contact-form button')).toBe('Nachricht senden');
     expect(form.getAttribute('data-busy')).toBe('Wird gesendet …');
     expect(form.getAttribute('data-thanks')).toBe('Danke für Ihre Nachricht! Wir melden uns bald bei Ihnen.');
+  });
+
+  test('the owner’s admin stays English, and says so to a screen reader', async () => {
+    const response = await fetch(`${site.url}/admin/`, { redirect: 'manual' });
+    const doc = parse(await response.text());
+    expect(doc.documentElement.getAttribute('lang')).toBe('en');
+    expect(text(doc, '.skip-link')).toBe('Skip to content');
+    expect([...doc.querySelectorAll('nav a')].map((link) => link.textContent?.trim())).toContain('Home');
   });
 
   test('its colours and description are its own', async () => {
