@@ -98,3 +98,11 @@ describe('the site setting', () => {
     expect(() => defineSite({ name: 'Atelier', language: 'fr' })).toThrow('site.config.ts: language must be one of: en, de');
   });
 });
+
+describe('the site’s own texts', () => {
+  test('this checkout’s site.config.ts speaks English, the spec’s language', async () => {
+    const { texts } = await import('../../../src/lib/i18n/texts.ts');
+    expect(texts).toBe(catalogueFor('en'));
+    expect(texts.validation.invalidEmail).toBe('Please enter a valid email address');
+  });
+});
