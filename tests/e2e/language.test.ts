@@ -101,6 +101,27 @@ describe('a German site with JavaScript', () => {
     await expect(axeViolations(page)).resolves.toEqual([]);
   });
 
+  test('the script’s own words are German: the busy button while sending, and a failed request', async () => {
+    const page = await visit('/contact', true);
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // The post is held, then dropped as a lost network would: the script's words, not the server's, show.
+    await page.route('**/api/contact', async (route) => {
+      await held;
+      await route.abort('failed');
+    });
+    await fillContact(page, 'Ein Tisch aus Eiche, zwei Meter lang, bitte.');
+    const button = page.locator('#contact-form button[type="submit"]');
+    await button.click();
+    await expect.poll(() => button.textContent()).toBe('Wird gesendet …');
+    await expect(button.isDisabled()).resolves.toBe(true);
+    release();
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe('Etwas ist schiefgegangen. Bitte versuchen Sie es noch einmal.');
+    await expect(button.textContent()).resolves.toBe('Nachricht senden');
+  });
+
   test('a refused address for the newsletter: the German message at its field', async () => {
     const page = await visit('/', true);
     await page.evaluate(() => document.querySelector('form')!.setAttribute('novalidate', ''));
