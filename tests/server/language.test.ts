@@ -66,7 +66,7 @@ describe('the pages of a German site', () => {
     ['/contact/', 'Kontakt · Werkstatt Süd', 'Kontakt'],
     ['/thank-you/contact/', 'Nachricht gesendet · Werkstatt Süd', 'Danke für Ihre Nachricht!'],
     ['/thank-you/newsletter/', 'Sie haben den Newsletter abonniert · Werkstatt Süd', 'Danke für Ihr Abonnement!'],
-    ['/thank-you/confirm-subscription/', 'Sehen Sie in Ihr Postfach · Werkstatt Süd', 'Sehen Sie in Ihr Postfach'],
+    ['/thank-you/confirm-subscription/', 'Bitte prüfen Sie Ihr Postfach · Werkstatt Süd', 'Bitte prüfen Sie Ihr Postfach'],
     ['/thank-you/unsubscribed/', 'Abgemeldet · Werkstatt Süd', 'Sie sind abgemeldet'],
     ['/thank-you/', 'Vielen Dank · Werkstatt Süd', 'Vielen Dank!'],
     ['/no-such-page', 'Seite nicht gefunden · Werkstatt Süd', 'Seite nicht gefunden'],

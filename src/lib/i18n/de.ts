@@ -54,7 +54,7 @@ export const de: Catalogue = {
   confirmMessage: {
     heading: 'Noch ein Schritt: Nachricht senden?',
     explanation:
-      'Ihr Browser hat das Skript dieser Seite nicht ausgeführt, das uns sonst zeigt, dass ein Mensch schreibt. Bitte prüfen Sie Ihre Nachricht und drücken Sie den Knopf, um sie zu senden.',
+      'Ihr Browser hat das Skript dieser Seite nicht ausgeführt, das uns sonst zeigt, dass ein Mensch schreibt. Bitte prüfen Sie Ihre Nachricht und klicken Sie auf die Schaltfläche, um sie zu senden.',
     submit: 'Meine Nachricht senden',
     notMeant: 'Nicht, was Sie wollten?',
     writeAgain: 'Eine neue Nachricht schreiben',
@@ -146,10 +146,10 @@ export const de: Catalogue = {
       question: 'Fragen? Schreiben Sie uns',
     },
     confirmSubscription: {
-      title: 'Sehen Sie in Ihr Postfach',
+      title: 'Bitte prüfen Sie Ihr Postfach',
       description: 'Bestätigen Sie Ihr Abonnement des Newsletters.',
-      heading: 'Sehen Sie in Ihr Postfach',
-      lead: 'Wir haben Ihnen eine E-Mail mit einem Link geschickt. Öffnen Sie ihn und drücken Sie den Knopf, um zu bestätigen: Erst dann ist das Abonnement aktiv. Der Link gilt 48 Stunden.',
+      heading: 'Bitte prüfen Sie Ihr Postfach',
+      lead: 'Wir haben Ihnen eine E-Mail mit einem Link geschickt. Öffnen Sie ihn und klicken Sie auf die Schaltfläche, um zu bestätigen: Erst dann ist das Abonnement aktiv. Der Link gilt 48 Stunden.',
     },
     unsubscribed: {
       title: 'Abgemeldet',
@@ -181,7 +181,7 @@ export const de: Catalogue = {
       title: 'Abmelden',
       description: (site) => `Den Newsletter von ${site} abbestellen.`,
       heading: 'Abmelden',
-      lead: (site) => `Drücken Sie den Knopf, und der Newsletter von ${site} kommt nicht mehr zu Ihnen.`,
+      lead: (site) => `Klicken Sie auf die Schaltfläche, und der Newsletter von ${site} kommt nicht mehr zu Ihnen.`,
       submit: 'Abmelden',
     },
   },
@@ -192,7 +192,7 @@ export const de: Catalogue = {
       lines: (site, confirm, unsubscribe) => [
         `Jemand, vermutlich Sie, möchte den Newsletter von ${site} an diese Adresse erhalten.`,
         '',
-        'Zum Bestätigen öffnen Sie innerhalb von 48 Stunden diesen Link und drücken den Knopf:',
+        'Zum Bestätigen öffnen Sie innerhalb von 48 Stunden diesen Link und klicken auf die Schaltfläche:',
         confirm,
         '',
         'Waren Sie es nicht, dann ignorieren Sie diese E-Mail: Ohne Bestätigung geschieht nichts.',
