@@ -62,7 +62,6 @@ const SITE_CONFIG = process.env.SITE_CONFIG ? { '#site-config': resolve(process.
 /** @type {Record<string, string>} */
 const FORMS_CONFIG = process.env.FORMS_CONFIG ? { '#forms-config': resolve(process.env.FORMS_CONFIG) } : {};
 
-
 export default defineConfig({
   output: 'static',
   // Middleware mode: our server (src/server/start.ts) hands each request to the adapter with its
