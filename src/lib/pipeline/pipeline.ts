@@ -1,7 +1,8 @@
 import type { AdminAction } from '../admin/actions.ts';
-import { type AdminRefusalView, renderAdminOutcome, runAdminRoute } from './admin-route.ts';
 import { clientIp, clientKey, hashClient } from '../http/client-ip.ts';
 import { BODY_LIMIT_BYTES, readForm, tooLargeMessage } from '../http/form.ts';
+import { texts } from '../i18n/texts.ts';
+import { type AdminRefusalView, renderAdminOutcome, runAdminRoute } from './admin-route.ts';
 import { describeError } from '../log.ts';
 import { isDocumentNavigation } from '../http/navigation.ts';
 import { applyOriginPolicy } from '../http/origin.ts';
@@ -34,7 +35,7 @@ export async function runPipeline({ request, target, socketAddress, services }: 
   const ip = clientIp(socketAddress, request.headers.get('x-forwarded-for'), config.trustProxy);
   if (target.kind === 'near-miss') {
     logger.warn('request.near_miss', { method: request.method, path: target.path.slice(0, 200), client: hashClient(ip) });
-    return renderJson(failure(404, 'Not found'));
+    return renderJson(failure(404, texts.refusals.notFound));
   }
 
   const { route } = target;
