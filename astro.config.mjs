@@ -4,6 +4,8 @@ import { resolve } from 'node:path';
 import node from '@astrojs/node';
 import { defineConfig, envField } from 'astro/config';
 import { loadEnv } from 'vite';
+// One limit for every body: our dispatcher refuses larger ones with 413 before Astro sees them.
+import { BODY_LIMIT_BYTES } from './src/lib/http/form.ts';
 
 /**
  * Writes dist/build-settings.json: what the build put into the pages that the server must
@@ -60,14 +62,11 @@ const SITE_CONFIG = process.env.SITE_CONFIG ? { '#site-config': resolve(process.
 /** @type {Record<string, string>} */
 const FORMS_CONFIG = process.env.FORMS_CONFIG ? { '#forms-config': resolve(process.env.FORMS_CONFIG) } : {};
 
-/** Bodies larger than this are refused with 413; a contact message is at most ~20 KB. */
-const BODY_SIZE_LIMIT = 64 * 1024;
-
 export default defineConfig({
   output: 'static',
   // Middleware mode: our server (src/server/start.ts) hands each request to the adapter with its
   // `locals`, the request's context; nothing travels through globals.
-  adapter: node({ mode: 'middleware', bodySizeLimit: BODY_SIZE_LIMIT }),
+  adapter: node({ mode: 'middleware', bodySizeLimit: BODY_LIMIT_BYTES }),
   integrations: [buildSettings(), devServer()],
   // Nothing here needs a session, and the adapter would otherwise create a file store.
   session: false,

@@ -10,7 +10,8 @@ export default defineSite({
   name: 'Our Newsletter',
   // For search results and link previews of the home page.
   description: 'Subscribe to our newsletter: occasional updates, straight to your inbox.',
-  // The pages' language (only English today).
+  // The language of every text a visitor reads (pages, forms, messages, their mails): 'en' or 'de'.
+  // English answers exactly as docs/api/openapi.yaml says; the README's "Make it yours" says what another changes.
   language: 'en',
   // The display name of the mail the site sends you ("Our Newsletter <forms@example.org>").
   senderName: 'Our Newsletter',

@@ -3,13 +3,6 @@ import { enhanceFieldsForm } from './form-ui.ts';
 /** Where the contact form posts when CONTACT_FORM_ENDPOINT is not set (docs/api/openapi.yaml). */
 export const DEFAULT_CONTACT_ENDPOINT = '/api/contact';
 
-/** The texts the contact form shows. */
-export const CONTACT_TEXT = {
-  idle: 'Send message',
-  busy: 'Sending...',
-  thanks: "Thanks for your message! We'll get back to you soon.",
-} as const;
-
 /** How the contact form sends: where to, with which fetch (tests pass a stub), and what to await first (the proof). */
 export type ContactFormOptions = { endpoint?: string; fetchImpl?: typeof fetch; beforeSend?: () => Promise<void> };
 
@@ -21,10 +14,11 @@ export function contactEndpoint(configured: string | undefined): string {
 /**
  * Makes a contact form send without leaving the page: thanks on success, each field's
  * messages at that field with the focus on the first, or the answer's `error`.
+ * Hint: its words are the markup's (`formWords`), in the site's language.
  */
 export function enhanceContactForm(
   form: HTMLFormElement,
   { endpoint = DEFAULT_CONTACT_ENDPOINT, fetchImpl = fetch, beforeSend }: ContactFormOptions = {},
 ): void {
-  enhanceFieldsForm(form, endpoint, CONTACT_TEXT, fetchImpl, beforeSend);
+  enhanceFieldsForm(form, endpoint, fetchImpl, beforeSend);
 }

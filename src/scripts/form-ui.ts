@@ -1,6 +1,3 @@
-/** What a visitor reads when the request or the reading of its answer fails (docs/api/openapi.yaml). */
-export const SOMETHING_WENT_WRONG = 'Something went wrong. Please try again.';
-
 /** An endpoint's JSON answer (docs/api/openapi.yaml), unchecked: the script trusts only what it tests for; `status` is the HTTP status. */
 export type FormAnswer = { success?: unknown; error?: unknown; errors?: unknown; status?: number };
 
@@ -14,17 +11,35 @@ export type FormParts = {
   error: HTMLElement;
 };
 
-/** The two labels of a submit button. */
-export type ButtonLabels = { idle: string; busy: string };
+/**
+ * The words a form's script shows: the button's two labels, the thanks, and what a visitor reads
+ * when the request or the reading of its answer fails (docs/api/openapi.yaml).
+ */
+export type FormWords = { idle: string; busy: string; thanks: string; failed: string };
+
+/**
+ * Reads a form's words from its markup: the button's label, `data-busy`, `data-thanks` and
+ * `data-failed`, which the page writes in the site's language; throws naming a missing one.
+ * Hint: so the script ships no catalogue and knows no language (decision 0134).
+ */
+export function formWords(form: HTMLFormElement): FormWords {
+  const word = (name: 'busy' | 'thanks' | 'failed'): string => {
+    const value = form.dataset[name];
+    if (!value) throw new Error(`The form #${form.id} has no data-${name}`);
+    return value;
+  };
+  const idle = form.querySelector('button[type="submit"]')?.textContent?.trim() ?? '';
+  return { idle, busy: word('busy'), thanks: word('thanks'), failed: word('failed') };
+}
 
 /**
  * Makes a form submit through `send` instead of a page load: the button is disabled and
- * shows `busy` while `send` runs, a throw shows SOMETHING_WENT_WRONG, and the button always
- * comes back enabled with its `idle` label.
+ * shows `busy` while `send` runs, a throw shows `failed`, and the button always comes back
+ * enabled with its `idle` label.
  * Hint: the markup contract (one submit button, `role="status"`, `role="alert"`) is checked
  * here once, so a broken page fails loudly instead of at the first submit.
  */
-export function enhanceForm(form: HTMLFormElement, labels: ButtonLabels, send: (parts: FormParts) => Promise<void>): void {
+export function enhanceForm(form: HTMLFormElement, labels: FormWords, send: (parts: FormParts) => Promise<void>): void {
   const parts: FormParts = {
     button: required(form, 'button[type="submit"]'),
     status: required(form, '[role="status"]'),
@@ -43,7 +58,7 @@ export function enhanceForm(form: HTMLFormElement, labels: ButtonLabels, send: (
     try {
       await send(parts);
     } catch {
-      parts.error.textContent = SOMETHING_WENT_WRONG;
+      parts.error.textContent = labels.failed;
     } finally {
       button.disabled = false;
       button.textContent = labels.idle;
@@ -51,28 +66,21 @@ export function enhanceForm(form: HTMLFormElement, labels: ButtonLabels, send: (
   });
 }
 
-/** A form of fields' words: its button's two labels and its thanks. */
-export type FormTexts = ButtonLabels & { thanks: string };
-
 /**
  * Makes a form of fields (the contact form, an owner's form) send to `endpoint` without leaving
  * the page: thanks on success, each field's messages at that field with the focus on the first,
  * or the answer's `error`; `fetchImpl` for tests, `beforeSend` awaited first (the proof).
+ * Hint: its words are the markup's (`formWords`), in the site's language.
  */
-export function enhanceFieldsForm(
-  form: HTMLFormElement,
-  endpoint: string,
-  texts: FormTexts,
-  fetchImpl: typeof fetch = fetch,
-  beforeSend?: () => Promise<void>,
-): void {
-  enhanceForm(form, texts, async ({ status, error }) => {
+export function enhanceFieldsForm(form: HTMLFormElement, endpoint: string, fetchImpl: typeof fetch = fetch, beforeSend?: () => Promise<void>): void {
+  const words = formWords(form);
+  enhanceForm(form, words, async ({ status, error }) => {
     clearFieldErrors(form);
     if (beforeSend) await beforeSend();
     const answer = await postForm(form, endpoint, fetchImpl);
-    if (answer.success === true) showThanks(form, status, texts.thanks);
-    else if (answer.errors && typeof answer.errors === 'object') showFieldErrors(form, answer.errors as Record<string, unknown>, error);
-    else error.textContent = errorText(answer);
+    if (answer.success === true) showThanks(form, status, words.thanks);
+    else if (answer.errors && typeof answer.errors === 'object') showFieldErrors(form, answer.errors as Record<string, unknown>, error, words.failed);
+    else error.textContent = errorText(answer, words.failed);
   });
 }
 
@@ -92,9 +100,9 @@ export function showThanks(form: HTMLFormElement, status: HTMLElement, text: str
   form.replaceChildren(status);
 }
 
-/** The `error` string of an answer, or SOMETHING_WENT_WRONG when the answer has none. */
-export function errorText(answer: FormAnswer): string {
-  return typeof answer.error === 'string' && answer.error ? answer.error : SOMETHING_WENT_WRONG;
+/** The `error` string of an answer, or `failed` (the form's words) when the answer has none. */
+export function errorText(answer: FormAnswer, failed: string): string {
+  return typeof answer.error === 'string' && answer.error ? answer.error : failed;
 }
 
 /** Each field's error container, in form order, with the control it describes. */
@@ -117,9 +125,10 @@ export function clearFieldErrors(form: HTMLFormElement): void {
 
 /**
  * Shows each field's messages at that field (`aria-invalid`, described by them) and moves the
- * focus to the first; a message for a field without a container goes to `formError`.
+ * focus to the first; a message for a field without a container goes to `formError`, and
+ * `failed` when no message could be placed at all.
  */
-export function showFieldErrors(form: HTMLFormElement, errors: Record<string, unknown>, formError: HTMLElement): void {
+export function showFieldErrors(form: HTMLFormElement, errors: Record<string, unknown>, formError: HTMLElement, failed: string): void {
   const unplaced = { ...errors };
   let first: HTMLElement | undefined;
   for (const [box, name, field] of fieldErrors(form)) {
@@ -131,7 +140,7 @@ export function showFieldErrors(form: HTMLFormElement, errors: Record<string, un
     first ??= field as HTMLElement;
   }
   // A message for a field without a container (the honeypot) must still reach the visitor.
-  formError.textContent = Object.values(unplaced).map(text).join(' ') || (first ? '' : errorText({}));
+  formError.textContent = Object.values(unplaced).map(text).join(' ') || (first ? '' : failed);
   first?.focus();
 }
 

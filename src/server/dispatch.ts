@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isAdminRefusal } from '../lib/pipeline/admin-route.ts';
 import { BODY_LIMIT_BYTES, type BodyReader, readBodyWith, tooLargeMessage } from '../lib/http/form.ts';
 import { type Answer, failure, methodNotAllowed, renderJson } from '../lib/http/outcome.ts';
+import { texts } from '../lib/i18n/texts.ts';
+import { isAdminRefusal } from '../lib/pipeline/admin-route.ts';
 import { isFormView } from '../lib/pipeline/form-view.ts';
 import { runPipeline } from '../lib/pipeline/pipeline.ts';
 import { findTarget } from '../lib/pipeline/routes.ts';
@@ -52,7 +53,7 @@ export function createDispatcher({
       return discardBriefly(req);
     }
     const request = toWebRequest(req);
-    if (!request) return send(res, renderJson(failure(400, 'Bad request')));
+    if (!request) return send(res, renderJson(failure(400, texts.refusals.badRequest)));
     void runPipeline({ request, target, socketAddress: req.socket.remoteAddress ?? '', services })
       .then((reply) => {
         if (isAdminRefusal(reply)) return astro(req, res, { services, adminRefusal: reply });

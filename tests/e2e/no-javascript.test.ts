@@ -1,10 +1,12 @@
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { replyJson } from '../support/fake-http.ts';
 import { parseMail } from '../support/mime.ts';
 import { eventually } from '../support/smtp.ts';
 import { loadsPage, openPage } from './support/browser.ts';
-import { startSite } from '../support/site.ts';
+import { type Site, startSite } from '../support/site.ts';
 import { type Stack, startStack, SUBSCRIBED } from './support/stack.ts';
 import { site as settings } from '../../src/lib/site/site.ts';
 
@@ -15,6 +17,8 @@ import { site as settings } from '../../src/lib/site/site.ts';
 let stack: Stack;
 let context: BrowserContext;
 let page: Page;
+/** Every POST the browser sent since the page was opened: a reload that posted again would add one. */
+let posts: string[];
 
 beforeAll(async () => {
   stack = await startStack();
@@ -24,6 +28,10 @@ beforeEach(async () => {
   stack.mailchimp.reply(SUBSCRIBED);
   stack.mailchimp.requests.length = 0;
   ({ context, page } = await openPage(stack.browser, { javaScriptEnabled: false }));
+  posts = [];
+  page.on('request', (request) => {
+    if (request.method() === 'POST') posts.push(new URL(request.url()).pathname);
+  });
 });
 afterEach(() => context.close());
 
@@ -33,6 +41,28 @@ const focusedId = () => page.evaluate(() => document.activeElement?.id);
 /** Submits by clicking the form's button and waits for the page the browser loads. */
 function submit(form: string): Promise<number> {
   return loadsPage(page, () => page.locator(`#${form} button[type="submit"]`).click());
+}
+
+/** Where the browser is: a refused post leaves it at the form's address with the draft's id (decision 0133). */
+function expectDraftAddress(endpoint: string): void {
+  const url = new URL(page.url());
+  expect(url.pathname).toBe(endpoint);
+  expect(url.search).toMatch(/^\?draft=[\w-]{32}$/);
+}
+
+/** How many messages the server stored. */
+function storedCount(site: Site): number {
+  const db = new DatabaseSync(join(site.dataDir, 'forms.db'), { readOnly: true });
+  try {
+    return (db.prepare('SELECT COUNT(*) AS n FROM submissions').get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
+
+/** How many form posts the server answered, by its one log line per post. */
+function postsAnswered(site: Site): number {
+  return site.logs.filter((line) => typeof line === 'object' && line.event === 'form.request').length;
 }
 
 /** Fails the test when the page the visitor sees is JSON rather than HTML. */
@@ -60,6 +90,7 @@ describe('the newsletter form without JavaScript', () => {
   test('an address the server refuses: the form again, the message at the field, the address in place and focused', async () => {
     await field('Email address').fill('reader@localhost');
     await expect(submit('newsletter-form')).resolves.toBe(400);
+    expectDraftAddress('/api/newsletter');
     await expectPageForPeople();
     await expect(page.title()).resolves.toMatch(/^Error: /);
     await expect(page.locator('#newsletter-email-error').textContent()).resolves.toBe('Please enter a valid email address');
@@ -106,6 +137,7 @@ describe('the contact form without JavaScript', () => {
     await field('Email address').fill(typed.email);
     await field('Message').fill(typed.message);
     await expect(submit('contact-form')).resolves.toBe(400);
+    expectDraftAddress('/api/contact');
     await expectPageForPeople();
 
     for (const [label, id, message, value] of [
@@ -141,6 +173,79 @@ describe('the contact form without JavaScript', () => {
   });
 });
 
+describe('reloading a refused form without JavaScript (Post/Redirect/Get)', () => {
+  test('the newsletter’s 400: the same page again, focused, and nothing posted again', async () => {
+    await page.goto(`${stack.site.url}/`);
+    await field('Email address').fill('reload@localhost');
+    await expect(submit('newsletter-form')).resolves.toBe(400);
+    const address = page.url();
+    for (let reload = 1; reload <= 2; reload++) {
+      await expect(loadsPage(page, () => page.reload())).resolves.toBe(400);
+      expect(page.url()).toBe(address);
+      await expectPageForPeople();
+      await expect(page.locator('#newsletter-email-error').textContent()).resolves.toBe('Please enter a valid email address');
+      await expect(field('Email address').inputValue()).resolves.toBe('reload@localhost');
+      await expect.poll(focusedId).toBe('newsletter-email');
+    }
+    expect(posts).toEqual(['/api/newsletter']);
+    expect(stack.mailchimp.requests).toHaveLength(0);
+  });
+
+  test('the contact form’s 400: the same page again, and the server receives one post, stores nothing, mails nothing', async () => {
+    await page.goto(`${stack.site.url}/contact`);
+    const [stored, mailed] = [storedCount(stack.site), stack.smtp.received.length];
+    // Two characters for the browser's own check, one for the server's once trimmed.
+    await field('Name').fill('R ');
+    await field('Email address').fill('reload@example.org');
+    await field('Message').fill('Typed once, reloaded twice.');
+    await expect(submit('contact-form')).resolves.toBe(400);
+    await page.reload();
+    await expect(loadsPage(page, () => page.reload())).resolves.toBe(400);
+    expectDraftAddress('/api/contact');
+    await expect(page.locator('#contact-name-error').textContent()).resolves.toBe('Name must be between 2 and 100 characters');
+    await expect(field('Message').inputValue()).resolves.toBe('Typed once, reloaded twice.');
+    await expect.poll(focusedId).toBe('contact-name');
+    expect(posts).toEqual(['/api/contact']);
+    expect(storedCount(stack.site)).toBe(stored);
+    expect(stack.smtp.received.length).toBe(mailed);
+  });
+
+  test('the 429: a reload shows the refusal again and posts nothing; the server keeps the one message it accepted', async () => {
+    // Every post's log line, so that the server's own count of posts can be read.
+    const limited = await startSite({ RATE_LIMIT_MAX: '1', LOG_CLIENT_LINES: 'all' });
+    try {
+      const typed = { name: 'Grace Hopper', email: 'grace@example.org', message: 'A second message, typed with care.' };
+      for (const expected of [200, 429]) {
+        await page.goto(`${limited.url}/contact`);
+        await field('Name').fill(typed.name);
+        await field('Email address').fill(typed.email);
+        await field('Message').fill(typed.message);
+        await expect(submit('contact-form')).resolves.toBe(expected);
+      }
+      expectDraftAddress('/api/contact');
+      expect([storedCount(limited), postsAnswered(limited)]).toEqual([1, 2]);
+      for (let reload = 1; reload <= 2; reload++) {
+        await expect(loadsPage(page, () => page.reload())).resolves.toBe(429);
+        await expect(page.locator('#contact-form-error').textContent()).resolves.toBe('Too many attempts. Please try again in 10 minutes.');
+        await expect.poll(focusedId).toBe('contact-form-error');
+        await expect(field('Message').inputValue()).resolves.toBe(typed.message);
+      }
+      expect(posts).toEqual(['/api/contact', '/api/contact']);
+      expect([storedCount(limited), postsAnswered(limited)]).toEqual([1, 2]);
+    } finally {
+      await limited.stop();
+    }
+  });
+
+  test('an unknown draft (expired, or the address passed on): the empty form on its own page', async () => {
+    await expect(loadsPage(page, () => page.goto(`${stack.site.url}/api/contact?draft=${'A'.repeat(32)}`))).resolves.toBe(200);
+    expect(new URL(page.url()).pathname).toBe('/contact');
+    await expect(page.title()).resolves.not.toMatch(/^Error: /);
+    await expect(field('Name').inputValue()).resolves.toBe('');
+    expect(posts).toEqual([]);
+  });
+});
+
 describe('too many attempts without JavaScript', () => {
   test('the 429 page keeps what the person typed and puts the focus on the message', async () => {
     const limited = await startSite({ RATE_LIMIT_MAX: '1' });
@@ -153,6 +258,7 @@ describe('too many attempts without JavaScript', () => {
         await field('Message').fill(typed.message);
         await expect(submit('contact-form')).resolves.toBe(expected);
       }
+      expectDraftAddress('/api/contact');
       await expectPageForPeople();
       await expect(page.locator('#contact-form-error').textContent()).resolves.toBe('Too many attempts. Please try again in 10 minutes.');
       await expect.poll(focusedId).toBe('contact-form-error');

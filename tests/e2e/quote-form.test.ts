@@ -155,6 +155,9 @@ describe('the example quote form, without JavaScript', () => {
     await fill(page, '\u200b\u200b', 'grace@localhost');
     await expect(loadsPage(page, () => page.getByRole('button', { name: 'Ask for a quote' }).click())).resolves.toBe(400);
     expect(new URL(page.url()).pathname).toBe('/api/forms/quote');
+    // Shown from its draft (decision 0133): a reload shows the same page and posts nothing.
+    expect(new URL(page.url()).search).toMatch(/^\?draft=[\w-]{32}$/);
+    await expect(loadsPage(page, () => page.reload())).resolves.toBe(400);
     await expect(page.title()).resolves.toMatch(/^Error: Request a quote/);
     await expect(page.locator('#quote-name-error').textContent()).resolves.toBe('Name must be at least 2 characters');
     await expect(page.locator('#quote-email-error').textContent()).resolves.toBe('Please enter a valid email address');
@@ -207,6 +210,10 @@ describe("the quotes in the owner's exports", () => {
     const list = await (await fetch(`${site.url}/admin/messages?form=quote`, { headers: { cookie } })).text();
     expect(list).toContain('<option value="quote" selected>Request a quote</option>');
     expect(list.match(/<a href="\/admin\/messages\/\d+">/g)).toHaveLength(3);
+    // A quote has no message: its fields, with their labels, are its excerpt.
+    expect(list).toContain(
+      '<p class="excerpt">What is it for?: A table · Budget in euros: 1200 · Details: An oak table, 2 m long, by March. · You may keep my details…</p>',
+    );
   });
 });
 

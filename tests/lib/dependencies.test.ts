@@ -76,3 +76,21 @@ describe('dependencies between the folders of src/lib', () => {
     expect(cycles).toEqual([]);
   });
 });
+
+describe('per-request context', () => {
+  // What a page needs travels as `Astro.locals` (docs/decisions/0132-one-app-per-request-context.md):
+  // no module of src/ keeps process-wide state for another bundle to find.
+  const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
+  const sources = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+      const path = join(dir, entry.name);
+      return entry.isDirectory() ? sources(path) : /\.(ts|astro|mjs)$/.test(entry.name) ? [path] : [];
+    });
+
+  test('no globalThis slot and no AsyncLocalStorage in src/', () => {
+    const files = sources(SRC);
+    expect(files.length).toBeGreaterThan(100);
+    const found = files.filter((file) => /\bglobalThis\b|\bAsyncLocalStorage\b/.test(readFileSync(file, 'utf8'))).map((file) => relative(SRC, file));
+    expect(found).toEqual([]);
+  });
+});

@@ -7,7 +7,7 @@ import { answering, pendingFetch, requestOf, settled, submit } from './form-dom.
 // its words in the markup, its endpoint in `action`.
 const QUOTE_MARKUP = `
 <form id="quote-form" class="form" method="post" action="/api/forms/quote" enctype="multipart/form-data" aria-label="Request a quote"
-  data-form="quote" data-thanks="Thank you! We will send you a quote." data-busy="Asking...">
+  data-form="quote" data-thanks="Thank you! We will send you a quote." data-busy="Asking..." data-failed="Something went wrong. Please try again.">
   <div class="field"><label for="quote-topic">Topic</label>
     <p id="quote-topic-error" class="field-error" data-error-for="topic"></p>
     <select id="quote-topic" name="topic" required><option value="">Choose one</option><option value="table" selected>A table</option></select></div>

@@ -5,7 +5,7 @@ import { expect, vi } from 'vitest';
  * (tests/scripts/markup.test.ts checks that the built page keeps this contract).
  */
 export const NEWSLETTER_MARKUP = `
-<form id="newsletter-form" class="form" method="post" action="/api/newsletter" enctype="multipart/form-data" data-newsletter-form>
+<form id="newsletter-form" class="form" method="post" action="/api/newsletter" enctype="multipart/form-data" data-busy="Subscribing..." data-thanks="Thanks for subscribing!" data-failed="Something went wrong. Please try again." data-newsletter-form>
   <div class="field">
     <label for="newsletter-email">Email address</label>
     <p id="newsletter-email-error" class="field-error" data-error-for="email"></p>
@@ -18,7 +18,7 @@ export const NEWSLETTER_MARKUP = `
 
 /** The markup of src/components/ContactForm.astro, as the page serves it. */
 export const CONTACT_MARKUP = `
-<form id="contact-form" class="form" method="post" action="/api/contact" enctype="multipart/form-data" data-contact-form>
+<form id="contact-form" class="form" method="post" action="/api/contact" enctype="multipart/form-data" data-busy="Sending..." data-thanks="Thanks for your message! We'll get back to you soon." data-failed="Something went wrong. Please try again." data-contact-form>
   <div class="field">
     <label for="contact-name">Name</label>
     <p id="contact-name-error" class="field-error" data-error-for="name"></p>

@@ -59,8 +59,12 @@ function expectField(form: HTMLFormElement, id: string, name: string, attributes
   expect(field.getAttribute('aria-describedby') ?? '').not.toContain(`${id}-error`);
 }
 
-function expectMessages(form: HTMLFormElement, prefix: string, button: string): void {
-  expect(form.querySelector('button[type="submit"]')?.textContent?.trim()).toBe(button);
+function expectMessages(form: HTMLFormElement, prefix: string, words: { button: string; busy: string; thanks: string }): void {
+  expect(form.querySelector('button[type="submit"]')?.textContent?.trim()).toBe(words.button);
+  // The script's words come from the markup, in the site's language (decision 0134).
+  expect(form.dataset.busy).toBe(words.busy);
+  expect(form.dataset.thanks).toBe(words.thanks);
+  expect(form.dataset.failed).toBe('Something went wrong. Please try again.');
   const status = form.querySelector(`#${prefix}-status`)!;
   expect(status.getAttribute('role')).toBe('status');
   expect(status.getAttribute('aria-live')).toBe('polite');
@@ -74,7 +78,7 @@ describe.each(Object.entries(SOURCES))('the markup contract of %s', (_, render) 
     expect(form.id).toBe('newsletter-form');
     expectNativeForm(form, '/api/newsletter', 'data-newsletter-form');
     expectField(form, 'newsletter-email', 'email', { type: 'email', required: '', maxlength: '254', autocomplete: 'email' });
-    expectMessages(form, 'newsletter', 'Subscribe');
+    expectMessages(form, 'newsletter', { button: 'Subscribe', busy: 'Subscribing...', thanks: 'Thanks for subscribing!' });
   });
 
   test('contact form: posts natively, each field with the server’s rules, live regions', async () => {
@@ -86,7 +90,7 @@ describe.each(Object.entries(SOURCES))('the markup contract of %s', (_, render) 
     expectField(form, 'contact-email', 'email', { type: 'email', required: '', maxlength: '254', autocomplete: 'email' });
     expectField(form, 'contact-message', 'message', { required: '', minlength: '10', maxlength: '5000' });
     expect(form.querySelector('#contact-message')?.tagName).toBe('TEXTAREA');
-    expectMessages(form, 'contact', 'Send message');
+    expectMessages(form, 'contact', { button: 'Send message', busy: 'Sending...', thanks: "Thanks for your message! We'll get back to you soon." });
   });
 
   test('contact form: the honeypot is a fillable input that people neither see nor reach', async () => {

@@ -118,6 +118,20 @@ describe('npm run dev', () => {
     expect(response.status).toBe(413);
   });
 
+  test('a refused post without JavaScript is 303 to its draft, whose page Astro renders as in production', async () => {
+    const navigation = { origin: url, accept: 'text/html', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' };
+    const body = new URLSearchParams({ name: 'D', email: 'dev@example.com', message: 'Typed in npm run dev.' });
+    const posted = await fetch(`${url}/api/contact`, { method: 'POST', body, headers: navigation, redirect: 'manual' });
+    expect(posted.status).toBe(303);
+    const location = posted.headers.get('location') ?? '';
+    expect(location).toMatch(/^\/api\/contact\?draft=[\w-]{32}$/);
+    const page = await fetch(`${url}${location}`, { headers: navigation });
+    expect(page.status).toBe(400);
+    const html = await page.text();
+    expect(html).toContain('Name must be between 2 and 100 characters');
+    expect(html).toContain('Typed in npm run dev.');
+  });
+
   test('a request addressed to another name is refused with 421', async () => {
     const response = await raw('GET', '/api/health', { host: 'attacker.example' });
     expect(response.status).toBe(421);

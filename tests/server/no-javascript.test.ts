@@ -54,6 +54,19 @@ async function page(response: Response): Promise<Document> {
   return window.document as unknown as Document;
 }
 
+/**
+ * Follows a refused post's `303 See Other` as the browser does (decision 0133): a relative
+ * Location to the form's own address with the draft's id, then a GET of it.
+ */
+async function followDraft(response: Response, endpoint: string, base = site.url): Promise<Response> {
+  expect(response.status).toBe(303);
+  expect(response.headers.get('cache-control')).toBe('no-store');
+  const location = response.headers.get('location') ?? '';
+  expect(location).toMatch(new RegExp(`^${endpoint}\\?draft=[\\w-]{32}$`));
+  await expect(response.text()).resolves.toBe('');
+  return fetch(`${base}${location}`, { headers: NAVIGATION, redirect: 'manual' });
+}
+
 function storedNames(): string[] {
   const db = new DatabaseSync(join(site.dataDir, 'forms.db'), { readOnly: true });
   try {
@@ -79,8 +92,8 @@ describe('newsletter without JavaScript', () => {
     expect(document.querySelector('main')?.textContent).not.toContain('Send another message');
   });
 
-  test('an invalid address: 400 HTML, the home page again with the message at the field and the address kept', async () => {
-    const response = await navigate('/api/newsletter', { email: 'not-an-email' });
+  test('an invalid address: 303 to a page of 400 HTML, the home page again with the message at the field and the address kept', async () => {
+    const response = await followDraft(await navigate('/api/newsletter', { email: 'not-an-email' }), '/api/newsletter');
     expect(response.status).toBe(400);
     expect(response.headers.get('content-type')).toMatch(/^text\/html/);
     expect(response.headers.get('cache-control')).toBe('no-store');
@@ -116,10 +129,11 @@ describe('contact without JavaScript', () => {
     expect(document.querySelector('main a[href="/contact"]')?.textContent).toBe('Send another message');
   });
 
-  test('invalid fields: 400 HTML, each message at its field, what was typed in place, the first invalid field focused', async () => {
+  test('invalid fields: 303 to a page of 400 HTML, each message at its field, what was typed in place, the first invalid field focused', async () => {
     const typed = { name: 'A', email: 'ada@example.com', message: '<b>short', honeypot: '' };
-    const response = await navigate('/api/contact', typed);
+    const response = await followDraft(await navigate('/api/contact', typed), '/api/contact');
     expect(response.status).toBe(400);
+    expect(response.headers.get('cache-control')).toBe('no-store');
     const document = await page(response);
     expect(document.querySelector('#contact-name-error')?.textContent).toBe('Name must be between 2 and 100 characters');
     expect(document.querySelector('#contact-email-error')?.textContent).toBe('');
@@ -135,7 +149,7 @@ describe('contact without JavaScript', () => {
   });
 
   test('a filled honeypot: 400, its message with the form’s alert, and the honeypot is never filled again', async () => {
-    const response = await navigate('/api/contact', { ...valid, name: 'Honeypot Bot', honeypot: 'I am a bot' });
+    const response = await followDraft(await navigate('/api/contact', { ...valid, name: 'Honeypot Bot', honeypot: 'I am a bot' }), '/api/contact');
     expect(response.status).toBe(400);
     const html = await response.clone().text();
     expect(html).not.toContain('I am a bot');
@@ -163,9 +177,40 @@ describe('contact without JavaScript', () => {
     expect(answer).toEqual({ status: 303, location: '/thank-you/contact/' });
   });
 
-  test('the log line of a form post without JavaScript names its outcome', async () => {
+  test('the log line of a form post without JavaScript names its outcome, a refusal its own status', async () => {
     await navigate('/api/contact', valid);
     expect(site.logs.at(-1)).toMatchObject({ event: 'form.request', route: '/api/contact', status: 303, outcome: 'accepted' });
+    await navigate('/api/contact', { ...valid, name: 'A' });
+    expect(site.logs.at(-1)).toMatchObject({ event: 'form.request', route: '/api/contact', status: 400, outcome: 'invalid' });
+  });
+
+  test('reloading the page of a refused post shows the same page and posts nothing', async () => {
+    const before = storedNames().length;
+    const posts = site.logs.filter((line) => typeof line === 'object' && line.event === 'form.request').length;
+    const refused = await navigate('/api/contact', { ...valid, name: 'R', message: 'Reloaded twice, kept each time.' });
+    const location = refused.headers.get('location');
+    const first = await followDraft(refused, '/api/contact');
+    const html = await first.text();
+    const reload = await fetch(`${site.url}${location}`, { headers: NAVIGATION, redirect: 'manual' });
+    expect(reload.status).toBe(400);
+    await expect(reload.text()).resolves.toBe(html);
+    expect(html).toContain('Reloaded twice, kept each time.');
+    expect(storedNames()).toHaveLength(before);
+    expect(site.logs.filter((line) => typeof line === 'object' && line.event === 'form.request')).toHaveLength(posts + 1);
+  });
+
+  test('a draft that is unknown or expired: 303 to the empty form on its own page, not an error', async () => {
+    const unknown = await fetch(`${site.url}/api/contact?draft=${'A'.repeat(32)}`, { headers: NAVIGATION, redirect: 'manual' });
+    expect([unknown.status, unknown.headers.get('location'), unknown.headers.get('cache-control')]).toEqual([303, '/contact', 'no-store']);
+    const newsletter = await fetch(`${site.url}/api/newsletter?draft=nothing`, { headers: NAVIGATION, redirect: 'manual' });
+    expect([newsletter.status, newsletter.headers.get('location')]).toEqual([303, '/']);
+  });
+
+  test('the draft’s address is in no log line', async () => {
+    const refused = await navigate('/api/contact', { ...valid, name: 'L' });
+    const id = refused.headers.get('location')!.split('=')[1]!;
+    await (await followDraft(refused, '/api/contact')).text();
+    expect(JSON.stringify(site.logs)).not.toContain(id);
   });
 });
 
@@ -194,11 +239,17 @@ describe('everyone else keeps the JSON of SPEC.md', () => {
     expect(response.status).toBe(405);
     await expect(response.json()).resolves.toMatchObject({ success: false });
   });
+
+  test('a script that follows a draft’s address gets the endpoint’s JSON 405, never the page', async () => {
+    const location = (await navigate('/api/contact', { ...valid, name: 'S' })).headers.get('location');
+    const response = await fetch(`${site.url}${location}`, { headers: SCRIPT });
+    expect([response.status, await response.json()]).toEqual([405, { success: false, error: 'Use POST for this address' }]);
+  });
 });
 
 describe('the confirmation asked of a person without JavaScript', () => {
   test('a forged or expired token: the contact page again, 400, with the error in its alert', async () => {
-    const response = await navigate('/api/contact/confirm', { token: `1.9999999999.${'A'.repeat(43)}` });
+    const response = await followDraft(await navigate('/api/contact/confirm', { token: `1.9999999999.${'A'.repeat(43)}` }), '/api/contact/confirm');
     expect(response.status).toBe(400);
     expect(response.headers.get('content-type')).toMatch(/^text\/html/);
     const doc = await page(response);
@@ -222,7 +273,7 @@ describe("the guard's own refusals, for a person without JavaScript", () => {
 
   test('too many attempts: a 429 page in the site’s layout, the form again with the message in its alert, not JSON', async () => {
     expect((await post(valid, limited.url)).status).toBe(303);
-    const refused = await post(valid, limited.url);
+    const refused = await followDraft(await post(valid, limited.url), '/api/contact', limited.url);
     expect(refused.status).toBe(429);
     expect(refused.headers.get('content-type')).toMatch(/^text\/html/);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
@@ -240,7 +291,7 @@ describe("the guard's own refusals, for a person without JavaScript", () => {
   });
 
   test('another website: a 403 page in the site’s layout, and the script still gets JSON', async () => {
-    const refused = await post(valid, 'https://evil.example');
+    const refused = await followDraft(await post(valid, 'https://evil.example'), '/api/contact', limited.url);
     expect(refused.status).toBe(403);
     expect(refused.headers.get('content-type')).toMatch(/^text\/html/);
     const doc = await page(refused);

@@ -226,7 +226,14 @@ describe('what a person sees at the edges of the site (issue 11 item 16)', () =>
 
   test('a form too large for a person without JavaScript: a 413 page in the site’s layout, not JSON', async () => {
     const body = `${CONTACT}&padding=${'x'.repeat(70_000)}`;
-    const answer = await post('/api/contact', body, '203.0.113.52', 'Sec-Fetch-Mode: navigate\r\nSec-Fetch-Dest: document\r\n');
+    const navigation = 'Sec-Fetch-Mode: navigate\r\nSec-Fetch-Dest: document\r\n';
+    const posted = await post('/api/contact', body, '203.0.113.52', navigation);
+    // 303 to the page of its draft (decision 0133), which the same client then loads.
+    expect(posted.status).toBe(303);
+    expect(header(posted, 'location')).toMatch(/^\/api\/contact\?draft=[\w-]{32}$/);
+    const answer = await raw(
+      `GET ${header(posted, 'location')} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\nX-Forwarded-For: 203.0.113.52\r\n${navigation}\r\n`,
+    );
     expect([answer.status, header(answer, 'content-type')]).toEqual([413, 'text/html']);
     expect(answer.body).toContain('<title>Error: Contact us ');
     expect(answer.body).toContain('The form is too large; the limit is 64 KB');

@@ -27,12 +27,13 @@ const ANSWERS: Array<[string, string, RequestInit, number]> = [
   ['a body too large (413 from the header)', '/api/contact', { method: 'POST', headers: FORM, body: 'x'.repeat(70 * 1024) }, 413],
   ['a post from another website', '/api/contact', { method: 'POST', headers: { ...FORM, origin: 'https://evil.test' }, body: 'name=A' }, 403],
   [
-    'a refusal page without JavaScript',
+    'a refusal without JavaScript, 303 to its draft',
     '/api/contact',
     { method: 'POST', headers: { ...FORM, ...NAVIGATION, origin: 'https://evil.test' }, body: 'name=A' },
-    403,
+    303,
   ],
-  ['the form again without JavaScript (Astro page)', '/api/contact', { method: 'POST', headers: { ...FORM, ...NAVIGATION }, body: 'name=A' }, 400],
+  ['an invalid post without JavaScript, 303 to its draft', '/api/contact', { method: 'POST', headers: { ...FORM, ...NAVIGATION }, body: 'name=A' }, 303],
+  ['the form again from its draft (Astro page)', 'DRAFT', { headers: NAVIGATION }, 400],
 ];
 
 describe('the security headers of the built server', () => {
@@ -47,10 +48,17 @@ describe('the security headers of the built server', () => {
   });
   afterAll(() => site?.stop());
 
+  /** The address a refused post without JavaScript is sent to (decision 0133). */
+  const draft = async () => {
+    const posted = await fetch(`${site.url}/api/contact`, { method: 'POST', headers: { ...FORM, ...NAVIGATION }, body: 'name=A', redirect: 'manual' });
+    return posted.headers.get('location') ?? '/missing-draft';
+  };
+
   test.each(ANSWERS)('%s', async (_, path, init, status) => {
     const headers = new Headers(init.headers);
     if (headers.get('if-none-match') === 'ETAG') headers.set('if-none-match', etag);
-    const response = await fetch(`${site.url}${path === 'SCRIPT' ? script : path}`, { ...init, headers, redirect: 'manual' });
+    const address = path === 'SCRIPT' ? script : path === 'DRAFT' ? await draft() : path;
+    const response = await fetch(`${site.url}${address}`, { ...init, headers, redirect: 'manual' });
     await response.arrayBuffer();
     expect(response.status).toBe(status);
     const seen = Object.fromEntries(Object.keys(EVERY_ANSWER).map((name) => [name, response.headers.get(name)]));

@@ -1,5 +1,6 @@
 import type { Sql, SqlValue } from '../store/sql.ts';
-import { createSubmissionMachine } from '../submissions/machine.ts';
+import type { FieldValue } from '../forms/definition.ts';
+import { createSubmissionMachine, parseFields } from '../submissions/machine.ts';
 import type { DayCount } from './chart.ts';
 
 /** Messages shown on one page of the inbox. */
@@ -12,7 +13,17 @@ export const MESSAGE_STATUSES = ['pending', 'sent', 'failed', 'spam'] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
 /** One row of the inbox's list. */
-export type MessageRow = { id: number; createdAt: string; name: string; email: string; status: string; excerpt: string; form: string };
+export type MessageRow = {
+  id: number;
+  createdAt: string;
+  name: string;
+  email: string;
+  status: string;
+  excerpt: string;
+  form: string;
+  /** The fields beyond name, email and message (decision 0131): an owner's form's excerpt. */
+  fields: Record<string, FieldValue>;
+};
 
 /** What the inbox asks for: a status, words to find in the name, address or text, and a page from 1. */
 export type MessageQuery = { status?: MessageStatus | undefined; search?: string | undefined; page: number; form?: string | undefined };
@@ -80,13 +91,16 @@ export function createAdminQueries(sql: Sql): AdminQueries {
       const pattern = likePattern(search);
       if (pattern === null) return { rows: [], total: 0 };
       if (pattern) {
-        where.push(`(${fold('name')} LIKE ? ESCAPE '\\' OR ${fold('email')} LIKE ? ESCAPE '\\' OR ${fold('message')} LIKE ? ESCAPE '\\')`);
-        params.push(pattern, pattern, pattern);
+        // The extra fields are searched as their stored JSON text: their values, and the names of the fields too.
+        where.push(
+          `(${fold('name')} LIKE ? ESCAPE '\\' OR ${fold('email')} LIKE ? ESCAPE '\\' OR ${fold('message')} LIKE ? ESCAPE '\\' OR ${fold("coalesce(fields, '')")} LIKE ? ESCAPE '\\')`,
+        );
+        params.push(pattern, pattern, pattern, pattern);
       }
       const clause = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
       const [rows, count] = await Promise.all([
-        sql.all<{ id: number | string; created_at: string; name: string; email: string; status: string; excerpt: string; form: string }>(
-          `SELECT id, created_at, name, email, status, substr(message, 1, 120) AS excerpt, form FROM submissions ${clause}
+        sql.all<{ id: number | string; created_at: string; name: string; email: string; status: string; excerpt: string; form: string; fields: string | null }>(
+          `SELECT id, created_at, name, email, status, substr(message, 1, 120) AS excerpt, form, fields FROM submissions ${clause}
            ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
           [...params, PAGE_SIZE, (Math.max(1, page) - 1) * PAGE_SIZE],
         ),
@@ -101,6 +115,7 @@ export function createAdminQueries(sql: Sql): AdminQueries {
           status: r.status,
           excerpt: r.excerpt,
           form: r.form,
+          fields: parseFields(r.fields),
         })),
         total: Number(count?.n ?? 0),
       };

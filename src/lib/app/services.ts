@@ -4,6 +4,7 @@ import { createAdminQueries } from '../admin/queries.ts';
 import type { Config } from '../config/config.ts';
 import { exportChunks } from '../contact/inbox.ts';
 import { createHousekeeping } from '../housekeeping.ts';
+import { createFormDrafts, type FormDrafts, formDraftsJob } from '../store/drafts.ts';
 import type { Scheduler } from '../scheduler.ts';
 import { createSmtpMailer, type Mailer } from '../mail/mailer.ts';
 import { createAutoReply, pruneAutoReplies } from '../contact/auto-reply.ts';
@@ -34,13 +35,15 @@ export type Services = {
   provider: NewsletterProvider;
   store: SubmissionStore;
   limits: AbuseLimits;
+  /** Refused posts of people without JavaScript, kept briefly for the page they are redirected to (decision 0133). */
+  drafts: FormDrafts;
   /** Emails stored contact messages to the owner; `undefined` without SMTP_URL, when they are only stored. */
   worker: DeliveryWorker | undefined;
   /** Called after a submission is stored, so delivery can start without waiting for the next poll. */
   onStored: (id: number) => void;
   /** The owner's inbox at /admin; `undefined` without ADMIN_PASSWORD_HASH, when every /admin address is 404. */
   admin: Admin | undefined;
-  /** Every periodic job (src/lib/housekeeping.ts): retention, held spam, used challenges, the digest; started by `start()`. */
+  /** Every periodic job (src/lib/housekeeping.ts): retention, held spam, used challenges, the digest, the drafts of refused posts; started by `start()`. */
   housekeeping: Scheduler;
   /** The spam filter: the verdict on contact messages, challenges, held messages (issue 13). */
   spam: SpamParts;
@@ -137,7 +140,7 @@ export function createServices(config: Config, logger: Logger): Services {
       )
     : undefined;
   const limits = createAbuseLimits(config, logger, redis);
-  // One housekeeping for every periodic job: retention of each kind, the used challenges, the digest.
+  // One housekeeping for every periodic job: retention of each kind, the used challenges, the digest, the drafts.
   const retention = retentionJobs({
     sessions: admin?.sessions,
     queries: admin?.queries ?? createAdminQueries(database.sql),
@@ -147,7 +150,8 @@ export function createServices(config: Config, logger: Logger): Services {
     autoReplies: { prune: (before) => pruneAutoReplies(database.sql, before) },
     logger,
   });
-  const housekeeping = createHousekeeping([...retention, ...spam.jobs], { logger });
+  const drafts = createFormDrafts(database.sql);
+  const housekeeping = createHousekeeping([...retention, ...spam.jobs, formDraftsJob(drafts)], { logger });
   let stopping: Promise<void> | undefined;
   const stopBackground = () => {
     stopping ??= Promise.all([worker?.stop(), webhooks.worker?.stop(), signupWorker?.stop(), housekeeping.stop()]).then(() => {});
@@ -160,6 +164,7 @@ export function createServices(config: Config, logger: Logger): Services {
     provider,
     store: database.submissions,
     limits,
+    drafts,
     worker,
     onStored,
     admin,

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { texts } from '../i18n/texts.ts';
 import { type ConfigConcern, optionalText, readVariables } from './variables.ts';
 
 /** The automatic reply to the sender of an accepted message (`AUTO_REPLY`), off by default. */
@@ -15,11 +16,8 @@ const VARIABLES = {
   AUTO_REPLY_INCLUDE_MESSAGE: BOOLEAN,
 };
 
-/** What the reply says when the owner keeps the defaults; `{site}` and `{name}` are filled in. */
-export const AUTO_REPLY_DEFAULTS = {
-  subject: 'We received your message',
-  text: 'Hello {name},\n\nthank you for writing to {site}. We have your message and will reply soon.\n\nThis is an automatic reply.',
-};
+/** What the reply says when the owner keeps the defaults, in the site's language; `{site}` and `{name}` are filled in. */
+export const AUTO_REPLY_DEFAULTS = { subject: texts.mail.autoReply.subject, text: texts.mail.autoReply.text };
 
 /** AUTO_REPLY, AUTO_REPLY_SUBJECT, AUTO_REPLY_TEXT (`\n` for a new line), AUTO_REPLY_INCLUDE_MESSAGE. */
 export const autoReply: ConfigConcern<AutoReplyConfig> = {

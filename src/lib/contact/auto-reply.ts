@@ -3,8 +3,9 @@ import type { SmtpConfig } from '../mail/settings.ts';
 import type { Sql } from '../store/sql.ts';
 import type { TryEnd } from '../webhooks/deliveries.ts';
 import type { SiteEvent } from '../webhooks/events.ts';
-import type { Mailer } from '../mail/mailer.ts';
+import { texts } from '../i18n/texts.ts';
 import { type ContactEmail, headerText } from '../mail/email.ts';
+import type { Mailer } from '../mail/mailer.ts';
 
 /** At most one automatic reply to an address in this long, whatever it sends. */
 export const AUTO_REPLY_INTERVAL_MS = 24 * 3600 * 1000;
@@ -53,8 +54,8 @@ export function composeAutoReply(
   site: { name: string; senderName: string },
   now: Date,
 ): ContactEmail {
-  const fill = (text: string) => text.replaceAll('{site}', site.name).replaceAll('{name}', headerText(data.name ?? '') || 'there');
-  const copy = settings.includeMessage && data.message ? `\n\n-- \nYour message:\n\n${data.message}\n` : '\n';
+  const fill = (text: string) => text.replaceAll('{site}', site.name).replaceAll('{name}', headerText(data.name ?? '') || texts.mail.autoReply.nameless);
+  const copy = settings.includeMessage && data.message ? `\n\n-- \n${texts.mail.autoReply.yourMessage}\n\n${data.message}\n` : '\n';
   const domain = smtp.from.slice(smtp.from.lastIndexOf('@') + 1).toLowerCase();
   return {
     from: { name: headerText(site.senderName), address: smtp.from },

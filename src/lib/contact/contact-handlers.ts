@@ -1,6 +1,7 @@
 import { type FieldValue, type FormDefinition, HONEYPOT_FIELD, parseForm, visibleFieldNames } from '../forms/definition.ts';
 import { contactForm, formNamed, STORED_IN_COLUMNS } from '../forms/registry.ts';
 import { readForm } from '../http/form.ts';
+import { texts } from '../i18n/texts.ts';
 import type { Logger } from '../log.ts';
 import { accepted, type FormValues, failure, INTERNAL_ERROR, invalid, type Outcome } from '../http/outcome.ts';
 import { PROOF_FIELD } from '../spam/proof.ts';
@@ -133,7 +134,7 @@ export async function handleContactConfirmation(
 }
 
 /** What a person reads when their confirmation page is too old or was tampered with. */
-export const CONFIRMATION_EXPIRED = 'This confirmation has expired. Please send your message again.';
+export const CONFIRMATION_EXPIRED = texts.refusals.confirmationExpired;
 
 /**
  * Whether a post carries the fetch metadata every current browser sends with it (Chrome 76,

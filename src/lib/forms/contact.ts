@@ -1,3 +1,4 @@
+import { texts } from '../i18n/texts.ts';
 import { defineForm, type FormDefinition, type FormErrors, parseForm } from './definition.ts';
 
 /** The limits of docs/api/openapi.yaml, in characters (code points) after trimming. */
@@ -6,33 +7,36 @@ export const CONTACT_LIMITS = {
   message: { min: 10, max: 5000 },
 } as const;
 
-/** The texts a visitor reads when a contact field is refused. */
+const { validation, contact } = texts;
+
+/** The texts a visitor reads when a contact field is refused, in the site's language (the spec's in English). */
 export const CONTACT_MESSAGES = {
-  nameLength: `Name must be between ${CONTACT_LIMITS.name.min} and ${CONTACT_LIMITS.name.max} characters`,
-  nameCharacters: 'Name must not contain line breaks or control characters',
-  messageTooShort: `Message must be at least ${CONTACT_LIMITS.message.min} characters`,
-  messageTooLong: `Message must be at most ${CONTACT_LIMITS.message.max} characters`,
-  messageCharacters: 'Message must not contain control characters',
-  honeypot: 'This field must be left empty',
+  nameLength: validation.nameLength(CONTACT_LIMITS.name.min, CONTACT_LIMITS.name.max),
+  nameCharacters: validation.nameCharacters,
+  messageTooShort: validation.messageTooShort(CONTACT_LIMITS.message.min),
+  messageTooLong: validation.messageTooLong(CONTACT_LIMITS.message.max),
+  messageCharacters: validation.messageCharacters,
+  honeypot: validation.honeypot,
 } as const;
 
 /**
  * The contact form of docs/api/openapi.yaml as a definition: name, email, message and the
  * honeypot, with the spec's limits and messages. The owner's extra fields (forms.config.ts)
  * are added to it by forms/registry.ts.
- * Hint: each rule's message is given, never left to a default, so the wire stays the spec's.
+ * Hint: each rule's message is given, never left to a default, so the wire stays the spec's; its
+ * words are the site's language's (src/lib/i18n).
  */
 export const CONTACT_FORM: FormDefinition = defineForm({
   name: 'contact',
-  title: 'Contact us',
-  submitLabel: 'Send message',
-  busyLabel: 'Sending...',
-  thanks: "Thanks for your message! We'll get back to you soon.",
+  title: contact.title,
+  submitLabel: contact.submit,
+  busyLabel: contact.busy,
+  thanks: contact.thanks,
   fields: [
     {
       name: 'name',
       type: 'text',
-      label: 'Name',
+      label: contact.nameLabel,
       required: true,
       minLength: CONTACT_LIMITS.name.min,
       maxLength: CONTACT_LIMITS.name.max,
@@ -44,12 +48,12 @@ export const CONTACT_FORM: FormDefinition = defineForm({
         characters: CONTACT_MESSAGES.nameCharacters,
       },
     },
-    { name: 'email', type: 'email', label: 'Email address', required: true, autocomplete: 'email' },
+    { name: 'email', type: 'email', label: contact.emailLabel, required: true, autocomplete: 'email' },
     {
       name: 'message',
       type: 'textarea',
-      label: 'Message',
-      hint: `At least ${CONTACT_LIMITS.message.min} characters.`,
+      label: contact.messageLabel,
+      hint: contact.messageHint(CONTACT_LIMITS.message.min),
       required: true,
       minLength: CONTACT_LIMITS.message.min,
       maxLength: CONTACT_LIMITS.message.max,

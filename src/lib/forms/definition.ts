@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { texts } from '../i18n/texts.ts';
 import { EMAIL_MAX_LENGTH, INVALID_EMAIL, isEmailAddress } from './email.ts';
 import { characterCount, cleanText, hasControlCharacters, hasControlCharactersInMultiline, visibleCount } from './text.ts';
 
@@ -89,7 +90,7 @@ export type FormDefinitionInput = Pick<FormDefinition, 'name' | 'title' | 'field
 export const HONEYPOT_FIELD = 'honeypot';
 
 /** The message of a filled-in spam trap. */
-export const HONEYPOT_MESSAGE = 'This field must be left empty';
+export const HONEYPOT_MESSAGE = texts.validation.honeypot;
 
 /**
  * The names a field may not take: the columns of the exports and the fields the server reads
@@ -207,9 +208,9 @@ export function defineForm(input: FormDefinitionInput): FormDefinition {
     name: form.name,
     title: form.title,
     fields: form.fields,
-    submitLabel: form.submitLabel ?? 'Send',
-    busyLabel: form.busyLabel ?? 'Sending...',
-    thanks: form.thanks ?? 'Thank you! We have received it.',
+    submitLabel: form.submitLabel ?? texts.formDefaults.submit,
+    busyLabel: form.busyLabel ?? texts.formDefaults.busy,
+    thanks: form.thanks ?? texts.formDefaults.thanks,
     limit: form.limit,
     to: form.to,
     honeypot: form.honeypot ?? true,
@@ -242,41 +243,44 @@ export function maxLengthOf(field: FieldDefinition): number | undefined {
   return field.type in DEFAULT_MAX_LENGTH ? DEFAULT_MAX_LENGTH[field.type as keyof typeof DEFAULT_MAX_LENGTH] : undefined;
 }
 
-/** Each rule's message for a field: its own, else one built from its label. */
+/**
+ * Each rule's message for a field: its own, else one built from its label.
+ * Hint: the defaults are the site's language's (src/lib/i18n); the label is the owner's words.
+ */
 export function messagesOf(field: FieldDefinition): Required<FieldMessages> {
   const own = field.messages ?? {};
   const max = maxLengthOf(field);
+  const say = texts.validation;
+  const { label } = field;
   const invalid = own.invalid ?? (field.type === 'email' ? INVALID_EMAIL : defaultInvalid(field));
   // A required email's missing value reads as a malformed one, as the spec's contact form does.
-  const required =
-    own.required ?? (field.type === 'email' ? invalid : field.type === 'checkbox' ? `Please tick “${field.label}” to continue` : `${field.label} is required`);
+  const required = own.required ?? (field.type === 'email' ? invalid : field.type === 'checkbox' ? say.unticked(label) : say.required(label));
   return {
     required,
-    tooShort: own.tooShort ?? `${field.label} must be at least ${field.minLength ?? 0} characters`,
-    tooLong: own.tooLong ?? `${field.label} must be at most ${max ?? 0} characters`,
-    tooSmall: own.tooSmall ?? `${field.label} must be at least ${field.min ?? ''}`,
-    tooLarge: own.tooLarge ?? `${field.label} must be at most ${field.max ?? ''}`,
+    tooShort: own.tooShort ?? say.tooShort(label, field.minLength ?? 0),
+    tooLong: own.tooLong ?? say.tooLong(label, max ?? 0),
+    tooSmall: own.tooSmall ?? say.tooSmall(label, String(field.min ?? '')),
+    tooLarge: own.tooLarge ?? say.tooLarge(label, String(field.max ?? '')),
     invalid,
-    characters:
-      own.characters ??
-      (field.type === 'textarea' ? `${field.label} must not contain control characters` : `${field.label} must not contain line breaks or control characters`),
+    characters: own.characters ?? (field.type === 'textarea' ? say.controlCharacters(label) : say.lineBreaks(label)),
   };
 }
 
 function defaultInvalid(field: FieldDefinition): string {
+  const say = texts.validation;
   switch (field.type) {
     case 'number':
-      return `${field.label} must be a number`;
+      return say.notNumber(field.label);
     case 'date':
-      return `${field.label} must be a date`;
+      return say.notDate(field.label);
     case 'url':
-      return `${field.label} must be a web address starting with https:// or http://`;
+      return say.notWebAddress(field.label);
     case 'tel':
-      return `${field.label} must be a phone number`;
+      return say.notPhone(field.label);
     case 'select':
-      return `Please choose one of the options for ${field.label}`;
+      return say.notChoice(field.label);
     default:
-      return `${field.label} is not valid`;
+      return say.invalid(field.label);
   }
 }
 

@@ -1,8 +1,9 @@
 import * as v from 'valibot';
+import { texts } from '../i18n/texts.ts';
 import { cleanText } from './text.ts';
 
-/** The message of docs/api/openapi.yaml for an email address that is missing or malformed. */
-export const INVALID_EMAIL = 'Please enter a valid email address';
+/** The message of docs/api/openapi.yaml for an email address that is missing or malformed (the site's language's). */
+export const INVALID_EMAIL = texts.validation.invalidEmail;
 
 /** The longest address SMTP can carry (RFC 5321 path limit less the angle brackets). */
 export const EMAIL_MAX_LENGTH = 254;

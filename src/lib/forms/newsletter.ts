@@ -1,20 +1,22 @@
 import * as v from 'valibot';
+import { texts } from '../i18n/texts.ts';
 import { defineForm, type FormDefinition, fieldSchema } from './definition.ts';
 
 /**
  * The newsletter form of docs/api/openapi.yaml as a definition: one email address, no honeypot.
- * Hint: its answer stays the spec's single `error` string (newsletter/handle.ts), not an `errors`
- * object; the definition gives its field's rules and markup (NewsletterForm.astro).
+ * Hint: its answer stays the spec's single `error` string (newsletter/newsletter-handlers.ts), not an `errors`
+ * object; the definition gives its field's rules and markup (NewsletterForm.astro), in the site's
+ * language (src/lib/i18n: the spec's words in English).
  */
 export const NEWSLETTER_FORM: FormDefinition = defineForm({
   name: 'newsletter',
-  title: 'Subscribe to the newsletter',
-  submitLabel: 'Subscribe',
-  busyLabel: 'Subscribing...',
-  thanks: 'Thanks for subscribing!',
+  title: texts.newsletter.formName,
+  submitLabel: texts.newsletter.submit,
+  busyLabel: texts.newsletter.busy,
+  thanks: texts.newsletter.thanks,
   honeypot: false,
   page: '/',
-  fields: [{ name: 'email', type: 'email', label: 'Email address', required: true, autocomplete: 'email' }],
+  fields: [{ name: 'email', type: 'email', label: texts.newsletter.emailLabel, required: true, autocomplete: 'email' }],
 });
 
 /** The newsletter form's schema: one email address, checked as the contact form's. */

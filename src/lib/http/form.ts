@@ -1,4 +1,5 @@
 import { isUtf8 } from 'node:buffer';
+import { texts } from '../i18n/texts.ts';
 import { type Failure, failure } from './outcome.ts';
 
 /** The largest request body the endpoints read, in bytes; the adapter is set to the same. */
@@ -21,12 +22,12 @@ export async function readForm(request: Request, limit = BODY_LIMIT_BYTES): Prom
   const contentType = request.headers.get('content-type') ?? '';
   const mediaType = contentType.split(';', 1)[0]!.trim().toLowerCase();
   if (!FORM_TYPES.includes(mediaType)) {
-    return refuse(failure(415, 'Send the form as multipart/form-data or application/x-www-form-urlencoded'));
+    return refuse(failure(415, texts.refusals.formType));
   }
   // Browsers never compress a form; a body labelled gzip that we read as it is would be one
   // thing to a filter in front that decompresses it and another here.
   const coding = (request.headers.get('content-encoding') ?? 'identity').trim().toLowerCase();
-  if (coding !== 'identity') return refuse(failure(415, 'Send the form without a Content-Encoding'));
+  if (coding !== 'identity') return refuse(failure(415, texts.refusals.formEncoding));
   const declared = Number(request.headers.get('content-length') ?? 'NaN');
   if (declared > limit) return refuse(tooLarge(limit));
   // A form in another charset would be read as UTF-8 and stored silently altered (é as U+FFFD).
@@ -36,7 +37,7 @@ export async function readForm(request: Request, limit = BODY_LIMIT_BYTES): Prom
   const read = bodyReaders.get(request);
   const body = read ? await read(limit) : await readBody(request, limit);
   if (body === 'too-large') return refuse(tooLarge(limit));
-  if (body === 'unreadable') return refuse(failure(400, 'The form could not be read'));
+  if (body === 'unreadable') return refuse(failure(400, texts.refusals.formUnreadable));
 
   let form: Iterable<[string, string | File]>;
   if (mediaType === 'multipart/form-data') {
@@ -44,7 +45,7 @@ export async function readForm(request: Request, limit = BODY_LIMIT_BYTES): Prom
     try {
       form = await new Response(body, { headers: { 'content-type': contentType } }).formData();
     } catch {
-      return refuse(failure(400, 'The form could not be read'));
+      return refuse(failure(400, texts.refusals.formUnreadable));
     }
   } else {
     // Parsed here as `Response.formData()` parses it (the bytes as UTF-8, a BOM kept, through
@@ -91,7 +92,7 @@ function urlencodedText(body: Uint8Array): string | undefined {
 }
 
 /** The error for a form that is not UTF-8: refused rather than stored with its letters replaced. */
-export const NOT_UTF8 = 'The form could not be read: send it as UTF-8';
+export const NOT_UTF8 = texts.refusals.notUtf8;
 
 /**
  * Whether the form's text is valid UTF-8: the bytes of a multipart body, or each percent-escape
@@ -112,7 +113,7 @@ function tooLarge(limit: number): Failure {
 
 /** The error of a 413, also sent by our server before any body is read. */
 export function tooLargeMessage(limit = BODY_LIMIT_BYTES): string {
-  return `The form is too large; the limit is ${Math.floor(limit / 1024)} KB`;
+  return texts.refusals.tooLarge(Math.floor(limit / 1024));
 }
 
 async function readBody(request: Request, limit: number): Promise<Uint8Array<ArrayBuffer> | 'too-large' | 'unreadable'> {

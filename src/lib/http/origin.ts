@@ -1,14 +1,15 @@
 import { isIP } from 'node:net';
+import { texts } from '../i18n/texts.ts';
 import { type Failure, failure } from './outcome.ts';
 
 /** Methods that change something, and so are subject to the origin policy. */
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** What a post from another website is told (and the page without JavaScript shows). */
-export const FOREIGN_ORIGIN_MESSAGE = 'Forms on this site cannot be posted from another website';
+export const FOREIGN_ORIGIN_MESSAGE = texts.refusals.foreignOrigin;
 
 /** What a request addressed to another site's name is told (DNS rebinding, a stray proxy). */
-export const MISDIRECTED_MESSAGE = 'This site does not answer to that address';
+export const MISDIRECTED_MESSAGE = texts.refusals.misdirected;
 
 /** How the site's public address is known: named by `PUBLIC_URL`, or read from the request through trusted proxies. */
 export type PublicAddressSettings = {

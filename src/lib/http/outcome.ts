@@ -1,3 +1,5 @@
+import { texts } from '../i18n/texts.ts';
+
 /** What a visitor typed into the visible fields of a form, shown again on a refusal; never the honeypot. */
 export type FormValues = Record<string, string>;
 
@@ -39,8 +41,8 @@ export type Data = { kind: 'data'; status: number; body: { success: boolean } & 
 /** What a handler returns; a renderer turns it into an answer for a script or a page for a person. */
 export type Outcome = Accepted | Invalid | Failure | Confirm | Data;
 
-/** The message every unexpected failure answers with (docs/api/openapi.yaml). */
-export const INTERNAL_ERROR = 'Internal server error';
+/** The message every unexpected failure answers with (docs/api/openapi.yaml), in the site's language. */
+export const INTERNAL_ERROR = texts.refusals.internalError;
 
 /** An accepted request. */
 export function accepted(): Accepted {
@@ -61,13 +63,13 @@ export function failure(status: number, error: string, more: Omit<Failure, 'kind
 
 /** 405 for a method a route does not take, naming the ones it does. */
 export function methodNotAllowed(allowed: readonly string[]): Failure {
-  return failure(405, `Use ${allowed.join(' or ')} for this address`, { headers: { allow: allowed.join(', ') } });
+  return failure(405, texts.refusals.methodNotAllowed(allowed), { headers: { allow: allowed.join(', ') } });
 }
 
 /** 429 with `Retry-After` in seconds and an error that says in minutes when to try again. */
 export function tooManyRequests(retryAfterSeconds: number, values?: FormValues): Failure {
   const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
-  return failure(429, `Too many attempts. Please try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, {
+  return failure(429, texts.refusals.tooManyAttempts(minutes), {
     headers: { 'retry-after': String(retryAfterSeconds) },
     values,
   });

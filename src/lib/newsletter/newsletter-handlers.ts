@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import { INVALID_EMAIL } from '../forms/email.ts';
 import { NewsletterSchema } from '../forms/newsletter.ts';
 import { readForm } from '../http/form.ts';
+import { texts } from '../i18n/texts.ts';
 import { describeError, type Logger } from '../log.ts';
 import { site } from '../site/site.ts';
 import type { EventRecorder } from '../webhooks/webhooks.ts';
@@ -43,18 +44,18 @@ export const NEWSLETTER_FAILURES: Record<SubscribeFailure, { status: number; err
   'invalid-address': { status: 400, error: INVALID_EMAIL },
   'not-resubscribable': {
     status: 400,
-    error: 'This address unsubscribed earlier, so we cannot add it again here. Use the subscribe link in one of our earlier emails, or contact us.',
+    error: texts.refusals.notResubscribable,
   },
   forgotten: {
     status: 400,
-    error: 'This address was removed from our list at its owner’s request, so it cannot be added again here. Please contact us to subscribe again.',
+    error: texts.refusals.forgotten,
   },
   unavailable: {
     status: 503,
-    error: 'The newsletter service is busy right now. Please try again in a few minutes.',
+    error: texts.refusals.providerBusy,
     headers: { 'retry-after': String(NEWSLETTER_RETRY_AFTER_SECONDS) },
   },
-  misconfigured: { status: 502, error: 'We could not subscribe you right now. Please try again later.' },
+  misconfigured: { status: 502, error: texts.refusals.providerMisconfigured },
 };
 
 /** POST /api/newsletter (docs/api/openapi.yaml): read the form, validate the email, subscribe, answer. */
@@ -120,13 +121,13 @@ export async function handleNewsletter(
 }
 
 /** What a person reads when the confirmation email could not be sent. */
-export const CONFIRMATION_NOT_SENT = 'We could not send the confirmation email right now. Please try again in a few minutes.';
+export const CONFIRMATION_NOT_SENT = texts.refusals.confirmationNotSent;
 
 /** What a person reads when a confirmation link is too old, was used, or was never ours. */
-export const CONFIRMATION_LINK_EXPIRED = 'This confirmation link has expired or was already used. Please subscribe again.';
+export const CONFIRMATION_LINK_EXPIRED = texts.refusals.confirmationLinkExpired;
 
 /** What a person reads when an unsubscribe link is not (or no longer) valid. */
-export const UNSUBSCRIBE_LINK_INVALID = 'This unsubscribe link is not valid any more: you may already be unsubscribed.';
+export const UNSUBSCRIBE_LINK_INVALID = texts.refusals.unsubscribeLinkInvalid;
 
 /**
  * POST /api/newsletter/confirm: the button of the page a confirmation link opens. The address

@@ -1,6 +1,7 @@
-import type { SmtpConfig } from '../mail/settings.ts';
-import type { Mailer } from '../mail/mailer.ts';
+import { texts } from '../i18n/texts.ts';
 import { type ContactEmail, headerText } from '../mail/email.ts';
+import type { Mailer } from '../mail/mailer.ts';
+import type { SmtpConfig } from '../mail/settings.ts';
 import { type ConsentEvidence, type Consents, consentVersion, truncatedClient } from './consents.ts';
 
 /** Where a newsletter page's visitor lands after asking to subscribe with double opt-in: "check your inbox". */
@@ -9,7 +10,7 @@ export const CONFIRM_THANKS = '/thank-you/confirm-subscription/';
 /**
  * Double opt-in as the site runs it for the local list and Resend: the signup's consent is
  * recorded as pending and a confirmation email goes out; the address reaches the list only from
- * the link in it (newsletter/handle.ts `handleNewsletterConfirmation`).
+ * the link in it (newsletter/newsletter-handlers.ts `handleNewsletterConfirmation`).
  */
 export type OptIn = {
   consents: Consents;
@@ -34,8 +35,8 @@ export function createOptIn({ consents, mailer, smtp, site, publicUrl }: OptInDe
 }
 
 /**
- * The confirmation email: the link to confirm (48 hours), and one-click unsubscribe by RFC 8058
- * (`List-Unsubscribe` with the HTTPS address that takes a POST, `List-Unsubscribe-Post`).
+ * The confirmation email, in the site's language: the link to confirm (48 hours), and one-click
+ * unsubscribe by RFC 8058 (`List-Unsubscribe` with the HTTPS address that takes a POST, `List-Unsubscribe-Post`).
  */
 export function composeConfirmation(
   email: string,
@@ -50,18 +51,8 @@ export function composeConfirmation(
   return {
     from: { name: headerText(site.senderName), address: smtp.from },
     to: email,
-    subject: `Confirm your subscription to ${name}`,
-    text: [
-      `Someone, probably you, asked to receive the newsletter of ${name} at this address.`,
-      '',
-      'To confirm, open this link within 48 hours and press the button:',
-      confirm,
-      '',
-      'If it was not you, ignore this email: nothing happens without the confirmation.',
-      '',
-      `To stop at any time: ${unsubscribe}`,
-      '',
-    ].join('\n'),
+    subject: texts.mail.confirmation.subject(name),
+    text: [...texts.mail.confirmation.lines(name, confirm, unsubscribe), ''].join('\n'),
     messageId: `<newsletter-confirm.${now.getTime()}.${tokens.unsubscribe.slice(0, 8)}@${domain}>`,
     date: now,
     envelope: { from: smtp.from, to: [email] },

@@ -1,6 +1,6 @@
 import type { ProviderName } from './settings.ts';
 
-/** Why a provider did not add an address; each maps to one answer in `handle.ts`. */
+/** Why a provider did not add an address; each maps to one answer in `newsletter-handlers.ts`. */
 export type SubscribeFailure =
   /** The provider says the address is invalid or fake. */
   | 'invalid-address'

@@ -12,24 +12,26 @@ export type FormPages = {
   thanks: string;
   /** The fields a person types into, in form order: what a refusal page shows again. */
   fields: readonly string[];
+  /** The page that places the form: where a draft that is unknown or expired leads (decision 0133). */
+  page: string;
 };
 
 /** The two forms' pages. */
 export const FORM_PAGES = {
-  newsletter: { form: 'newsletter', thanks: '/thank-you/newsletter/', fields: ['email'] },
-  contact: { form: 'contact', thanks: '/thank-you/contact/', fields: visibleFieldNames(contactForm) },
+  newsletter: { form: 'newsletter', thanks: '/thank-you/newsletter/', fields: ['email'], page: '/' },
+  contact: { form: 'contact', thanks: '/thank-you/contact/', fields: visibleFieldNames(contactForm), page: '/contact' },
 } as const satisfies Record<'newsletter' | 'contact', FormPages>;
 
 /** An owner's form's pages: its thank-you page, and its own fields shown again when refused. */
 export function ownerFormPages(form: FormDefinition): FormPages {
-  return { form: form.name, thanks: `/thank-you/${form.name}/`, fields: visibleFieldNames(form) };
+  return { form: form.name, thanks: `/thank-you/${form.name}/`, fields: visibleFieldNames(form), page: form.page };
 }
 
 /** The pages behind the links of the newsletter's emails (confirm, unsubscribe): the newsletter's page when refused. */
-export const NEWSLETTER_LINK_PAGES: FormPages = { form: 'newsletter', thanks: '/thank-you/newsletter/', fields: [] };
+export const NEWSLETTER_LINK_PAGES: FormPages = { form: 'newsletter', thanks: '/thank-you/newsletter/', fields: [], page: '/' };
 
 /** The confirmation of a held contact message: its page is the contact form's, its thanks the contact form's. */
-export const CONFIRM_PAGES: FormPages = { form: 'contact', thanks: '/thank-you/contact/', fields: [] };
+export const CONFIRM_PAGES: FormPages = { form: 'contact', thanks: '/thank-you/contact/', fields: [], page: '/contact' };
 
 /**
  * What a form's page shows again after a refused post: the status and headers of the
@@ -75,8 +77,33 @@ export function renderPage(outcome: Outcome, pages: FormPages): Answer | FormVie
   return view;
 }
 
+/** What a draft keeps of a view: everything but the headers, and `Retry-After` as seconds. */
+type DraftedView = Omit<FormView, 'headers'> & { retryAfter?: number };
+
+/** A view as a draft's content (decision 0133): JSON, without the headers a browser need not get again. */
+export function draftOfView(view: FormView): string {
+  const { headers, ...rest } = view;
+  const retryAfter = headers['retry-after'];
+  const drafted: DraftedView = retryAfter !== undefined && /^\d+$/.test(retryAfter) ? { ...rest, retryAfter: Number(retryAfter) } : rest;
+  return JSON.stringify(drafted);
+}
+
+/**
+ * The view a draft keeps, to show again at `now`.
+ * Hint: `Retry-After` counts down from the refusal: a reload four minutes after a 429 of ten says 360.
+ */
+export function viewOfDraft(draft: { content: string; createdAt: Date }, now: Date): FormView {
+  const { retryAfter, ...view } = JSON.parse(draft.content) as DraftedView;
+  const headers: Record<string, string> = { 'cache-control': 'no-store' };
+  if (retryAfter !== undefined) {
+    const elapsed = Math.floor((now.getTime() - draft.createdAt.getTime()) / 1000);
+    headers['retry-after'] = String(Math.max(0, retryAfter - elapsed));
+  }
+  return { ...view, headers };
+}
+
 /** Whether `renderPage` gave a page to render rather than an answer to send. */
-export function isFormView(rendered: Answer | FormView): rendered is FormView {
+export function isFormView(rendered: object): rendered is FormView {
   return 'form' in rendered;
 }
 

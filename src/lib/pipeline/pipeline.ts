@@ -1,13 +1,14 @@
 import type { AdminAction } from '../admin/actions.ts';
-import { type AdminRefusalView, renderAdminOutcome, runAdminRoute } from './admin-route.ts';
 import { clientIp, clientKey, hashClient } from '../http/client-ip.ts';
 import { BODY_LIMIT_BYTES, readForm, tooLargeMessage } from '../http/form.ts';
+import { texts } from '../i18n/texts.ts';
+import { type AdminRefusalView, renderAdminOutcome, runAdminRoute } from './admin-route.ts';
 import { describeError } from '../log.ts';
 import { isDocumentNavigation } from '../http/navigation.ts';
 import { applyOriginPolicy } from '../http/origin.ts';
 import type { Services } from '../app/services.ts';
 import { type Answer, type FormValues, failure, INTERNAL_ERROR, methodNotAllowed, type Outcome, renderJson, tooManyRequests } from '../http/outcome.ts';
-import { type FormPages, type FormView, renderPage } from './form-view.ts';
+import { draftOfView, type FormPages, type FormView, isFormView, renderPage, viewOfDraft } from './form-view.ts';
 import type { Route, RouteHandler, Target } from './routes.ts';
 
 /** What the pipeline gives back: an answer to send, or a form's or the admin's page for Astro to render. */
@@ -34,15 +35,20 @@ export async function runPipeline({ request, target, socketAddress, services }: 
   const ip = clientIp(socketAddress, request.headers.get('x-forwarded-for'), config.trustProxy);
   if (target.kind === 'near-miss') {
     logger.warn('request.near_miss', { method: request.method, path: target.path.slice(0, 200), client: hashClient(ip) });
-    return renderJson(failure(404, 'Not found'));
+    return renderJson(failure(404, texts.refusals.notFound));
   }
 
   const { route } = target;
   if (route.admin) return runAdmin(route.admin, { request, ip, services });
   const started = performance.now();
   const handler = handlerFor(route, request.method);
-  // Asked once: a person whose browser posted a form gets pages, everyone else the JSON of the spec.
-  const pages = handler && route.pages && isDocumentNavigation(request) ? route.pages : undefined;
+  // A GET of a form's address with `?draft=`: where a refused post sent its person (decision 0133).
+  const draftId = route.pages && !handler && (request.method === 'GET' || request.method === 'HEAD') ? draftOf(request) : undefined;
+  // Asked once: a person whose browser posted a form gets pages, everyone else the JSON of the spec
+  // (a script's GET of a draft's address is the endpoint's 405, as without `draft`).
+  const person = (handler || draftId !== undefined) && route.pages && isDocumentNavigation(request);
+  const pages = person ? route.pages : undefined;
+  if (pages && draftId !== undefined) return showDraft({ id: draftId, route: route.path, client: clientKey(ip) }, pages, services);
   let reply: Reply;
   try {
     reply = await guardAndHandle(route, { request, ip, services, pages });
@@ -50,16 +56,64 @@ export async function runPipeline({ request, target, socketAddress, services }: 
     logger.error('api.unexpected_error', { route: route.path, error: describeError(error) });
     reply = render(failure(500, INTERNAL_ERROR), pages);
   }
+  // The status the post was answered with, before a refusal's page becomes a redirect to it.
+  const status = reply.status;
+  if (pages && isFormView(reply)) reply = await redirectToDraft(reply, { route: route.path, client: clientKey(ip) }, services);
   if (handler && route.limit) {
     logger.info('form.request', {
       route: route.path,
-      status: reply.status,
+      status,
       durationMs: Math.round((performance.now() - started) * 10) / 10,
-      outcome: outcomeOf(reply.status),
+      outcome: outcomeOf(status),
       client: hashClient(ip),
     });
   }
   return reply;
+}
+
+/** The `draft` parameter of a GET of a form's address: the id of a refused post's draft (decision 0133). */
+function draftOf(request: Request): string | undefined {
+  return new URL(request.url).searchParams.get('draft') ?? undefined;
+}
+
+/**
+ * Post/Redirect/Get for a refused post (decision 0133): the page to show is kept as a draft and
+ * the person is sent to it with `303 See Other`, so reloading it shows the same page and posts
+ * nothing. Hint: when nothing could be kept (the database refuses, too many drafts) the page is
+ * shown at the address that was posted to, as before: the person still loses nothing they typed.
+ */
+async function redirectToDraft(view: FormView, key: { route: string; client: string }, { drafts, logger }: Services): Promise<Reply> {
+  let id: string | undefined;
+  try {
+    id = await drafts.save({ ...key, content: draftOfView(view) });
+  } catch (error) {
+    // A warning: the store has already logged the outage itself, once (store/state.ts).
+    logger.warn('form.draft_not_kept', { route: key.route, reason: describeError(error) });
+    return view;
+  }
+  if (id === undefined) {
+    logger.warn('form.draft_not_kept', { route: key.route, reason: 'the drafts are full' });
+    return view;
+  }
+  // Relative, like the thanks' Location: never built from the Host header.
+  const vary = view.headers.vary;
+  return { status: 303, headers: { location: `${key.route}?draft=${id}`, 'cache-control': 'no-store', ...(vary && { vary }) }, body: null };
+}
+
+/**
+ * The GET a refused post was redirected to: the form's page again from its draft, with the
+ * refusal's status; an unknown or expired draft (or another visitor's) leads to the empty form.
+ * Hint: the id is never logged, so the log cannot open someone's draft.
+ */
+async function showDraft(key: { id: string; route: string; client: string }, pages: FormPages, { drafts, logger }: Services): Promise<Reply> {
+  let view: FormView | undefined;
+  try {
+    const draft = await drafts.read(key);
+    if (draft) view = viewOfDraft(draft, new Date());
+  } catch (error) {
+    logger.warn('form.draft_unreadable', { route: key.route, reason: describeError(error) });
+  }
+  return view ?? { status: 303, headers: { location: pages.page, 'cache-control': 'no-store' }, body: null };
 }
 
 /** An admin post: its own checks and action (src/lib/pipeline/admin-route.ts), one log line, and never a stack trace to the owner. */

@@ -1,4 +1,7 @@
 import * as v from 'valibot';
+import { catalogueFor, LANGUAGES, type Language } from '../i18n/catalogues.ts';
+
+export { LANGUAGES };
 
 /**
  * The CSS custom properties of src/styles/global.css an owner may set: the site's look.
@@ -23,17 +26,14 @@ export const THEME_PROPERTIES = [
 /** One of the custom properties an owner may set. */
 export type ThemeProperty = (typeof THEME_PROPERTIES)[number];
 
-/** The languages the site's texts exist in. */
-export const LANGUAGES = ['en'] as const;
-
 /** The owner's settings for the whole site, as site.config.ts gives them. */
 export type SiteSettings = {
   /** The name visitors see in the header, the footer and every tab title, and the owner sees in each mail's subject. */
   name: string;
   /** One or two sentences about the site, for search results and link previews of its home page. */
   description: string;
-  /** The language of the pages (`<html lang>`). */
-  language: (typeof LANGUAGES)[number];
+  /** The language of every text a visitor reads (`<html lang>`, src/lib/i18n): `en` or `de`. */
+  language: Language;
   /** The display name of the `From` of the mail the site sends the owner. */
   senderName: string;
   /** What a subscriber agrees to, shown under the newsletter form and kept with their consent record. */
@@ -83,12 +83,15 @@ export function defineSite(input: SiteSettingsInput): SiteSettings {
     throw new Error(`site.config.ts: ${path} ${issue.message}`);
   }
   const settings = result.output;
+  const language = settings.language ?? 'en';
+  // The defaults a visitor reads are in the site's language.
+  const texts = catalogueFor(language).site;
   return {
     name: settings.name,
-    description: settings.description ?? `${settings.name}: news and a way to reach us.`,
-    language: settings.language ?? 'en',
+    description: settings.description ?? texts.description(settings.name),
+    language,
     senderName: settings.senderName ?? settings.name,
-    newsletterConsent: settings.newsletterConsent ?? 'I would like to receive the newsletter by email. I can unsubscribe at any time.',
+    newsletterConsent: settings.newsletterConsent ?? texts.newsletterConsent,
     theme: { light: dropUnset(settings.theme?.light), dark: dropUnset(settings.theme?.dark) },
   };
 }

@@ -1,4 +1,5 @@
 import type { Challenge } from 'altcha-lib';
+import { texts } from '../i18n/texts.ts';
 import type { SpamConfig } from './settings.ts';
 import type { Logger } from '../log.ts';
 import { createAkismetClient } from './akismet.ts';
@@ -12,8 +13,7 @@ import { judgeContact, type SpamFilter, type Submission, type Verdict } from './
 export type ChallengeBody = { success: true; challenge: Challenge; turnstileSiteKey?: string };
 
 /** What a newsletter subscription without a valid proof is told (`NEWSLETTER_REQUIRE_PROOF=true`). */
-export const NEWSLETTER_PROOF_ERROR =
-  'We could not confirm that this came from our signup form. Please turn on JavaScript for this site, reload the page and try again.';
+export const NEWSLETTER_PROOF_ERROR = texts.refusals.proofMissing;
 
 /** The spam filter as the handlers use it. */
 export interface SpamService {

@@ -242,4 +242,18 @@ export const MIGRATIONS: readonly Migration[] = [
      ALTER TABLE submissions ADD COLUMN fields TEXT;
      CREATE INDEX submissions_form ON submissions (form, created_at);`,
   },
+  {
+    // A refused post from a person without JavaScript (decision 0133): what they typed and the
+    // messages, kept for half an hour under the hash of a random id, so the page it redirects to
+    // can show the form again on any instance, and a reload posts nothing.
+    name: 'drafts of refused form posts',
+    sqlite: `CREATE TABLE form_drafts (
+       id_hash TEXT PRIMARY KEY, route TEXT NOT NULL, client_hash TEXT NOT NULL, content TEXT NOT NULL, size INTEGER NOT NULL,
+       created_at TEXT NOT NULL, expires_at TEXT NOT NULL);
+     CREATE INDEX form_drafts_expiry ON form_drafts (expires_at);`,
+    postgresql: `CREATE TABLE form_drafts (
+       id_hash TEXT PRIMARY KEY, route TEXT NOT NULL, client_hash TEXT NOT NULL, content TEXT NOT NULL, size INTEGER NOT NULL,
+       created_at TEXT NOT NULL, expires_at TEXT NOT NULL);
+     CREATE INDEX form_drafts_expiry ON form_drafts (expires_at);`,
+  },
 ];

@@ -136,6 +136,7 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
         status: 'failed',
         excerpt: 'About 100% of the ENGINE_ROOM.',
         form: 'contact',
+        fields: {},
       });
     });
 
@@ -149,6 +150,8 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
       await expect(names('quote')).resolves.toEqual([['Quote Person', 'quote']]);
       await expect(names('contact')).resolves.toEqual([['Contact Person', 'contact']]);
       await expect(names()).resolves.toHaveLength(2);
+      // Its fields are searched too, and are the row's own.
+      expect((await queries.messages({ page: 1, search: 'TABLE' })).rows.map((r) => [r.name, r.fields])).toEqual([['Quote Person', { topic: 'table' }]]);
       await expect(store.outbox.list()).resolves.toEqual(
         expect.arrayContaining([expect.objectContaining({ name: 'Quote Person', form: 'quote', fields: { topic: 'table' } })]),
       );

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { accepted, failure, invalid } from '../../../src/lib/http/outcome.ts';
-import { applyViewStatus, FORM_PAGES, isFormView, renderPage } from '../../../src/lib/pipeline/form-view.ts';
+import { applyViewStatus, draftOfView, FORM_PAGES, type FormView, isFormView, renderPage, viewOfDraft } from '../../../src/lib/pipeline/form-view.ts';
 
 describe('renderPage: what a person without JavaScript gets for each outcome', () => {
   test('accepted: 303 to the thank-you page, with a relative Location, never cached', () => {
@@ -82,5 +82,50 @@ describe('applyViewStatus', () => {
     });
     expect(response).toMatchObject({ status: 503, statusText: '' });
     expect(Object.fromEntries(response.headers)).toEqual({ 'retry-after': '120', 'cache-control': 'no-store' });
+  });
+});
+
+describe('a view as a draft and back (decision 0133)', () => {
+  const T0 = new Date('2026-11-25T10:00:00.000Z');
+  const LIMITED: FormView = {
+    form: 'contact',
+    status: 429,
+    headers: { 'cache-control': 'no-store', vary: 'Origin', 'retry-after': '600' },
+    values: { name: 'Ada Lovelace', message: 'Ünïcode and <b>markup</b>,\nkept as typed.' },
+    errors: {},
+    formError: 'Too many attempts. Please try again in 10 minutes.',
+  };
+
+  test('the same page comes back, without the headers a browser need not get again', () => {
+    const refused: FormView = {
+      ...LIMITED,
+      status: 400,
+      headers: { 'cache-control': 'no-store', vary: 'Origin' },
+      errors: { name: ['Too short'] },
+      formError: undefined,
+    };
+    expect(viewOfDraft({ content: draftOfView(refused), createdAt: T0 }, T0)).toEqual({
+      form: 'contact',
+      status: 400,
+      headers: { 'cache-control': 'no-store' },
+      values: { name: 'Ada Lovelace', message: 'Ünïcode and <b>markup</b>,\nkept as typed.' },
+      errors: { name: ['Too short'] },
+    });
+  });
+
+  test.each([
+    [0, '600'],
+    [1, '599'],
+    [240, '360'],
+    [660, '0'],
+  ])('Retry-After counts down from the refusal: %i s later it says %s', (seconds, left) => {
+    const view = viewOfDraft({ content: draftOfView(LIMITED), createdAt: T0 }, new Date(T0.getTime() + seconds * 1000));
+    expect(view.headers).toEqual({ 'cache-control': 'no-store', 'retry-after': left });
+    expect(view.formError).toBe('Too many attempts. Please try again in 10 minutes.');
+  });
+
+  test('the confirmation of a held message keeps its token', () => {
+    const asked: FormView = { ...LIMITED, status: 200, headers: { 'cache-control': 'no-store' }, formError: undefined, confirm: { token: '1.2.abc' } };
+    expect(viewOfDraft({ content: draftOfView(asked), createdAt: T0 }, T0)).toMatchObject({ status: 200, confirm: { token: '1.2.abc' } });
   });
 });

@@ -9,6 +9,7 @@ import { createLogger } from '../../../src/lib/log.ts';
 import { failure, type Outcome } from '../../../src/lib/http/outcome.ts';
 import { type Reply, runPipeline } from '../../../src/lib/pipeline/pipeline.ts';
 import { findTarget, type Route } from '../../../src/lib/pipeline/routes.ts';
+import { createFormDrafts, DRAFT_LIMITS } from '../../../src/lib/store/drafts.ts';
 import { createServices, type Services } from '../../../src/lib/app/services.ts';
 
 /**
@@ -47,6 +48,18 @@ function runRoute(route: Route, req: Request): Promise<Reply> {
 }
 
 const events = (event: string) => logs.filter((line) => line.event === event);
+
+/**
+ * Follows a refused post's `303 See Other` to its draft (decision 0133) as the browser does, with
+ * a GET from the same client, and answers what that GET gets.
+ */
+async function followDraft(reply: Reply, route: string, socketAddress = '192.0.2.1'): Promise<Reply> {
+  expect(reply).toMatchObject({ status: 303, body: null, headers: { 'cache-control': 'no-store' } });
+  const location = reply.headers.location!;
+  expect(location.startsWith(`${route}?draft=`)).toBe(true);
+  expect(location.slice(route.length)).toMatch(/^\?draft=[\w-]{32}$/);
+  return run(request('GET', location, { headers: NAVIGATION }), socketAddress);
+}
 
 describe('a near miss', () => {
   test('is a JSON 404 and one warning with the raw path, cut at 200 characters', async () => {
@@ -219,7 +232,7 @@ describe('the log line names each outcome in a word', () => {
 
 describe('a person whose browser posts the form itself', () => {
   test('no proof (a browser without JavaScript): asked to confirm, and the confirmation is 303 to the thank-you page, logged as accepted', async () => {
-    const asked = await run(request('POST', '/api/contact', { fields: VALID, headers: NAVIGATION }));
+    const asked = await followDraft(await run(request('POST', '/api/contact', { fields: VALID, headers: NAVIGATION })), '/api/contact');
     expect(asked).toMatchObject({ form: 'contact', status: 200, values: { name: VALID.name, email: VALID.email, message: VALID.message } });
     const token = (asked as FormView).confirm?.token;
     expect(token).toMatch(/^\d+\.\d+\.[\w-]{43}$/);
@@ -233,10 +246,13 @@ describe('a person whose browser posts the form itself', () => {
   });
 
   test('refused fields: the form’s page with the messages and the values', async () => {
-    await expect(run(request('POST', '/api/contact', { fields: { ...VALID, name: 'A' }, headers: NAVIGATION }))).resolves.toEqual({
+    const refused = await run(request('POST', '/api/contact', { fields: { ...VALID, name: 'A' }, headers: NAVIGATION }));
+    expect(refused.headers.vary).toBe('Origin');
+    expect(events('form.request')).toEqual([expect.objectContaining({ status: 400, outcome: 'invalid' })]);
+    await expect(followDraft(refused, '/api/contact')).resolves.toEqual({
       form: 'contact',
       status: 400,
-      headers: { 'cache-control': 'no-store', vary: 'Origin' },
+      headers: { 'cache-control': 'no-store' },
       values: { name: 'A', email: 'ada@example.com', message: 'Hello, I would like to know more.' },
       errors: { name: ['Name must be between 2 and 100 characters'] },
       formError: undefined,
@@ -244,10 +260,16 @@ describe('a person whose browser posts the form itself', () => {
   });
 
   test('another website: the form’s page with the refusal in its alert', async () => {
-    const reply = await run(
+    const refused = await run(
       request('POST', '/api/newsletter', { fields: { email: 'a@example.com' }, headers: { ...NAVIGATION, origin: 'https://evil.example' } }),
     );
-    expect(reply).toMatchObject({ form: 'newsletter', status: 403, formError: 'Forms on this site cannot be posted from another website', values: {} });
+    const reply = await followDraft(refused, '/api/newsletter');
+    expect(reply).toMatchObject({
+      form: 'newsletter',
+      status: 403,
+      formError: 'Forms on this site cannot be posted from another website',
+      values: { email: 'a@example.com' },
+    });
   });
 
   test('a GET of the endpoint from the address bar is still 405 JSON', async () => {
@@ -258,18 +280,96 @@ describe('a person whose browser posts the form itself', () => {
     const route: Route = {
       path: '/api/contact',
       kind: 'form',
-      pages: { form: 'contact', thanks: '/thank-you/contact/', fields: ['name', 'email', 'message'] },
+      pages: { form: 'contact', thanks: '/thank-you/contact/', fields: ['name', 'email', 'message'], page: '/contact' },
       methods: {
         POST: () => {
           throw new Error('boom');
         },
       },
     };
-    await expect(runRoute(route, request('POST', '/api/contact', { fields: VALID, headers: NAVIGATION }))).resolves.toMatchObject({
+    const refused = await runRoute(route, request('POST', '/api/contact', { fields: VALID, headers: NAVIGATION }));
+    // runRoute posts from 192.0.2.9: the draft opens for that client only.
+    await expect(followDraft(refused, '/api/contact', '192.0.2.9')).resolves.toMatchObject({
       form: 'contact',
       status: 500,
       formError: 'Internal server error',
     });
+  });
+});
+
+describe('the draft a refused post is redirected to (decision 0133)', () => {
+  const refuse = () => run(request('POST', '/api/contact', { fields: { ...VALID, name: 'A' }, headers: NAVIGATION }));
+
+  test('shown again on a reload, the same page, and nothing posted again', async () => {
+    const refused = await refuse();
+    const first = await followDraft(refused, '/api/contact');
+    const again = await followDraft(refused, '/api/contact');
+    expect(again).toEqual(first);
+    expect(first).toMatchObject({ form: 'contact', status: 400, values: { name: 'A' } });
+    // One post, one log line: the GETs are not posts.
+    expect(events('form.request')).toHaveLength(1);
+  });
+
+  test.each([
+    ['an unknown id', (location: string) => location.replace(/draft=.{4}/, 'draft=AAAA')],
+    ['a malformed id', () => '/api/contact?draft=../../etc'],
+    ['an empty id', () => '/api/contact?draft='],
+  ])('%s: 303 to the empty form on its page', async (_, address) => {
+    const location = (await refuse()).headers.location!;
+    await expect(run(request('GET', address(location), { headers: NAVIGATION }))).resolves.toEqual({
+      status: 303,
+      headers: { location: '/contact', 'cache-control': 'no-store' },
+      body: null,
+    });
+  });
+
+  test('an owner’s form: an unknown draft leads to the page that places it', async () => {
+    const route: Route = {
+      path: '/api/forms/quote',
+      kind: 'form',
+      pages: { form: 'quote', thanks: '/thank-you/quote/', fields: ['name'], page: '/services/quote' },
+      methods: { POST: () => failure(500, 'x') },
+    };
+    await expect(runRoute(route, request('GET', `/api/forms/quote?draft=${'B'.repeat(32)}`, { headers: NAVIGATION }))).resolves.toEqual({
+      status: 303,
+      headers: { location: '/services/quote', 'cache-control': 'no-store' },
+      body: null,
+    });
+  });
+
+  test('another client with the address gets the empty form, not what was typed', async () => {
+    const location = (await refuse()).headers.location!;
+    await expect(run(request('GET', location, { headers: NAVIGATION }), '198.51.100.7')).resolves.toMatchObject({
+      status: 303,
+      headers: { location: '/contact' },
+    });
+  });
+
+  test('another form’s address with the id gets its own empty form', async () => {
+    const location = (await refuse()).headers.location!;
+    const id = location.split('=')[1]!;
+    await expect(run(request('GET', `/api/newsletter?draft=${id}`, { headers: NAVIGATION }))).resolves.toMatchObject({
+      status: 303,
+      headers: { location: '/' },
+    });
+  });
+
+  test('a script that GETs the address keeps the JSON 405 of the endpoint', async () => {
+    const location = (await refuse()).headers.location!;
+    const reply = await run(request('GET', location, { headers: { accept: 'application/json' } }));
+    expect([reply.status, 'body' in reply && reply.body]).toEqual([405, '{"success":false,"error":"Use POST for this address"}']);
+  });
+
+  test('when no draft can be kept, the page is shown at the address that was posted to, as before', async () => {
+    services.drafts = createFormDrafts(services.database.sql, { ...DRAFT_LIMITS, liveDrafts: 0 });
+    await expect(refuse()).resolves.toMatchObject({ form: 'contact', status: 400, values: { name: 'A' } });
+    expect(events('form.draft_not_kept')).toEqual([expect.objectContaining({ level: 'warn', route: '/api/contact', reason: 'the drafts are full' })]);
+  });
+
+  test('the draft’s id is in no log line', async () => {
+    const location = (await refuse()).headers.location!;
+    await followDraft({ status: 303, headers: { location, 'cache-control': 'no-store' }, body: null }, '/api/contact');
+    expect(JSON.stringify(logs)).not.toContain(location.split('=')[1]!);
   });
 });
 

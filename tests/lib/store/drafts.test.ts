@@ -1,0 +1,83 @@
+import { describe, expect, test } from 'vitest';
+import { createFormDrafts, DRAFT_LIMITS, formDraftsJob } from '../../../src/lib/store/drafts.ts';
+import { testEngines } from '../../support/stores.ts';
+
+/** The drafts of refused posts (decision 0133) on both engines, with a clock of the test's own. */
+const T0 = new Date('2026-11-25T10:00:00.000Z');
+const at = (minutes: number, seconds = 0) => new Date(T0.getTime() + minutes * 60_000 + seconds * 1000);
+
+/** A view as the pipeline writes it: opaque text to the store, 199 bytes. */
+const CONTENT = JSON.stringify({
+  form: 'contact',
+  status: 400,
+  values: { name: 'A', email: 'ada@example.com', message: 'Ünïcode and <b>markup</b>, kept as typed.' },
+  errors: { name: ['Name must be between 2 and 100 characters'] },
+});
+const CONTACT = { route: '/api/contact', client: '192.0.2.1' };
+const ID = /^[\w-]{32}$/;
+
+describe.each(testEngines())('form drafts on $name', (engine) => {
+  test.skipIf(!engine.available)('a draft is read back as it was kept, with when, as often as the person reloads', async () => {
+    const { store } = await engine.open();
+    const drafts = createFormDrafts(store.sql);
+    const id = await drafts.save({ ...CONTACT, content: CONTENT }, T0);
+    expect(id).toMatch(ID);
+    await expect(drafts.read({ id: id!, ...CONTACT }, at(1))).resolves.toEqual({ content: CONTENT, createdAt: T0 });
+    await expect(drafts.read({ id: id!, ...CONTACT }, at(2))).resolves.toEqual({ content: CONTENT, createdAt: T0 });
+  });
+
+  test.skipIf(!engine.available)('expires after 30 minutes, and the housekeeping deletes it then, not before', async () => {
+    const { store } = await engine.open();
+    const drafts = createFormDrafts(store.sql);
+    const id = (await drafts.save({ ...CONTACT, content: CONTENT }, T0))!;
+    await expect(drafts.read({ id, ...CONTACT }, at(29, 59))).resolves.toMatchObject({ content: CONTENT });
+    await expect(drafts.prune(at(29, 59))).resolves.toBe(0);
+    await expect(drafts.read({ id, ...CONTACT }, at(30))).resolves.toBeUndefined();
+    // The housekeeping's job, every quarter of an hour, is what deletes it.
+    const job = formDraftsJob(drafts);
+    expect([job.name, job.everyMs]).toEqual(['form-drafts', 900_000]);
+    await job.run(at(30));
+    expect(Number((await store.sql.get<{ n: number | string }>('SELECT COUNT(*) AS n FROM form_drafts'))?.n)).toBe(0);
+  });
+
+  test.skipIf(!engine.available)('only the id, the route and the client that made it open a draft', async () => {
+    const { store } = await engine.open();
+    const drafts = createFormDrafts(store.sql);
+    const id = (await drafts.save({ ...CONTACT, content: CONTENT }, T0))!;
+    const other = (await drafts.save({ ...CONTACT, content: CONTENT }, T0))!;
+    expect(other).not.toBe(id);
+    await expect(drafts.read({ id, route: '/api/newsletter', client: CONTACT.client }, at(1))).resolves.toBeUndefined();
+    await expect(drafts.read({ id, route: CONTACT.route, client: '192.0.2.2' }, at(1))).resolves.toBeUndefined();
+    await expect(drafts.read({ id: `${id.slice(0, -1)}${id.endsWith('A') ? 'B' : 'A'}`, ...CONTACT }, at(1))).resolves.toBeUndefined();
+    await expect(drafts.read({ id: "' OR 1=1 --", ...CONTACT }, at(1))).resolves.toBeUndefined();
+  });
+
+  test.skipIf(!engine.available)('the database keeps only hashes of the id and the client: a row gives no working address', async () => {
+    const { store } = await engine.open();
+    const drafts = createFormDrafts(store.sql);
+    const id = (await drafts.save({ ...CONTACT, content: CONTENT }, T0))!;
+    const rows = await store.sql.all<Record<string, unknown>>('SELECT * FROM form_drafts');
+    expect(rows).toHaveLength(1);
+    expect(JSON.stringify(rows)).not.toContain(id);
+    expect(JSON.stringify(rows)).not.toContain(CONTACT.client);
+  });
+
+  test.skipIf(!engine.available)('bounded: a draft over its size, or past the live drafts’ count or bytes, is not kept', async () => {
+    const { store } = await engine.open();
+    const small = createFormDrafts(store.sql, { draftBytes: 1_000, liveDrafts: 2, liveBytes: 100_000 });
+    await expect(small.save({ ...CONTACT, content: 'x'.repeat(1_001) }, T0)).resolves.toBeUndefined();
+    await expect(small.save({ ...CONTACT, content: 'x'.repeat(1_000) }, T0)).resolves.toMatch(ID);
+    await expect(small.save({ ...CONTACT, content: CONTENT }, T0)).resolves.toMatch(ID);
+    await expect(small.save({ ...CONTACT, content: CONTENT }, at(1))).resolves.toBeUndefined();
+    // Expired drafts no longer count, even before the housekeeping has deleted them.
+    await expect(small.save({ ...CONTACT, content: CONTENT }, at(30))).resolves.toMatch(ID);
+
+    const bytes = createFormDrafts(store.sql, { ...DRAFT_LIMITS, liveBytes: 300 });
+    await expect(bytes.save({ ...CONTACT, content: CONTENT }, at(60))).resolves.toMatch(ID);
+    await expect(bytes.save({ ...CONTACT, content: CONTENT }, at(60))).resolves.toBeUndefined();
+  });
+
+  test('the limits by default: a body of 64 KiB fits in one draft', () => {
+    expect(DRAFT_LIMITS).toEqual({ draftBytes: 98_304, liveDrafts: 5_000, liveBytes: 33_554_432 });
+  });
+});
