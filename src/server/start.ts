@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { builtEndpointOrigin, readBuildSettings } from '../lib/build-settings.ts';
 import type { Config } from '../lib/config/config.ts';
+import { describeError } from '../lib/log.ts';
 import { securityHeadersFor } from '../lib/http/security-headers.ts';
 import { startupFailureLine } from '../lib/startup-failure.ts';
 import { boot, failToStart } from './boot.ts';
@@ -27,8 +28,24 @@ if (!ENTRY) {
   process.exit(1);
 }
 // The adapter in middleware mode: a handler that renders what we hand it, with the request's `locals`.
-const { handler } = (await import(ENTRY.href)) as { handler: (req: unknown, res: unknown, next: undefined, locals: App.Locals) => Promise<void> };
-const astro: AstroHandler = (req, res, locals) => handler(req, res, undefined, locals);
+// Loaded on the first request that needs a page rendered (a refused form without JavaScript,
+// the admin, a page built on demand): Astro's runtime costs ~40 MB of memory, and a site whose
+// visitors get the built pages from memory and post with JavaScript may never need it.
+type AstroEntry = { handler: (req: unknown, res: unknown, next: undefined, locals: App.Locals) => Promise<void> };
+let entry: Promise<AstroEntry> | undefined;
+const astro: AstroHandler = async (req, res, locals) => {
+  let loaded: AstroEntry;
+  try {
+    loaded = await (entry ??= import(ENTRY.href) as Promise<AstroEntry>);
+  } catch (error) {
+    // Tried again by the next request that needs a page; this one gets a plain 500.
+    entry = undefined;
+    logger.error('server.pages_unavailable', { error: describeError(error) });
+    if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
+    return void res.end('Internal server error.\n');
+  }
+  return loaded.handler(req, res, undefined, locals);
+};
 
 // The built pages from memory, the routes through the pipeline, the rest through the adapter.
 const staticFiles = createStaticFastPath(loadStaticFiles(fileURLToPath(new URL('../client', ENTRY))));
