@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { BODY_LIMIT_BYTES, type BodyReader, readBodyWith, tooLargeMessage } from '../lib/http/form.ts';
+import { BODY_LIMIT_BYTES, type BodyReader, type IncomingRequest, readBodyWith, tooLargeMessage } from '../lib/http/form.ts';
 import { type Answer, failure, methodNotAllowed, renderJson } from '../lib/http/outcome.ts';
 import { texts } from '../lib/i18n/texts.ts';
 import { isAdminRefusal } from '../lib/pipeline/admin-route.ts';
@@ -68,19 +68,23 @@ export function createDispatcher({
 }
 
 /**
- * A Web `Request` for the Node request, its body left in the Node stream: `readForm` reads
- * the bytes from there when a handler asks (`readBodyWith`), with the size limit, without a
- * Web stream between (undici's stream over the Node stream cost more than the parsing).
+ * The request as the pipeline reads it (`IncomingRequest`): its method, URL and Web headers,
+ * its body left in the Node stream, which `readForm` reads from there when a handler asks
+ * (`readBodyWith`), with the size limit, without a Web stream between. Neither a Web `Request`
+ * (its AbortSignal and second copy of the headers) nor undici's stream over the Node stream is built.
  * Hint: the URL is the Host and the path as sent, so that `//api/x` stays a path and
  * never becomes a host; the Host only decides what "same origin" means, never reflected.
  */
-function toWebRequest(req: IncomingMessage): Request | undefined {
+function toWebRequest(req: IncomingMessage): IncomingRequest | undefined {
   const headers = new Headers();
   const raw = req.rawHeaders;
   try {
     for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
     const path = req.url?.startsWith('/') ? req.url : '/';
-    const request = new Request(`http://${req.headers.host ?? 'localhost'}${path}`, { method: req.method, headers });
+    const url = `http://${req.headers.host ?? 'localhost'}${path}`;
+    // What `new Request` would refuse (a Host that makes no URL) is refused here too.
+    if (!URL.canParse(url)) return undefined;
+    const request: IncomingRequest = { method: req.method ?? 'GET', url, headers };
     return req.method === 'GET' || req.method === 'HEAD' ? request : readBodyWith(request, bodyOf(req));
   } catch {
     return undefined;

@@ -1,3 +1,4 @@
+import type { IncomingRequest } from '../http/form.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { subscribersToCsv } from '../newsletter/subscribers.ts';
 import { readForm } from '../http/form.ts';
@@ -90,7 +91,7 @@ export type AdminRequestContext = { publicOrigin: string | undefined; clientKey:
  * CSRF token (403); only then the action, which answers with a redirect or a file.
  * Hint: nothing is read or changed before those checks pass.
  */
-export async function handleAdminPost(action: AdminAction, request: Request, deps: AdminDeps, context: AdminRequestContext): Promise<AdminOutcome> {
+export async function handleAdminPost(action: AdminAction, request: IncomingRequest, deps: AdminDeps, context: AdminRequestContext): Promise<AdminOutcome> {
   const { publicOrigin } = context;
   if (publicOrigin === undefined || !comesFromOrigin(request, publicOrigin)) return forbidden();
   const secure = publicOrigin.startsWith('https:');
@@ -111,7 +112,7 @@ export async function handleAdminPost(action: AdminAction, request: Request, dep
 export const BUSY_SIGN_IN = 'Many sign-ins are being checked right now. Please try again in a minute.';
 
 async function signIn(
-  request: Request,
+  request: IncomingRequest,
   password: unknown,
   oldToken: string | undefined,
   secure: boolean,

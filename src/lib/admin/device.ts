@@ -1,3 +1,4 @@
+import type { IncomingRequest } from '../http/form.ts';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { PasswordHash } from './password.ts';
 
@@ -12,7 +13,7 @@ export const DEVICE_MAX_AGE_SECONDS = 365 * 24 * 3600;
  */
 export type Devices = {
   /** Whether the request carries a device cookie this site signed. */
-  known(request: Request, secure: boolean): boolean;
+  known(request: IncomingRequest, secure: boolean): boolean;
   /** The `Set-Cookie` value of a new device cookie. */
   cookie(secure: boolean): string;
 };
@@ -40,7 +41,7 @@ export function deviceCookieName(secure: boolean): string {
   return secure ? '__Host-admin_device' : 'admin_device';
 }
 
-function readCookie(request: Request, name: string): string | undefined {
+function readCookie(request: IncomingRequest, name: string): string | undefined {
   for (const pair of (request.headers.get('cookie') ?? '').split(';')) {
     const at = pair.indexOf('=');
     if (at > 0 && pair.slice(0, at).trim() === name) return pair.slice(at + 1).trim();

@@ -1,3 +1,4 @@
+import type { IncomingRequest } from '../http/form.ts';
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** A session ends after this long without a request. */
@@ -125,7 +126,7 @@ export function clearedSessionCookie(secure: boolean): string {
 }
 
 /** The session token a request carries in its `Cookie` header, if any. */
-export function readSessionToken(request: Request, secure: boolean): string | undefined {
+export function readSessionToken(request: IncomingRequest, secure: boolean): string | undefined {
   const name = sessionCookieName(secure);
   for (const pair of (request.headers.get('cookie') ?? '').split(';')) {
     const eq = pair.indexOf('=');
@@ -139,7 +140,7 @@ export function readSessionToken(request: Request, secure: boolean): string | un
  * when a browser sent none, its `Referer`) must be the public origin exactly.
  * Hint: a request with neither is refused; every browser this admin supports sends `Origin` on a POST.
  */
-export function comesFromOrigin(request: Request, publicOrigin: string): boolean {
+export function comesFromOrigin(request: IncomingRequest, publicOrigin: string): boolean {
   const origin = request.headers.get('origin');
   if (origin !== null) return origin === publicOrigin;
   const referer = request.headers.get('referer');

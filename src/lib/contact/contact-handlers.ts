@@ -1,3 +1,4 @@
+import type { IncomingRequest } from '../http/form.ts';
 import { type FieldValue, type FormDefinition, HONEYPOT_FIELD, parseForm, visibleFieldNames } from '../forms/definition.ts';
 import { contactForm, formNamed, STORED_IN_COLUMNS } from '../forms/registry.ts';
 import { readForm } from '../http/form.ts';
@@ -24,12 +25,12 @@ export type RequestContext = { ip: string; person?: boolean };
  * POST /api/contact (docs/api/openapi.yaml): read the form, validate every field, judge it, store, answer.
  * Hint: a message judged spam is held and answered exactly like one accepted (decision 0093).
  */
-export function handleContact(request: Request, deps: ContactDeps, context: RequestContext = { ip: '' }): Promise<Outcome> {
+export function handleContact(request: IncomingRequest, deps: ContactDeps, context: RequestContext = { ip: '' }): Promise<Outcome> {
   return handleSubmission(contactForm, request, deps, context);
 }
 
 /** The handler of an owner's form at /api/forms/<name>: the contact form's road, with that form's fields (decision 0131). */
-export function formHandler(form: FormDefinition): (request: Request, deps: ContactDeps, context: RequestContext) => Promise<Outcome> {
+export function formHandler(form: FormDefinition): (request: IncomingRequest, deps: ContactDeps, context: RequestContext) => Promise<Outcome> {
   return (request, deps, context) => handleSubmission(form, request, deps, context);
 }
 
@@ -39,7 +40,7 @@ export function formHandler(form: FormDefinition): (request: Request, deps: Cont
  */
 export async function handleSubmission(
   definition: FormDefinition,
-  request: Request,
+  request: IncomingRequest,
   { store, logger, onStored, spam }: ContactDeps,
   { ip, person = false }: RequestContext = { ip: '' },
 ): Promise<Outcome> {
@@ -111,7 +112,7 @@ function splitValues(values: Record<string, FieldValue>): { columns: { name: str
  * message for delivery (once; pressing again finds it on its way); a bad or expired one says so.
  */
 export async function handleContactConfirmation(
-  request: Request,
+  request: IncomingRequest,
   {
     store,
     logger,

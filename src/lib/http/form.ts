@@ -2,6 +2,19 @@ import { isUtf8 } from 'node:buffer';
 import { texts } from '../i18n/texts.ts';
 import { type Failure, failure } from './outcome.ts';
 
+/**
+ * What the pipeline, the guard and the handlers read of a request: its method, URL and
+ * headers, and its body only through `readForm`. A Web `Request` is one (tests, `astro dev`);
+ * our server builds a plain one over the Node request (src/server/dispatch.ts), since
+ * undici's `Request` (an AbortSignal, a second copy of the headers) cost more than the parsing.
+ */
+export type IncomingRequest = {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: Headers;
+  readonly body?: ReadableStream<Uint8Array> | null;
+};
+
 /** The largest request body the endpoints read, in bytes; the adapter is set to the same. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
@@ -18,7 +31,7 @@ const FORM_TYPES = ['multipart/form-data', 'application/x-www-form-urlencoded'];
  * the limit (413) and bodies that do not parse (400) with the JSON shape of the spec.
  * Hint: the body is read with our own byte count so the limit holds without a Content-Length.
  */
-export async function readForm(request: Request, limit = BODY_LIMIT_BYTES): Promise<FormResult> {
+export async function readForm(request: IncomingRequest, limit = BODY_LIMIT_BYTES): Promise<FormResult> {
   const contentType = request.headers.get('content-type') ?? '';
   const mediaType = contentType.split(';', 1)[0]!.trim().toLowerCase();
   if (!FORM_TYPES.includes(mediaType)) {
@@ -65,14 +78,14 @@ export async function readForm(request: Request, limit = BODY_LIMIT_BYTES): Prom
 /** Reads a request's body, up to `limit` bytes, from where our server holds it (see `readBodyWith`). */
 export type BodyReader = (limit: number) => Promise<Uint8Array<ArrayBuffer> | 'too-large' | 'unreadable'>;
 
-const bodyReaders = new WeakMap<Request, BodyReader>();
+const bodyReaders = new WeakMap<IncomingRequest, BodyReader>();
 
 /**
  * Tells `readForm` how to read this request's body without a Web stream: our server builds
  * its `Request` without a body and reads the bytes from the Node request itself, once, when
  * a handler asks (a 413 from the header or a 403 still reads nothing).
  */
-export function readBodyWith(request: Request, read: BodyReader): Request {
+export function readBodyWith(request: IncomingRequest, read: BodyReader): IncomingRequest {
   bodyReaders.set(request, read);
   return request;
 }
@@ -116,7 +129,7 @@ export function tooLargeMessage(limit = BODY_LIMIT_BYTES): string {
   return texts.refusals.tooLarge(Math.floor(limit / 1024));
 }
 
-async function readBody(request: Request, limit: number): Promise<Uint8Array<ArrayBuffer> | 'too-large' | 'unreadable'> {
+async function readBody(request: IncomingRequest, limit: number): Promise<Uint8Array<ArrayBuffer> | 'too-large' | 'unreadable'> {
   if (!request.body) return new Uint8Array();
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

@@ -1,3 +1,4 @@
+import type { IncomingRequest } from './form.ts';
 /**
  * Whether a request is a browser loading a document (a form posted without JavaScript, a
  * link followed) rather than a script, curl or a test asking for data.
@@ -5,7 +6,7 @@
  * older browser, or a proxy that strips it) falls back to `Accept`, where HTML must be
  * preferred to JSON, so curl's wildcard and a missing `Accept` stay JSON.
  */
-export function isDocumentNavigation(request: Request): boolean {
+export function isDocumentNavigation(request: IncomingRequest): boolean {
   const { headers } = request;
   const dest = headers.get('sec-fetch-dest');
   const mode = headers.get('sec-fetch-mode');

@@ -1,3 +1,4 @@
+import type { IncomingRequest } from './form.ts';
 import { isIP } from 'node:net';
 import { texts } from '../i18n/texts.ts';
 import { type Failure, failure } from './outcome.ts';
@@ -70,7 +71,7 @@ export function isAddressedToSite(headers: Headers, settings: PublicAddressSetti
  * `ALLOWED_ORIGINS` passes with CORS, any other is refused.
  * Hint: a browser always sends `Origin` on a cross-site post, so a missing one is not a browser attack.
  */
-export function judgeOrigin(request: Request, settings: OriginSettings): OriginVerdict {
+export function judgeOrigin(request: IncomingRequest, settings: OriginSettings): OriginVerdict {
   if (!isAddressedToSite(request.headers, settings)) return { kind: 'misdirected' };
   const origin = request.headers.get('origin');
   if (origin === null) return { kind: 'no-origin' };
@@ -91,7 +92,7 @@ export type OriginPolicy = { refuse: Failure } | { preflight: Record<string, str
  * Applies the origin policy to a request to a route: a refusal (an outcome, rendered like
  * the handler's), the headers of a preflight's 204, or the headers to add to the answer.
  */
-export function applyOriginPolicy(request: Request, settings: OriginSettings): OriginPolicy {
+export function applyOriginPolicy(request: IncomingRequest, settings: OriginSettings): OriginPolicy {
   const verdict = judgeOrigin(request, settings);
   if (verdict.kind === 'misdirected') return { refuse: failure(421, MISDIRECTED_MESSAGE) };
   const preflight = request.method === 'OPTIONS' && request.headers.has('access-control-request-method');

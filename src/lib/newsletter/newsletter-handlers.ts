@@ -1,3 +1,4 @@
+import type { IncomingRequest } from '../http/form.ts';
 import * as v from 'valibot';
 import { INVALID_EMAIL } from '../forms/email.ts';
 import { NewsletterSchema } from '../forms/newsletter.ts';
@@ -60,7 +61,7 @@ export const NEWSLETTER_FAILURES: Record<SubscribeFailure, { status: number; err
 
 /** POST /api/newsletter (docs/api/openapi.yaml): read the form, validate the email, subscribe, answer. */
 export async function handleNewsletter(
-  request: Request,
+  request: IncomingRequest,
   { provider, logger, limits, spam, events, signups, optIn, consents }: NewsletterDeps,
   { ip }: { ip: string } = { ip: '' },
 ): Promise<Outcome> {
@@ -135,7 +136,7 @@ export const UNSUBSCRIBE_LINK_INVALID = texts.refusals.unsubscribeLinkInvalid;
  * Hint: confirming is a POST from a page, never the link itself, so a mail scanner that follows
  * links cannot confirm for the person.
  */
-export async function handleNewsletterConfirmation(request: Request, { provider, logger, events, signups, optIn }: NewsletterDeps): Promise<Outcome> {
+export async function handleNewsletterConfirmation(request: IncomingRequest, { provider, logger, events, signups, optIn }: NewsletterDeps): Promise<Outcome> {
   const form = await readForm(request);
   if (!form.ok) return form.failure;
   const token = form.fields.token;
@@ -162,7 +163,7 @@ export async function handleNewsletterConfirmation(request: Request, { provider,
  * update (logged).
  */
 export async function handleUnsubscribe(
-  request: Request,
+  request: IncomingRequest,
   { provider, logger, optIn, unsubscribeLocal }: NewsletterDeps & { unsubscribeLocal?: (email: string) => Promise<boolean> },
 ): Promise<Outcome> {
   const form = await readForm(request);

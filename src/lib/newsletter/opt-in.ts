@@ -1,3 +1,4 @@
+import type { IncomingRequest } from '../http/form.ts';
 import { texts } from '../i18n/texts.ts';
 import { type ContactEmail, headerText } from '../mail/email.ts';
 import type { Mailer } from '../mail/mailer.ts';
@@ -61,7 +62,7 @@ export function composeConfirmation(
 }
 
 /** The proof of what a visitor agreed to: the page they were on, the consent text of this build, a truncated address. */
-export function evidenceOf(request: Request, ip: string, text: string): ConsentEvidence {
+export function evidenceOf(request: IncomingRequest, ip: string, text: string): ConsentEvidence {
   let page = '/';
   try {
     const referer = new URL(request.headers.get('referer') ?? '');

@@ -1,3 +1,4 @@
+import type { IncomingRequest } from '../http/form.ts';
 import { clientKey, hashClient } from '../http/client-ip.ts';
 import { publicOrigin } from '../http/origin.ts';
 import type { Answer } from '../http/outcome.ts';
@@ -15,7 +16,7 @@ export type AdminRefusalView = { kind: 'admin-refusal'; status: number; message:
  * Hint: the API's origin policy does not apply here: `ALLOWED_ORIGINS` may post to the forms,
  * never to the admin, which checks the public origin itself (decision 0102).
  */
-export async function runAdminRoute(action: AdminAction, request: Request, ip: string, services: Services): Promise<Answer | AdminRefusalView> {
+export async function runAdminRoute(action: AdminAction, request: IncomingRequest, ip: string, services: Services): Promise<Answer | AdminRefusalView> {
   const { admin, config } = services;
   if (!admin) return refusal(404, 'Page not found');
   if (request.method === 'GET' || request.method === 'HEAD') return redirect('/admin');

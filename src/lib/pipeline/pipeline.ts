@@ -1,3 +1,4 @@
+import type { IncomingRequest } from '../http/form.ts';
 import type { AdminAction } from '../admin/actions.ts';
 import { clientIp, clientKey, hashClient } from '../http/client-ip.ts';
 import { BODY_LIMIT_BYTES, readForm, tooLargeMessage } from '../http/form.ts';
@@ -16,7 +17,7 @@ export type Reply = Answer | FormView | AdminRefusalView;
 
 /** One request on its way through the pipeline. */
 export type PipelineRequest = {
-  request: Request;
+  request: IncomingRequest;
   /** Where `findTarget` sent it; the pipeline only takes what is not `elsewhere`. */
   target: Exclude<Target, { kind: 'elsewhere' }>;
   /** The address of the socket the request came on. */
@@ -72,7 +73,7 @@ export async function runPipeline({ request, target, socketAddress, services }: 
 }
 
 /** The `draft` parameter of a GET of a form's address: the id of a refused post's draft (decision 0133). */
-function draftOf(request: Request): string | undefined {
+function draftOf(request: IncomingRequest): string | undefined {
   return new URL(request.url).searchParams.get('draft') ?? undefined;
 }
 
@@ -133,7 +134,7 @@ async function runAdmin(action: AdminAction, { request, ip, services }: Omit<Ste
   return reply;
 }
 
-type Step = { request: Request; ip: string; services: Services; pages: FormPages | undefined };
+type Step = { request: IncomingRequest; ip: string; services: Services; pages: FormPages | undefined };
 
 /** The guard keyed on the route, then the handler: each refusal is an outcome like the handler's own. */
 async function guardAndHandle(route: Route, { request, ip, services, pages }: Step): Promise<Reply> {
@@ -166,7 +167,7 @@ async function guardAndHandle(route: Route, { request, ip, services, pages }: St
  * Hint: the form is read within the same size limit as a handler reads it; scripts get the JSON
  * of the spec and nothing is read for them.
  */
-async function withTypedValues(outcome: Outcome, request: Request, pages: FormPages | undefined): Promise<Outcome> {
+async function withTypedValues(outcome: Outcome, request: IncomingRequest, pages: FormPages | undefined): Promise<Outcome> {
   if (!pages || outcome.kind !== 'failure') return outcome;
   const form = await readForm(request);
   if (!form.ok) return outcome;

@@ -1,3 +1,4 @@
+import type { IncomingRequest } from '../http/form.ts';
 import { ADMIN_ACTIONS, type AdminAction } from '../admin/actions.ts';
 import { formHandler, handleContact, handleContactConfirmation } from '../contact/contact-handlers.ts';
 import { ownerForms } from '../forms/registry.ts';
@@ -9,7 +10,7 @@ import type { Outcome } from '../http/outcome.ts';
 import { CONFIRM_PAGES, FORM_PAGES, type FormPages, NEWSLETTER_LINK_PAGES, ownerFormPages } from './form-view.ts';
 
 /** A route's handler: the request and the services in, an outcome out; it never writes an answer itself. */
-export type RouteHandler = (request: Request, services: Services, context: HandlerContext) => Outcome | Promise<Outcome>;
+export type RouteHandler = (request: IncomingRequest, services: Services, context: HandlerContext) => Outcome | Promise<Outcome>;
 
 /** What the pipeline found about a request: the client's address, and whether a person's browser posted the form itself (it gets pages). */
 export type HandlerContext = { ip: string; person: boolean };
