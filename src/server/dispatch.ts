@@ -7,6 +7,7 @@ import { isFormView } from '../lib/pipeline/form-view.ts';
 import { runPipeline } from '../lib/pipeline/pipeline.ts';
 import { findTarget } from '../lib/pipeline/routes.ts';
 import type { Services } from '../lib/app/services.ts';
+import type { Front } from './front.ts';
 import type { FastPath, NodeHandler } from './http-server.ts';
 
 /**
@@ -33,12 +34,18 @@ export function createDispatcher({
   astro,
 }: {
   services: Services;
-  front: FastPath;
+  front: Front;
   staticFiles: FastPath;
   astro: AstroHandler;
 }): NodeHandler {
+  // Our own answers carry the security headers in their one writeHead; others' get them set first.
+  const send = (res: ServerResponse, answer: Answer) => sendWith(front, res, answer);
+  const astroDressed: AstroHandler = (req, res, locals) => {
+    front.dress(res);
+    return astro(req, res, locals);
+  };
   return (req, res) => {
-    if (front(req, res)) return;
+    if (front.check(req, res)) return;
     const target = findTarget(req.url ?? '/');
     // Pages are only read: a post or a PATCH to one would get the page and a 200, which says "done".
     if (!WEB_METHODS.has(req.method ?? '') || (target.kind === 'elsewhere' && req.method !== 'GET' && req.method !== 'HEAD')) {
@@ -46,8 +53,11 @@ export function createDispatcher({
       return discardBriefly(req);
     }
     if (target.kind === 'elsewhere') {
-      if (staticFiles(req, res)) return;
-      if (!declaresTooLargeBody(req)) return void astro(req, res, { services });
+      if (!declaresTooLargeBody(req)) {
+        front.dress(res);
+        if (staticFiles(req, res)) return;
+        return void astro(req, res, { services });
+      }
       // Answered from the header: no need to wait for a body that may never come.
       send(res, renderJson(failure(413, tooLargeMessage())));
       return discardBriefly(req);
@@ -56,8 +66,8 @@ export function createDispatcher({
     if (!request) return send(res, renderJson(failure(400, texts.refusals.badRequest)));
     void runPipeline({ request, target, socketAddress: req.socket.remoteAddress ?? '', services })
       .then((reply) => {
-        if (isAdminRefusal(reply)) return astro(req, res, { services, adminRefusal: reply });
-        if (isFormView(reply)) return astro(req, res, { services, formView: reply });
+        if (isAdminRefusal(reply)) return astroDressed(req, res, { services, adminRefusal: reply });
+        if (isFormView(reply)) return astroDressed(req, res, { services, formView: reply });
         return send(res, reply);
       })
       .then(() => {
@@ -125,11 +135,11 @@ function bodyOf(req: IncomingMessage): BodyReader {
     }));
 }
 
-/** Writes an answer in one go, with its length. */
-function send(res: ServerResponse, answer: Answer): void {
-  if (answer.stream) return void stream(res, answer, answer.stream);
+/** Writes an answer in one go, with its length and the security headers. */
+function sendWith(front: Front, res: ServerResponse, answer: Answer): void {
+  if (answer.stream) return void stream(res, answer, answer.stream, front.headersWith(answer.headers));
   if (answer.status !== 204) answer.headers['content-length'] = String(answer.body === null ? 0 : Buffer.byteLength(answer.body));
-  res.writeHead(answer.status, answer.headers);
+  res.writeHead(answer.status, front.headersWith(answer.headers));
   res.end(answer.body ?? undefined);
 }
 
@@ -138,8 +148,8 @@ function send(res: ServerResponse, answer: Answer): void {
  * a slow client holds one chunk in memory, not the whole export. A client that goes away ends
  * the reading (the iterator's `return`, which lets go of what it holds).
  */
-async function stream(res: ServerResponse, answer: Answer, chunks: AsyncIterable<string>): Promise<void> {
-  res.writeHead(answer.status, answer.headers);
+async function stream(res: ServerResponse, answer: Answer, chunks: AsyncIterable<string>, headers: string[]): Promise<void> {
+  res.writeHead(answer.status, headers);
   const iterator = chunks[Symbol.asyncIterator]();
   try {
     for (;;) {

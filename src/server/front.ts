@@ -3,25 +3,58 @@ import { isAddressedToSite, MISDIRECTED_MESSAGE, type PublicAddressSettings } fr
 import { pathOf } from '../lib/pipeline/routes.ts';
 import type { FastPath } from './http-server.ts';
 
+/** What every request meets first: its checks, and the security headers every answer carries. */
+export type Front = {
+  /** Refuses a request with two Host lines, or addressed to another name (421), and returns true; else false. */
+  check: FastPath;
+  /** Sets the security headers on an answer someone else writes (the built files, Astro). */
+  dress(res: ServerResponse): void;
+  /**
+   * The security headers and an answer's own in one flat list for `writeHead`, the answer's
+   * winning where both name one: Node stores and checks each header once, instead of once per
+   * `setHeader` and again when `writeHead` merges its own.
+   */
+  headersWith(own: Readonly<Record<string, string>>): string[];
+};
+
 /**
  * What every request meets first, whatever answers it later (pages from memory, the API,
  * the adapter, a 413): the security headers are set on the answer (src/lib/http/security-headers.ts),
  * and once `PUBLIC_URL` is set, a request addressed to another name is refused with 421, so a
  * DNS-rebinding page can neither post nor read.
  */
-export function createFront(settings: PublicAddressSettings & { headers: Readonly<Record<string, string>> }): FastPath {
+export function createFront(settings: PublicAddressSettings & { headers: Readonly<Record<string, string>> }): Front {
   const headers = Object.entries(settings.headers);
-  return (req, res) => {
-    // Set before any handler writes: writeHead(status, its own headers) merges with these.
+  const dress = (res: ServerResponse) => {
     for (const [name, value] of headers) res.setHeader(name, value);
-    if (hostLines(req) > 1) {
-      refuse(req, res, 400, 'Bad request: more than one Host header');
-      return true;
-    }
-    if (!settings.publicUrl || isForSite(req, settings)) return false;
-    refuseMisdirected(req, res);
-    return true;
   };
+  return {
+    check: (req, res) => {
+      if (hostLines(req) > 1) {
+        dress(res);
+        refuse(req, res, 400, 'Bad request: more than one Host header');
+        return true;
+      }
+      if (!settings.publicUrl || isForSite(req, settings)) return false;
+      dress(res);
+      refuseMisdirected(req, res);
+      return true;
+    },
+    dress,
+    headersWith(own) {
+      const list: string[] = [];
+      for (const [name, value] of headers) if (!hasHeader(own, name)) list.push(name, value);
+      for (const name in own) list.push(name, own[name]!);
+      return list;
+    },
+  };
+}
+
+/** Whether `headers` names `name` (lower case), in any case. */
+function hasHeader(headers: Readonly<Record<string, string>>, name: string): boolean {
+  if (Object.hasOwn(headers, name)) return true;
+  for (const key in headers) if (key.toLowerCase() === name) return true;
+  return false;
 }
 
 /** A request-target in absolute form (`POST http://host/path`), as a client sends it to a proxy. */
