@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { BODY_LIMIT_BYTES, type BodyReader, type IncomingRequest, readBodyWith, tooLargeMessage } from '../lib/http/form.ts';
+import { BODY_LIMIT_BYTES, type BodyReader, type IncomingRequest, tooLargeMessage } from '../lib/http/form.ts';
 import { type Answer, failure, methodNotAllowed, renderJson } from '../lib/http/outcome.ts';
 import { texts } from '../lib/i18n/texts.ts';
 import { isAdminRefusal } from '../lib/pipeline/admin-route.ts';
@@ -80,7 +80,7 @@ export function createDispatcher({
 /**
  * The request as the pipeline reads it (`IncomingRequest`): its method, URL and Web headers,
  * its body left in the Node stream, which `readForm` reads from there when a handler asks
- * (`readBodyWith`), with the size limit, without a Web stream between. Neither a Web `Request`
+ * (`readBody`), with the size limit, without a Web stream between. Neither a Web `Request`
  * (its AbortSignal and second copy of the headers) nor undici's stream over the Node stream is built.
  * Hint: the URL is the Host and the path as sent, so that `//api/x` stays a path and
  * never becomes a host; the Host only decides what "same origin" means, never reflected.
@@ -91,15 +91,24 @@ function toWebRequest(req: IncomingMessage): IncomingRequest | undefined {
   try {
     for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
     const path = req.url?.startsWith('/') ? req.url : '/';
-    const url = `http://${req.headers.host ?? 'localhost'}${path}`;
-    // What `new Request` would refuse (a Host that makes no URL) is refused here too.
-    if (!URL.canParse(url)) return undefined;
-    const request: IncomingRequest = { method: req.method ?? 'GET', url, headers };
-    return req.method === 'GET' || req.method === 'HEAD' ? request : readBodyWith(request, bodyOf(req));
+    const host = req.headers.host ?? 'localhost';
+    const url = `http://${host}${path}`;
+    // What `new Request` would refuse (a Host that makes no URL) is refused here too; a path
+    // after "/" never makes a URL fail, so each Host is checked once.
+    if (!goodHosts.has(host)) {
+      if (!URL.canParse(url)) return undefined;
+      if (goodHosts.size >= 100) goodHosts.clear();
+      goodHosts.add(host);
+    }
+    const bodyless = req.method === 'GET' || req.method === 'HEAD';
+    return { method: req.method ?? 'GET', url, headers, readBody: bodyless ? undefined : bodyOf(req) };
   } catch {
     return undefined;
   }
 }
+
+/** The Hosts seen to make a URL (the site's own names, mostly); forgotten all at once past 100. */
+const goodHosts = new Set<string>();
 
 /**
  * Reads the Node request's body once, into one buffer, up to `limit` bytes: past it, the rest

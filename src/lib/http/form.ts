@@ -13,6 +13,11 @@ export type IncomingRequest = {
   readonly url: string;
   readonly headers: Headers;
   readonly body?: ReadableStream<Uint8Array> | null;
+  /**
+   * How our server reads the body from the Node request, without a Web stream (once; a second
+   * call gets the first's answer). A Web `Request` has none: its `body` stream is read instead.
+   */
+  readonly readBody?: BodyReader | undefined;
 };
 
 /** The largest request body the endpoints read, in bytes; the adapter is set to the same. */
@@ -47,8 +52,7 @@ export async function readForm(request: IncomingRequest, limit = BODY_LIMIT_BYTE
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1]?.toLowerCase();
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') return refuse(failure(400, NOT_UTF8));
 
-  const read = bodyReaders.get(request);
-  const body = read ? await read(limit) : await readBody(request, limit);
+  const body = request.readBody ? await request.readBody(limit) : await readBody(request, limit);
   if (body === 'too-large') return refuse(tooLarge(limit));
   if (body === 'unreadable') return refuse(failure(400, texts.refusals.formUnreadable));
 
@@ -75,20 +79,8 @@ export async function readForm(request: IncomingRequest, limit = BODY_LIMIT_BYTE
   return { ok: true, fields };
 }
 
-/** Reads a request's body, up to `limit` bytes, from where our server holds it (see `readBodyWith`). */
+/** Reads a request's body, up to `limit` bytes, from where our server holds it (`IncomingRequest.readBody`). */
 export type BodyReader = (limit: number) => Promise<Uint8Array<ArrayBuffer> | 'too-large' | 'unreadable'>;
-
-const bodyReaders = new WeakMap<IncomingRequest, BodyReader>();
-
-/**
- * Tells `readForm` how to read this request's body without a Web stream: our server builds
- * its `Request` without a body and reads the bytes from the Node request itself, once, when
- * a handler asks (a 413 from the header or a 403 still reads nothing).
- */
-export function readBodyWith(request: IncomingRequest, read: BodyReader): IncomingRequest {
-  bodyReaders.set(request, read);
-  return request;
-}
 
 /** The text of an urlencoded form, or `undefined` when it, or a percent-escape run in it, is not UTF-8. */
 function urlencodedText(body: Uint8Array): string | undefined {
