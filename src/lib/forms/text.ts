@@ -14,6 +14,8 @@ export function cleanText(value: string): string {
  * otherwise be refused.
  */
 export function characterCount(value: string): number {
+  // Without CR and surrogates (most text) every UTF-16 unit is one character: no walk needed.
+  if (!/[\r\ud800-\udfff]/.test(value)) return value.length;
   let count = 0;
   for (const _ of value.replaceAll('\r\n', '\n')) count++;
   return count;

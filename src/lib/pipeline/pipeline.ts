@@ -192,17 +192,18 @@ function render(outcome: Outcome, pages: FormPages | undefined, headers?: Record
 
 /** A word for the log from the status; the statuses of the endpoints are unambiguous. */
 function outcomeOf(status: number): string {
-  const words: Record<number, string> = {
-    200: 'accepted',
-    303: 'accepted',
-    400: 'invalid',
-    403: 'forbidden-origin',
-    413: 'too-large',
-    415: 'unsupported-type',
-    429: 'rate-limited',
-    500: 'error',
-    502: 'provider-misconfigured',
-    503: 'provider-unavailable',
-  };
-  return words[status] ?? `status-${status}`;
+  return OUTCOME_WORDS[status] ?? `status-${status}`;
 }
+
+const OUTCOME_WORDS: Readonly<Record<number, string>> = {
+  200: 'accepted',
+  303: 'accepted',
+  400: 'invalid',
+  403: 'forbidden-origin',
+  413: 'too-large',
+  415: 'unsupported-type',
+  429: 'rate-limited',
+  500: 'error',
+  502: 'provider-misconfigured',
+  503: 'provider-unavailable',
+};
