@@ -1,26 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { postForm, type Site, startSite } from '../support/site.ts';
+import { holdWriteLock } from '../support/sqlite-lock.ts';
 
 const valid = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello, I would like to know more.', honeypot: '' };
-
-/** Another process holding SQLite's write lock on the file, as a backup or the sqlite3 shell does. */
-async function holdWriteLock(file: string): Promise<ChildProcess> {
-  const script = `
-    const { DatabaseSync } = require('node:sqlite');
-    const db = new DatabaseSync(process.argv[1]);
-    db.exec('BEGIN IMMEDIATE');
-    db.exec("INSERT INTO subscribers (email, created_at) VALUES ('lock@example.com', 'now')");
-    process.stdout.write('locked\\n');
-    setInterval(() => {}, 1000);`;
-  const child = spawn(process.execPath, ['-e', script, file], { stdio: ['ignore', 'pipe', 'inherit'] });
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => chunk.includes('locked') && resolve());
-    child.once('exit', (code) => reject(new Error(`the lock holder exited with ${code}`)));
-  });
-  return child;
-}
 
 describe('a write lock held by another process', () => {
   let site: Site;

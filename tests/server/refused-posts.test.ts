@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -6,6 +5,7 @@ import { Window } from 'happy-dom';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type FakeHttpServer, type FakeReply, replyJson, startFakeHttpServer } from '../support/fake-http.ts';
 import { type Site, startSite } from '../support/site.ts';
+import { holdWriteLock } from '../support/sqlite-lock.ts';
 
 /**
  * Every refusal a person without JavaScript can reach, over HTTP to the built server (decision
@@ -250,21 +250,4 @@ async function closedPort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise((resolve) => server.close(resolve));
   return port;
-}
-
-/** Another process holding SQLite's write lock on the file, as a backup or the sqlite3 shell does. */
-async function holdWriteLock(file: string): Promise<ChildProcess> {
-  const script = `
-    const { DatabaseSync } = require('node:sqlite');
-    const db = new DatabaseSync(process.argv[1]);
-    db.exec('BEGIN IMMEDIATE');
-    db.exec("INSERT INTO subscribers (email, created_at) VALUES ('lock@example.com', 'now')");
-    process.stdout.write('locked\\n');
-    setInterval(() => {}, 1000);`;
-  const child = spawn(process.execPath, ['-e', script, file], { stdio: ['ignore', 'pipe', 'inherit'] });
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => chunk.includes('locked') && resolve());
-    child.once('exit', (code) => reject(new Error(`the lock holder exited with ${code}`)));
-  });
-  return child;
 }
