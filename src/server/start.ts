@@ -36,7 +36,8 @@ let entry: Promise<AstroEntry> | undefined;
 const astro: AstroHandler = async (req, res, locals) => {
   let loaded: AstroEntry;
   try {
-    loaded = await (entry ??= import(ENTRY.href) as Promise<AstroEntry>);
+    entry ??= import(ENTRY.href) as Promise<AstroEntry>;
+    loaded = await entry;
   } catch (error) {
     // Tried again by the next request that needs a page; this one gets a plain 500.
     entry = undefined;
