@@ -4,7 +4,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { Window } from 'happy-dom';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { type FakeHttpServer, replyJson, startFakeHttpServer } from '../support/fake-http.ts';
-import { type Site, startSite } from '../support/site.ts';
+import { type Site, startSite, NAVIGATION } from '../support/site.ts';
 import { site as settings } from '../../src/lib/site/site.ts';
 
 /**
@@ -28,14 +28,6 @@ beforeEach(() => {
   mailchimp.requests.length = 0;
 });
 
-/** What Chromium sends with a form it posts itself. */
-const NAVIGATION = {
-  accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
-  'sec-fetch-dest': 'document',
-  'sec-fetch-mode': 'navigate',
-  'sec-fetch-site': 'same-origin',
-  'sec-fetch-user': '?1',
-};
 /** What Chromium sends with the form script's fetch. */
 const SCRIPT = { accept: 'application/json', 'sec-fetch-dest': 'empty', 'sec-fetch-mode': 'cors', 'sec-fetch-site': 'same-origin' };
 

@@ -4,7 +4,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { Window } from 'happy-dom';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type FakeHttpServer, type FakeReply, replyJson, startFakeHttpServer } from '../support/fake-http.ts';
-import { type Site, startSite } from '../support/site.ts';
+import { type Site, startSite, NAVIGATION } from '../support/site.ts';
 import { holdWriteLock } from '../support/sqlite-lock.ts';
 
 /**
@@ -13,15 +13,6 @@ import { holdWriteLock } from '../support/sqlite-lock.ts';
  * shows the form again with the refusal's status, what was typed (or, for 413, nothing), the
  * message and the focus on it; a second GET (a reload) shows the same page and posts nothing.
  */
-
-/** What Chromium sends with a form it posts itself. */
-const NAVIGATION = {
-  accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
-  'sec-fetch-dest': 'document',
-  'sec-fetch-mode': 'navigate',
-  'sec-fetch-site': 'same-origin',
-  'sec-fetch-user': '?1',
-};
 
 const TYPED = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Typed with care, and not to be typed twice.', honeypot: '' };
 

@@ -9,6 +9,15 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const START = join(ROOT, 'dist/server/start.mjs');
 
 /** A running copy of the built site, in its own process with its own data directory. */
+/** What Chromium sends with a form it posts itself. */
+export const NAVIGATION = {
+  accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+  'sec-fetch-dest': 'document',
+  'sec-fetch-mode': 'navigate',
+  'sec-fetch-site': 'same-origin',
+  'sec-fetch-user': '?1',
+};
+
 export type Site = {
   url: string;
   dataDir: string;
