@@ -226,6 +226,9 @@ process.stderr.write(
   `bench: ${SECONDS} s × ${CONNECTIONS} connections per run, ${ROUNDS} rounds, interleaved; node ${SERVE_FLAGS.join(' ') || '(no flags)'}; ${cpus().length} × ${cpus()[0]?.model}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}\n`,
 );
 const results = new Map<string, Result[]>();
+/** The memory sequence: newsletter load, then contact load (valid, then invalid). */
+const MEMORY_SEQUENCE = [SCENARIOS[2]!, SCENARIOS[0]!, SCENARIOS[1]!];
+const memoryPeaks = new Map<string, number[]>();
 const record = (key: string, result: Result, label: string) => {
   results.set(key, [...(results.get(key) ?? []), result]);
   process.stderr.write(`  ${label.padEnd(60)} ${Math.round(result.rps)} req/s, ${result.total} requests, peak RSS so far ${result.peakRssMb.toFixed(0)} MB\n`);
@@ -243,6 +246,26 @@ try {
       for (const setup of round % 2 ? [...storeSetups].reverse() : storeSetups) {
         record(`store|${setup.name}`, await run(setup.targets, CONTACT_VALID), `contact, valid, ${setup.name}`);
       }
+    }
+  }
+  // The memory aim (issue 17): peak RSS across newsletter load through the Mailchimp client,
+  // then contact load, on a fresh server of each kind, so that the peak is this sequence's and
+  // not the whole bench's (warm-up, home page, rounds).
+  if (!ONLY) {
+    for (const [name, script] of [
+      ['ours', new URL('../dist/server/start.mjs', import.meta.url).pathname],
+      ['bare', new URL('../dist/bench/baseline-server.mjs', import.meta.url).pathname],
+    ] as const) {
+      const fresh = await startTarget(`${name}, fresh for memory`, script, env, SERVE_FLAGS);
+      targets.push(fresh);
+      const peaks = [];
+      for (const scenario of MEMORY_SEQUENCE) {
+        const result = await run([fresh], scenario);
+        peaks.push(result.peakRssMb);
+        process.stderr.write(`  memory, ${name}, after ${scenario.name}: peak RSS ${result.peakRssMb.toFixed(0)} MB\n`);
+      }
+      memoryPeaks.set(name, peaks);
+      fresh.child.kill('SIGTERM');
     }
   }
 } finally {
@@ -315,6 +338,12 @@ if (storeSetups.length > 1) {
     ]);
   }
   console.log(`\n${table(storeRows)}`);
+}
+if (memoryPeaks.size) {
+  const memoryRows = [['fresh server, 50 connections, one run each', 'ours peak RSS MB', 'bare peak RSS MB']];
+  for (const [i, scenario] of MEMORY_SEQUENCE.entries())
+    memoryRows.push([`after ${scenario.name}`, memoryPeaks.get('ours')![i]!.toFixed(0), memoryPeaks.get('bare')![i]!.toFixed(0)]);
+  console.log(`\n${table(memoryRows)}`);
 }
 console.log('\n| validator (300 inputs up to 64 KiB) | median ms | max ms |\n|---|---|---|');
 for (const { validator, medianMs, maxMs } of validators) console.log(`| ${validator} | ${medianMs.toFixed(3)} | ${maxMs.toFixed(3)} |`);

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
-import { requireWhenNeeded } from './lazy.ts';
+import { limiterClass } from './lazy.ts';
 import { describeError, type Logger } from './log.ts';
 
 /** The verdict on one request. */
@@ -59,7 +59,7 @@ export function createAbuseLimits(config: { rateLimit: { max: number; windowSeco
   if (max === 0)
     return { enabled: false, checkClient: async () => ALWAYS, refundClient: async () => {}, checkAddress: async () => ALWAYS, close: async () => {} };
 
-  const { RateLimiterRedis } = requireWhenNeeded('rate-limiter-flexible') as typeof import('rate-limiter-flexible');
+  const RateLimiterRedis = limiterClass('RateLimiterRedis');
   const limiter = (keyPrefix: string, points: number, duration: number) => {
     const memory = createBoundedMemoryLimiter({ keyPrefix, points, duration }, MEMORY_LIMITER_MAX_KEYS);
     if (!redis) return memory;
@@ -112,7 +112,7 @@ export function createAbuseLimits(config: { rateLimit: { max: number; windowSeco
  * tests check the bound, so an upgrade that changes that is noticed.
  */
 export function createBoundedMemoryLimiter(options: { keyPrefix: string; points: number; duration: number }, maxKeys: number): RateLimiterMemory {
-  const { RateLimiterMemory } = requireWhenNeeded('rate-limiter-flexible') as typeof import('rate-limiter-flexible');
+  const RateLimiterMemory = limiterClass('RateLimiterMemory');
   const limiter = new RateLimiterMemory(options);
   const records = (limiter as unknown as { _memoryStorage: { _storage: Map<string, { timeoutId?: NodeJS.Timeout }> } })._memoryStorage._storage;
   const consume = limiter.consume.bind(limiter);

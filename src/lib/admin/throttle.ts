@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { requireWhenNeeded } from '../lazy.ts';
+import { limiterClass } from '../lazy.ts';
 import { describeError, type Logger } from '../log.ts';
 
 /** The window in which sign-in attempts are counted. */
@@ -48,7 +48,8 @@ export type ThrottleDelays = { client: (earlier: number) => number; overall: (ea
  * is unreachable), so that several instances count one attacker once.
  */
 export function createSignInThrottle(options: { redis?: Redis; logger: Logger; delays?: ThrottleDelays }): SignInThrottle {
-  const { RateLimiterMemory, RateLimiterRedis } = requireWhenNeeded('rate-limiter-flexible') as typeof import('rate-limiter-flexible');
+  const RateLimiterMemory = limiterClass('RateLimiterMemory');
+  const RateLimiterRedis = limiterClass('RateLimiterRedis');
   const { redis, logger, delays = { client: clientDelayMs, overall: overallDelayMs } } = options;
   const limiter = (keyPrefix: string, points: number) => {
     const memory = new RateLimiterMemory({ keyPrefix, points, duration: SIGN_IN_WINDOW_SECONDS });

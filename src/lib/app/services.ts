@@ -14,7 +14,7 @@ import { type Consents, createConsents } from '../newsletter/consents.ts';
 import { createOptIn, type OptIn } from '../newsletter/opt-in.ts';
 import { createSignupWorker, type SignupWorker } from '../newsletter/signup-worker.ts';
 import { createSignups, type Signups } from '../newsletter/signups.ts';
-import { createWebhooks, type EventRecorder, type Webhooks } from '../webhooks/webhooks.ts';
+import { createWebhooks, type EventRecorder, eventsRead, type Webhooks } from '../webhooks/webhooks.ts';
 import type { SubmissionStore } from '../contact/submission-store.ts';
 import { createDeliveryWorker, type DeliveryWorker } from '../contact/worker.ts';
 import type { Logger } from '../log.ts';
@@ -74,8 +74,12 @@ export type Services = {
 export function createServices(config: Config, logger: Logger): Services {
   // One Redis client for the limits and the admin's throttle, closed with the rest.
   const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
-  const database = openStore({ ...config.database, dataDir: config.dataDir }, logger);
   const smtp = config.smtp;
+  // The automatic reply needs SMTP; with it or an endpoint, each message's news is recorded.
+  const database = openStore(
+    { ...config.database, dataDir: config.dataDir, events: eventsRead(config.webhooks.endpoints, Boolean(config.autoReply && smtp)) },
+    logger,
+  );
   const mailSite = siteForMail(config);
   const mailer: Mailer | undefined = smtp ? createSmtpMailer(smtp, { logger }) : undefined;
   const worker =

@@ -24,7 +24,7 @@ export type SpamParts = {
  * (docs/decisions/0120-one-state-machine.md). The challenge secret is made once and kept there too (decision 0091).
  */
 export function createSpamParts(config: Config, database: Store, mailer: Mailer | undefined, logger: Logger): SpamParts {
-  const store = createSpamStore(database.sql);
+  const store = createSpamStore(database.sql, { events: database.keepsEvents });
   const used: UsedChallenges = store.usedChallenges;
   const service = createSpamService(config.spam, {
     secret: () => store.proofSecret(),

@@ -18,8 +18,8 @@ export interface SubmissionStore {
  * The outbox's intake: every submission starts `pending` and due at once, unless held.
  * Hint: without a mail server they simply wait, and are delivered once one is configured.
  */
-export function createSubmissionStore(sql: Sql): SubmissionStore {
-  const machine = createSubmissionMachine(sql);
+export function createSubmissionStore(sql: Sql, options: { events?: boolean } = {}): SubmissionStore {
+  const machine = createSubmissionMachine(sql, options);
   return {
     save: async ({ name, email, message }) => (await machine.receive({ name, email, message, held: undefined })).id,
     receive: (message) => machine.receive(message),

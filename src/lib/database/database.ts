@@ -37,14 +37,19 @@ export interface Store {
   readonly outbox: Outbox;
   readonly subscribers: SubscriberList;
   readonly state: DatabaseState;
+  /** Whether the news of each message is recorded for webhooks (StoreOptions' `events`). */
+  readonly keepsEvents: boolean;
   /** Probes the database with a real, committed write and reads the queue's counts. */
   health(): Promise<DatabaseHealth>;
   /** Waits for statements under way, then closes the database. */
   close(): Promise<void>;
 }
 
-/** Where the store is: PostgreSQL when `url` is set, otherwise the SQLite file in `dataDir`. */
-export type StoreOptions = DatabaseConfig & { dataDir: string };
+/**
+ * Where the store is: PostgreSQL when `url` is set, otherwise the SQLite file in `dataDir`;
+ * `events: false` when nothing reads the news of a message (no webhook, alert or automatic reply).
+ */
+export type StoreOptions = DatabaseConfig & { dataDir: string; events?: boolean };
 
 /**
  * Opens the store the configuration names. SQLite is open and migrated when this answers;
@@ -78,10 +83,11 @@ export function openStore(options: StoreOptions, logger: Logger): Store {
     engine,
     ready: sql.ready,
     sql,
-    submissions: createSubmissionStore(sql),
+    submissions: createSubmissionStore(sql, { events: options.events ?? true }),
     outbox,
     subscribers: createSubscriberList(sql),
     state,
+    keepsEvents: options.events ?? true,
     async health() {
       // One attempt, no wait for a lock another process holds: health must answer at once.
       let probe: 'ok' | 'locked' | 'failed' = 'ok';

@@ -46,8 +46,8 @@ const HELD_PREVIEW_CHARACTERS = 300;
 const SECRET_SETTING = 'proof_secret';
 
 /** The spam filter's repository over the store's SQL (SQLite or PostgreSQL). */
-export function createSpamStore(sql: Sql): SpamStore {
-  const machine = createSubmissionMachine(sql);
+export function createSpamStore(sql: Sql, options: { events?: boolean } = {}): SpamStore {
+  const machine = createSubmissionMachine(sql, options);
   const setting = async (name: string) => (await sql.get<{ value: string }>('SELECT value FROM settings WHERE name = ?', [name]))?.value;
   return {
     async hold(input, { reasons, ip, userAgent }) {

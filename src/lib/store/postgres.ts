@@ -1,4 +1,5 @@
-import pg from 'pg';
+import type pg from 'pg';
+import { requireWhenNeeded } from '../lazy.ts';
 import { MIGRATIONS, type OnMigrated } from './migrations.ts';
 import type { Sql, SqlSession, SqlValue } from './sql.ts';
 
@@ -26,7 +27,9 @@ export const MIGRATION_LOCK_KEY = 0x666f726d73;
  * request during an outage fails within it rather than queueing without end.
  */
 export function openPostgres(options: PostgresOptions): Sql {
-  const pool = new pg.Pool({
+  // Loaded here, not at import: a site on SQLite (the default) never pays its ~7 MB.
+  const { Pool } = requireWhenNeeded('pg') as typeof import('pg');
+  const pool = new Pool({
     connectionString: options.url,
     max: options.poolSize,
     connectionTimeoutMillis: options.connectTimeoutMs,

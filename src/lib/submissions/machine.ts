@@ -94,8 +94,12 @@ const HISTORY = 'INSERT INTO delivery_attempts (submission_id, attempted_at, out
 
 type Row = { status: Status; lease_until: string | null; sent_at: string | null; spam_reasons: string | null; requested: string | null };
 
-/** Builds the machine over the store's SQL (SQLite or PostgreSQL). */
-export function createSubmissionMachine(sql: Sql): SubmissionMachine {
+/**
+ * Builds the machine over the store's SQL (SQLite or PostgreSQL).
+ * Hint: `events: false` when no webhook, chat alert or automatic reply would read the news of a
+ * message (webhooks/webhooks.ts, `eventsRead`): nothing is then recorded, as for the newsletter.
+ */
+export function createSubmissionMachine(sql: Sql, { events = true }: { events?: boolean } = {}): SubmissionMachine {
   // PostgreSQL: the row is locked as it is taken and rows other instances are taking are skipped.
   const skipLocked = sql.engine === 'postgresql' ? 'FOR UPDATE SKIP LOCKED' : '';
   const lockRow = sql.engine === 'postgresql' ? 'FOR UPDATE' : '';
@@ -151,10 +155,12 @@ export function createSubmissionMachine(sql: Sql): SubmissionMachine {
       if (changes === 1 && to === 'pending') {
         await tx.run(HISTORY, [id, at, 'requeued', by === 'owner' ? 'released from spam by the owner' : 'confirmed by the sender']);
         // Accepted now: the news goes out as for a message accepted at once.
-        const message = await tx.get<{ created_at: string; name: string; email: string; message: string; form: string; fields: string | null }>(
-          'SELECT created_at, name, email, message, form, fields FROM submissions WHERE id = ?',
-          [id],
-        );
+        const message = events
+          ? await tx.get<{ created_at: string; name: string; email: string; message: string; form: string; fields: string | null }>(
+              'SELECT created_at, name, email, message, form, fields FROM submissions WHERE id = ?',
+              [id],
+            )
+          : undefined;
         if (message) {
           const data = { id, createdAt: message.created_at, name: message.name, email: message.email, message: message.message };
           await recordEvent(tx, 'contact.received', withForm(data, message.form, parseFields(message.fields)), now);
@@ -196,6 +202,7 @@ export function createSubmissionMachine(sql: Sql): SubmissionMachine {
         );
         const id = Number(row!.id);
         // The news of it, in the same transaction: webhooks and chat alerts never miss a message.
+        if (!events) return { id, status, reasons };
         const data = withForm({ id, createdAt: now, name: message.name, email: message.email, message: message.message }, message.form, message.fields);
         await recordEvent(tx, status === 'pending' ? 'contact.received' : 'contact.held', status === 'spam' ? { ...data, reasons } : data, new Date(now));
         return { id, status, reasons };

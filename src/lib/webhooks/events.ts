@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { SqlSession } from '../store/sql.ts';
 
 /** Every event the site tells webhooks and chat alerts about. */
@@ -17,9 +17,21 @@ export type SiteEvent = { id: string; type: EventType; createdAt: string; data: 
  * (webhooks/deliveries.ts); an event no endpoint takes within a day is dropped.
  */
 export async function recordEvent(tx: SqlSession, type: EventType, data: Record<string, unknown>, now: Date): Promise<string> {
-  const id = `msg_${randomBytes(12).toString('hex')}`;
+  const id = eventId(now);
   await tx.run('INSERT INTO events (id, type, data, created_at) VALUES (?, ?, ?, ?)', [id, type, JSON.stringify(data), now.toISOString()]);
   return id;
+}
+
+/**
+ * An event's id (the `webhook-id`): `msg_`, the time in milliseconds as 12 hex digits, then 64
+ * random bits. Ids in time order keep the events' primary key growing at its end: a batch of
+ * messages committed together writes one page of it, not one page each (random ids did, and
+ * cost a fifth of a message's save). The random part comes from randomUUID's pooled bytes,
+ * not a system call per id as randomBytes made.
+ */
+export function eventId(now: Date): string {
+  const random = randomUUID();
+  return `msg_${now.getTime().toString(16).padStart(12, '0')}${random.slice(0, 8)}${random.slice(28)}`;
 }
 
 /** The body of a Standard Webhooks delivery: `{"type", "timestamp", "data"}`. */

@@ -14,6 +14,15 @@ export type EventRecorder = { record(type: EventType, data: Record<string, unkno
 /** Webhooks and chat alerts as the server runs them: the deliveries, the worker (none without endpoints) and the recorder. */
 export type Webhooks = { deliveries: Deliveries; worker: WebhookWorker | undefined; events: EventRecorder };
 
+/**
+ * Whether anything reads the news of a message: an endpoint, or the automatic reply (an endpoint
+ * of its own). Without a reader no event is recorded, for messages (the store's `events`) as for
+ * subscriptions (below): an unread event would cost every post a write and be dropped a day later.
+ */
+export function eventsRead(endpoints: readonly Endpoint[], autoReply: boolean): boolean {
+  return endpoints.length > 0 || autoReply;
+}
+
 /** Builds the webhooks of a deployment from its endpoints (config/webhooks.ts). */
 export function createWebhooks(
   sql: Sql,
@@ -23,7 +32,9 @@ export function createWebhooks(
   const deliveries = createDeliveries(sql);
   // The automatic reply is one more endpoint: a mail to the sender of each accepted message.
   const all = autoReply ? [...endpoints, AUTO_REPLY_ENDPOINT] : endpoints;
-  const worker = all.length > 0 ? createWebhookWorker({ deliveries, endpoints: all, siteName, allowPrivate, logger, autoReply, leaseMs }) : undefined;
+  const worker = eventsRead(endpoints, Boolean(autoReply))
+    ? createWebhookWorker({ deliveries, endpoints: all, siteName, allowPrivate, logger, autoReply, leaseMs })
+    : undefined;
   return {
     deliveries,
     worker,

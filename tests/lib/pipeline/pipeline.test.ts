@@ -1,8 +1,8 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { beforeEach, describe, expect, test } from 'vitest';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { requireConfig } from '../../../src/lib/config/config.ts';
 import type { FormView } from '../../../src/lib/pipeline/form-view.ts';
 import { createLogger } from '../../../src/lib/log.ts';
@@ -25,6 +25,12 @@ beforeEach(() => {
   dataDir = mkdtempSync(join(tmpdir(), 'pipeline-'));
   const config = requireConfig({ DATA_DIR: dataDir, RATE_LIMIT_MAX: '2', ALLOWED_ORIGINS: 'https://partner.example' });
   services = createServices(config, createLogger({ level: 'debug', write: (line) => logs.push(JSON.parse(line) as Record<string, unknown>) }));
+});
+
+// Each test's services and folder go with it: hundreds of runs left as many databases behind.
+afterEach(async () => {
+  await services.close();
+  rmSync(dataDir, { recursive: true, force: true });
 });
 
 const VALID = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello, I would like to know more.', honeypot: '' };
@@ -96,6 +102,17 @@ describe('a form post from a script', () => {
         client: expect.stringMatching(/^[0-9a-f]{12}$/),
       },
     ]);
+  });
+
+  test('accepted with nothing to hear of it (no webhook, alert or automatic reply): no event is kept; with a webhook, its news is', async () => {
+    await expect(run(request('POST', '/api/contact', { fields: VALID }))).resolves.toMatchObject({ status: 200 });
+    await expect(services.database.sql.all('SELECT type FROM events')).resolves.toEqual([]);
+    await services.close();
+    const withWebhook = { WEBHOOK_URL: 'https://hooks.example/forms', WEBHOOK_SECRET: 'whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD' };
+    services = createServices(requireConfig({ DATA_DIR: dataDir, RATE_LIMIT_MAX: '0', ...withWebhook }), createLogger({ level: 'error', write: () => {} }));
+    await expect(run(request('POST', '/api/contact', { fields: VALID }))).resolves.toMatchObject({ status: 200 });
+    // The spam filter is on by default and this post carries no proof of work: held, and told as held.
+    await expect(services.database.sql.all('SELECT type FROM events')).resolves.toEqual([{ type: 'contact.held' }]);
   });
 
   test('from an allowed website: the CORS header echoes it', async () => {

@@ -71,6 +71,21 @@ describe.each(testEngines())('each move on $name', (engine) => {
     await expect(store.outbox.find(held.id)).resolves.toMatchObject({ status: 'spam', spamReasons: ['too-fast'], nextAttemptAt: null });
   });
 
+  test.skipIf(!engine.available)('with nothing to read them (events off) no news is recorded; on, one per message and per release', async () => {
+    const { store } = await engine.open();
+    const types = async () => (await store.sql.all<{ type: string }>('SELECT type FROM events')).map((event) => event.type).sort();
+    const quiet = createSubmissionMachine(store.sql, { events: false });
+    const heldQuietly = await quiet.receive({ ...input, held: ['too-fast'] });
+    await quiet.receive(input);
+    await expect(quiet.release(heldQuietly.id, new Date())).resolves.toMatchObject({ changed: true, to: 'pending' });
+    await expect(types()).resolves.toEqual([]);
+    const told = createSubmissionMachine(store.sql);
+    const held = await told.receive({ ...input, held: ['too-fast'] });
+    await told.receive(input);
+    await expect(told.release(held.id, new Date())).resolves.toMatchObject({ changed: true, to: 'pending' });
+    await expect(types()).resolves.toEqual(['contact.held', 'contact.received', 'contact.received']);
+  });
+
   test.skipIf(!engine.available)('a proof is consumed with the message: its second use is held as replayed', async () => {
     const { machine } = await open();
     const proof = { id: 'nonce-a', expiresAtMs: Date.now() + 60 * SECOND };

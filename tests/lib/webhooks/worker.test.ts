@@ -75,7 +75,7 @@ describe.each(testEngines())('webhook deliveries on $name', (engine) => {
       timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       data: { id, createdAt: expect.any(String), name: 'Zoë Ångström', email: 'zoe@example.org', message: 'Hello, a question about your prices.' },
     });
-    expect(request!.headers['webhook-id']).toMatch(/^msg_[0-9a-f]{24}$/);
+    expect(request!.headers['webhook-id']).toMatch(/^msg_[0-9a-f]{28}$/);
     expect((await deliveries.list(10)).map((d) => [d.type, d.status, d.attempts, d.lastStatus])).toEqual([['contact.received', 'delivered', 1, 200]]);
   });
 
