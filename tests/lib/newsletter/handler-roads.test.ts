@@ -1,12 +1,16 @@
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { createLogger, silentLogger } from '../../../src/lib/log.ts';
+import { createSmtpMailer } from '../../../src/lib/mail/mailer.ts';
 import { consentVersion, createConsents } from '../../../src/lib/newsletter/consents.ts';
 import { createLocalProvider } from '../../../src/lib/newsletter/local.ts';
 import { createMailchimpProvider } from '../../../src/lib/newsletter/mailchimp.ts';
 import { handleNewsletter, handleNewsletterConfirmation, handleUnsubscribe } from '../../../src/lib/newsletter/newsletter-handlers.ts';
+import { createOptIn } from '../../../src/lib/newsletter/opt-in.ts';
 import { createSignups } from '../../../src/lib/newsletter/signups.ts';
 import { createAbuseLimits } from '../../../src/lib/rate-limit.ts';
 import { type FakeHttpServer, replyJson, startFakeHttpServer } from '../../support/fake-http.ts';
+import { parseMail } from '../../support/mime.ts';
+import { type FakeSmtpServer, startSmtpServer } from '../../support/smtp.ts';
 import { testEngines } from '../../support/stores.ts';
 
 // The roads of the newsletter handlers without the site's own confirmation mail: the consent a
@@ -14,10 +18,15 @@ import { testEngines } from '../../support/stores.ts';
 // per-address limit, and the confirm and unsubscribe links' refusals. A real store on both engines,
 // a real HTTP server standing in for Mailchimp.
 let mailchimp: FakeHttpServer;
+let smtp: FakeSmtpServer;
 beforeAll(async () => {
   mailchimp = await startFakeHttpServer();
+  smtp = await startSmtpServer();
 });
-afterAll(() => mailchimp.close());
+afterAll(async () => {
+  await mailchimp.close();
+  await smtp.close();
+});
 
 const CONSENT = 'I would like to receive the newsletter by email. I can unsubscribe at any time.';
 const MEMBER = replyJson(200, { id: 'abc', status: 'pending' });
@@ -161,6 +170,66 @@ describe.each(testEngines())('the newsletter handlers on $name', (engine) => {
     // No unsubscribeLocal given: the local list is left as it is, and the link still works.
     await expect(handleUnsubscribe(json, { provider, logger, optIn })).resolves.toEqual({ kind: 'accepted', thanks: '/thank-you/unsubscribed/' });
     await expect(consents.find('grace@example.org')).resolves.toMatchObject({ status: 'unsubscribed' });
+  });
+});
+
+describe.each(testEngines())("the site's double opt-in through the handlers, logged, on $name", (engine) => {
+  const open = async () => {
+    const { store } = await engine.open();
+    const consents = createConsents(store.sql);
+    const smtpConfig = { url: smtp.url(), to: 'owner@example.com', from: 'forms@example.com' };
+    const optIn = createOptIn({
+      consents,
+      mailer: createSmtpMailer(smtpConfig),
+      smtp: smtpConfig,
+      site: { name: 'Nord', senderName: 'Nord' },
+      publicUrl: 'https://www.example.com',
+    });
+    return { store, consents, optIn };
+  };
+  const confirmToken = () => /\/newsletter\/confirm\/\?token=([\w-]+)/.exec(parseMail(smtp.received.at(-1)!.raw).text)![1]!;
+
+  test.skipIf(!engine.available)('a signup logs whether its mail went; a second one within minutes is thanked the same, and sends none', async () => {
+    const { optIn } = await open();
+    const { logger, logged } = capture();
+    const provider = createLocalProvider({ add: async () => {}, list: async () => [], remove: async () => false });
+    const thanks = { kind: 'accepted', thanks: '/thank-you/confirm-subscription/' };
+    const before = smtp.received.length;
+    await expect(handleNewsletter(post('/api/newsletter', { email: 'ada@example.org' }), { provider, logger, optIn })).resolves.toEqual(thanks);
+    await expect(handleNewsletter(post('/api/newsletter', { email: 'ada@example.org' }), { provider, logger, optIn })).resolves.toEqual(thanks);
+    expect(smtp.received.length).toBe(before + 1);
+    expect(logged()).toEqual([
+      { level: 'info', event: 'newsletter.confirmation_asked', sent: true },
+      { level: 'info', event: 'newsletter.confirmation_asked', sent: false },
+    ]);
+  });
+
+  test.skipIf(!engine.available)('the confirming button logs the confirmation; news that cannot be recorded does not undo it', async () => {
+    const { store, optIn } = await open();
+    const provider = createLocalProvider(store.subscribers);
+    await handleNewsletter(post('/api/newsletter', { email: 'ada@example.org' }), { provider, logger: silentLogger, optIn });
+    const { logger, logged } = capture();
+    const events = { record: vi.fn(async () => Promise.reject(new Error('no room'))) };
+    await expect(
+      handleNewsletterConfirmation(post('/api/newsletter/confirm', { token: confirmToken() }), { provider, logger, optIn, events }),
+    ).resolves.toEqual({ kind: 'accepted' });
+    expect(logged()).toEqual([{ level: 'info', event: 'newsletter.confirmed', provider: 'local' }]);
+    expect((await store.subscribers.list()).map((s) => s.email)).toEqual(['ada@example.org']);
+  });
+
+  test.skipIf(!engine.available)('a provider busy at the confirmation, with no queue, asks the person to try later', async () => {
+    const { consents, optIn } = await open();
+    await handleNewsletter(post('/api/newsletter', { email: 'busy@example.org' }), { provider: remote(), logger: silentLogger, optIn });
+    mailchimp.reply(BUSY);
+    const { logger, logged } = capture();
+    await expect(
+      handleNewsletterConfirmation(post('/api/newsletter/confirm', { token: confirmToken() }), { provider: remote(), logger, optIn }),
+    ).resolves.toEqual({ kind: 'failure', status: 503, error: BUSY_TEXT, headers: { 'retry-after': '120' } });
+    expect(logged()).toEqual([
+      { level: 'warn', event: 'newsletter.confirmed_not_added', provider: 'mailchimp', reason: 'unavailable', detail: 'HTTP 503 Service Unavailable' },
+    ]);
+    // The consent is confirmed all the same: the link has been used.
+    await expect(consents.find('busy@example.org')).resolves.toMatchObject({ status: 'confirmed' });
   });
 });
 
