@@ -8,6 +8,9 @@ import { handleNewsletter, handleNewsletterConfirmation, handleUnsubscribe } fro
 import { createOptIn } from '../../../src/lib/newsletter/opt-in.ts';
 import { createSignups } from '../../../src/lib/newsletter/signups.ts';
 import { createAbuseLimits } from '../../../src/lib/rate-limit.ts';
+import { createSpamService } from '../../../src/lib/spam/service.ts';
+import { createSpamStore } from '../../../src/lib/spam/spam-store.ts';
+import { DEFAULT_WEIGHING } from '../../../src/lib/spam/weights.ts';
 import { type FakeHttpServer, replyJson, startFakeHttpServer } from '../../support/fake-http.ts';
 import { parseMail } from '../../support/mime.ts';
 import { type FakeSmtpServer, startSmtpServer } from '../../support/smtp.ts';
@@ -143,6 +146,45 @@ describe.each(testEngines())('the newsletter handlers on $name', (engine) => {
     },
   );
 
+  test.skipIf(!engine.available)('an address the provider refuses is answered at once, never queued', async () => {
+    const { store } = await engine.open();
+    const queue = createSignups(store.sql);
+    const signups = { enqueue: queue.enqueue, poke: vi.fn() };
+    mailchimp.reply(replyJson(400, { title: 'Forgotten Email Not Subscribed', status: 400 }, { 'content-type': 'application/problem+json' }));
+    await expect(
+      handleNewsletter(post('/api/newsletter', { email: 'gone@example.org' }), { provider: remote(), logger: silentLogger, signups }),
+    ).resolves.toMatchObject({ kind: 'failure', status: 400, field: 'email', values: { email: 'gone@example.org' } });
+    await expect(queue.pending(10)).resolves.toEqual([]);
+    expect(signups.poke).not.toHaveBeenCalled();
+  });
+
+  test.skipIf(!engine.available)('a subscription without the proof the owner requires is refused with the address kept in the form', async () => {
+    const { store } = await engine.open();
+    const spam = {
+      service: createSpamService(
+        {
+          enabled: true,
+          maxLinks: 2,
+          retentionDays: 30,
+          turnstile: undefined,
+          akismet: undefined,
+          newsletterRequiresProof: true,
+          weighing: DEFAULT_WEIGHING,
+          digestTime: undefined,
+        },
+        { secret: 'handler-roads-secret', used: createSpamStore(store.sql).usedChallenges, logger: silentLogger, blog: 'https://www.example.com' },
+      ),
+    };
+    const provider = createLocalProvider(store.subscribers);
+    await expect(handleNewsletter(post('/api/newsletter', { email: 'ada@example.org' }), { provider, logger: silentLogger, spam })).resolves.toStrictEqual({
+      kind: 'failure',
+      status: 400,
+      error: 'We could not confirm that this came from our signup form. Please turn on JavaScript for this site, reload the page and try again.',
+      values: { email: 'ada@example.org' },
+    });
+    await expect(store.subscribers.list()).resolves.toEqual([]);
+  });
+
   test.skipIf(!engine.available)('one-click unsubscribe from the local list takes the address off it; a token in the address wins over the form', async () => {
     const { store } = await engine.open();
     const consents = createConsents(store.sql);
@@ -217,6 +259,24 @@ describe.each(testEngines())("the site's double opt-in through the handlers, log
     expect((await store.subscribers.list()).map((s) => s.email)).toEqual(['ada@example.org']);
   });
 
+  test.skipIf(!engine.available)('with a queue at hand, a confirmation the provider takes, or refuses, queues nothing', async () => {
+    const { store, optIn } = await open();
+    const queue = createSignups(store.sql);
+    const signups = { enqueue: queue.enqueue, poke: vi.fn() };
+    await handleNewsletter(post('/api/newsletter', { email: 'taken@example.org' }), { provider: remote(), logger: silentLogger, optIn });
+    mailchimp.reply(MEMBER);
+    await expect(
+      handleNewsletterConfirmation(post('/api/newsletter/confirm', { token: confirmToken() }), { provider: remote(), logger: silentLogger, optIn, signups }),
+    ).resolves.toEqual({ kind: 'accepted' });
+    await handleNewsletter(post('/api/newsletter', { email: 'refused@example.org' }), { provider: remote(), logger: silentLogger, optIn });
+    mailchimp.reply(replyJson(400, { title: 'Member In Compliance State', status: 400 }, { 'content-type': 'application/problem+json' }));
+    await expect(
+      handleNewsletterConfirmation(post('/api/newsletter/confirm', { token: confirmToken() }), { provider: remote(), logger: silentLogger, optIn, signups }),
+    ).resolves.toMatchObject({ kind: 'failure', status: 400 });
+    await expect(queue.pending(10)).resolves.toEqual([]);
+    expect(signups.poke).not.toHaveBeenCalled();
+  });
+
   test.skipIf(!engine.available)('a provider busy at the confirmation, with no queue, asks the person to try later', async () => {
     const { consents, optIn } = await open();
     await handleNewsletter(post('/api/newsletter', { email: 'busy@example.org' }), { provider: remote(), logger: silentLogger, optIn });
@@ -278,6 +338,27 @@ describe('the newsletter handlers without a store', () => {
       kind: 'failure',
       status: 415,
       error: 'Send the form as multipart/form-data or application/x-www-form-urlencoded',
+    });
+  });
+
+  test('a form without an address keeps no value for it', async () => {
+    await expect(handleNewsletter(post('/api/newsletter', { name: 'Ada' }), { provider, logger: silentLogger })).resolves.toStrictEqual({
+      kind: 'failure',
+      status: 400,
+      error: 'Please enter a valid email address',
+      field: 'email',
+      values: {},
+    });
+  });
+
+  test('a token sent as a file is no token', async () => {
+    const body = new FormData();
+    body.append('token', new Blob(['abc']), 'token.txt');
+    const request = new Request('https://www.example.com/api/newsletter/unsubscribe', { method: 'POST', body });
+    await expect(handleUnsubscribe(request, { provider, logger: silentLogger, optIn })).resolves.toEqual({
+      kind: 'failure',
+      status: 400,
+      error: 'This unsubscribe link is not valid any more: you may already be unsubscribed.',
     });
   });
 
