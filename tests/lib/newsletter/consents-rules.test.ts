@@ -12,6 +12,7 @@ const EVIDENCE = { page: '/', text: TEXT, version: 'e4189839dd6f', client: '203.
 describe('what a consent record keeps of a client and a text', () => {
   test.each([
     ['10.1.2.3', '10.1.2.0/24'],
+    ['10.20.30.40', '10.20.30.0/24'],
     ['2001:db8:abcd:12:0:0:0:1', '2001:db8:abcd::/48'],
     ['2001:db8:abcd::1', '2001:db8:abcd::/48'],
     ['1.2.3', 'unknown'],
