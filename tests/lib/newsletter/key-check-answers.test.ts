@@ -68,6 +68,14 @@ describe('the calls at start, against a real HTTP server', () => {
     });
   });
 
+  test.each<[string, () => NewsletterConfig, string]>([
+    ['Kit', () => kit('v4'), 'KIT_API_BASE_URL'],
+    ['Resend', () => ({ provider: 'resend', resend: { apiKey: 'k', target: { kind: 'segment', id: 's' }, baseUrl: provider.url } }), 'RESEND_BASE_URL'],
+  ])('%s redirected names its base URL variable', async (_, config, variable) => {
+    provider.reply((_, res) => void res.writeHead(308, { location: 'http://127.0.0.1:9/' }).end());
+    await expect(checkProviderKeys(config())).resolves.toEqual({ result: 'refused', variable, detail: 'HTTP 308 redirect, not followed' });
+  });
+
   test('Kit answering JSON null: the form is not there', async () => {
     provider.reply(replyText(200, 'null', 'application/json'));
     await expect(checkProviderKeys(kit('v3'))).resolves.toMatchObject({ result: 'refused', variable: 'KIT_FORM_ID' });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { classifyKitAnswer } from '../../../src/lib/newsletter/kit.ts';
-import { classifyResendError, type ResendError, sendToResend } from '../../../src/lib/newsletter/resend.ts';
+import { classifyKitAnswer, createKitProvider } from '../../../src/lib/newsletter/kit.ts';
+import { classifyResendError, createResendProvider, type ResendError, sendToResend } from '../../../src/lib/newsletter/resend.ts';
 import { type FakeHttpServer, type FakeReply, replyJson, replyReset, replyText, startFakeHttpServer } from '../../support/fake-http.ts';
 
 // Kit's and Resend's answers to their exact outcomes: the detail that is logged and the variable the
@@ -119,6 +119,7 @@ describe("Resend's transport against a real HTTP server", () => {
     ['a contact', replyJson(200, { id: 'c1' }), { data: { id: 'c1' }, error: null }],
     ['a 200 that is not JSON', replyText(200, '<html></html>'), { data: null, error: { name: 'application_error', statusCode: 200 } }],
     ['a 200 that is JSON null', replyText(200, 'null', 'application/json'), { data: null, error: { name: 'application_error', statusCode: 200 } }],
+    ['a 200 that is a JSON string', replyText(200, '"ok"', 'application/json'), { data: null, error: { name: 'application_error', statusCode: 200 } }],
     [
       "Resend's error",
       replyJson(422, { statusCode: 422, name: 'validation_error', message: 'Invalid `email`' }),
@@ -134,6 +135,23 @@ describe("Resend's transport against a real HTTP server", () => {
   ])('%s', async (_, reply, answer) => {
     server.reply(reply);
     await expect(send()).resolves.toEqual(answer);
+  });
+
+  test('a contact without an id is not taken for one', async () => {
+    server.reply(replyJson(200, { object: 'contact' }));
+    const provider = createResendProvider({ apiKey: 're_1', target: { kind: 'segment', id: 's1' }, baseUrl: server.url });
+    await expect(provider.subscribe('ada@example.com')).resolves.toEqual({ ok: false, reason: 'unavailable', detail: 'HTTP 2xx without a contact' });
+  });
+
+  test('Kit v4 asks for JSON, and a reset of its first call is no answer, not an answer', async () => {
+    const kit = (version: 'v3' | 'v4') => createKitProvider({ apiKey: 'k', formId: '1', baseUrl: server.url, version });
+    server.reply(replyJson(200, { subscriber: { id: 1 } }));
+    server.requests.length = 0;
+    await expect(kit('v4').subscribe('ada@example.com')).resolves.toEqual({ ok: true });
+    expect(server.requests.map((r) => r.headers.accept)).toEqual(['application/json', 'application/json']);
+    server.reply(replyReset());
+    await expect(kit('v4').subscribe('ada@example.com')).resolves.toEqual({ ok: false, reason: 'unavailable', detail: 'no answer (network error ECONNRESET)' });
+    await expect(kit('v3').subscribe('ada@example.com')).resolves.toEqual({ ok: false, reason: 'unavailable', detail: 'no answer (network error ECONNRESET)' });
   });
 
   test('a redirect is answered, not followed', async () => {
@@ -173,6 +191,7 @@ describe("Kit's answers (v3's form subscribe)", () => {
     ['a server error', 500, '', { ok: false, reason: 'unavailable', detail: 'HTTP 500' }],
     ['a 499', 499, '{"error":"Closed"}', { ok: false, reason: 'misconfigured', detail: 'HTTP 499 Closed', check: GENERIC }],
     ['a 422 page', 422, '<p>no</p>', { ok: false, reason: 'unavailable', detail: 'HTTP 422 that is not JSON' }],
+    ['a 422 of JSON null', 422, 'null', { ok: false, reason: 'unavailable', detail: 'HTTP 422 that is not JSON' }],
     ['an invalid e-mail (422)', 422, '{"error":"E-mail is invalid"}', { ok: false, reason: 'invalid-address', detail: 'HTTP 422 E-mail is invalid' }],
     ['an invalid email (400)', 400, '{"errors":["EMAIL is invalid"]}', { ok: false, reason: 'invalid-address', detail: 'HTTP 400 EMAIL is invalid' }],
     ['a 400 about something else', 400, '{"error":"Form archived"}', { ok: false, reason: 'misconfigured', detail: 'HTTP 400 Form archived', check: GENERIC }],
