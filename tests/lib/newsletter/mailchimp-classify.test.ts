@@ -187,6 +187,16 @@ describe("superagent's answers and errors, to the exact outcome", () => {
       },
     ],
     ['a 503 without a body', { status: 503 }, { ok: false, reason: 'unavailable', detail: 'HTTP 503' }],
+    [
+      'a 409 with the title of a forgotten address',
+      { status: 409, response: problemResponse(409, { title: 'Forgotten Email Not Subscribed' }) },
+      { ok: false, reason: 'misconfigured', detail: 'HTTP 409 Forgotten Email Not Subscribed', check: GENERIC },
+    ],
+    [
+      'a 409 with the title of a compliance state',
+      { status: 409, response: problemResponse(409, { title: 'Member In Compliance State' }) },
+      { ok: false, reason: 'misconfigured', detail: 'HTTP 409 Member In Compliance State', check: GENERIC },
+    ],
   ])('an error with %s', (_, error, outcome) => {
     expect(classifyMailchimpError(error)).toEqual(outcome);
   });
