@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createMailchimpProvider } from '../../../src/lib/newsletter/mailchimp.ts';
 import { withRetries } from '../../../src/lib/newsletter/resilient.ts';
-import { type FakeHttpServer, type FakeReply, replyJson, startFakeHttpServer } from '../../support/fake-http.ts';
+import { type FakeHttpServer, type FakeReply, replyHang, replyInTurn, replyJson, startFakeHttpServer } from '../../support/fake-http.ts';
 
 // The retry wrapper on the real clock, around the real Mailchimp client and a real HTTP server:
 // the time it reports is the time the subscription took, and a caller that has already given up
@@ -53,5 +53,16 @@ describe('the retry wrapper on the real clock', () => {
     }
     await expect(first).resolves.toEqual({ ok: true });
     expect(mailchimp.requests).toHaveLength(1);
+  });
+
+  test('a retry that never gets its turn counts the attempts made, not the one it waited for', async () => {
+    mailchimp.reply(replyInTurn(BUSY, replyHang()));
+    mailchimp.requests.length = 0;
+    const wrapped = withRetries(client(), { maxInFlight: 1, budgetMs: 600, backoffMs: 5 });
+    // The first is refused as busy; the second takes the turn meanwhile and holds it until the budget runs out.
+    const [first, second] = await Promise.all([wrapped.subscribe('a@example.com'), wrapped.subscribe('b@example.com')]);
+    expect(first).toEqual({ ok: false, reason: 'unavailable', detail: expect.stringMatching(/^HTTP 503 Service Unavailable \(1 attempt in \d+ ms\)$/) });
+    expect(second).toMatchObject({ ok: false, reason: 'unavailable' });
+    expect(mailchimp.requests.map((r) => JSON.parse(r.body).email_address)).toEqual(['a@example.com', 'b@example.com']);
   });
 });
