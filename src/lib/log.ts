@@ -22,7 +22,13 @@ export function createLogger(options: { level?: LogLevel | 'silent'; write?: (li
     (level: LogLevel) =>
     (event: string, fields: Record<string, unknown> = {}) => {
       if (RANK[level] < min) return;
-      write(`${JSON.stringify({ time: new Date().toISOString(), level, event, ...fields })}\n`);
+      const time = new Date().toISOString();
+      const line = { time, level, event, ...fields };
+      // A field may not rename the line: its own time, level and event win (and stay first).
+      line.time = time;
+      line.level = level;
+      line.event = event;
+      write(`${JSON.stringify(line)}\n`);
     };
   return { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
 }

@@ -139,14 +139,33 @@ export function createConsents(sql: Sql): Consents {
   };
 }
 
-/** The part of a client's address a consent record keeps: an IPv4 /24 or an IPv6 /48, never the whole. */
+/**
+ * The part of a client's address a consent record keeps: an IPv4 /24 or an IPv6 /48, never the
+ * whole. An IPv4 address a dual-stack socket reports as `::ffff:a.b.c.d` is kept as IPv4.
+ */
 export function truncatedClient(ip: string): string {
-  if (/^\d+\.\d+\.\d+\.\d+$/.test(ip)) return `${ip.split('.').slice(0, 3).join('.')}.0/24`;
-  if (ip.includes(':')) {
-    const groups = ip.split(':').filter((group, index, all) => group !== '' || index === 0 || index === all.length - 1);
-    return `${groups.slice(0, 3).join(':')}::/48`;
-  }
-  return 'unknown';
+  const v4 = /^(?:::ffff:)?(\d+\.\d+\.\d+)\.\d+$/i.exec(ip);
+  if (v4) return `${v4[1]}.0/24`;
+  const groups = ipv6Groups(ip);
+  if (!groups) return 'unknown';
+  // The first three groups, without leading zeros; zero groups at the end fold into the "::".
+  const prefix = groups.slice(0, 3).map((group) => Number.parseInt(group, 16).toString(16));
+  while (prefix.at(-1) === '0') prefix.pop();
+  return `${prefix.join(':')}::/48`;
+}
+
+/** The eight groups of an IPv6 address, "::" expanded (a zone such as `%eth0` dropped), or undefined if it is not one. */
+function ipv6Groups(ip: string): string[] | undefined {
+  const address = ip.split('%')[0]!.toLowerCase();
+  const halves = address.split('::');
+  if (halves.length > 2) return undefined;
+  const head = halves[0] ? halves[0].split(':') : [];
+  const tail = halves[1] ? halves[1].split(':') : [];
+  const missing = 8 - head.length - tail.length;
+  // Without "::" all eight groups are written; with it, it stands for at least one.
+  if (halves.length === 1 ? missing !== 0 : missing < 1) return undefined;
+  const groups = [...head, ...Array<string>(halves.length === 2 ? missing : 0).fill('0'), ...tail];
+  return groups.every((group) => /^[0-9a-f]{1,4}$/.test(group)) ? groups : undefined;
 }
 
 /** A consent text's version: the first 12 hex digits of its SHA-256, so a changed text is a new version. */

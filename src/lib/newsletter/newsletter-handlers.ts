@@ -94,7 +94,7 @@ export async function handleNewsletter(
   if (outcome.ok) {
     // The subscription is done whatever becomes of its news: a failure to record it is logged, not answered.
     await events?.record('newsletter.subscribed', { email: parsed.output.email, provider: provider.name }).catch((error: unknown) => {
-      logger.warn('webhook.event_not_recorded', { event: 'newsletter.subscribed', error: describeError(error) });
+      logger.warn('webhook.event_not_recorded', { type: 'newsletter.subscribed', error: describeError(error) });
     });
     return accepted();
   }

@@ -24,8 +24,23 @@ describe('what a consent record keeps of a client and a text', () => {
     expect(truncatedClient(ip)).toBe(kept);
   });
 
-  // Fails today: the groups after '::' are taken as if they came right after the first ones.
-  test.todo('a compressed IPv6 address keeps its own /48: 2001:db8::1 is kept as 2001:db8::/48, not 2001:db8:1::/48');
+  // Groups after "::" belong at the end: they were once taken as if they followed the first ones.
+  test.each([
+    ['2001:db8::1', '2001:db8::/48'],
+    ['::1', '::/48'],
+    ['2001:db8:0:1::', '2001:db8::/48'],
+    ['2001:0DB8:00ab:cdef::1', '2001:db8:ab::/48'],
+    ['fe80::1%eth0', 'fe80::/48'],
+    ['::ffff:198.51.100.7', '198.51.100.0/24'],
+    ['2001:db8::1::2', 'unknown'],
+    ['1:2:3:4:5:6:7', 'unknown'],
+    ['1:2:3:4:5:6:7:8:9', 'unknown'],
+    ['1:2:3:4::5:6:7:8', 'unknown'],
+    ['2001:db8:gggg::1', 'unknown'],
+    ['12345::1', 'unknown'],
+  ])('%s is kept as %s', (ip, kept) => {
+    expect(truncatedClient(ip)).toBe(kept);
+  });
 
   test("a text's version is the first 12 hex digits of its SHA-256", () => {
     expect(consentVersion(TEXT)).toBe('e4189839dd6f');

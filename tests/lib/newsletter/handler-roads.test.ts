@@ -93,6 +93,16 @@ describe.each(testEngines())('the newsletter handlers on $name', (engine) => {
     },
   );
 
+  test.skipIf(!engine.available)('a subscription whose news cannot be recorded is still accepted, and the warning names the event', async () => {
+    const { logger, logged } = capture();
+    const events = { record: vi.fn(async () => Promise.reject(new Error('database is locked'))) };
+    mailchimp.reply(MEMBER);
+    await expect(handleNewsletter(post('/api/newsletter', { email: 'ada@example.org' }), { provider: remote(), logger, events })).resolves.toEqual({
+      kind: 'accepted',
+    });
+    expect(logged()).toContainEqual({ level: 'warn', event: 'webhook.event_not_recorded', type: 'newsletter.subscribed', error: 'Error: database is locked' });
+  });
+
   test.skipIf(!engine.available)('a busy provider: the signup is queued and the worker poked, the visitor accepted', async () => {
     const { store } = await engine.open();
     const queue = createSignups(store.sql);
