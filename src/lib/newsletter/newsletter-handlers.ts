@@ -143,7 +143,12 @@ export async function handleNewsletterConfirmation(request: IncomingRequest, { p
   const email = optIn && typeof token === 'string' ? await optIn.consents.confirm(token, new Date()) : undefined;
   if (!email) return failure(400, CONFIRMATION_LINK_EXPIRED);
   const outcome = await provider.subscribe(email);
-  if (!outcome.ok && outcome.reason === 'unavailable' && signups) {
+  // The link is spent and the consent recorded: a provider that is busy, or refuses the owner's
+  // own key, gets the address again from the queue (whose worker retries both) rather than
+  // asking the person to try a link that no longer works.
+  if (!outcome.ok && (outcome.reason === 'unavailable' || outcome.reason === 'misconfigured') && signups) {
+    if (outcome.reason === 'misconfigured')
+      logger.error('newsletter.confirmed_queued', { provider: provider.name, reason: outcome.reason, detail: outcome.detail, check: outcome.check });
     await signups.enqueue(email, provider.name, new Date());
     signups.poke();
   } else if (!outcome.ok) {

@@ -135,6 +135,33 @@ describe.each(testEngines())('double opt-in through the handlers on $name', (eng
     expect(signups.enqueue).toHaveBeenCalledWith('busy@example.org', 'resend', expect.any(Date));
     expect(signups.poke).toHaveBeenCalledTimes(1);
 
+    // The owner's key refused after the person confirmed: queued too (the link is spent), and the owner told what to check.
+    await handleNewsletter(post('/api/newsletter', { email: 'keyless@example.org' }), { provider: provider('resend').provider, logger: silentLogger, optIn });
+    const keyless = tokensOfLastMail();
+    const ownerLines: string[] = [];
+    const { provider: refusing } = provider('resend', { ok: false, reason: 'misconfigured', detail: 'HTTP 403 invalid_api_key', check: 'RESEND_API_KEY' });
+    await expect(
+      handleNewsletterConfirmation(post('/api/newsletter/confirm', { token: keyless.confirm }), {
+        provider: refusing,
+        logger: createLogger({ write: (line) => ownerLines.push(line) }),
+        optIn,
+        signups,
+      }),
+    ).resolves.toEqual({ kind: 'accepted' });
+    expect(signups.enqueue).toHaveBeenLastCalledWith('keyless@example.org', 'resend', expect.any(Date));
+    expect(signups.poke).toHaveBeenCalledTimes(2);
+    expect(ownerLines.map((line) => JSON.parse(line)).map(({ time: _, ...rest }) => rest)).toEqual([
+      {
+        level: 'error',
+        event: 'newsletter.confirmed_queued',
+        provider: 'resend',
+        reason: 'misconfigured',
+        detail: 'HTTP 403 invalid_api_key',
+        check: 'RESEND_API_KEY',
+      },
+      { level: 'info', event: 'newsletter.confirmed', provider: 'resend' },
+    ]);
+
     await handleNewsletter(post('/api/newsletter', { email: 'refused@example.org' }), { provider: provider('resend').provider, logger: silentLogger, optIn });
     const refused = tokensOfLastMail();
     const lines: string[] = [];
