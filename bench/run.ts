@@ -67,12 +67,10 @@ type Result = { rps: number; p50: number; p99: number; peakRssMb: number; unexpe
  * The V8 flags `npm run serve` gives the server (package.json), which both servers get so
  * that the bench measures ours as it runs in production; BENCH_NODE_FLAGS replaces them.
  */
-const SERVE_FLAGS =
-  process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ??
-  (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> }).scripts.serve?.match(
-    /--[\w-]+=\S+/g,
-  ) ??
-  [];
+const SERVE_SCRIPT = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> }).scripts.serve ?? '';
+const SERVE_FLAGS = process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? SERVE_SCRIPT.match(/--[\w-]+=\S+/g) ?? [];
+/** The environment `npm run serve` sets before node (`NAME=value node …`), which both servers get too. */
+const SERVE_ENV = Object.fromEntries([...SERVE_SCRIPT.matchAll(/(?:^|\s)([A-Z_][A-Z0-9_]*)=(\S+)(?=\s)/g)].map((m) => [m[1]!, m[2]!]));
 
 async function startTarget(name: string, script: string, env: Record<string, string>, flags: string[] = []): Promise<Target> {
   const dataDir = mkdtempSync(join(tmpdir(), `bench-${name}-`));
@@ -88,6 +86,7 @@ async function startTarget(name: string, script: string, env: Record<string, str
       PORT: '0',
       DATA_DIR: dataDir,
       NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? '',
+      ...SERVE_ENV,
       ...env,
     },
     stdio: ['ignore', log, 'inherit'],
@@ -223,7 +222,11 @@ if (chosen.includes(CONTACT_VALID)) {
 }
 
 process.stderr.write(
-  `bench: ${SECONDS} s × ${CONNECTIONS} connections per run, ${ROUNDS} rounds, interleaved; node ${SERVE_FLAGS.join(' ') || '(no flags)'}; ${cpus().length} × ${cpus()[0]?.model}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}\n`,
+  `bench: ${SECONDS} s × ${CONNECTIONS} connections per run, ${ROUNDS} rounds, interleaved; ${Object.entries(SERVE_ENV)
+    .map(([name, value]) => `${name}=${value} `)
+    .join(
+      '',
+    )}node ${SERVE_FLAGS.join(' ') || '(no flags)'}; ${cpus().length} × ${cpus()[0]?.model}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}\n`,
 );
 const results = new Map<string, Result[]>();
 /** The memory sequence: newsletter load, then contact load (valid, then invalid). */
