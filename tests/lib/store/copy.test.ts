@@ -205,6 +205,7 @@ describe('the pieces under the store', () => {
     state.succeeded();
     expect(state.failure).toBeUndefined();
     state.failed(new Error('terminating connection due to administrator command'));
+    state.failed(new Error('terminating connection due to administrator command'));
     state.failed(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
     state.failed(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
     expect(state.failure).toBe('Error: terminating connection due to administrator command');

@@ -34,6 +34,8 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL store', () => {
   /** A connection of the test's own, beside the store's pool. */
   const connect = async (url: string) => {
     const client = new pg.Client({ connectionString: url });
+    // A test that stops the server cuts this connection too.
+    client.on('error', () => {});
     clients.push(client);
     await client.connect();
     return client;
@@ -123,6 +125,45 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL store', () => {
     expect(mended.told).toEqual([{ version: 13, name: 'drafts of refused form posts' }]);
   });
 
+  test('the server process of a migrating connection dying: ready rejects with the cut, and the process lives on', async () => {
+    const url = await newDatabase();
+    const other = await connect(url);
+    await other.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    const sql = open(url);
+    await expect(settled(sql.ready, 300)).resolves.toBe('waiting');
+    const { rows } = await other.query("SELECT pid FROM pg_stat_activity WHERE application_name = 'site-forms' AND datname = current_database()");
+    expect(rows).toHaveLength(1);
+    // Killed outright, it sends no goodbye: the socket just closes under the waiting query.
+    process.kill(rows[0].pid, 'SIGKILL');
+    await expect(sql.ready).rejects.toThrow('Connection terminated unexpectedly');
+    // The server restarts its other processes after a crash; it answers again by itself.
+    await eventually(
+      'PostgreSQL to answer again',
+      () =>
+        connect(url).then(
+          () => true,
+          () => false,
+        ),
+      15_000,
+    );
+  });
+
+  test('a server that cannot be reached: opening answers, ready and every statement reject with why, and closing works', async () => {
+    const sql = open('postgres://postgres@127.0.0.1:1/forms', { connectTimeoutMs: 1_000 });
+    // Nobody has asked for anything yet: the failed migration must not be an unhandled rejection.
+    await sleep(200);
+    await expect(sql.ready).rejects.toThrow('connect ECONNREFUSED 127.0.0.1:1');
+    await expect(sql.all('SELECT 1')).rejects.toThrow('connect ECONNREFUSED 127.0.0.1:1');
+    await expect(sql.close()).resolves.toBeUndefined();
+  });
+
+  test('closed, it runs no more statements', async () => {
+    const sql = open(await newDatabase());
+    await sql.ready;
+    await sql.close();
+    await expect(sql.all('SELECT 1')).rejects.toThrow('Cannot use a pool after calling end on the pool');
+  });
+
   describe('transactions on a pool of one connection', () => {
     const insert = 'INSERT INTO subscribers (email, created_at) VALUES (?, ?)';
 
@@ -145,6 +186,20 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL store', () => {
       ).rejects.toBe(bug);
       await expect(sql.all('SELECT email FROM subscribers')).resolves.toEqual([]);
       await expect(sql.transaction((tx) => tx.all('SELECT email FROM subscribers'))).resolves.toEqual([]);
+    });
+
+    test('many transactions on the one connection leave no listener behind on it', async () => {
+      const sql = open(await newDatabase(), { poolSize: 1 });
+      const warnings: string[] = [];
+      const onWarning = (warning: Error) => void warnings.push(warning.name);
+      process.on('warning', onWarning);
+      try {
+        for (let i = 0; i < 12; i++) await sql.transaction((tx) => tx.get('SELECT 1'));
+        await sleep(50);
+      } finally {
+        process.off('warning', onWarning);
+      }
+      expect(warnings).toEqual([]);
     });
 
     test('a statement refused inside: its error is thrown, and the next statement runs', async () => {

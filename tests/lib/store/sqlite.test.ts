@@ -105,9 +105,10 @@ describe('opening a SQLite file', () => {
     expect(() => open(dir, 100)).toThrow(expect.objectContaining({ message: 'database is locked', errcode: 5 }));
   });
 
-  test('closing twice is closing once', async () => {
+  test('closed, it runs no more statements; closing twice is closing once', async () => {
     const sql = openSqlite(newDir(), { lockTimeoutMs: 1_000 });
     await sql.close();
+    await expect(sql.all('SELECT 1')).rejects.toThrow('database is not open');
     await expect(sql.close()).resolves.toBeUndefined();
   });
 });
