@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { parseDbArgs } from '../../src/lib/store/copy.ts';
 import { createLogger } from '../../src/lib/log.ts';
 import { openStore } from '../../src/lib/database/database.ts';
 import { POSTGRES_SKIP_NOTE, type PostgresServer, postgresAvailable, startPostgres } from '../support/postgres.ts';
@@ -11,26 +10,6 @@ import { runCli } from '../contact/run-inbox.ts';
 
 const silent = createLogger({ level: 'silent' });
 const message = (name: string) => ({ name, email: `${name.toLowerCase()}@example.org`, message: `Hello from ${name}, at length.`, honeypot: '' });
-
-describe('reading the arguments of npm run db', () => {
-  test.each([
-    [['copy', '--to', 'postgres://u:p@db:5432/forms'], { name: 'copy', to: 'postgres://u:p@db:5432/forms' }],
-    [['copy', '--to=postgresql://db/forms'], { name: 'copy', to: 'postgresql://db/forms' }],
-    [['help'], { name: 'help' }],
-  ])('%j is %j', (args, command) => {
-    expect(parseDbArgs(args)).toEqual({ ok: true, command });
-  });
-
-  test.each([
-    [[], 'No command given.'],
-    [['cpoy'], 'Unknown command: cpoy'],
-    [['copy'], 'copy needs --to and a PostgreSQL URL, such as --to postgres://user:password@127.0.0.1:5432/forms'],
-    [['copy', '--to', 'mysql://db/forms'], 'copy needs --to and a PostgreSQL URL, such as --to postgres://user:password@127.0.0.1:5432/forms'],
-    [['copy', '--to', 'postgres://db/forms', 'now'], 'Unexpected argument: now'],
-  ])('%j is a usage error: %s', (args, problem) => {
-    expect(parseDbArgs(args)).toEqual({ ok: false, problem });
-  });
-});
 
 describe.skipIf(!postgresAvailable)('the command-line tools on PostgreSQL', () => {
   let postgres: PostgresServer;

@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'vitest';
-import { reportCopy } from '../../../src/lib/store/copy.ts';
-import { numbered } from '../../../src/lib/store/postgres.ts';
-import { createDatabaseState, describeDatabaseError } from '../../../src/lib/store/state.ts';
 import { createLogger } from '../../../src/lib/log.ts';
-import { copyStore } from '../../../src/lib/store/copy.ts';
+import { copyStore, parseDbArgs, reportCopy } from '../../../src/lib/store/copy.ts';
+import { numbered } from '../../../src/lib/store/postgres.ts';
+import type { Sql } from '../../../src/lib/store/sql.ts';
+import { createDatabaseState, describeDatabaseError } from '../../../src/lib/store/state.ts';
 import { testEngines } from '../../support/stores.ts';
 
 const message = (name: string) => ({ name, email: `${name.toLowerCase()}@example.org`, message: `Hello from ${name}, at length.`, honeypot: '' });
@@ -43,6 +43,98 @@ describe('copying SQLite into PostgreSQL, in process', () => {
       problem: 'PostgreSQL already holds another message with id 1: copy into an empty database, or the one this file was copied into before.',
     });
     await expect(to.subscribers.list()).resolves.toEqual([]);
+  });
+  // A message as SQLite holds it, written with the test's own values, so a clash can differ in one column only.
+  const insertMessage = (sql: Sql, id: number, createdAt: string, email: string) =>
+    sql.run("INSERT INTO submissions (id, created_at, name, email, message) VALUES (?, ?, 'Ada', ?, 'Hello there, at length.')", [id, createdAt, email]);
+  const insertAttempt = (sql: Sql, id: number, submission: number, at: string) =>
+    sql.run("INSERT INTO delivery_attempts (id, submission_id, attempted_at, outcome, error) VALUES (?, ?, ?, 'failed', '550')", [id, submission, at]);
+  const refusedMessage = 'PostgreSQL already holds another message with id 1: copy into an empty database, or the one this file was copied into before.';
+
+  test.skipIf(!postgresql!.available)('another message under the same id differs in one column only: its address, or its time; both are refused', async () => {
+    const { store: from } = await sqlite!.open();
+    await insertMessage(from.sql, 1, '2026-05-01T08:00:00.000Z', 'ada@example.org');
+    const { store: sameTime } = await postgresql!.open();
+    await insertMessage(sameTime.sql, 1, '2026-05-01T08:00:00.000Z', 'zed@example.org');
+    await expect(copyStore(from.sql, sameTime.sql)).resolves.toEqual({ ok: false, problem: refusedMessage });
+    const { store: sameAddress } = await postgresql!.open();
+    await insertMessage(sameAddress.sql, 1, '2026-05-01T08:00:00.001Z', 'ada@example.org');
+    await expect(copyStore(from.sql, sameAddress.sql)).resolves.toEqual({ ok: false, problem: refusedMessage });
+  });
+
+  test.skipIf(!postgresql!.available)(
+    'a history entry the service wrote after an earlier copy, under an id SQLite used since: refused, and nothing of this copy stored',
+    async () => {
+      const { store: from } = await sqlite!.open();
+      const { store: to } = await postgresql!.open();
+      await insertMessage(from.sql, 1, '2026-05-01T08:00:00.000Z', 'ada@example.org');
+      await insertAttempt(from.sql, 1, 1, '2026-05-01T08:00:01.000Z');
+      await expect(copyStore(from.sql, to.sql)).resolves.toMatchObject({ ok: true, history: { source: 1, copied: 1, target: 1 } });
+      // Both sides went on: PostgreSQL recorded attempt 2 at one time, the old SQLite file another attempt 2.
+      await insertAttempt(to.sql, 2, 1, '2026-05-01T09:00:00.000Z');
+      await insertAttempt(from.sql, 2, 1, '2026-05-01T09:30:00.000Z');
+      await from.subscribers.add('ada@example.org', new Date('2026-01-01T00:00:00.000Z'));
+      await expect(copyStore(from.sql, to.sql)).resolves.toEqual({
+        ok: false,
+        problem: 'PostgreSQL already holds another history entry with id 2: copy into an empty database, or the one this file was copied into before.',
+      });
+      await expect(to.outbox.history(1)).resolves.toEqual([
+        { at: '2026-05-01T08:00:01.000Z', outcome: 'failed', error: '550' },
+        { at: '2026-05-01T09:00:00.000Z', outcome: 'failed', error: '550' },
+      ]);
+      await expect(to.subscribers.list()).resolves.toEqual([]);
+    },
+  );
+
+  test.skipIf(!postgresql!.available)(
+    'a row gone from PostgreSQL between the copy and its check (the service erased it meanwhile): the copy says so',
+    async () => {
+      const { store: from } = await sqlite!.open();
+      const { store: to } = await postgresql!.open();
+      await from.subscribers.add('ada@example.org', new Date('2026-01-01T00:00:00.000Z'));
+      await from.subscribers.add('bob@example.org', new Date('2026-01-02T00:00:00.000Z'));
+      // The target as the running service uses it: its erasure lands right after the copy's commit.
+      const erasedMeanwhile: Sql = {
+        ...to.sql,
+        transaction: async (work, options) => {
+          const result = await to.sql.transaction(work, options);
+          await to.subscribers.remove('bob@example.org');
+          return result;
+        },
+      };
+      await expect(copyStore(from.sql, erasedMeanwhile)).resolves.toEqual({ ok: false, problem: '1 rows of subscribers are not in PostgreSQL after the copy' });
+    },
+  );
+});
+
+describe('reading the arguments of npm run db', () => {
+  test.each([
+    [['copy', '--to', 'postgres://u:p@db:5432/forms'], { name: 'copy', to: 'postgres://u:p@db:5432/forms' }],
+    [['copy', '--to=postgresql://db/forms'], { name: 'copy', to: 'postgresql://db/forms' }],
+    [['copy', '--to', 'POSTGRES://db/forms'], { name: 'copy', to: 'POSTGRES://db/forms' }],
+    [['help'], { name: 'help' }],
+    [['--help'], { name: 'help' }],
+    [['-h'], { name: 'help' }],
+  ])('%j is %j', (args, command) => {
+    expect(parseDbArgs(args)).toEqual({ ok: true, command });
+  });
+
+  const needsUrl = 'copy needs --to and a PostgreSQL URL, such as --to postgres://user:password@127.0.0.1:5432/forms';
+  test.each([
+    [[], 'No command given.'],
+    [['cpoy'], 'Unknown command: cpoy'],
+    [['copy'], needsUrl],
+    [['copy', '--to'], needsUrl],
+    [['copy', '--to='], needsUrl],
+    [['copy', 'postgres://db/forms'], needsUrl],
+    [['copy', '--to', 'mysql://db/forms'], needsUrl],
+    [['copy', '--to', 'mypostgres://db/forms'], needsUrl],
+    [['copy', '--to', 'postgres:///forms'], needsUrl],
+    [['copy', '--to', 'postgres://[::1/forms'], needsUrl],
+    [['copy', '--to', 'postgres://db/forms', 'now'], 'Unexpected argument: now'],
+    [['copy', '--to=postgres://db/forms', 'now'], 'Unexpected argument: now'],
+  ])('%j is a usage error: %s', (args, problem) => {
+    expect(parseDbArgs(args)).toEqual({ ok: false, problem });
   });
 });
 
@@ -99,6 +191,9 @@ describe('the pieces under the store', () => {
     [Object.assign(new Error(''), { code: 'ECONNRESET' }), 'Error: ECONNRESET'],
     [new Error(''), 'Error: no message'],
     [new Error('first line\n    at somewhere'), 'Error: first line'],
+    [new AggregateError([], ''), 'AggregateError: no message'],
+    [Object.assign(new Error(''), { code: 57 }), 'Error: no message'],
+    [Object.assign(new TypeError('outer'), { code: 'EINNER' }), 'TypeError: outer'],
     ['a string', 'a string'],
   ])('%s is described as "%s"', (error, expected) => {
     expect(describeDatabaseError(error)).toBe(expected);
@@ -109,6 +204,7 @@ describe('the pieces under the store', () => {
     const state = createDatabaseState('postgresql', createLogger({ level: 'debug', write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>) }));
     state.succeeded();
     expect(state.failure).toBeUndefined();
+    state.failed(new Error('terminating connection due to administrator command'));
     state.failed(new Error('terminating connection due to administrator command'));
     state.failed(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
     state.failed(new Error('connect ECONNREFUSED 127.0.0.1:5432'));

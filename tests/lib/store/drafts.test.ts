@@ -1,5 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { createFormDrafts, DRAFT_LIMITS, formDraftsJob } from '../../../src/lib/store/drafts.ts';
+import { openSqlite } from '../../../src/lib/store/sqlite.ts';
 import { testEngines } from '../../support/stores.ts';
 
 /** The drafts of refused posts (decision 0133) on both engines, with a clock of the test's own. */
@@ -77,7 +81,43 @@ describe.each(testEngines())('form drafts on $name', (engine) => {
     await expect(bytes.save({ ...CONTACT, content: CONTENT }, at(60))).resolves.toBeUndefined();
   });
 
+  test.skipIf(!engine.available)('the live drafts’ bytes may reach their bound exactly, not pass it', async () => {
+    const { store } = await engine.open();
+    const drafts = createFormDrafts(store.sql, { ...DRAFT_LIMITS, liveBytes: 398 });
+    await expect(drafts.save({ ...CONTACT, content: CONTENT }, T0)).resolves.toMatch(ID);
+    await expect(drafts.save({ ...CONTACT, content: CONTENT }, T0)).resolves.toMatch(ID);
+    await expect(drafts.save({ ...CONTACT, content: 'x' }, T0)).resolves.toBeUndefined();
+  });
+
   test('the limits by default: a body of 64 KiB fits in one draft', () => {
     expect(DRAFT_LIMITS).toEqual({ draftBytes: 98_304, liveDrafts: 5_000, liveBytes: 33_554_432 });
+  });
+});
+
+describe('a draft’s id that save could not have made', () => {
+  test('is not looked up: only an id of 32 letters, digits, - and _ asks the database', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'site-forms-drafts-'));
+    const sql = openSqlite(dir, { lockTimeoutMs: 1_000 });
+    // Closed: a lookup fails, so an answer shows that none was made.
+    await sql.close();
+    const drafts = createFormDrafts(sql);
+    try {
+      const read = (id: string) => drafts.read({ id, ...CONTACT }, T0);
+      await expect(read('AZaz09_-'.repeat(4))).rejects.toThrow('database is not open');
+      for (const id of [
+        '',
+        'A'.repeat(31),
+        'A'.repeat(33),
+        `+${'A'.repeat(32)}`,
+        `${'A'.repeat(32)}+`,
+        `${'A'.repeat(31)}=`,
+        `/${'A'.repeat(31)}`,
+        `${'A'.repeat(16)} ${'A'.repeat(15)}`,
+      ]) {
+        await expect(read(id), id).resolves.toBeUndefined();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,0 +1,266 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { MIGRATION_LOCK_KEY, openPostgres, type PostgresOptions } from '../../../src/lib/store/postgres.ts';
+import type { Sql } from '../../../src/lib/store/sql.ts';
+import { POSTGRES_SKIP_NOTE, type PostgresServer, postgresAvailable, startPostgres } from '../../support/postgres.ts';
+import { eventually } from '../../support/smtp.ts';
+import { TEST_DATABASE } from '../../support/stores.ts';
+
+// The PostgreSQL store itself (store/postgres.ts), opened directly on a real server: how it
+// migrates beside other instances, ends its transactions, and lives through broken connections.
+describe.skipIf(!postgresAvailable)('the PostgreSQL store', () => {
+  let postgres: PostgresServer;
+  let databases = 0;
+  const opened: Sql[] = [];
+  const clients: pg.Client[] = [];
+  beforeAll(async () => {
+    postgres = await startPostgres();
+  }, 60_000);
+  afterEach(async () => {
+    for (const client of clients.splice(0)) await client.end().catch(() => {});
+    for (const sql of opened.splice(0)) await sql.close().catch(() => {});
+  });
+  afterAll(async () => {
+    await postgres?.remove();
+  });
+
+  const newDatabase = () => postgres.createDatabase(`direct_${++databases}`);
+  const open = (url: string, options: Partial<PostgresOptions> = {}) => {
+    const sql = openPostgres({ ...TEST_DATABASE, ...options, url });
+    opened.push(sql);
+    return sql;
+  };
+  /** A connection of the test's own, beside the store's pool. */
+  const connect = async (url: string) => {
+    const client = new pg.Client({ connectionString: url });
+    // A test that stops the server cuts this connection too.
+    client.on('error', () => {});
+    clients.push(client);
+    await client.connect();
+    return client;
+  };
+  const settled = (promise: Promise<unknown>, withinMs: number) =>
+    Promise.race([
+      promise.then(
+        () => 'ready',
+        (error: Error) => `failed: ${error.message}`,
+      ),
+      sleep(withinMs, 'waiting'),
+    ]);
+  const steps = () => {
+    const told: Array<{ version: number; name: string }> = [];
+    return { told, onMigrated: (step: { version: number; name: string }) => void told.push(step) };
+  };
+
+  test('statements asked for at once wait for the migrations, whose steps are told once, in order, and committed', async () => {
+    const url = await newDatabase();
+    const { told, onMigrated } = steps();
+    const sql = open(url, { onMigrated });
+    expect(sql.engine).toBe('postgresql');
+    await expect(sql.all('SELECT email FROM subscribers')).resolves.toEqual([]);
+    expect(told.map((step) => step.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
+    expect([told[0], told[12]]).toEqual([
+      { version: 1, name: 'submissions and subscribers' },
+      { version: 13, name: 'drafts of refused form posts' },
+    ]);
+    // Another connection sees every step: each was committed.
+    const other = await connect(url);
+    expect((await other.query('SELECT version FROM schema_migrations ORDER BY version')).rows.map((row) => row.version)).toEqual([
+      1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+    ]);
+    await expect(other.query('SELECT count(*)::int AS n FROM form_drafts')).resolves.toMatchObject({ rows: [{ n: 0 }] });
+
+    const again = steps();
+    await expect(open(url, { onMigrated: again.onMigrated }).ready).resolves.toBeUndefined();
+    expect(again.told).toEqual([]);
+  });
+
+  test('its connections name the site and carry the timeouts: a statement’s, and twice that idle in a transaction', async () => {
+    const sql = open(await newDatabase(), { statementTimeoutMs: 1_500 });
+    await expect(
+      sql.get(
+        "SELECT current_setting('application_name') AS app, current_setting('statement_timeout') AS statement, current_setting('idle_in_transaction_session_timeout') AS idle",
+      ),
+    ).resolves.toEqual({ app: 'site-forms', statement: '1500ms', idle: '3s' });
+  });
+
+  test('statements without parameters, and what run counts', async () => {
+    const sql = open(await newDatabase());
+    await expect(sql.all("SELECT 'a' AS letter")).resolves.toEqual([{ letter: 'a' }]);
+    await expect(sql.get('SELECT email FROM subscribers')).resolves.toBeUndefined();
+    await expect(sql.run("INSERT INTO subscribers (email, created_at) VALUES ('a@example.org', 't'), ('b@example.org', 't')")).resolves.toEqual({ changes: 2 });
+    await expect(sql.runOnce("UPDATE subscribers SET created_at = 'u'")).resolves.toEqual({ changes: 2 });
+    // A statement that counts no rows at all (the driver says null) changed none.
+    await expect(sql.run('CREATE INDEX subscribers_created ON subscribers (created_at)')).resolves.toEqual({ changes: 0 });
+  });
+
+  test('an instance that finds another migrating waits for it; once it is done, the next one starts at once', async () => {
+    const url = await newDatabase();
+    const other = await connect(url);
+    await other.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    const first = open(url);
+    await expect(settled(first.ready, 300)).resolves.toBe('waiting');
+    await other.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+    await expect(settled(first.ready, 5_000)).resolves.toBe('ready');
+    await expect(settled(open(url).ready, 5_000)).resolves.toBe('ready');
+  });
+
+  test('a step that fails is rolled back and told with its own error, and the next start applies it', async () => {
+    const url = await newDatabase();
+    await open(url).ready;
+    // A database where step 13 is not recorded and an object already takes the name of its index.
+    const other = await connect(url);
+    await other.query('DELETE FROM schema_migrations WHERE version = 13; DROP TABLE form_drafts; CREATE TABLE form_drafts_expiry (x INTEGER)');
+    const failing = steps();
+    await expect(open(url, { onMigrated: failing.onMigrated }).ready).rejects.toThrow('relation "form_drafts_expiry" already exists');
+    expect(failing.told).toEqual([]);
+    await expect(other.query("SELECT to_regclass('form_drafts') AS drafts, (SELECT max(version) FROM schema_migrations) AS applied")).resolves.toMatchObject({
+      rows: [{ drafts: null, applied: 12 }],
+    });
+
+    await other.query('DROP TABLE form_drafts_expiry');
+    const mended = steps();
+    await expect(settled(open(url, { onMigrated: mended.onMigrated }).ready, 5_000)).resolves.toBe('ready');
+    expect(mended.told).toEqual([{ version: 13, name: 'drafts of refused form posts' }]);
+  });
+
+  test('the server process of a migrating connection dying: ready rejects with the cut, and the process lives on', async () => {
+    const url = await newDatabase();
+    const other = await connect(url);
+    await other.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    const sql = open(url);
+    await expect(settled(sql.ready, 300)).resolves.toBe('waiting');
+    const { rows } = await other.query("SELECT pid FROM pg_stat_activity WHERE application_name = 'site-forms' AND datname = current_database()");
+    expect(rows).toHaveLength(1);
+    // Killed outright, it sends no goodbye: the socket just closes under the waiting query.
+    process.kill(rows[0].pid, 'SIGKILL');
+    await expect(sql.ready).rejects.toThrow('Connection terminated unexpectedly');
+    // The server restarts its other processes after a crash; it answers again by itself.
+    await eventually(
+      'PostgreSQL to answer again',
+      () =>
+        connect(url).then(
+          () => true,
+          () => false,
+        ),
+      15_000,
+    );
+  });
+
+  test('a server that cannot be reached: opening answers, ready and every statement reject with why, and closing works', async () => {
+    const sql = open('postgres://postgres@127.0.0.1:1/forms', { connectTimeoutMs: 1_000 });
+    // Nobody has asked for anything yet: the failed migration must not be an unhandled rejection.
+    await sleep(200);
+    await expect(sql.ready).rejects.toThrow('connect ECONNREFUSED 127.0.0.1:1');
+    await expect(sql.all('SELECT 1')).rejects.toThrow('connect ECONNREFUSED 127.0.0.1:1');
+    await expect(sql.close()).resolves.toBeUndefined();
+  });
+
+  test('closed, it runs no more statements', async () => {
+    const sql = open(await newDatabase());
+    await sql.ready;
+    await sql.close();
+    await expect(sql.all('SELECT 1')).rejects.toThrow('Cannot use a pool after calling end on the pool');
+  });
+
+  describe('transactions on a pool of one connection', () => {
+    const insert = 'INSERT INTO subscribers (email, created_at) VALUES (?, ?)';
+
+    test('a committed transaction is seen by every other connection', async () => {
+      const url = await newDatabase();
+      const sql = open(url, { poolSize: 1 });
+      await expect(sql.transaction(async (tx) => (await tx.run(insert, ['a@example.org', 't'])).changes)).resolves.toBe(1);
+      const other = await connect(url);
+      await expect(other.query('SELECT email FROM subscribers')).resolves.toMatchObject({ rows: [{ email: 'a@example.org' }] });
+    });
+
+    test('work that throws leaves nothing, its error is what is thrown, and the connection is clean for the next statement', async () => {
+      const sql = open(await newDatabase(), { poolSize: 1 });
+      const bug = new Error('a bug in the work');
+      await expect(
+        sql.transaction(async (tx) => {
+          await tx.run(insert, ['a@example.org', 't']);
+          throw bug;
+        }),
+      ).rejects.toBe(bug);
+      await expect(sql.all('SELECT email FROM subscribers')).resolves.toEqual([]);
+      await expect(sql.transaction((tx) => tx.all('SELECT email FROM subscribers'))).resolves.toEqual([]);
+    });
+
+    test('many transactions on the one connection leave no listener behind on it', async () => {
+      const sql = open(await newDatabase(), { poolSize: 1 });
+      const warnings: string[] = [];
+      const onWarning = (warning: Error) => void warnings.push(warning.name);
+      process.on('warning', onWarning);
+      try {
+        for (let i = 0; i < 12; i++) await sql.transaction((tx) => tx.get('SELECT 1'));
+        await sleep(50);
+      } finally {
+        process.off('warning', onWarning);
+      }
+      expect(warnings).toEqual([]);
+    });
+
+    test('a statement refused inside: its error is thrown, and the next statement runs', async () => {
+      const sql = open(await newDatabase(), { poolSize: 1 });
+      await sql.run(insert, ['a@example.org', 't']);
+      await expect(
+        sql.transaction(async (tx) => {
+          await tx.run(insert, ['b@example.org', 't']);
+          await tx.run(insert, ['a@example.org', 't']);
+        }),
+      ).rejects.toThrow('duplicate key value violates unique constraint "subscribers_pkey"');
+      await expect(sql.all('SELECT email FROM subscribers')).resolves.toEqual([{ email: 'a@example.org' }]);
+    });
+  });
+
+  test('a server that stops answering without closing: a statement fails after the statement and connect timeouts together', async () => {
+    const sql = open(await newDatabase(), { poolSize: 1, statementTimeoutMs: 600, connectTimeoutMs: 400 });
+    const { pid } = (await sql.get<{ pid: number }>('SELECT pg_backend_pid() AS pid'))!;
+    // The server process of the pool's one connection, frozen: it neither answers nor closes.
+    process.kill(pid, 'SIGSTOP');
+    try {
+      const start = Date.now();
+      await expect(sql.get('SELECT 1')).rejects.toThrow('Query read timeout');
+      expect(Date.now() - start).toBeGreaterThanOrEqual(950);
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    await expect(sql.get('SELECT 1 AS one')).resolves.toEqual({ one: 1 });
+  });
+
+  describe('an idle connection cut by the server', () => {
+    const cutIdle = async (url: string) => {
+      const other = await connect(url);
+      const { rowCount } = await other.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'site-forms' AND datname = current_database()",
+      );
+      expect(rowCount).toBe(1);
+    };
+
+    test('is told to onIdleError, and the next statement takes a new connection', async () => {
+      const url = await newDatabase();
+      const errors: Error[] = [];
+      const sql = open(url, { onIdleError: (error) => errors.push(error) });
+      await sql.get('SELECT 1');
+      await cutIdle(url);
+      await eventually('the idle error', () => errors.length > 0, 5_000);
+      expect(errors.map((error) => error.message)).toEqual(['terminating connection due to administrator command']);
+      await expect(sql.get('SELECT 1 AS one')).resolves.toEqual({ one: 1 });
+    });
+
+    test('without onIdleError, is heard all the same: the process lives on', async () => {
+      const url = await newDatabase();
+      const sql = open(url);
+      await sql.get('SELECT 1');
+      await cutIdle(url);
+      await sleep(200);
+      await expect(sql.get('SELECT 1 AS one')).resolves.toEqual({ one: 1 });
+    });
+  });
+});
+
+describe.skipIf(postgresAvailable)('the PostgreSQL store', () => {
+  test.skip(POSTGRES_SKIP_NOTE, () => {});
+});
