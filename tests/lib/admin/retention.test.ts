@@ -117,25 +117,29 @@ describe('what retention deleted', () => {
     expect(autoReplyCutoffs).toEqual([new Date('2026-11-20T12:00:00.000Z')]);
   });
 
-  test('messages are deleted without an audit log too, and a day that deleted nothing is not audited', async () => {
+  test('messages are deleted without an audit log too, and a day that deleted nothing is neither audited nor logged', async () => {
     const deleted = await applyRetention(
       { sessions: undefined, queries: { deleteOlderThan: async () => 2 }, audit: undefined, retentionDays: 30, logger: silentLogger },
       NOW,
     );
     expect(deleted).toEqual({ sessions: 0, messages: 2, auditEntries: 0, events: 0 });
     const recorded: AuditEntry[] = [];
+    const lines: string[] = [];
     const quiet = await applyRetention(
       {
         sessions: undefined,
         queries: { deleteOlderThan: async () => 0 },
         audit: { record: async (entry: AuditEntry) => void recorded.push(entry), deleteBefore: async () => 0 } as never,
         retentionDays: 30,
-        logger: silentLogger,
+        webhooks: { prune: async () => 0 },
+        autoReplies: { prune: async () => 0 },
+        logger: createLogger({ write: (line) => lines.push(line) }),
       },
       NOW,
     );
     expect(quiet).toEqual({ sessions: 0, messages: 0, auditEntries: 0, events: 0 });
     expect(recorded).toEqual([]);
+    expect(lines).toEqual([]);
   });
 
   test("the sessions' job sweeps them, and the messages' job audits what it deleted", async () => {
