@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, onTestFinished, test, vi } from 'vitest';
 import { exportChunks } from '../../../src/lib/contact/inbox.ts';
 import type { Submission } from '../../../src/lib/contact/outbox.ts';
-import { type AdminDeps, BUSY_SIGN_IN, FORBIDDEN_MESSAGE, handleAdminPost } from '../../../src/lib/admin/actions.ts';
+import { ADMIN_ACTIONS, type AdminDeps, BUSY_SIGN_IN, FORBIDDEN_MESSAGE, handleAdminPost } from '../../../src/lib/admin/actions.ts';
 import type { AuditEntry } from '../../../src/lib/admin/audit.ts';
 import { createPasswordCheck, hashPassword, type PasswordHash, parsePasswordHash } from '../../../src/lib/admin/password.ts';
 import type { AdminQueries } from '../../../src/lib/admin/queries.ts';
@@ -460,4 +460,183 @@ describe('the actions, signed in', () => {
       expect(audit).toEqual([]);
     },
   );
+});
+
+describe('the paths of the admin posts', () => {
+  test('each path takes its one action', () => {
+    expect(ADMIN_ACTIONS).toEqual({
+      '/admin/actions/sign-in': 'sign-in',
+      '/admin/actions/sign-out': 'sign-out',
+      '/admin/actions/retry': 'retry',
+      '/admin/actions/spam': 'mark-spam',
+      '/admin/actions/release': 'release',
+      '/admin/actions/delete': 'delete-message',
+      '/admin/actions/delete-subscriber': 'delete-subscriber',
+      '/admin/actions/export': 'export',
+      '/admin/actions/replay-delivery': 'replay-delivery',
+      '/admin/actions/retry-signup': 'retry-signup',
+    });
+  });
+});
+
+describe('signing in, at the edges', () => {
+  test('a form of up to 16 KiB is read; a larger one is refused with 400 before any password is checked', async () => {
+    const w = world();
+    const checked: number[] = [];
+    w.deps.checkPassword = async (password) => {
+      checked.push(password.length);
+      return false;
+    };
+    // `password=` and 16,375 characters: 16,384 bytes.
+    const fits = await handleAdminPost('sign-in', post('/admin/actions/sign-in', { password: 'x'.repeat(16 * 1024 - 9) }), w.deps, context);
+    expect(fits).toEqual({ kind: 'redirect', location: '/admin?failed=1' });
+    const tooBig = await handleAdminPost('sign-in', post('/admin/actions/sign-in', { password: 'x'.repeat(16 * 1024) }), w.deps, context);
+    expect(tooBig).toEqual({ kind: 'refused', status: 400, message: 'The form could not be read.' });
+    expect(checked).toEqual([16 * 1024 - 9]);
+    expect(w.audit.map((e) => e.detail)).toEqual(['wrong password']);
+  });
+
+  test.each([
+    [60, 'Too many attempts to sign in. Please try again in 1 minute.'],
+    [61, 'Too many attempts to sign in. Please try again in 2 minutes.'],
+    [1, 'Too many attempts to sign in. Please try again in 1 minute.'],
+  ])('refused for %i more seconds: %s', async (retryAfterSeconds, message) => {
+    const w = world();
+    w.deps.throttle = { attempt: async () => ({ ok: false, retryAfterSeconds }), succeeded: async () => {} };
+    const outcome = await handleAdminPost('sign-in', post('/admin/actions/sign-in', { password: PASSWORD }), w.deps, context);
+    expect(outcome).toEqual({ kind: 'refused', status: 429, message, headers: { 'retry-after': String(retryAfterSeconds) } });
+  });
+
+  test('an empty password is wrong without being checked, and no wait is spent on a gate of 0 ms', async () => {
+    const w = world();
+    const checked: string[] = [];
+    w.deps.checkPassword = async (password) => {
+      checked.push(password);
+      return true;
+    };
+    const outcome = await handleAdminPost('sign-in', post('/admin/actions/sign-in', { password: '' }), w.deps, context);
+    expect(outcome).toEqual({ kind: 'redirect', location: '/admin?failed=1' });
+    expect(checked).toEqual([]);
+    expect(w.waits).toEqual([]);
+  });
+
+  test("signing in forgets the client's attempts: the next mistake waits nothing", async () => {
+    const w = world();
+    const wrong = () => handleAdminPost('sign-in', post('/admin/actions/sign-in', { password: 'wrong wrong wrong' }), w.deps, context);
+    for (let i = 0; i < 5; i++) await wrong();
+    await expect(handleAdminPost('sign-in', post('/admin/actions/sign-in', { password: PASSWORD }), w.deps, context)).resolves.toMatchObject({
+      kind: 'redirect',
+      location: '/admin',
+    });
+    await wrong();
+    expect(w.waits).toEqual([1000, 2000, 4000]);
+  });
+});
+
+describe('the actions, at the edges', () => {
+  async function signedInWorld() {
+    const w = world();
+    const { cookie, csrf } = await signedIn(w.deps);
+    w.audit.length = 0;
+    const act = (action: Parameters<typeof handleAdminPost>[0], path: string, fields: Record<string, string>) =>
+      handleAdminPost(action, post(path, { csrf, ...fields }, { origin: SITE, cookie }), w.deps, context);
+    return { ...w, act };
+  }
+
+  test('deleting a message that was already going: back to its page, saying nothing changed, not audited', async () => {
+    const w = await signedInWorld();
+    w.deps.commands.remove = async () => ({ found: true, from: 'sending', changed: false });
+    await expect(w.act('delete-message', '/admin/actions/delete', { id: '4' })).resolves.toEqual({
+      kind: 'redirect',
+      location: '/admin/messages/4?done=unchanged',
+    });
+    expect(w.audit).toEqual([]);
+  });
+
+  test('a subscriber post without an address deletes nothing and says so', async () => {
+    const w = await signedInWorld();
+    await expect(w.act('delete-subscriber', '/admin/actions/delete-subscriber', {})).resolves.toEqual({
+      kind: 'redirect',
+      location: '/admin/subscribers?done=unchanged',
+    });
+    expect(w.changes).toEqual(['delete ']);
+    expect(w.audit).toEqual([]);
+  });
+
+  test.each(['', '0', 'x', '5.0'])('a retry of signup %j or replay of delivery %j asks nothing of them', async (id) => {
+    const w = await signedInWorld();
+    const asked: string[] = [];
+    const asking = (what: string) => async (n: number) => {
+      asked.push(`${what} ${n}`);
+      return true;
+    };
+    w.deps.signups = { retry: asking('signup') };
+    w.deps.webhooks = { replay: asking('delivery') };
+    await expect(w.act('retry-signup', '/admin/actions/retry-signup', { id })).resolves.toEqual({
+      kind: 'redirect',
+      location: '/admin/subscribers?done=unchanged-signup',
+    });
+    await expect(w.act('replay-delivery', '/admin/actions/replay-delivery', { id })).resolves.toEqual({
+      kind: 'redirect',
+      location: '/admin/webhooks?done=unchanged-delivery',
+    });
+    expect(asked).toEqual([]);
+    expect(w.audit).toEqual([]);
+  });
+
+  test('an export of messages left unwritten holds the gate 10 minutes, and a late end of it does not open the next one', async () => {
+    const w = await signedInWorld();
+    let now = Date.UTC(2026, 10, 22, 10);
+    w.deps.now = () => new Date(now);
+    const exportNow = () => w.act('export', '/admin/actions/export', { what: 'messages', format: 'csv' });
+    const refused = {
+      kind: 'refused',
+      status: 429,
+      message: 'An export is already being written. Try again when it has finished.',
+      headers: { 'retry-after': '30' },
+    };
+    const first = await exportNow();
+    now += 10 * 60_000 - 1;
+    await expect(exportNow()).resolves.toEqual(refused);
+    now += 1;
+    const second = await exportNow();
+    expect(second).toMatchObject({ kind: 'download', filename: 'messages-2026-11-22.csv' });
+    // The first download is written at last: the gate is the second's, and stays shut.
+    await read((first as { body: AsyncIterable<string> }).body);
+    await expect(exportNow()).resolves.toEqual(refused);
+    await read((second as { body: AsyncIterable<string> }).body);
+    await expect(exportNow()).resolves.toMatchObject({ kind: 'download' });
+    expect(w.audit.map((e) => e.action)).toEqual(['export-messages', 'export-messages', 'export-messages']);
+  });
+
+  test('a download abandoned after its first chunk opens the gate for the next export', async () => {
+    const w = await signedInWorld();
+    const exportNow = () => w.act('export', '/admin/actions/export', { what: 'messages', format: 'json' });
+    const first = await exportNow();
+    for await (const chunk of (first as { body: AsyncIterable<string> }).body) {
+      expect(chunk).toMatch(/^\[\n {2}\{\n {4}"id": 1,/);
+      break;
+    }
+    await expect(exportNow()).resolves.toMatchObject({ kind: 'download', filename: 'messages-2026-11-22.json' });
+  });
+
+  test('an export whose count fails is not left holding the gate', async () => {
+    const w = await signedInWorld();
+    const count = w.deps.exports.countMessages;
+    w.deps.exports.countMessages = async () => {
+      throw new Error('database gone');
+    };
+    await expect(w.act('export', '/admin/actions/export', { what: 'messages', format: 'csv' })).rejects.toThrow('database gone');
+    expect(w.deps.exporting).toEqual({ since: undefined });
+    w.deps.exports.countMessages = count;
+    await expect(w.act('export', '/admin/actions/export', { what: 'messages', format: 'csv' })).resolves.toMatchObject({ kind: 'download' });
+  });
+
+  test('without a shared gate each export stands alone', async () => {
+    const w = await signedInWorld();
+    delete w.deps.exporting;
+    const exportNow = () => w.act('export', '/admin/actions/export', { what: 'messages', format: 'csv' });
+    await exportNow();
+    await expect(exportNow()).resolves.toMatchObject({ kind: 'download' });
+  });
 });

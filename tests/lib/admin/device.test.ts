@@ -39,3 +39,39 @@ describe('the cookie of a browser that signed in before', () => {
     expect(createDevices(hash(OTHER)).known(carrying(cookie), true)).toBe(false);
   });
 });
+
+describe('the device cookie on plain http (development)', () => {
+  const on = (cookie: string) => new Request('http://localhost:4321/admin/actions/sign-in', { headers: { cookie } });
+
+  test('has no prefix and no Secure, and is known only where it was set', () => {
+    const devices = createDevices(hash(HASH));
+    const cookie = devices.cookie(false);
+    expect(cookie).toMatch(/^admin_device=[\w-]{22}\.[\w-]{43}; Path=\/; Max-Age=31536000; HttpOnly; SameSite=Strict$/);
+    const pair = cookie.split(';')[0]!;
+    expect(devices.known(on(`theme=dark; ${pair}`), false)).toBe(true);
+    // The plain cookie is not the __Host- one an https site reads, nor the other way round.
+    expect(devices.known(on(pair), true)).toBe(false);
+    expect(devices.known(on(devices.cookie(true).split(';')[0]!), false)).toBe(false);
+  });
+
+  test.each([
+    ['junk before the value', (v: string) => `x${v}`],
+    ['junk after the value', (v: string) => `${v}x`],
+    ['an id one character short', (v: string) => v.slice(1)],
+    ['no dot between id and signature', (v: string) => v.replace('.', '')],
+    ['an empty value', () => ''],
+  ])('is not known with %s', (_, change) => {
+    const devices = createDevices(hash(HASH));
+    const value = devices.cookie(false).split(';')[0]!.slice('admin_device='.length);
+    expect(devices.known(on(`admin_device=${change(value)}`), false)).toBe(false);
+  });
+
+  test('a cookie without a name is skipped, and the device cookie after it is read', () => {
+    const devices = createDevices(hash(HASH));
+    const pair = devices.cookie(false).split(';')[0]!;
+    expect(devices.known(on(`=admin_device; ${pair}`), false)).toBe(true);
+    expect(devices.known(on(`=${pair}`), false)).toBe(false);
+    // Blanks around a pair, as some clients write the header, are not part of it.
+    expect(devices.known(on(`theme=dark ;  ${pair} ; x=y`), false)).toBe(true);
+  });
+});

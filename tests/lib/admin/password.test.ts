@@ -1,5 +1,18 @@
 import { describe, expect, test } from 'vitest';
-import { createPasswordCheck, hashPassword, parsePasswordHash, passwordProblem, verifyPassword } from '../../../src/lib/admin/password.ts';
+import {
+  ARGON2ID,
+  CONCURRENT_CHECKS,
+  createPasswordCheck,
+  hasArgon2,
+  hashPassword,
+  MAX_PASSWORD_LENGTH,
+  MIN_PASSWORD_LENGTH,
+  parsePasswordHash,
+  passwordProblem,
+  SCRYPT,
+  verifyPassword,
+  WAITING_CHECKS,
+} from '../../../src/lib/admin/password.ts';
 
 // The reference implementation's own vectors (phc-winner-argon2, src/test.c): password "password", salt "somesalt".
 const REFERENCE_ARGON2ID = '$argon2id$v=19$m=256,t=2,p=1$c29tZXNhbHQ$nf65EOgLrQMR/uIPnA4rEsF5h7TKyQwu9U1bMCHGi/4';
@@ -92,6 +105,7 @@ describe('reading ADMIN_PASSWORD_HASH', () => {
     ['the largest argon2id parameters', `$argon2id$v=19$m=1048576,t=100,p=16$c29tZXNhbHQ$${key}`],
     ['the smallest scrypt parameters', `$scrypt$ln=10,r=1,p=1$c29tZXNhbHQ$${key}`],
     ['the largest scrypt parameters', `$scrypt$ln=20,r=32,p=16$c29tZXNhbHQ$${key}`],
+    ['exactly 8 KiB of memory per lane', `$argon2id$v=19$m=32,t=2,p=4$c29tZXNhbHQ$${key}`],
     ['a hash with the blanks a paste brings', `  ${REFERENCE_ARGON2ID}\n`],
   ])('accepts %s', (_, text) => {
     expect(parsePasswordHash(text, true).ok).toBe(true);
@@ -175,5 +189,47 @@ describe('checking sign-ins', () => {
     });
     await expect(check('boom')).rejects.toThrow('boom');
     await expect(check('fine')).resolves.toBe(true);
+  });
+});
+
+describe('this Node', () => {
+  test('has argon2id (Node 24.7 and later), so a hash is argon2id unless told otherwise, and an argon2id hash is read', async () => {
+    expect(hasArgon2()).toBe(true);
+    await expect(hashPassword('correct horse battery')).resolves.toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    expect(parsePasswordHash(REFERENCE_ARGON2ID)).toMatchObject({ ok: true, hash: { algorithm: 'argon2id' } });
+  });
+
+  test('the parameters and bounds are those the documentation names', () => {
+    expect([MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH, CONCURRENT_CHECKS, WAITING_CHECKS]).toEqual([12, 1024, 2, 8]);
+    expect(ARGON2ID).toEqual({ memory: 19_456, passes: 2, parallelism: 1, tagLength: 32 });
+    expect(SCRYPT).toEqual({ logN: 17, r: 8, p: 1, keyLength: 32 });
+  });
+});
+
+describe('the longest guess that is still hashed', () => {
+  test('is 4096 characters: a password that long verifies', async () => {
+    const long = 'p'.repeat(4 * 1024);
+    const hash = parsed(await hashPassword(long, true));
+    await expect(verifyPassword(long, hash)).resolves.toBe(true);
+    await expect(verifyPassword(`${long}p`, hash)).resolves.toBe(false);
+  });
+});
+
+describe('the default waiting room', () => {
+  test('two checks run and eight wait; the eleventh unknown browser is refused at once', async () => {
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const slow = async (password: string) => {
+      await held;
+      return password === 'right';
+    };
+    const check = createPasswordCheck(parsed(REFERENCE_ARGON2ID), undefined, slow);
+    const admitted = Array.from({ length: 10 }, (_, i) => check(i === 9 ? 'right' : 'wrong'));
+    await expect(check('eleventh')).resolves.toBe('busy');
+    release();
+    const answers = await Promise.all(admitted);
+    expect(answers).toEqual([false, false, false, false, false, false, false, false, false, true]);
+    // Once they are done, there is room again.
+    await expect(check('right')).resolves.toBe(true);
   });
 });

@@ -121,6 +121,8 @@ describe('a session', () => {
     ['an empty cookie', '', 'missing'],
     ['a token of the wrong shape', 'abc', 'missing'],
     ['a token with a character outside base64url', `${'a'.repeat(42)}=`, 'missing'],
+    ['a token one character too long', 'a'.repeat(44), 'missing'],
+    ['a well-formed token after a blank', ` ${'a'.repeat(43)}`, 'missing'],
     ['a well-formed token nobody was given', 'a'.repeat(43), 'unknown'],
   ])('refuses %s', async (_, token, reason) => {
     await expect(createSessions(mapStore()).resume(token)).resolves.toEqual({ ok: false, reason });

@@ -318,5 +318,66 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
       await expect(createSignups(store.sql).pending(10)).resolves.toEqual([]);
       await expect(queries.subscribers(undefined, 1)).resolves.toEqual({ rows: [], total: 0 });
     });
+
+    test('page 0 or below reads as the first page, of messages and of subscribers; subscribers are paged 50 at a time', async () => {
+      const { store } = await open();
+      const { queries } = createAdminStores(store.sql);
+      await message(store, 'Older', { createdAt: '2026-11-01T00:00:00.000Z' });
+      await message(store, 'Newer', { createdAt: '2026-11-02T00:00:00.000Z' });
+      for (const page of [0, -3]) {
+        const { rows, total } = await queries.messages({ page });
+        expect([rows.map((r) => r.name), total]).toEqual([['Newer', 'Older'], 2]);
+      }
+      for (let i = 0; i < 52; i++) await store.subscribers.add(`reader${String(i).padStart(2, '0')}@example.org`, new Date(Date.UTC(2026, 10, 1) + i * MINUTE));
+      const first = await queries.subscribers(undefined, 1);
+      expect([first.rows.length, first.rows[0]?.email, first.total]).toEqual([50, 'reader51@example.org', 52]);
+      await expect(queries.subscribers(undefined, 0)).resolves.toEqual(first);
+      const second = await queries.subscribers('READER', 2);
+      expect([second.rows.map((r) => r.email), second.total]).toEqual([['reader01@example.org', 'reader00@example.org'], 52]);
+      await expect(queries.subscribers('reader5', 1)).resolves.toMatchObject({ total: 2 });
+      await expect(queries.subscribers('nobody', 1)).resolves.toEqual({ rows: [], total: 0 });
+    });
+
+    test('a subscriber who has not confirmed yet shows a consent without a date', async () => {
+      const { store } = await open();
+      const { queries } = createAdminStores(store.sql);
+      const evidence = { page: '/newsletter', text: 'Yes please.', version: 'def456def456', client: '203.0.113.0/24' };
+      await createConsents(store.sql).request('later@example.org', evidence, new Date('2026-11-01T00:00:00.000Z'));
+      await store.subscribers.add('later@example.org', new Date('2026-11-01T00:00:01.000Z'));
+      await store.subscribers.add('plain@example.org', new Date('2026-11-01T00:00:00.000Z'));
+      await expect(queries.subscribers(undefined, 1)).resolves.toEqual({
+        rows: [
+          { email: 'later@example.org', createdAt: '2026-11-01T00:00:01.000Z', consent: { confirmedAt: null, version: 'def456def456', page: '/newsletter' } },
+          { email: 'plain@example.org', createdAt: '2026-11-01T00:00:00.000Z' },
+        ],
+        total: 2,
+      });
+    });
+
+    test('an erasure asked in capitals still removes the consent record and the waiting signup', async () => {
+      const { store } = await open();
+      const { queries } = createAdminStores(store.sql);
+      const consents = createConsents(store.sql);
+      const evidence = { page: '/', text: 'Yes please.', version: 'abc123abc123', client: '203.0.113.0/24' };
+      await consents.request('case@example.org', evidence, new Date('2026-11-01T00:00:00.000Z'));
+      await expect(queries.deleteSubscriber('CASE@EXAMPLE.ORG')).resolves.toBe(true);
+      await expect(consents.find('case@example.org')).resolves.toBeUndefined();
+      await createSignups(store.sql).enqueue('Queue@Example.org', 'mailchimp', new Date('2026-11-01T00:02:00.000Z'));
+      await expect(queries.deleteSubscriber('QUEUE@example.ORG')).resolves.toBe(true);
+      await expect(createSignups(store.sql).pending(10)).resolves.toEqual([]);
+      await expect(queries.deleteSubscriber('QUEUE@example.ORG')).resolves.toBe(false);
+    });
+
+    test('deleting a message being sent is not done now: it answers false and the message stays until its send ends', async () => {
+      const { store } = await open();
+      const { queries } = createAdminStores(store.sql);
+      const id = await message(store, 'Sending');
+      const machine = createSubmissionMachine(store.sql);
+      const now = new Date();
+      await expect(machine.claim(now, new Date(now.getTime() + MINUTE))).resolves.toMatchObject({ id });
+      await expect(queries.deleteMessage(id)).resolves.toBe(false);
+      await expect(store.outbox.find(id)).resolves.toMatchObject({ name: 'Sending' });
+      await expect(queries.deleteMessage(id + 1000)).resolves.toBe(false);
+    });
   });
 });

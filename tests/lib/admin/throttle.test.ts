@@ -107,11 +107,33 @@ describe.skipIf(!redisAvailable)('sign-in attempts shared through a real Redis',
       await expect(one.attempt('198.51.100.4')).resolves.toEqual({ ok: false, retryAfterSeconds: expect.any(Number) });
       await two.succeeded('198.51.100.4');
       await expect(one.attempt('198.51.100.4')).resolves.toEqual({ ok: true, delayMs: 0 });
+      // The keys every instance (and every version of it) counts under.
+      expect((await a.keys('site-forms:*')).sort()).toEqual(['site-forms:sign-in-all:all', 'site-forms:sign-in:198.51.100.4']);
+      expect(Number(await a.get('site-forms:sign-in-all:all'))).toBe(11);
     } finally {
       a.disconnect();
       b.disconnect();
     }
   });
+
+  test('with Redis down, a sign-in is counted in memory at once rather than queued until Redis is back', async () => {
+    const dead = await startRedis();
+    // A client with ioredis's offline queue (src/lib/redis.ts turns it off): a command would wait
+    // in it through 20 reconnections (here 40 s); the throttle does not wait for Redis to be ready.
+    const client = new Redis(dead.url, { retryStrategy: () => 2000 });
+    client.on('error', () => {});
+    await new Promise((ready) => client.once('ready', ready));
+    const closed = new Promise((done) => client.once('close', done));
+    await dead.stop();
+    await closed;
+    try {
+      const throttle = createSignInThrottle({ redis: client, logger: silentLogger, delays: { client: () => 0, overall: () => 0 } });
+      const gates = await attempts(throttle, 'b', 11);
+      expect(gates.map((g) => g.ok)).toEqual([true, true, true, true, true, true, true, true, true, true, false]);
+    } finally {
+      client.disconnect();
+    }
+  }, 10_000);
 
   test('keeps counting in memory while Redis is unreachable', async () => {
     const dead = await startRedis();
