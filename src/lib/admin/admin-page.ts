@@ -85,7 +85,8 @@ const NOTICES: Record<string, string> = {
 
 /** The sentence shown after an action, from the `done` of the address it redirected to. */
 export function noticeFor(done: string | null): string | undefined {
-  return done === null ? undefined : NOTICES[done];
+  // Own keys only: ?done=toString must not show Object.prototype's function as a notice.
+  return done !== null && Object.hasOwn(NOTICES, done) ? NOTICES[done] : undefined;
 }
 
 /** What the sign-in page says, from the address a sign-in or sign-out redirected to. */
