@@ -20,7 +20,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'site-forms-export-'));
 
 function start(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
   // As `npm run serve` runs it (package.json): the same memory flags.
-  const child = spawn(process.execPath, ['--max-semi-space-size=4', '--heap-growing-percent=20', 'dist/server/start.mjs'], {
+  const child = spawn(process.execPath, ['--max-semi-space-size=4', '--heap-growing-percent=20', '--no-maglev', 'dist/server/start.mjs'], {
     env: { PATH: process.env.PATH ?? '', ENV_FILE: '', HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, RATE_LIMIT_MAX: '0', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -18,7 +18,7 @@ const preload = new URL('./per-request-agent.mjs', import.meta.url).pathname;
 
 /** `flags` go on node's command line: NODE_OPTIONS refuses most V8 flags. */
 type Variant = { name: string; flags: string[] };
-const SERVE = ['--max-semi-space-size=4', '--heap-growing-percent=20'];
+const SERVE = ['--max-semi-space-size=4', '--heap-growing-percent=20', '--no-maglev'];
 const VARIANTS: Variant[] = [
   { name: 'as npm run serve runs it', flags: SERVE },
   { name: 'client as shipped, no flags (before)', flags: [`--import=${preload}`] },
