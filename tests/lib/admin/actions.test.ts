@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, onTestFinished, test, vi } from 'vitest';
 import { exportChunks } from '../../../src/lib/contact/inbox.ts';
 import type { Submission } from '../../../src/lib/contact/outbox.ts';
-import { ADMIN_ACTIONS, type AdminDeps, BUSY_SIGN_IN, FORBIDDEN_MESSAGE, handleAdminPost } from '../../../src/lib/admin/actions.ts';
+import { type AdminDeps, BUSY_SIGN_IN, FORBIDDEN_MESSAGE, handleAdminPost } from '../../../src/lib/admin/actions.ts';
 import type { AuditEntry } from '../../../src/lib/admin/audit.ts';
 import { createPasswordCheck, hashPassword, type PasswordHash, parsePasswordHash } from '../../../src/lib/admin/password.ts';
 import type { AdminQueries } from '../../../src/lib/admin/queries.ts';
@@ -460,23 +460,6 @@ describe('the actions, signed in', () => {
       expect(audit).toEqual([]);
     },
   );
-});
-
-describe('the paths of the admin posts', () => {
-  test('each path takes its one action', () => {
-    expect(ADMIN_ACTIONS).toEqual({
-      '/admin/actions/sign-in': 'sign-in',
-      '/admin/actions/sign-out': 'sign-out',
-      '/admin/actions/retry': 'retry',
-      '/admin/actions/spam': 'mark-spam',
-      '/admin/actions/release': 'release',
-      '/admin/actions/delete': 'delete-message',
-      '/admin/actions/delete-subscriber': 'delete-subscriber',
-      '/admin/actions/export': 'export',
-      '/admin/actions/replay-delivery': 'replay-delivery',
-      '/admin/actions/retry-signup': 'retry-signup',
-    });
-  });
 });
 
 describe('signing in, at the edges', () => {

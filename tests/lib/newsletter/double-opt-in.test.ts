@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { siteOptIn } from '../../support/opt-in.ts';
 import { createLogger, silentLogger } from '../../../src/lib/log.ts';
-import { createSmtpMailer } from '../../../src/lib/mail/mailer.ts';
-import { createConsents } from '../../../src/lib/newsletter/consents.ts';
 import { handleNewsletter, handleNewsletterConfirmation, handleUnsubscribe } from '../../../src/lib/newsletter/newsletter-handlers.ts';
-import { createOptIn } from '../../../src/lib/newsletter/opt-in.ts';
 import type { NewsletterProvider, SubscribeOutcome } from '../../../src/lib/newsletter/provider.ts';
 import { parseMail } from '../../support/mime.ts';
 import { type FakeSmtpServer, startSmtpServer } from '../../support/smtp.ts';
@@ -39,16 +37,7 @@ function tokensOfLastMail(): { confirm: string; unsubscribe: string } {
 
 describe.each(testEngines())('double opt-in through the handlers on $name', (engine) => {
   const open = async () => {
-    const consents = createConsents((await engine.open()).store.sql);
-    const smtpConfig = { url: smtp.url(), to: 'owner@example.com', from: 'forms@example.com' };
-    const optIn = createOptIn({
-      consents,
-      mailer: createSmtpMailer(smtpConfig),
-      smtp: smtpConfig,
-      site: { name: 'Nord', senderName: 'Nord' },
-      publicUrl: 'https://www.example.com',
-    });
-    return { consents, optIn };
+    return siteOptIn((await engine.open()).store.sql, smtp.url());
   };
 
   test.skipIf(!engine.available)('a signup asks and adds nobody; the button confirms once and records the news; the link unsubscribes', async () => {

@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { siteOptIn } from '../../support/opt-in.ts';
 import { createLogger, silentLogger } from '../../../src/lib/log.ts';
-import { createSmtpMailer } from '../../../src/lib/mail/mailer.ts';
 import { consentVersion, createConsents } from '../../../src/lib/newsletter/consents.ts';
 import { createLocalProvider } from '../../../src/lib/newsletter/local.ts';
 import { createMailchimpProvider } from '../../../src/lib/newsletter/mailchimp.ts';
 import { handleNewsletter, handleNewsletterConfirmation, handleUnsubscribe } from '../../../src/lib/newsletter/newsletter-handlers.ts';
-import { createOptIn } from '../../../src/lib/newsletter/opt-in.ts';
 import { createSignups } from '../../../src/lib/newsletter/signups.ts';
 import { createAbuseLimits } from '../../../src/lib/rate-limit.ts';
 import { createSpamService } from '../../../src/lib/spam/service.ts';
@@ -228,16 +227,7 @@ describe.each(testEngines())('the newsletter handlers on $name', (engine) => {
 describe.each(testEngines())("the site's double opt-in through the handlers, logged, on $name", (engine) => {
   const open = async () => {
     const { store } = await engine.open();
-    const consents = createConsents(store.sql);
-    const smtpConfig = { url: smtp.url(), to: 'owner@example.com', from: 'forms@example.com' };
-    const optIn = createOptIn({
-      consents,
-      mailer: createSmtpMailer(smtpConfig),
-      smtp: smtpConfig,
-      site: { name: 'Nord', senderName: 'Nord' },
-      publicUrl: 'https://www.example.com',
-    });
-    return { store, consents, optIn };
+    return { store, ...siteOptIn(store.sql, smtp.url()) };
   };
   const confirmToken = () => /\/newsletter\/confirm\/\?token=([\w-]+)/.exec(parseMail(smtp.received.at(-1)!.raw).text)![1]!;
 
