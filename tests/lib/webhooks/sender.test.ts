@@ -171,6 +171,10 @@ describe.skipIf(!opensslAvailable)('a receiver over HTTPS whose certificate is n
     await expect(post(`https://127.0.0.1:${await serve(certificates.selfSigned)}/hook`)).resolves.toEqual(untrusted);
   });
 
+  test("signed by a CA nobody trusts (OpenSSL's UNABLE_TO_VERIFY_LEAF_SIGNATURE, which names no certificate)", async () => {
+    await expect(post(`https://127.0.0.1:${await serve(certificates.byCa)}/hook`)).resolves.toEqual(untrusted);
+  });
+
   test('an HTTPS address on a server that speaks plain HTTP: the code of the failure', async () => {
     await expect(post(`https://127.0.0.1:${new URL(receiver.url).port}/hook`)).resolves.toEqual({
       kind: 'retry',
