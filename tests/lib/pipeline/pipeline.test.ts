@@ -319,7 +319,7 @@ describe('a person whose browser posts the form itself', () => {
 /** Runs `body` with the drafts kept in a database of their own that is closed: every read and write of a draft fails. */
 async function withDraftsGone(body: () => Promise<void>): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'pipeline-drafts-'));
-  const gone = openStore({ ...TEST_DATABASE, dataDir: dir }, createLogger({ level: 'silent' }));
+  const gone = openStore({ ...TEST_DATABASE, url: undefined, dataDir: dir }, createLogger({ level: 'silent' }));
   try {
     await gone.ready;
     await gone.close();
