@@ -175,6 +175,15 @@ describe.skipIf(!opensslAvailable)('a receiver over HTTPS whose certificate is n
     await expect(post(`https://127.0.0.1:${await serve(certificates.byCa)}/hook`)).resolves.toEqual(untrusted);
   });
 
+  test('over HTTPS too, a name that resolves to a private address is refused before any handshake', async () => {
+    const port = await serve(certificates.selfSigned);
+    await expect(post(`https://localhost:${port}/hook`, { allowPrivate: false })).resolves.toEqual({
+      kind: 'retry',
+      status: null,
+      error: 'the address is private (set WEBHOOK_ALLOW_PRIVATE=true to allow it)',
+    });
+  });
+
   test('an HTTPS address on a server that speaks plain HTTP: the code of the failure', async () => {
     await expect(post(`https://127.0.0.1:${new URL(receiver.url).port}/hook`)).resolves.toEqual({
       kind: 'retry',
