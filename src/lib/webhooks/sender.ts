@@ -87,6 +87,9 @@ function connectionError(error: NodeJS.ErrnoException): string {
   if (error.code === 'ECONNREFUSED') return 'the connection was refused';
   if (error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN') return 'the name does not resolve';
   if (error.code === 'ECONNRESET') return 'the connection was reset';
-  if (error.code?.startsWith('ERR_TLS') || error.code?.includes('CERT')) return 'the certificate is not trusted';
+  // A certificate from a CA nobody trusts is UNABLE_TO_VERIFY_LEAF_SIGNATURE: no CERT in its name.
+  if (error.code?.startsWith('ERR_TLS') || error.code?.includes('CERT') || error.code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE') {
+    return 'the certificate is not trusted';
+  }
   return `the connection failed (${error.code ?? 'unknown'})`;
 }

@@ -1,6 +1,16 @@
 import { describe, expect, test } from 'vitest';
 import { accepted, failure, invalid } from '../../../src/lib/http/outcome.ts';
-import { applyViewStatus, draftOfView, FORM_PAGES, type FormView, isFormView, renderPage, viewOfDraft } from '../../../src/lib/pipeline/form-view.ts';
+import { defineForm } from '../../../src/lib/forms/definition.ts';
+import {
+  applyViewStatus,
+  draftOfView,
+  FORM_PAGES,
+  type FormView,
+  isFormView,
+  ownerFormPages,
+  renderPage,
+  viewOfDraft,
+} from '../../../src/lib/pipeline/form-view.ts';
 
 describe('renderPage: what a person without JavaScript gets for each outcome', () => {
   test('accepted: 303 to the thank-you page, with a relative Location, never cached', () => {
@@ -127,5 +137,20 @@ describe('a view as a draft and back (decision 0133)', () => {
   test('the confirmation of a held message keeps its token', () => {
     const asked: FormView = { ...LIMITED, status: 200, headers: { 'cache-control': 'no-store' }, formError: undefined, confirm: { token: '1.2.abc' } };
     expect(viewOfDraft({ content: draftOfView(asked), createdAt: T0 }, T0)).toMatchObject({ status: 200, confirm: { token: '1.2.abc' } });
+  });
+});
+
+describe("an owner's form's pages", () => {
+  test('its thank-you page under its name, its fields in form order, and the page that places it', () => {
+    const quote = defineForm({
+      name: 'quote',
+      title: 'Request a quote',
+      page: '/services/quote',
+      fields: [
+        { name: 'email', type: 'email', label: 'Email address', required: true },
+        { name: 'topic', type: 'text', label: 'Topic' },
+      ],
+    });
+    expect(ownerFormPages(quote)).toEqual({ form: 'quote', thanks: '/thank-you/quote/', fields: ['email', 'topic'], page: '/services/quote' });
   });
 });

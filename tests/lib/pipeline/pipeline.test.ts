@@ -11,6 +11,8 @@ import { type Reply, runPipeline } from '../../../src/lib/pipeline/pipeline.ts';
 import { findTarget, type Route } from '../../../src/lib/pipeline/routes.ts';
 import { createFormDrafts, DRAFT_LIMITS } from '../../../src/lib/store/drafts.ts';
 import { createServices, type Services } from '../../../src/lib/app/services.ts';
+import { openStore } from '../../../src/lib/database/database.ts';
+import { TEST_DATABASE } from '../../support/stores.ts';
 
 /**
  * The pipeline in process, no server: the real handlers, guard and renderers over a real
@@ -314,6 +316,20 @@ describe('a person whose browser posts the form itself', () => {
   });
 });
 
+/** Runs `body` with the drafts kept in a database of their own that is closed: every read and write of a draft fails. */
+async function withDraftsGone(body: () => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'pipeline-drafts-'));
+  const gone = openStore({ ...TEST_DATABASE, url: undefined, dataDir: dir }, createLogger({ level: 'silent' }));
+  try {
+    await gone.ready;
+    await gone.close();
+    services.drafts = createFormDrafts(gone.sql);
+    await body();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe('the draft a refused post is redirected to (decision 0133)', () => {
   const refuse = () => run(request('POST', '/api/contact', { fields: { ...VALID, name: 'A' }, headers: NAVIGATION }));
 
@@ -383,6 +399,28 @@ describe('the draft a refused post is redirected to (decision 0133)', () => {
     expect(events('form.draft_not_kept')).toEqual([expect.objectContaining({ level: 'warn', route: '/api/contact', reason: 'the drafts are full' })]);
   });
 
+  test('when the drafts cannot be written (their database gone), the page is shown at the address posted to, and the outage is a warning', async () => {
+    await withDraftsGone(async () => {
+      await expect(refuse()).resolves.toMatchObject({ form: 'contact', status: 400, values: { name: 'A' } });
+      expect(events('form.draft_not_kept')).toEqual([
+        { time: expect.any(String), level: 'warn', event: 'form.draft_not_kept', route: '/api/contact', reason: 'Error: database is not open' },
+      ]);
+    });
+  });
+
+  test('when a draft cannot be read (its database gone), the empty form on its page, and the outage is a warning', async () => {
+    await withDraftsGone(async () => {
+      await expect(run(request('GET', `/api/contact?draft=${'C'.repeat(32)}`, { headers: NAVIGATION }))).resolves.toEqual({
+        status: 303,
+        headers: { location: '/contact', 'cache-control': 'no-store' },
+        body: null,
+      });
+      expect(events('form.draft_unreadable')).toEqual([
+        { time: expect.any(String), level: 'warn', event: 'form.draft_unreadable', route: '/api/contact', reason: 'Error: database is not open' },
+      ]);
+    });
+  });
+
   test('the draft’s id is in no log line', async () => {
     const location = (await refuse()).headers.location!;
     await followDraft({ status: 303, headers: { location, 'cache-control': 'no-store' }, body: null }, '/api/contact');
@@ -402,5 +440,13 @@ describe('health', () => {
       200,
       expect.objectContaining({ success: true, provider: 'local', databaseWritable: true }),
     ]);
+  });
+});
+
+describe('the challenge the forms’ script solves', () => {
+  test('GET: 200 JSON with success and a fresh challenge, never cached, per Origin', async () => {
+    const reply = await run(request('GET', '/api/challenge'));
+    expect([reply.status, reply.headers]).toEqual([200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', vary: 'Origin' }]);
+    expect('body' in reply && JSON.parse(reply.body!)).toEqual({ success: true, challenge: expect.any(Object) });
   });
 });

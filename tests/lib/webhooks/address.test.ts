@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { isPrivateAddress } from '../../../src/lib/webhooks/address.ts';
+import { isPrivateAddress, PrivateAddressError, publicOnlyLookup } from '../../../src/lib/webhooks/address.ts';
 
 describe('the addresses a webhook may not reach unless WEBHOOK_ALLOW_PRIVATE', () => {
   test.each([
@@ -25,5 +25,45 @@ describe('the addresses a webhook may not reach unless WEBHOOK_ALLOW_PRIVATE', (
     ['::ffff:93.184.216.34', false],
   ])('%s: private %s', (address, isPrivate) => {
     expect(isPrivateAddress(address)).toBe(isPrivate);
+  });
+});
+
+/** What `publicOnlyLookup` called back with. */
+function lookUp(hostname: string, options: object): Promise<{ error: NodeJS.ErrnoException | null; address: unknown; family: unknown; args: number }> {
+  return new Promise((resolve) => {
+    publicOnlyLookup(hostname, options, (...args: unknown[]) => {
+      const [error, address, family] = args as [NodeJS.ErrnoException | null, unknown, unknown];
+      resolve({ error, address, family, args: args.length });
+    });
+  });
+}
+
+describe('the lookup of the connection: only public addresses are answered', () => {
+  test('a name that resolves to a private address is refused, with no address to connect to', async () => {
+    const { error, address, args } = await lookUp('localhost', {});
+    expect(error).toBeInstanceOf(PrivateAddressError);
+    expect([error!.message, error!.code]).toEqual(['localhost resolves to a private address', 'EPRIVATEADDRESS']);
+    expect([address, args]).toEqual([[], 2]);
+  });
+
+  test('a public address is answered as the agent asked: one address and its family', async () => {
+    await expect(lookUp('93.184.216.34', {})).resolves.toEqual({ error: null, address: '93.184.216.34', family: 4, args: 3 });
+    await expect(lookUp('2606:4700:4700::1111', { family: 6 })).resolves.toEqual({ error: null, address: '2606:4700:4700::1111', family: 6, args: 3 });
+  });
+
+  test('or every address, when it asked for all', async () => {
+    await expect(lookUp('93.184.216.34', { all: true })).resolves.toEqual({
+      error: null,
+      address: [{ address: '93.184.216.34', family: 4 }],
+      family: undefined,
+      args: 2,
+    });
+  });
+
+  test("a name that does not resolve: the resolver's own error, with no address", async () => {
+    const { error, address, args } = await lookUp('hooks.invalid', {});
+    expect(error).not.toBeInstanceOf(PrivateAddressError);
+    expect(['ENOTFOUND', 'EAI_AGAIN']).toContain(error!.code);
+    expect([address, args]).toEqual([[], 2]);
   });
 });

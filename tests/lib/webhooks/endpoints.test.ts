@@ -75,3 +75,30 @@ describe('what each endpoint receives', () => {
     expect(alertText(event, 'Atelier Nord', 'name-and-first-line')).toBe('Atelier Nord: new subscriber: reader@example.org');
   });
 });
+
+describe('what an alert makes of missing or long parts', () => {
+  test('the automatic reply is never posted: nothing to send', () => {
+    expect(formatFor(endpoint('auto-reply', { url: '' }), EVENT, 'Atelier Nord')).toEqual({ body: '', headers: {} });
+  });
+
+  test('a message without a name, an address or a text, and a field without a value: empty places, no "undefined"', () => {
+    const event: SiteEvent = { ...EVENT, data: { id: 9, fields: { note: null, size: 'L' } } };
+    expect(alertText(event, 'Atelier Nord', 'full')).toBe('Atelier Nord: new message from  <>\n\nnote: \nsize: L');
+    expect(alertText({ ...EVENT, data: { id: 9 } }, 'Atelier Nord', 'name-and-first-line')).toBe('Atelier Nord: new message from  <>\n');
+  });
+
+  test('a subscription without an address', () => {
+    expect(alertText({ ...EVENT, type: 'newsletter.confirmed', data: {} }, 'Atelier Nord', 'full')).toBe('Atelier Nord: subscriber confirmed: ');
+  });
+
+  test('a text longer than the service takes is cut to its limit, in characters, the last one an ellipsis', () => {
+    const event: SiteEvent = { ...EVENT, data: { id: 10, name: 'Ada', email: 'ada@example.org', message: '😀'.repeat(2500) } };
+    // The head is 52 characters and a blank line 2: 1,945 emoji and the ellipsis make 2,000.
+    const content = `Atelier Nord: new message from Ada <ada@example.org>\n\n${'😀'.repeat(1945)}…`;
+    expect(JSON.parse(formatFor(endpoint('discord', { detail: 'full' }), event, 'Atelier Nord').body)).toEqual({ content, allowed_mentions: { parse: [] } });
+    const exactly = { ...event, data: { ...event.data, message: '😀'.repeat(1946) } };
+    expect(JSON.parse(formatFor(endpoint('discord', { detail: 'full' }), exactly, 'Atelier Nord').body).content).toBe(
+      `Atelier Nord: new message from Ada <ada@example.org>\n\n${'😀'.repeat(1946)}`,
+    );
+  });
+});

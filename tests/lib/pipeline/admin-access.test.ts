@@ -1,0 +1,154 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { createServices, type Services } from '../../../src/lib/app/services.ts';
+import { requireConfig } from '../../../src/lib/config/config.ts';
+import { createLogger } from '../../../src/lib/log.ts';
+import { adminOf, requireOwner } from '../../../src/lib/pipeline/admin-access.ts';
+import { type Reply, runPipeline } from '../../../src/lib/pipeline/pipeline.ts';
+import { findTarget } from '../../../src/lib/pipeline/routes.ts';
+
+/**
+ * The owner's side of the road, in process: the check every owner-only page starts with, and the
+ * admin's form posts through the pipeline, over real services on a SQLite store in a temporary folder.
+ */
+// The reference implementation's vector (phc-winner-argon2): a well-formed argon2id hash; nobody signs in with it here.
+const HASH = '$argon2id$v=19$m=256,t=2,p=1$c29tZXNhbHQ$nf65EOgLrQMR/uIPnA4rEsF5h7TKyQwu9U1bMCHGi/4';
+const ADMIN_HEADERS = { 'cache-control': 'no-store', 'x-robots-tag': 'noindex, nofollow' };
+
+let services: Services;
+let logs: Array<Record<string, unknown>>;
+let dataDir: string;
+
+beforeEach(() => {
+  logs = [];
+  dataDir = mkdtempSync(join(tmpdir(), 'pipeline-admin-'));
+});
+afterEach(async () => {
+  await services.close().catch(() => {});
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+function open(env: Record<string, string> = { ADMIN_PASSWORD_HASH: HASH }): Services {
+  services = createServices(
+    requireConfig({ DATA_DIR: dataDir, ...env }),
+    createLogger({ level: 'debug', write: (line) => logs.push(JSON.parse(line) as Record<string, unknown>) }),
+  );
+  return services;
+}
+
+const events = (event: string) => logs.filter((line) => line.event === event);
+
+/** An admin page's context as Astro hands it over: `rewrite` and `redirect` answer what they were asked. */
+function pageFor(request: Request) {
+  return {
+    request,
+    locals: { services },
+    response: { headers: new Headers() },
+    rewrite: async (path: string) => new Response(`the page of ${path}`, { status: 404 }),
+    redirect: (path: string, status?: 303) => new Response(null, { status, headers: { location: path } }),
+  };
+}
+
+const get = (path: string, headers: Record<string, string> = {}) => new Request(`http://site.test${path}`, { headers: { host: 'site.test', ...headers } });
+
+describe('what an admin page learns from its request', () => {
+  test('the admin, and the public origin: PUBLIC_URL when set, else the Host the browser addressed', () => {
+    open({ ADMIN_PASSWORD_HASH: HASH, PUBLIC_URL: 'https://forms.example' });
+    expect(adminOf(pageFor(get('/admin')))).toEqual({ admin: services.admin, publicOrigin: 'https://forms.example' });
+    expect(services.admin).toBeDefined();
+  });
+
+  test('without ADMIN_PASSWORD_HASH: no admin', async () => {
+    open({});
+    expect(adminOf(pageFor(get('/admin')))).toEqual({ admin: undefined, publicOrigin: 'http://site.test' });
+  });
+});
+
+describe('a page only the owner may see', () => {
+  test('while the admin is off: the not-found page in its place, never cached nor indexed', async () => {
+    open({});
+    const page = pageFor(get('/admin/messages'));
+    const owner = await requireOwner(page);
+    expect(owner.ok).toBe(false);
+    const answer = await (owner as { answer: Response | Promise<Response> }).answer;
+    expect([answer.status, await answer.text()]).toEqual([404, 'the page of /admin/not-found']);
+    expect(Object.fromEntries(page.response.headers)).toEqual(ADMIN_HEADERS);
+  });
+
+  test.each([
+    ['no session cookie', {}],
+    ['a session the server does not know', { cookie: `admin_session=${'A'.repeat(43)}` }],
+  ])('signed out (%s): back to sign-in, told the session ended', async (_, headers) => {
+    open();
+    const owner = await requireOwner(pageFor(get('/admin/messages', headers)));
+    expect(owner.ok).toBe(false);
+    const answer = await (owner as { answer: Response | Promise<Response> }).answer;
+    expect([answer.status, answer.headers.get('location')]).toEqual([303, '/admin?ended=expired']);
+  });
+
+  test('signed in: the admin and the live session', async () => {
+    open();
+    const session = await services.admin!.sessions.start();
+    const page = pageFor(get('/admin/messages', { cookie: `theme=dark; admin_session=${session.token}` }));
+    await expect(requireOwner(page)).resolves.toEqual({ ok: true, admin: services.admin, session });
+    expect(Object.fromEntries(page.response.headers)).toEqual(ADMIN_HEADERS);
+  });
+
+  test('on https the cookie is the __Host- one', async () => {
+    open({ ADMIN_PASSWORD_HASH: HASH, PUBLIC_URL: 'https://forms.example' });
+    const session = await services.admin!.sessions.start();
+    await expect(requireOwner(pageFor(get('/admin', { cookie: `__Host-admin_session=${session.token}` })))).resolves.toMatchObject({ ok: true, session });
+  });
+});
+
+describe("the admin's form posts through the pipeline", () => {
+  /** Runs a request to an admin action's address, from 203.0.113.5. */
+  function run(request: Request): Promise<Reply> {
+    const target = findTarget(new URL(request.url).pathname);
+    if (target.kind !== 'route') throw new Error('not a route');
+    return runPipeline({ request, target, socketAddress: '203.0.113.5', services });
+  }
+  const post = (path: string, form: Record<string, string>, cookie?: string) =>
+    new Request(`http://site.test${path}`, {
+      method: 'POST',
+      body: new URLSearchParams(form),
+      headers: { host: 'site.test', origin: 'http://site.test', ...(cookie && { cookie }) },
+    });
+
+  test('signing out: 303 to sign-in with the cookie cleared, and one line naming the action and status', async () => {
+    open();
+    const session = await services.admin!.sessions.start();
+    await expect(run(post('/admin/actions/sign-out', { csrf: session.csrfToken }, `admin_session=${session.token}`))).resolves.toEqual({
+      status: 303,
+      headers: { ...ADMIN_HEADERS, location: '/admin?ended=signed-out', 'set-cookie': 'admin_session=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict' },
+      body: null,
+    });
+    expect(events('admin.request')).toEqual([
+      { time: expect.any(String), level: 'info', event: 'admin.request', action: 'sign-out', status: 303, client: expect.stringMatching(/^[0-9a-f]{12}$/) },
+    ]);
+  });
+
+  test('a GET of an action (a reload) goes to the admin, and is no post to log', async () => {
+    open();
+    await expect(run(get('/admin/actions/retry'))).resolves.toEqual({ status: 303, headers: { ...ADMIN_HEADERS, location: '/admin' }, body: null });
+    expect(events('admin.request')).toEqual([]);
+  });
+
+  test('an action that throws (the database gone): a 500 page that tells what to do, the error logged, never shown', async () => {
+    open();
+    const session = await services.admin!.sessions.start();
+    await services.database.close();
+    await expect(run(post('/admin/actions/sign-out', { csrf: session.csrfToken }, `admin_session=${session.token}`))).resolves.toEqual({
+      kind: 'admin-refusal',
+      status: 500,
+      message: 'Something went wrong on the server. Reload the page to see what was done, then try again.',
+      headers: ADMIN_HEADERS,
+    });
+    expect(events('admin.unexpected_error')).toEqual([
+      { time: expect.any(String), level: 'error', event: 'admin.unexpected_error', action: 'sign-out', error: 'Error: database is not open' },
+    ]);
+    expect(events('admin.request')).toEqual([expect.objectContaining({ action: 'sign-out', status: 500 })]);
+  });
+});
