@@ -6,7 +6,7 @@ import { requireWhenNeeded } from '../lazy.ts';
 import { createLogger, describeError } from '../log.ts';
 import { checkProviderKeys } from '../newsletter/key-check.ts';
 import { DATABASE_FILE } from '../store/sqlite.ts';
-import { openStore } from '../database/database.ts';
+import { openStore, type Store } from '../database/database.ts';
 
 /** What one check found: fine, worth a look, or something that stops the site working as configured. */
 export type Finding = { part: string; result: 'ok' | 'warning' | 'error' | 'off'; detail: string };
@@ -34,8 +34,10 @@ export async function diagnose(env: NodeJS.ProcessEnv): Promise<Finding[]> {
 
 async function checkDatabase(config: Config): Promise<Finding> {
   const where = config.database.url ? `PostgreSQL at ${withoutCredentials(config.database.url)}` : `SQLite at ${resolve(config.dataDir, DATABASE_FILE)}`;
-  const store = openStore({ ...config.database, dataDir: config.dataDir }, createLogger({ level: 'silent' }));
+  // Opened inside the try: a DATA_DIR that is a file, or a file that is not SQLite, throws here, and is a finding too.
+  let store: Store | undefined;
   try {
+    store = openStore({ ...config.database, dataDir: config.dataDir }, createLogger({ level: 'silent' }));
     await store.ready;
     const health = await store.health();
     if (health.problem) return { part: 'database', result: 'error', detail: `${where}: ${health.problem}` };
@@ -47,7 +49,7 @@ async function checkDatabase(config: Config): Promise<Finding> {
   } catch (error) {
     return { part: 'database', result: 'error', detail: `${where}: ${describeError(error)}` };
   } finally {
-    await store.close().catch(() => {});
+    await store?.close().catch(() => {});
   }
 }
 
