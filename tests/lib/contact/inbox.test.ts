@@ -545,7 +545,8 @@ describe('the inbox commands', () => {
       };
       return () => sendDigest(deps, new Date('2026-06-01T12:00:00.000Z'), { force: true });
     }
-    const hold = () => createSpamStore(db.sql).hold({ name: 'Held Bot', email: 'bot@example.net', message: 'Buy now.' }, { reasons: ['too-fast'] });
+    const hold = () =>
+      createSpamStore(db.sql).hold({ name: 'Held Bot', email: 'bot@example.net', message: 'Buy now.', honeypot: '' }, { reasons: ['too-fast'] });
 
     test('sends the digest of what was held and says so on stdout', async () => {
       await hold();
