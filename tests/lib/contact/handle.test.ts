@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
 import { formHandler, handleContact, handleSubmission } from '../../../src/lib/contact/contact-handlers.ts';
 import type { SubmissionStore } from '../../../src/lib/contact/submission-store.ts';
+import { defineForm } from '../../../src/lib/forms/definition.ts';
 import { contactForm } from '../../../src/lib/forms/registry.ts';
 import { silentLogger } from '../../../src/lib/log.ts';
 import { createSpamService } from '../../../src/lib/spam/service.ts';
@@ -117,10 +118,12 @@ describe('the road every form takes', () => {
       akismet = await startFakeHttpServer(replyAkismet());
     });
     afterAll(() => akismet.close());
+    beforeEach(() => {
+      akismet.requests.length = 0;
+    });
 
-    test('a post handled without a request context has an empty address, not a made-up one', async () => {
-      const { store, saved } = memoryStore();
-      const service = createSpamService(
+    const spamService = () =>
+      createSpamService(
         {
           enabled: true,
           maxLinks: 2,
@@ -133,9 +136,44 @@ describe('the road every form takes', () => {
         },
         { secret: 's3cret', used: createMemoryUsedChallenges(), logger: silentLogger, blog: 'https://www.example.com' },
       );
-      await handleSubmission(contactForm, post(valid), { store, logger: silentLogger, spam: { service } });
+
+    test('a post handled without a request context has an empty address, not a made-up one', async () => {
+      const { store, saved } = memoryStore();
+      await handleSubmission(contactForm, post(valid), { store, logger: silentLogger, spam: { service: spamService() } });
       expect(saved).toEqual([expect.objectContaining({ ip: '', userAgent: undefined })]);
       expect(new URLSearchParams(akismet.requests[0]!.body).get('user_ip')).toBe('');
+    });
+
+    test("an owner's form without a message field: its columns stay empty, and Akismet reads every text the visitor typed", async () => {
+      const { store, saved } = memoryStore();
+      const quote = defineForm({
+        name: 'quote',
+        title: 'Request a quote',
+        fields: [
+          { name: 'name', type: 'text', label: 'Name', required: true },
+          { name: 'topic', type: 'select', label: 'Topic', choices: [{ value: 'table', label: 'A table' }] },
+          { name: 'budget', type: 'number', label: 'Budget' },
+          { name: 'details', type: 'textarea', label: 'Details' },
+          { name: 'consent', type: 'checkbox', label: 'Consent' },
+        ],
+      });
+      const fields = { name: 'Ada Lovelace', topic: 'table', budget: '2500', details: 'Oak, two metres long.', consent: 'on', honeypot: '' };
+      await expect(formHandler(quote)(post(fields), { store, logger: silentLogger, spam: { service: spamService() } }, { ip: '203.0.113.7' })).resolves.toEqual(
+        {
+          kind: 'accepted',
+        },
+      );
+      expect(saved).toEqual([
+        expect.objectContaining({
+          name: 'Ada Lovelace',
+          email: '',
+          message: '',
+          form: 'quote',
+          fields: { topic: 'table', budget: 2500, details: 'Oak, two metres long.', consent: true },
+          ip: '203.0.113.7',
+        }),
+      ]);
+      expect(new URLSearchParams(akismet.requests[0]!.body).get('comment_content')).toBe('table\nOak, two metres long.');
     });
   });
 });
