@@ -1,7 +1,14 @@
-import { describe, expect, test, vi } from 'vitest';
-import { handleContact } from '../../../src/lib/contact/contact-handlers.ts';
+import { afterAll, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
+import { formHandler, handleContact, handleSubmission } from '../../../src/lib/contact/contact-handlers.ts';
 import type { SubmissionStore } from '../../../src/lib/contact/submission-store.ts';
+import { defineForm } from '../../../src/lib/forms/definition.ts';
+import { contactForm } from '../../../src/lib/forms/registry.ts';
 import { silentLogger } from '../../../src/lib/log.ts';
+import { createSpamService } from '../../../src/lib/spam/service.ts';
+import { createMemoryUsedChallenges } from '../../../src/lib/spam/used-challenges.ts';
+import { DEFAULT_WEIGHING } from '../../../src/lib/spam/weights.ts';
+import { type FakeHttpServer, startFakeHttpServer } from '../../support/fake-http.ts';
+import { AKISMET_TEST_KEY, replyAkismet } from '../../support/fake-spam-services.ts';
 
 const valid = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello, I would like to know more.', honeypot: '' };
 
@@ -75,5 +82,98 @@ describe('POST /api/contact handler', () => {
     const request = new Request('http://site.test/api/contact', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
     await expect(handleContact(request, { store, logger: silentLogger })).resolves.toMatchObject({ kind: 'failure', status: 415 });
     expect(saved).toEqual([]);
+  });
+});
+
+describe('the road every form takes', () => {
+  test("a form's handler stores and accepts a valid post as the contact handler does, under the form's name", async () => {
+    const { store, saved } = memoryStore();
+    const onStored = vi.fn();
+    await expect(formHandler(contactForm)(post(valid), { store, logger: silentLogger, onStored }, { ip: '203.0.113.7' })).resolves.toEqual({
+      kind: 'accepted',
+    });
+    expect(saved).toEqual([
+      {
+        name: 'Ada Lovelace',
+        email: 'ada@example.com',
+        message: 'Hello, I would like to know more.',
+        form: 'contact',
+        fields: {},
+        held: undefined,
+        proof: undefined,
+      },
+    ]);
+    expect(onStored).toHaveBeenCalledWith(1);
+  });
+
+  test("a person's post is accepted for delivery when no spam filter runs", async () => {
+    const { store, saved } = memoryStore();
+    await expect(handleContact(post(valid), { store, logger: silentLogger }, { ip: '203.0.113.7', person: true })).resolves.toEqual({ kind: 'accepted' });
+    expect(saved).toEqual([expect.objectContaining({ held: undefined })]);
+  });
+
+  describe('with Akismet, which is given the visitor’s address', () => {
+    let akismet: FakeHttpServer;
+    beforeAll(async () => {
+      akismet = await startFakeHttpServer(replyAkismet());
+    });
+    afterAll(() => akismet.close());
+    beforeEach(() => {
+      akismet.requests.length = 0;
+    });
+
+    const spamService = () =>
+      createSpamService(
+        {
+          enabled: true,
+          maxLinks: 2,
+          retentionDays: 30,
+          turnstile: undefined,
+          akismet: { apiKey: AKISMET_TEST_KEY, baseUrl: akismet.url },
+          newsletterRequiresProof: false,
+          weighing: DEFAULT_WEIGHING,
+          digestTime: undefined,
+        },
+        { secret: 's3cret', used: createMemoryUsedChallenges(), logger: silentLogger, blog: 'https://www.example.com' },
+      );
+
+    test('a post handled without a request context has an empty address, not a made-up one', async () => {
+      const { store, saved } = memoryStore();
+      await handleSubmission(contactForm, post(valid), { store, logger: silentLogger, spam: { service: spamService() } });
+      expect(saved).toEqual([expect.objectContaining({ ip: '', userAgent: undefined })]);
+      expect(new URLSearchParams(akismet.requests[0]!.body).get('user_ip')).toBe('');
+    });
+
+    test("an owner's form without a message field: its columns stay empty, and Akismet reads every text the visitor typed", async () => {
+      const { store, saved } = memoryStore();
+      const quote = defineForm({
+        name: 'quote',
+        title: 'Request a quote',
+        fields: [
+          { name: 'name', type: 'text', label: 'Name', required: true },
+          { name: 'topic', type: 'select', label: 'Topic', choices: [{ value: 'table', label: 'A table' }] },
+          { name: 'budget', type: 'number', label: 'Budget' },
+          { name: 'details', type: 'textarea', label: 'Details' },
+          { name: 'consent', type: 'checkbox', label: 'Consent' },
+        ],
+      });
+      const fields = { name: 'Ada Lovelace', topic: 'table', budget: '2500', details: 'Oak, two metres long.', consent: 'on', honeypot: '' };
+      await expect(formHandler(quote)(post(fields), { store, logger: silentLogger, spam: { service: spamService() } }, { ip: '203.0.113.7' })).resolves.toEqual(
+        {
+          kind: 'accepted',
+        },
+      );
+      expect(saved).toEqual([
+        expect.objectContaining({
+          name: 'Ada Lovelace',
+          email: '',
+          message: '',
+          form: 'quote',
+          fields: { topic: 'table', budget: 2500, details: 'Oak, two metres long.', consent: true },
+          ip: '203.0.113.7',
+        }),
+      ]);
+      expect(new URLSearchParams(akismet.requests[0]!.body).get('comment_content')).toBe('table\nOak, two metres long.');
+    });
   });
 });

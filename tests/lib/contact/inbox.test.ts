@@ -3,7 +3,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { EXIT } from '../../../src/lib/cli.ts';
-import { type InboxCommand, parseInboxArgs, runInboxCommand } from '../../../src/lib/contact/inbox.ts';
+import {
+  EXPORT_COLUMNS,
+  exportChunks,
+  exported,
+  type InboxCommand,
+  type InboxIo,
+  messagesToCsv,
+  parseInboxArgs,
+  runInboxCommand,
+} from '../../../src/lib/contact/inbox.ts';
+import { createSmtpMailer } from '../../../src/lib/mail/mailer.ts';
+import { createSpamStore } from '../../../src/lib/spam/spam-store.ts';
+import { sendDigest } from '../../../src/lib/spam/upkeep.ts';
+import { createDeliveries } from '../../../src/lib/webhooks/deliveries.ts';
+import type { Endpoint } from '../../../src/lib/webhooks/endpoints.ts';
+import { recordEvent } from '../../../src/lib/webhooks/events.ts';
+import { parseMail } from '../../support/mime.ts';
+import { type FakeSmtpServer, startSmtpServer } from '../../support/smtp.ts';
 import type { Outbox } from '../../../src/lib/contact/outbox.ts';
 import { createLogger } from '../../../src/lib/log.ts';
 import { openStore, type Store } from '../../../src/lib/database/database.ts';
@@ -18,6 +35,12 @@ describe('reading the arguments of npm run inbox', () => {
     [['export', '--format=json'], { name: 'export', format: 'json', bom: false }],
     [['help'], { name: 'help' }],
     [['--help'], { name: 'help' }],
+    [['-h'], { name: 'help' }],
+    [['digest'], { name: 'digest' }],
+    [['webhooks'], { name: 'webhooks' }],
+    [['webhooks', 'replay', '4'], { name: 'webhooks-replay', id: 4 }],
+    [['export', '--format', 'csv', '--bom'], { name: 'export', format: 'csv', bom: true }],
+    [['export', '--format=json', '--bom'], { name: 'export', format: 'json', bom: true }],
   ])('%j is %j', (args, command) => {
     expect(parseInboxArgs(args)).toEqual({ ok: true, command });
   });
@@ -33,6 +56,14 @@ describe('reading the arguments of npm run inbox', () => {
     [['export', '--format', 'xml'], 'export needs --format csv or --format json.'],
     [['list', 'extra'], 'Unexpected argument: extra'],
     [['show', '1', '2'], 'Unexpected argument: 2'],
+    [['digest', 'now'], 'Unexpected argument: now'],
+    [['webhooks', 'list'], 'Unexpected argument: list'],
+    [['webhooks', 'replay'], 'webhooks replay needs the id of a delivery, a whole number such as 12.'],
+    [['webhooks', 'replay', 'abc'], 'webhooks replay needs the id of a delivery, a whole number such as 12.'],
+    [['webhooks', 'replay', '4', '5'], 'Unexpected argument: 5'],
+    [['export', '--format', 'csv', 'all.csv'], 'Unexpected argument: all.csv'],
+    [['export', '--format', 'csv', '--bom', 'all.csv'], 'Unexpected argument: all.csv'],
+    [['export', '--format', 'csv', '--bom', '--bom'], 'Unexpected argument: --bom'],
   ])('%j is a usage error: %s', (args, problem) => {
     expect(parseInboxArgs(args)).toEqual({ ok: false, problem });
   });
@@ -60,9 +91,13 @@ describe('the inbox commands', () => {
     status?: string;
     lastError?: string;
     sentAt?: string;
+    attempts?: number;
+    nextAttemptAt?: string | null;
+    form?: string;
+    fields?: Record<string, unknown>;
   }): Promise<number> {
     const inserted = await db.sql.get<{ id: number }>(
-      'INSERT INTO submissions (created_at, name, email, message, status, last_error, sent_at, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id',
+      'INSERT INTO submissions (created_at, name, email, message, status, last_error, sent_at, next_attempt_at, attempts, form, fields) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id',
       [
         row.createdAt,
         row.name,
@@ -71,16 +106,25 @@ describe('the inbox commands', () => {
         row.status ?? 'pending',
         row.lastError ?? null,
         row.sentAt ?? null,
-        row.status === 'pending' || !row.status ? row.createdAt : null,
+        row.nextAttemptAt !== undefined ? row.nextAttemptAt : row.status === 'pending' || !row.status ? row.createdAt : null,
+        row.attempts ?? 0,
+        row.form ?? 'contact',
+        row.fields ? JSON.stringify(row.fields) : null,
       ],
     );
     return Number(inserted!.id);
   }
 
-  async function run(command: InboxCommand) {
+  async function run(command: InboxCommand, io: Partial<InboxIo> = {}) {
     let out = '';
     let err = '';
-    const code = await runInboxCommand(command, { outbox, out: (t) => (out += t), err: (t) => (err += t), now: () => new Date('2026-06-01T12:00:00.000Z') });
+    const code = await runInboxCommand(command, {
+      outbox,
+      out: (t) => (out += t),
+      err: (t) => (err += t),
+      now: () => new Date('2026-06-01T12:00:00.000Z'),
+      ...io,
+    });
     return { code, out, err };
   }
 
@@ -246,5 +290,312 @@ describe('the inbox commands', () => {
     await expect(run({ name: 'retry', id: 99 })).resolves.toMatchObject({ code: EXIT.notFound, err: expect.stringContaining('No contact message #99') });
     await expect(outbox.history(pending)).resolves.toEqual([]);
     expect((await outbox.find(sent))?.status).toBe('sent');
+  });
+
+  test('retry of a pending message names its next attempt, or the server when it has none', async () => {
+    const due = await insert({ createdAt: '2026-05-01T08:00:00.000Z', name: 'Ada', email: 'ada@example.org', message: 'Hello there, friend.' });
+    const undated = await insert({
+      createdAt: '2026-05-01T08:00:00.000Z',
+      name: 'Bob',
+      email: 'bob@example.org',
+      message: 'Hello there, friend.',
+      nextAttemptAt: null,
+    });
+    await expect(run({ name: 'retry', id: due })).resolves.toEqual({
+      code: EXIT.ok,
+      out: `Message #${due} is already pending; next attempt at 2026-05-01T08:00:00.000Z.\n`,
+      err: '',
+    });
+    await expect(run({ name: 'retry', id: undated })).resolves.toEqual({
+      code: EXIT.ok,
+      out: `Message #${undated} is already pending; next attempt at once the server runs.\n`,
+      err: '',
+    });
+  });
+
+  test('retry and spam of a message being sent right now say so, and spam holds it once that send ends', async () => {
+    const id = await insert({ createdAt: '2026-05-01T08:00:00.000Z', name: 'Ada', email: 'ada@example.org', message: 'Hello there, friend.' });
+    // The correction reads the wall clock, so the lease runs from now.
+    expect((await outbox.claim(new Date(), new Date(Date.now() + 120_000)))?.id).toBe(id);
+    await expect(run({ name: 'retry', id })).resolves.toEqual({ code: EXIT.ok, out: `Message #${id} is being sent right now; nothing to retry.\n`, err: '' });
+    await expect(run({ name: 'spam', id }, { spam: createSpamStore(db.sql) })).resolves.toEqual({
+      code: EXIT.ok,
+      out: `Message #${id} is being sent right now: it is held as spam once that send ends, and never sent again.\n`,
+      err: '',
+    });
+  });
+
+  test.each(['release', 'spam'] as const)('%s without the spam records is a programming error, not a silent success', async (name) => {
+    await expect(run({ name, id: 1 })).rejects.toThrow(new Error('the spam records are not open'));
+  });
+
+  test('help prints the usage on stdout', async () => {
+    const { code, out, err } = await run({ name: 'help' });
+    expect({ code, err }).toEqual({ code: EXIT.ok, err: '' });
+    expect(out.startsWith('Usage: npm run inbox -- <command>\n\nCommands:\n')).toBe(true);
+    expect(out).toContain('  webhooks replay <id>       send a delivery again from the start of its schedule\n');
+  });
+
+  test('show of a failed message gives the last error on one line and how to send it again', async () => {
+    const id = await insert({
+      createdAt: '2026-05-01T08:00:00.000Z',
+      name: 'Ada',
+      email: 'ada@example.org',
+      message: 'Hello there, friend.',
+      status: 'failed',
+      lastError: 'EENVELOPE 550: 550 No such user\r\nhere',
+    });
+    const nameless = await insert({ createdAt: '2026-05-01T08:00:00.000Z', name: 'Bob', email: 'bob@example.org', message: 'Hi.', status: 'failed' });
+    expect((await run({ name: 'show', id })).out.split('\n')[3]).toBe(
+      `Status:   failed: EENVELOPE 550: 550 No such user here (npm run inbox -- retry ${id} sends it again)`,
+    );
+    expect((await run({ name: 'show', id: nameless })).out.split('\n')[3]).toBe(
+      `Status:   failed: unknown reason (npm run inbox -- retry ${nameless} sends it again)`,
+    );
+  });
+
+  test.each([
+    [1, 'Status:   pending, 1 failed attempt, next at 2026-05-01T08:05:00.000Z'],
+    [2, 'Status:   pending, 2 failed attempts, next at 2026-05-01T08:05:00.000Z'],
+  ])('show of a pending message after %i failed attempts counts them', async (attempts, line) => {
+    const id = await insert({
+      createdAt: '2026-05-01T08:00:00.000Z',
+      name: 'Ada',
+      email: 'ada@example.org',
+      message: 'Hello there, friend.',
+      attempts,
+      nextAttemptAt: '2026-05-01T08:05:00.000Z',
+    });
+    expect((await run({ name: 'show', id })).out.split('\n')[3]).toBe(line);
+  });
+
+  test('show names the form a message came from and lists its other fields, also of a form since removed', async () => {
+    const id = await insert({
+      createdAt: '2026-05-01T08:00:00.000Z',
+      name: 'Ada',
+      email: 'ada@example.org',
+      message: 'A quote, please.',
+      form: 'quote',
+      fields: { phone: '+49 30 1234', callback: true, notes: 'two\nlines' },
+    });
+    await expect(run({ name: 'show', id })).resolves.toEqual({
+      code: EXIT.ok,
+      err: '',
+      out: [
+        `Message #${id}`,
+        'Received: 2026-05-01T08:00:00.000Z',
+        'From:     Ada <ada@example.org>',
+        'Form:     quote (quote)',
+        'Status:   pending, not attempted yet',
+        '',
+        'A quote, please.',
+        'phone: +49 30 1234',
+        'callback: Yes',
+        'notes: two lines',
+        '',
+        'Delivery history: none yet',
+        '',
+      ].join('\n'),
+    });
+  });
+
+  test('show of a contact message has no form line, and still lists a field no longer defined', async () => {
+    const id = await insert({
+      createdAt: '2026-05-01T08:00:00.000Z',
+      name: 'Ada',
+      email: 'ada@example.org',
+      message: 'Call me.',
+      fields: { phone: '+49 30 1234' },
+    });
+    const lines = (await run({ name: 'show', id })).out.split('\n');
+    expect(lines.slice(2, 8)).toEqual(['From:     Ada <ada@example.org>', 'Status:   pending, not attempted yet', '', 'Call me.', 'phone: +49 30 1234', '']);
+  });
+
+  test('export --bom starts the CSV with a UTF-8 byte order mark, once', async () => {
+    await insert({ createdAt: '2026-05-01T08:00:00.000Z', name: 'Ada', email: 'ada@example.org', message: 'Hello.' });
+    expect((await run({ name: 'export', format: 'csv', bom: true })).out).toBe(
+      '\uFEFFid,createdAt,name,email,message,status,attempts,nextAttemptAt,lastError,sentAt,spamReasons\r\n' +
+        '1,2026-05-01 08:00:00,Ada,ada@example.org,Hello.,pending,0,2026-05-01 08:00:00,,,\r\n',
+    );
+  });
+
+  test('an export without options has no byte order mark, in chunks or at once', async () => {
+    await insert({ createdAt: '2026-05-01T08:00:00.000Z', name: 'Ada', email: 'ada@example.org', message: 'Hello.' });
+    const csv =
+      'id,createdAt,name,email,message,status,attempts,nextAttemptAt,lastError,sentAt,spamReasons\r\n' +
+      '1,2026-05-01 08:00:00,Ada,ada@example.org,Hello.,pending,0,2026-05-01 08:00:00,,,\r\n';
+    let chunked = '';
+    for await (const chunk of exportChunks(outbox, 'csv')) chunked += chunk;
+    expect(chunked).toBe(csv);
+    const rows = (await outbox.list()).map((s) => exported(s));
+    expect(messagesToCsv(rows)).toBe(csv);
+    expect(messagesToCsv(rows, { byteOrderMark: true })).toBe(`\uFEFF${csv}`);
+  });
+
+  test("an exported message has its form and each extra field's value, empty where its form has none", async () => {
+    const id = await insert({
+      createdAt: '2026-05-01T08:00:00.000Z',
+      name: 'Ada',
+      email: 'ada@example.org',
+      message: 'A quote, please.',
+      form: 'quote',
+      fields: { phone: '+49 30 1234' },
+    });
+    const submission = (await outbox.find(id))!;
+    expect(exported(submission, [...EXPORT_COLUMNS, 'form', 'phone', 'budget'])).toEqual({
+      id,
+      createdAt: '2026-05-01T08:00:00.000Z',
+      name: 'Ada',
+      email: 'ada@example.org',
+      message: 'A quote, please.',
+      status: 'pending',
+      attempts: 0,
+      nextAttemptAt: '2026-05-01T08:00:00.000Z',
+      lastError: null,
+      sentAt: null,
+      spamReasons: [],
+      form: 'quote',
+      phone: '+49 30 1234',
+      budget: null,
+    });
+  });
+
+  describe('webhooks', () => {
+    const endpoints: Endpoint[] = [
+      { name: 'webhook', kind: 'standard', url: 'http://127.0.0.1:9/hook', events: ['contact.received'] },
+      { name: 'slack', kind: 'slack', url: 'http://127.0.0.1:9/slack', events: ['contact.received'] },
+    ];
+
+    /** One message's event sent to both endpoints: the webhook's try failed (pending again), Slack's delivered. */
+    async function deliveries() {
+      const webhooks = createDeliveries(db.sql);
+      await db.sql.transaction((tx) => recordEvent(tx, 'contact.received', { id: 1 }, new Date('2026-06-01T11:00:00.000Z')));
+      expect(await webhooks.fanOut(endpoints, new Date('2026-06-01T11:00:01.250Z'))).toBe(2);
+      const at = new Date('2026-06-01T11:00:02.000Z');
+      const lease = new Date('2026-06-01T11:01:00.000Z');
+      const first = (await webhooks.claim(at, lease))!;
+      await webhooks.finish(first.delivery.id, first.lease, { kind: 'retry', status: 500, error: 'HTTP 500 from the receiver' }, at);
+      const second = (await webhooks.claim(at, lease))!;
+      await webhooks.finish(second.delivery.id, second.lease, { kind: 'delivered', status: 200 }, at);
+      return webhooks;
+    }
+
+    test('list the deliveries, newest first, with their tries and last error', async () => {
+      await expect(run({ name: 'webhooks' }, { webhooks: await deliveries() })).resolves.toEqual({
+        code: EXIT.ok,
+        err: '',
+        out: [
+          'ID  CREATED (UTC)        EVENT             TO       STATUS     TRIES  LAST ERROR',
+          '2   2026-06-01 11:00:01  contact.received  slack    delivered  1',
+          '1   2026-06-01 11:00:01  contact.received  webhook  pending    1      HTTP 500 from the receiver',
+          '',
+        ].join('\n'),
+      });
+    });
+
+    test('with none yet, or no webhook records at all, says so on stderr', async () => {
+      const empty = { code: EXIT.ok, out: '', err: 'No webhook deliveries yet.\n' };
+      await expect(run({ name: 'webhooks' }, { webhooks: createDeliveries(db.sql) })).resolves.toEqual(empty);
+      await expect(run({ name: 'webhooks' })).resolves.toEqual(empty);
+    });
+
+    test('replay sends a finished delivery again from the start; one still on its way, or unknown, is refused', async () => {
+      const webhooks = await deliveries();
+      await expect(run({ name: 'webhooks-replay', id: 2 }, { webhooks })).resolves.toEqual({
+        code: EXIT.ok,
+        out: 'Delivery #2 is sent again within a few seconds by the running server.\n',
+        err: '',
+      });
+      expect((await webhooks.list(50)).map((d) => [d.id, d.status, d.attempts, d.nextAttemptAt])).toEqual([
+        [2, 'pending', 0, '2026-06-01T12:00:00.000Z'],
+        [1, 'pending', 1, expect.any(String)],
+      ]);
+      for (const id of [1, 99]) {
+        await expect(run({ name: 'webhooks-replay', id }, { webhooks })).resolves.toEqual({
+          code: EXIT.notFound,
+          out: '',
+          err: `Delivery #${id} is not there, or still on its way; nothing to replay.\n`,
+        });
+      }
+      await expect(run({ name: 'webhooks-replay', id: 2 })).resolves.toEqual({
+        code: EXIT.notFound,
+        out: '',
+        err: 'Delivery #2 is not there, or still on its way; nothing to replay.\n',
+      });
+    });
+  });
+
+  describe('digest, through a real SMTP server', () => {
+    let smtp: FakeSmtpServer;
+    beforeEach(async () => {
+      smtp = await startSmtpServer();
+    });
+    afterEach(() => smtp.close());
+
+    const mailSite = { name: 'Atelier Nord', senderName: 'Atelier Nord', adminOrigin: undefined };
+    function digest(withMailServer = true) {
+      const config = { url: smtp.url(), to: 'owner@example.com', from: 'site@example.com' };
+      const deps = {
+        spam: createSpamStore(db.sql),
+        mailer: withMailServer ? createSmtpMailer(config) : undefined,
+        smtp: withMailServer ? config : undefined,
+        site: mailSite,
+        retentionDays: 30,
+        logger: createLogger({ level: 'silent' }),
+      };
+      return () => sendDigest(deps, new Date('2026-06-01T12:00:00.000Z'), { force: true });
+    }
+    const hold = () =>
+      createSpamStore(db.sql).hold({ name: 'Held Bot', email: 'bot@example.net', message: 'Buy now.', honeypot: '' }, { reasons: ['too-fast'] });
+
+    test('sends the digest of what was held and says so on stdout', async () => {
+      await hold();
+      await expect(run({ name: 'digest' }, { sendDigest: digest() })).resolves.toEqual({
+        code: EXIT.ok,
+        out: 'The digest of held messages was sent to CONTACT_TO.\n',
+        err: '',
+      });
+      expect(smtp.received.map((mail) => [mail.to, parseMail(mail.raw).header('subject')])).toEqual([
+        [['owner@example.com'], ['[Atelier Nord] Held as spam: 1 message']],
+      ]);
+    });
+
+    test('with nothing held sends nothing, and that is a success', async () => {
+      await expect(run({ name: 'digest' }, { sendDigest: digest() })).resolves.toEqual({
+        code: EXIT.ok,
+        out: 'Nothing was held as spam since the last digest, so none was sent.\n',
+        err: '',
+      });
+      expect(smtp.attempts()).toBe(0);
+    });
+
+    test('without a mail server, or when it refuses, fails on stderr', async () => {
+      await hold();
+      await expect(run({ name: 'digest' }, { sendDigest: digest(false) })).resolves.toEqual({
+        code: EXIT.failed,
+        out: '',
+        err: 'No mail server: set SMTP_URL, CONTACT_TO and CONTACT_FROM to send the digest.\n',
+      });
+      smtp.answer(() => ({ code: 554, message: 'Rejected' }));
+      await expect(run({ name: 'digest' }, { sendDigest: digest() })).resolves.toEqual({
+        code: EXIT.failed,
+        out: '',
+        err: 'The mail server did not take the digest (the line above says why); nothing is lost, try again later.\n',
+      });
+    });
+
+    test('of two run at once, one sends and the other says another is sending', async () => {
+      await hold();
+      const both = await Promise.all([run({ name: 'digest' }, { sendDigest: digest() }), run({ name: 'digest' }, { sendDigest: digest() })]);
+      expect(both).toEqual([
+        { code: EXIT.ok, out: 'The digest of held messages was sent to CONTACT_TO.\n', err: '' },
+        { code: EXIT.failed, out: '', err: 'Another instance is sending the digest at this moment; try again in a minute.\n' },
+      ]);
+      expect(smtp.received).toHaveLength(1);
+    });
+
+    test('without a way to send it is a programming error', async () => {
+      await expect(run({ name: 'digest' })).rejects.toThrow(new Error('the digest cannot be sent from here'));
+    });
   });
 });

@@ -96,6 +96,28 @@ describe('the email of a contact message', () => {
   });
 });
 
+describe('the fields of a message beyond name, email and message', () => {
+  test('follow the message, each on its own line, one holding line breaks under its name', () => {
+    const email = composeContactEmail({ ...submission, fields: { phone: '+49 30 1234', callback: true, notes: 'First line\nsecond line' } }, smtp, site);
+    expect(email.text).toBe(
+      'Hello,\nI would like to know more.\n\nphone: +49 30 1234\ncallback: Yes\nnotes:\nFirst line\nsecond line\n\n-- \nFrom: Ada Lovelace <ada@example.org>\nSent: 2026-05-04T10:20:30.456Z (contact message #42 on Atelier Nord)\n',
+    );
+  });
+
+  test('of a form since removed from the site are still all listed, and the mail goes to CONTACT_TO', () => {
+    const email = composeContactEmail({ ...submission, form: 'quote', fields: { budget: '5000' } }, smtp, site);
+    expect(email).toMatchObject({
+      to: 'owner@example.com',
+      subject: '[Atelier Nord] New message from Ada Lovelace',
+      text: 'Hello,\nI would like to know more.\n\nbudget: 5000\n\n-- \nFrom: Ada Lovelace <ada@example.org>\nSent: 2026-05-04T10:20:30.456Z (contact message #42 on Atelier Nord)\n',
+    });
+  });
+
+  test('none at all leave the message as it is', () => {
+    expect(composeContactEmail({ ...submission, fields: {} }, smtp, site).text.startsWith('Hello,\nI would like to know more.\n\n-- \n')).toBe(true);
+  });
+});
+
 describe('headerText', () => {
   test.each([
     ['plain', 'plain'],

@@ -369,6 +369,18 @@ describe('the delivery worker running in the background', () => {
     }
   });
 
+  test('a start while the database cannot be read still says it started, without a count', async () => {
+    await db.close();
+    const w = worker(scriptedMailer().mailer, { clock: undefined });
+    w.start();
+    try {
+      await eventually('the start to be logged', () => logs.find((l) => l.event === 'contact.delivery_started'));
+      expect(logs.filter((l) => l.event === 'contact.delivery_started')).toEqual([expect.objectContaining({ level: 'info', pending: null })]);
+    } finally {
+      await w.stop();
+    }
+  });
+
   test('a second start is ignored: one start logged, one message sent once', async () => {
     const id = await store();
     const { mailer, sent } = scriptedMailer();

@@ -1,0 +1,61 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { markMessageAsSpam, releaseMessage } from '../../../src/lib/contact/corrections.ts';
+import { openStore, type Store } from '../../../src/lib/database/database.ts';
+import { createLogger } from '../../../src/lib/log.ts';
+import { createAkismetClient } from '../../../src/lib/spam/akismet.ts';
+import { createSpamStore } from '../../../src/lib/spam/spam-store.ts';
+import { type FakeHttpServer, startFakeHttpServer } from '../../support/fake-http.ts';
+import { replyAkismet } from '../../support/fake-spam-services.ts';
+import { TEST_DATABASE } from '../../support/stores.ts';
+
+const INPUT = { name: 'Spammy', email: 'spam@example.com', message: 'Buy now, second line', honeypot: '' };
+
+describe('an owner’s correction Akismet refuses', () => {
+  let akismet: FakeHttpServer;
+  let dir: string;
+  let db: Store;
+  const warnings: Array<Record<string, unknown>> = [];
+  beforeAll(async () => {
+    akismet = await startFakeHttpServer(replyAkismet());
+  });
+  afterAll(() => akismet.close());
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'site-forms-corrections-'));
+    db = openStore({ ...TEST_DATABASE, url: undefined, dataDir: dir }, createLogger({ level: 'silent' }));
+    warnings.length = 0;
+  });
+  afterEach(async () => {
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test.each([
+    ['release', releaseMessage, 'ham'],
+    ['marking as spam', markMessageAsSpam, 'spam'],
+  ] as const)('a %s with a key Akismet does not know is logged naming the setting to check, and stands', async (_, correct, kind) => {
+    const spam = createSpamStore(db.sql);
+    const id = await spam.hold(INPUT, { reasons: ['too-fast'], ip: '203.0.113.7', userAgent: 'Mozilla/5.0' });
+    if (kind === 'spam') await spam.release(id);
+    const deps = {
+      spam,
+      outbox: db.outbox,
+      akismet: createAkismetClient({ apiKey: 'not-the-key', blog: 'https://www.example.com', baseUrl: akismet.url }),
+      logger: createLogger({ level: 'warn', write: (line) => warnings.push(JSON.parse(line) as Record<string, unknown>) }),
+    };
+    await expect(correct(id, deps)).resolves.toMatchObject({ found: true, changed: true });
+    expect((await db.outbox.find(id))?.status).toBe(kind === 'ham' ? 'pending' : 'spam');
+    expect(warnings).toEqual([
+      expect.objectContaining({
+        level: 'warn',
+        event: 'spam.akismet_correction_failed',
+        id,
+        kind,
+        detail: 'refused the key (invalid)',
+        check: 'AKISMET_API_KEY',
+      }),
+    ]);
+  });
+});
