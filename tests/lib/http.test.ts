@@ -153,6 +153,18 @@ describe('readForm and text encodings: never a silently altered message', () => 
     });
   });
 
+  test.each([
+    ['without spaces', 'application/x-www-form-urlencoded;charset=iso-8859-1'],
+    ['with spaces around the equals sign and quotes', 'application/x-www-form-urlencoded; charset = "ISO-8859-1"'],
+    ['in a multipart post', 'multipart/form-data; boundary=XyZ; charset=windows-1252'],
+  ])('another charset declared %s is refused even when every byte is ASCII: 400', async (_, type) => {
+    const body = type.startsWith('multipart') ? multipart(new TextEncoder().encode('Ada')).body : 'name=Ada';
+    await expect(readForm(post(body, { 'content-type': type })).then(refusal)).resolves.toEqual({
+      status: 400,
+      body: { success: false, error: 'The form could not be read: send it as UTF-8' },
+    });
+  });
+
   test('a multipart field with a byte that is not UTF-8: 400, "send it as UTF-8"', async () => {
     const { body, headers } = multipart(new Uint8Array([0x5a, 0x6f, 0xeb]));
     await expect(readForm(post(body, headers)).then(refusal)).resolves.toMatchObject({

@@ -99,15 +99,6 @@ function urlencodedText(body: Uint8Array): string | undefined {
 /** The error for a form that is not UTF-8: refused rather than stored with its letters replaced. */
 export const NOT_UTF8 = texts.refusals.notUtf8;
 
-/**
- * Whether the form's text is valid UTF-8: the bytes of a multipart body, or each percent-escape
- * run of an urlencoded one (whose bytes are ASCII).
- * Hint: the parser would otherwise turn every invalid byte into U+FFFD without a word.
- */
-export function isUtf8Form(body: Uint8Array, mediaType: string): boolean {
-  return mediaType === 'multipart/form-data' ? isUtf8(body) : urlencodedText(body) !== undefined;
-}
-
 function refuse(failure: Failure): FormResult {
   return { ok: false, failure };
 }

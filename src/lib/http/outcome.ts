@@ -101,25 +101,3 @@ export function renderJson(outcome: Outcome): Answer {
       return { status: outcome.status, headers: { ...JSON_HEADERS }, body: JSON.stringify(outcome.body) };
   }
 }
-
-/** An answer as a Web `Response`, for Astro's middleware (`astro dev`) and tests. */
-export function toResponse(answer: Answer): Response {
-  const body = answer.stream ? readable(answer.stream) : answer.body;
-  return new Response(body, { status: answer.status, headers: answer.headers });
-}
-
-/** A Web stream that reads the chunks only as fast as they are taken. */
-function readable(chunks: AsyncIterable<string>): ReadableStream<Uint8Array> {
-  const iterator = chunks[Symbol.asyncIterator]();
-  const encoder = new TextEncoder();
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const { done, value } = await iterator.next();
-      if (done) controller.close();
-      else controller.enqueue(encoder.encode(value));
-    },
-    async cancel() {
-      await iterator.return?.();
-    },
-  });
-}

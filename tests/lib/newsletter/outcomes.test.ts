@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createLogger } from '../../../src/lib/log.ts';
 import { handleNewsletter } from '../../../src/lib/newsletter/newsletter-handlers.ts';
-import { renderJson, toResponse } from '../../../src/lib/http/outcome.ts';
+import { renderJson } from '../../../src/lib/http/outcome.ts';
 import { createKitProvider } from '../../../src/lib/newsletter/kit.ts';
 import { createMailchimpProvider } from '../../../src/lib/newsletter/mailchimp.ts';
 import type { NewsletterProvider } from '../../../src/lib/newsletter/provider.ts';
@@ -85,11 +85,11 @@ function post(email: string): Request {
 async function subscribeThrough(provider: NewsletterProvider) {
   const lines: string[] = [];
   const logger = createLogger({ write: (line) => lines.push(line) });
-  const response = toResponse(renderJson(await handleNewsletter(post('ada@example.com'), { provider, logger })));
+  const answer = renderJson(await handleNewsletter(post('ada@example.com'), { provider, logger }));
   return {
-    status: response.status,
-    retryAfter: response.headers.get('retry-after'),
-    body: (await response.json()) as Record<string, unknown>,
+    status: answer.status,
+    retryAfter: answer.headers['retry-after'] ?? null,
+    body: JSON.parse(answer.body ?? '') as Record<string, unknown>,
     log: lines.join(''),
     entries: lines.map((line) => JSON.parse(line) as Record<string, unknown>),
   };

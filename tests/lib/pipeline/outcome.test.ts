@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { accepted, failure, invalid, methodNotAllowed, renderJson, toResponse, tooManyRequests } from '../../../src/lib/http/outcome.ts';
+import { accepted, failure, invalid, methodNotAllowed, renderJson, tooManyRequests } from '../../../src/lib/http/outcome.ts';
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
 
@@ -35,11 +35,6 @@ describe('renderJson: the JSON of SPEC.md, byte for byte, never cached', () => {
     const first = renderJson(accepted());
     first.headers.vary = 'Origin';
     expect(renderJson(accepted()).headers).toEqual(JSON_HEADERS);
-  });
-
-  test('toResponse keeps the status, headers and body', async () => {
-    const response = toResponse(renderJson(failure(404, 'Not found')));
-    expect([response.status, response.headers.get('cache-control'), await response.text()]).toEqual([404, 'no-store', '{"success":false,"error":"Not found"}']);
   });
 });
 
