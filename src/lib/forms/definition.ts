@@ -224,7 +224,9 @@ function requireCoherent(field: v.InferOutput<typeof FieldShape>, at: string): v
   if (field.choices && new Set(field.choices.map((c) => c.value)).size !== field.choices.length) throw new Error(`${at}: two choices of one value`);
   const textLike = ['text', 'email', 'tel', 'url', 'textarea'].includes(field.type);
   if (!textLike && (field.minLength !== undefined || field.maxLength !== undefined)) throw new Error(`${at}: minLength and maxLength belong to text fields`);
-  if ((field.minLength ?? 0) > (field.maxLength ?? Number.POSITIVE_INFINITY)) throw new Error(`${at}: minLength is above maxLength`);
+  // Against the type's default too: a text field of minLength 300 and no maxLength (200) could never be filled in.
+  const longest = maxLengthOf(field) ?? Number.POSITIVE_INFINITY;
+  if ((field.minLength ?? 0) > longest) throw new Error(`${at}: minLength is above maxLength (${longest})`);
   if (field.type !== 'number' && field.type !== 'date' && (field.min !== undefined || field.max !== undefined)) {
     throw new Error(`${at}: min and max belong to number and date fields`);
   }

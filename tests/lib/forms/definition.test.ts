@@ -54,6 +54,70 @@ describe('defineForm', () => {
     expect(() => defineForm(input as never)).toThrow(message);
   });
 
+  const refusal = (input: unknown) => {
+    try {
+      defineForm(input as never);
+    } catch (error) {
+      return (error as Error).message;
+    }
+    return 'accepted';
+  };
+  const one = (field: Record<string, unknown>) => ({ name: 'quote', title: 'T', fields: [{ name: 'a', label: 'A', ...field }] });
+
+  test.each([
+    [
+      'a form without a name',
+      { title: 'T', fields: [{ name: 'a', type: 'text', label: 'A' }] },
+      'form (unnamed): name Invalid key: Expected "name" but received undefined',
+    ],
+    ['no definition at all', null, 'form (unnamed): the definition Invalid type: Expected Object but received null'],
+    ['choices on a text field', one({ type: 'text', choices: [{ value: 'x', label: 'X' }] }), 'form "quote": fields.0 (a): choices belong to a select only'],
+    [
+      'two choices of one value',
+      one({
+        type: 'select',
+        choices: [
+          { value: 'oak', label: 'Oak' },
+          { value: 'oak', label: 'Oak again' },
+        ],
+      }),
+      'form "quote": fields.0 (a): two choices of one value',
+    ],
+    ['a maxLength on a number', one({ type: 'number', maxLength: 5 }), 'form "quote": fields.0 (a): minLength and maxLength belong to text fields'],
+    ['a minLength on a checkbox', one({ type: 'checkbox', minLength: 1 }), 'form "quote": fields.0 (a): minLength and maxLength belong to text fields'],
+    ['a date as the min of a number', one({ type: 'number', min: '2026-01-01' }), 'form "quote": fields.0 (a): min must be a number'],
+    ['a number as the max of a date', one({ type: 'date', max: 5 }), 'form "quote": fields.0 (a): max must be a date as YYYY-MM-DD'],
+    ['a date min after its max', one({ type: 'date', min: '2026-02-01', max: '2026-01-31' }), 'form "quote": fields.0 (a): min is above max'],
+    ['rows on a text field', one({ type: 'text', rows: 3 }), 'form "quote": fields.0 (a): rows belong to a textarea'],
+    ['a minLength above the maxLength', one({ type: 'text', minLength: 9, maxLength: 3 }), 'form "quote": fields.0 (a): minLength is above maxLength (3)'],
+    [
+      'a minLength above the 200 a text field takes by default',
+      one({ type: 'text', minLength: 201 }),
+      'form "quote": fields.0 (a): minLength is above maxLength (200)',
+    ],
+    [
+      'a minLength above the 5000 a textarea takes by default',
+      one({ type: 'textarea', minLength: 5001 }),
+      'form "quote": fields.0 (a): minLength is above maxLength (5000)',
+    ],
+  ])('refuses %s, in so many words', (_, input, message) => {
+    expect(refusal(input)).toBe(message);
+  });
+
+  test.each([
+    ['a minLength equal to the maxLength', one({ type: 'text', minLength: 3, maxLength: 3 })],
+    ['a minLength equal to the default maxLength', one({ type: 'text', minLength: 200 })],
+    ['a number of min equal to max', one({ type: 'number', min: 5, max: 5 })],
+    ['a date with a min and a max', one({ type: 'date', min: '2026-01-01', max: '2026-01-01' })],
+    ['rows on a textarea', one({ type: 'textarea', rows: 3 })],
+  ])('takes %s', (_, input) => {
+    expect(refusal(input)).toBe('accepted');
+  });
+
+  test("the owner's own address may be on a one-label domain", () => {
+    expect(form([{ name: 'topic', type: 'text', label: 'Topic' }], { to: 'owner@localhost' }).to).toBe('owner@localhost');
+  });
+
   test('forms.config.ts refuses a form named as a built-in one, naming the file', () => {
     expect(() => defineForms({ forms: [{ name: 'newsletter', title: 'T', fields: [{ name: 'a', type: 'text', label: 'A' }] }] })).toThrow(
       'forms.config.ts: form "newsletter": the name newsletter is taken by the site',
@@ -67,6 +131,32 @@ describe('defineForm', () => {
     const { contact } = defineForms({ contactFields: [{ name: 'phone', type: 'tel', label: 'Phone' }] });
     expect(contact.fields.map((f) => f.name)).toEqual(['name', 'email', 'message', 'phone']);
     expect(CONTACT_FORM.fields.map((f) => f.name)).toEqual(['name', 'email', 'message']);
+  });
+
+  test("the owner's forms come checked, and two of one name are refused", () => {
+    const topic = { name: 'topic', type: 'text', label: 'Topic' } as const;
+    expect(defineForms({ forms: [{ name: 'quote', title: 'Request a quote', fields: [topic] }] }).forms).toEqual([
+      {
+        name: 'quote',
+        title: 'Request a quote',
+        fields: [topic],
+        submitLabel: 'Send',
+        busyLabel: 'Sending...',
+        thanks: 'Thank you! We have received it.',
+        limit: undefined,
+        to: undefined,
+        honeypot: true,
+        page: '/quote',
+      },
+    ]);
+    expect(() =>
+      defineForms({
+        forms: [
+          { name: 'quote', title: 'Request a quote', fields: [topic] },
+          { name: 'quote', title: 'Another quote', fields: [topic] },
+        ],
+      }),
+    ).toThrow(new Error('forms.config.ts: form "quote": a second form of that name'));
   });
 });
 
@@ -136,6 +226,22 @@ describe('displayValue', () => {
     [{ name: 'n', type: 'number', label: 'N' }, null, ''],
     [undefined, 1200, '1200'],
   ] as const)('%j shows %j as %j', (field, value, shown) => {
+    expect(displayValue(field as FieldDefinition | undefined, value)).toBe(shown);
+  });
+
+  const choices = [
+    { value: 'oak', label: 'Oak wood' },
+    { value: 'ash', label: 'Ash wood' },
+  ];
+  test.each([
+    ['a choice reads its own label, not the first one', { name: 's', type: 'select', label: 'S', choices }, 'ash', 'Ash wood'],
+    ['a value no longer among the choices reads as stored', { name: 's', type: 'select', label: 'S', choices }, 'walnut', 'walnut'],
+    ['a select without choices reads the value as stored', { name: 's', type: 'select', label: 'S' }, 'oak', 'oak'],
+    ['a ticked box stored as text is not ticked', { name: 'c', type: 'checkbox', label: 'C' }, 'yes', 'No'],
+    ['an empty box value is empty, not No', { name: 'c', type: 'checkbox', label: 'C' }, '', ''],
+    ['a value never stored is empty', { name: 't', type: 'text', label: 'T' }, undefined, ''],
+    ['a boolean of a field no longer defined', undefined, false, 'No'],
+  ] as const)('%s', (_, field, value, shown) => {
     expect(displayValue(field as FieldDefinition | undefined, value)).toBe(shown);
   });
 });

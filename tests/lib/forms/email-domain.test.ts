@@ -5,6 +5,7 @@ describe('the dot in the domain', () => {
   test.each([
     ["a visitor's one-label domain is a typo", 'ada@gmail', {}, false],
     ['a dot before the @ does not count for the domain', 'ada.lovelace@gmail', {}, false],
+    ['a dot just before the @ does not count for the domain', 'ada.@gmail', {}, false],
     ['a two-label domain', 'ada.lovelace@gmail.com', {}, true],
     ["the owner's own one-label domain", 'owner@localhost', { dotless: true }, true],
     ['dotless still needs the pattern', 'owner@@localhost', { dotless: true }, false],
