@@ -322,3 +322,29 @@ describe('reading what is stored', () => {
     expect(parseReasons(null)).toEqual([]);
   });
 });
+
+describe('on PostgreSQL, a command reads the row under its lock', () => {
+  const postgres = testEngines().find((engine) => engine.name === 'PostgreSQL')!;
+
+  test.skipIf(!postgres.available)('“Spam” arriving while another transaction sends the message waits for it, then holds the message as sent', async () => {
+    const { store } = await postgres.open();
+    const machine = createSubmissionMachine(store.sql);
+    const { id } = await machine.receive(input);
+    let holding: ReturnType<typeof machine.hold> | undefined;
+    await store.sql.transaction(async (tx) => {
+      await tx.run("UPDATE submissions SET status = 'sent', sent_at = ?, next_attempt_at = NULL WHERE id = ?", [T0.toISOString(), id]);
+      holding = machine.hold(id, T0);
+      // Committed only once the owner's command waits on this row.
+      for (let waited = 0; ; waited += 10) {
+        const waiting = await store.sql.get<{ n: string | number }>(
+          "SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
+        );
+        if (Number(waiting!.n) > 0) break;
+        if (waited > 5_000) throw new Error('the owner’s command never waited for the row');
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    });
+    await expect(holding).resolves.toEqual({ found: true, from: 'sent', changed: true, to: 'spam' });
+    await expect(row(store, id)).resolves.toMatchObject({ status: 'spam', sent_at: T0.toISOString(), spam_reasons: '["marked-by-owner"]' });
+  });
+});
