@@ -57,9 +57,10 @@ describe.each(testEngines())('a form of its own on $name', ({ available, open })
 
     // Released from spam, its news is told again with its fields.
     await machine.release(held.id, new Date());
-    const last = await store.sql.get<{ type: string; data: string }>(
-      "SELECT type, data FROM events WHERE type = 'contact.received' ORDER BY created_at DESC LIMIT 1",
-    );
-    expect(JSON.parse(last!.data)).toMatchObject({ id: held.id, form: 'quote', fields: { topic: 'other' } });
+    // The held message's only contact.received (it was contact.held when it came); events of one millisecond have no order.
+    const told = (await store.sql.all<{ data: string }>("SELECT data FROM events WHERE type = 'contact.received'"))
+      .map((row) => JSON.parse(row.data) as { id: number })
+      .filter((data) => data.id === held.id);
+    expect(told).toEqual([expect.objectContaining({ id: held.id, form: 'quote', fields: { topic: 'other' } })]);
   });
 });
