@@ -192,7 +192,7 @@ const CASES: Array<[string, (visit: Visit) => Promise<void>]> = [
     },
   ],
   [
-    'the contact form (without JavaScript, through the confirmation step)',
+    'the contact form (held without JavaScript: its confirmation step)',
     async (visit) => {
       const { page, at, tag } = visit;
       const name = `Ada Contact ${tag}`;
@@ -206,7 +206,7 @@ const CASES: Array<[string, (visit: Visit) => Promise<void>]> = [
     },
   ],
   [
-    'the quote form, an owner’s own (without JavaScript, through the confirmation step)',
+    'the quote form, an owner’s own (held without JavaScript: its confirmation step)',
     async (visit) => {
       const { page, at, tag } = visit;
       const name = `Grace Quote ${tag}`;
