@@ -211,6 +211,12 @@ describe('configuration', () => {
       { ALLOWED_ORIGINS: 'https://a.example,ftp://b.example' },
       'ALLOWED_ORIGINS must be a comma-separated list of origins such as https://example.com',
     ],
+    // An opaque origin is every sandboxed frame's and file's: never one to allow (decision 0143).
+    [
+      'the opaque origin null as an allowed origin',
+      { ALLOWED_ORIGINS: 'https://a.example,null' },
+      'ALLOWED_ORIGINS must be a comma-separated list of origins such as https://example.com',
+    ],
     ['a proxy count out of range', { TRUST_PROXY: '21' }, 'TRUST_PROXY must be at most 20'],
     ['SMTP without a recipient', { SMTP_URL: 'smtp://localhost:25', CONTACT_FROM: 'site@example.com' }, 'CONTACT_TO is required when SMTP_URL is set'],
     ['SMTP without a sender', { SMTP_URL: 'smtp://localhost:25', CONTACT_TO: 'owner@example.com' }, 'CONTACT_FROM is required when SMTP_URL is set'],

@@ -35,6 +35,9 @@ describe('the origin policy, as a visitor or an attacker observes it', () => {
     ['a PUT from another website is refused', DIRECT, 'PUT', { host: 'site.test', origin: 'https://evil.test' }, 403, null, FOREIGN],
     ['a PATCH from another website is refused', DIRECT, 'PATCH', { host: 'site.test', origin: 'https://evil.test' }, 403, null, FOREIGN],
     ['a DELETE from another website is refused', DIRECT, 'DELETE', { host: 'site.test', origin: 'https://evil.test' }, 403, null, FOREIGN],
+    // `null`: a sandboxed frame, a file, a redirect across sites, or a page under `no-referrer` (decision 0143).
+    ['a post from an opaque origin (Origin: null) is refused', DIRECT, 'POST', { host: 'site.test', origin: 'null' }, 403, null, FOREIGN],
+    ['an opaque origin is refused under PUBLIC_URL too', NAMED, 'POST', { host: 'www.example.com', origin: 'null' }, 403, null, FOREIGN],
     ['a GET from another website passes (it changes nothing)', DIRECT, 'GET', { host: 'site.test', origin: 'https://evil.test' }, 'passes', null, null],
     ['a HEAD from another website passes', DIRECT, 'HEAD', { host: 'site.test', origin: 'https://evil.test' }, 'passes', null, null],
     ['a preflight from another website is refused', DIRECT, 'OPTIONS', { host: 'site.test', origin: 'https://evil.test', ...PREFLIGHT }, 403, null, FOREIGN],

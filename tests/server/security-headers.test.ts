@@ -99,3 +99,22 @@ describe('with PUBLIC_URL over https', () => {
     });
   });
 });
+
+describe('the pages a link in the newsletter’s mail opens (issue 28, item 2)', () => {
+  let site: Site;
+  beforeAll(async () => {
+    site = await startSite();
+  });
+  afterAll(() => site?.stop());
+
+  // `same-origin`: the token in the address reaches no other site, and the page's own button
+  // posts with its real `Origin` (under `no-referrer` Chromium sends `Origin: null`, refused).
+  test.each([
+    ['the confirmation page', '/newsletter/confirm/?token=abc'],
+    ['the unsubscribe page', '/newsletter/unsubscribe/?token=abc'],
+  ])('%s keeps its address to the site', async (_, path) => {
+    const response = await fetch(`${site.url}${path}`);
+    await response.arrayBuffer();
+    expect({ status: response.status, policy: response.headers.get('referrer-policy') }).toEqual({ status: 200, policy: 'same-origin' });
+  });
+});

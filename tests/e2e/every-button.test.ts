@@ -1,0 +1,310 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { fileURLToPath } from 'node:url';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { hashPassword } from '../../src/lib/admin/password.ts';
+import { buildOwnerSite } from '../support/build-site.ts';
+import { parseMail } from '../support/mime.ts';
+import { nginxAvailable, startTlsProxy, type TlsProxy } from '../support/nginx.ts';
+import { postForm, type Site, startSite } from '../support/site.ts';
+import { eventually, type FakeSmtpServer, freePort, startSmtpServer } from '../support/smtp.ts';
+import { launchChromium, loadsPage, openPage } from './support/browser.ts';
+
+/**
+ * Every button of the site pressed in Chromium, as a person presses it, with and without
+ * JavaScript, directly and through nginx with TLS (issue 28, item 2): the newsletter with double
+ * opt-in (its confirmation link opened from the mail caught by a real SMTP server, then its
+ * unsubscribe link), the contact form and an owner's form (the quote example) with the spam
+ * filter on (so without JavaScript each meets the confirmation step), and the owner's actions.
+ * No request here carries an `Origin` the test wrote: the browser sends what it sends.
+ */
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const EXAMPLE = join(ROOT, 'docs/examples/quote');
+const PASSWORD = 'correct horse battery staple';
+const OWNER = 'owner@example.com';
+
+let built: ReturnType<typeof buildOwnerSite>;
+let browser: Browser;
+let passwordHash: string;
+
+beforeAll(async () => {
+  built = buildOwnerSite(`every-button-${process.pid}`, {
+    // The site of the fixture, so that its name and language are this test's own.
+    'site.config.ts': readFileSync(join(ROOT, 'tests/fixtures/atelier-nord.site.config.ts'), 'utf8').replace('../../src/', './src/'),
+    'src/forms/quote.form.ts': readFileSync(join(EXAMPLE, 'quote.form.ts'), 'utf8'),
+    'src/pages/quote.astro': readFileSync(join(EXAMPLE, 'quote.astro'), 'utf8'),
+    'forms.config.ts': readFileSync(join(EXAMPLE, 'forms.config.ts'), 'utf8'),
+  });
+  passwordHash = await hashPassword(PASSWORD);
+  browser = await launchChromium();
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  built?.remove();
+});
+
+/** One deployment under test: the server, the address a visitor types, and the mail it sends. */
+type Deployment = { site: Site; smtp: FakeSmtpServer; home: string; stop(): Promise<void> };
+
+/** What every deployment shares: double opt-in on the local list, the spam filter on, the admin. */
+const settings = (smtp: FakeSmtpServer): Record<string, string> => ({
+  SMTP_URL: smtp.url(),
+  CONTACT_TO: OWNER,
+  CONTACT_FROM: 'forms@example.com',
+  ADMIN_PASSWORD_HASH: passwordHash,
+  SPAM_FILTER: 'on',
+  NEWSLETTER_PROVIDER: 'local',
+  NEWSLETTER_DOUBLE_OPT_IN: 'true',
+});
+
+/** The built server on its own port, visited at http://127.0.0.1:<port>, which is its PUBLIC_URL. */
+async function direct(): Promise<Deployment> {
+  const smtp = await startSmtpServer();
+  const port = await freePort();
+  const home = `http://127.0.0.1:${port}`;
+  const site = await startSite({ ...settings(smtp), PORT: String(port), PUBLIC_URL: home }, { start: built.start });
+  return {
+    site,
+    smtp,
+    home,
+    async stop() {
+      await site.stop();
+      await smtp.close();
+    },
+  };
+}
+
+/** The built server behind Debian's nginx with deploy/nginx.conf, visited at https://localhost:<port>. */
+async function behindTlsProxy(): Promise<Deployment> {
+  const smtp = await startSmtpServer();
+  const httpsPort = await freePort();
+  const home = `https://localhost:${httpsPort}`;
+  const site = await startSite({ ...settings(smtp), TRUST_PROXY: '1', PUBLIC_URL: home }, { start: built.start });
+  let proxy: TlsProxy;
+  try {
+    proxy = await startTlsProxy(site.url, { httpsPort });
+  } catch (error) {
+    await site.stop();
+    await smtp.close();
+    throw error;
+  }
+  return {
+    site,
+    smtp,
+    home,
+    async stop() {
+      await proxy.stop();
+      await site.stop();
+      await smtp.close();
+    },
+  };
+}
+
+/** What a case gets: the page, the deployment, whether JavaScript runs, and a tag for its own names. */
+type Visit = { page: Page; at: Deployment; javaScriptEnabled: boolean; tag: string };
+
+/** Presses the button named `name` and answers the status of the page the browser loads. */
+function press(page: Page, name: string): Promise<number> {
+  return loadsPage(page, () => page.getByRole('button', { name, exact: true }).click());
+}
+
+function readDb<T>(site: Site, read: (db: DatabaseSync) => T): T {
+  const db = new DatabaseSync(join(site.dataDir, 'forms.db'), { readOnly: true });
+  try {
+    return read(db);
+  } finally {
+    db.close();
+  }
+}
+
+const subscribers = (site: Site) => readDb(site, (db) => (db.prepare('SELECT email FROM subscribers').all() as { email: string }[]).map((r) => r.email));
+const statusOf = (site: Site, name: string) =>
+  readDb(site, (db) => (db.prepare('SELECT status FROM submissions WHERE name = ?').get(name) as { status: string } | undefined)?.status);
+const idOf = (site: Site, name: string) => readDb(site, (db) => (db.prepare('SELECT id FROM submissions WHERE name = ?').get(name) as { id: number }).id);
+
+/** The links of the confirmation mail sent to `email`, once it has come. */
+async function confirmationLinks(smtp: FakeSmtpServer, email: string): Promise<{ confirm: string; unsubscribe: string }> {
+  const mail = await eventually(`the confirmation mail to ${email}`, () => smtp.received.find((m) => m.to.includes(email)));
+  const text = parseMail(mail.raw).text;
+  const link = (path: string) => new RegExp(`https?://\\S+${path}\\?token=[\\w-]+`).exec(text)?.[0];
+  return { confirm: link('/newsletter/confirm/')!, unsubscribe: link('/newsletter/unsubscribe/')! };
+}
+
+/** Subscribes `email` as a mail program and a person would, without a browser: the signup, then the link's token. */
+async function subscribeByMail(at: Deployment, email: string): Promise<void> {
+  expect((await postForm(`${at.site.url}/api/newsletter`, { email })).status).toBe(200);
+  const token = new URL((await confirmationLinks(at.smtp, email)).confirm).searchParams.get('token')!;
+  expect((await postForm(`${at.site.url}/api/newsletter/confirm`, { token })).status).toBe(200);
+  expect(subscribers(at.site)).toContain(email);
+}
+
+/** The mail the owner got about a message from `name`. */
+const ownerMailFrom = (smtp: FakeSmtpServer, name: string) =>
+  eventually(`the owner's mail about ${name}`, () =>
+    smtp.received.find((m) => m.to.includes(OWNER) && parseMail(m.raw).header('subject')[0]?.endsWith(` from ${name}`)),
+  );
+
+/** Fills and sends a form: with JavaScript the script posts it and thanks in place; without, the browser posts it and the spam filter asks to confirm. */
+async function sendHeldWithoutScript(page: Page, button: string, visit: Visit, thanks: string, thankYouPage: string): Promise<void> {
+  if (visit.javaScriptEnabled) {
+    await page.getByRole('button', { name: button, exact: true }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toBe(thanks);
+    return;
+  }
+  await expect(press(page, button)).resolves.toBe(200);
+  await expect(page.locator('h2').textContent()).resolves.toBe('One more step: send your message?');
+  await expect(press(page, 'Send my message')).resolves.toBe(200);
+  expect(new URL(page.url())).toMatchObject({ origin: visit.at.home, pathname: thankYouPage });
+}
+
+const CASES: Array<[string, (visit: Visit) => Promise<void>]> = [
+  [
+    'the newsletter with double opt-in: signup, the link from the mail, confirm, then unsubscribe',
+    async ({ page, at, javaScriptEnabled, tag }) => {
+      const email = `reader-${tag}@example.org`;
+      await page.goto(`${at.home}/`);
+      await page.getByLabel('Email address', { exact: true }).fill(email);
+      if (javaScriptEnabled) {
+        await page.locator('#newsletter-form button[type="submit"]').click();
+        await page.getByRole('status').getByText('Thanks for subscribing!').waitFor();
+      } else {
+        await expect(loadsPage(page, () => page.locator('#newsletter-form button[type="submit"]').click())).resolves.toBe(200);
+        expect(new URL(page.url()).pathname).toBe('/thank-you/confirm-subscription/');
+      }
+      const links = await confirmationLinks(at.smtp, email);
+      expect(subscribers(at.site)).not.toContain(email);
+
+      await page.goto(links.confirm);
+      expect(new URL(page.url()).origin).toBe(at.home);
+      await expect(press(page, 'Confirm my subscription')).resolves.toBe(200);
+      expect(new URL(page.url()).pathname).toBe('/thank-you/newsletter/');
+      await expect(page.locator('h1').textContent()).resolves.toBe('Thanks for subscribing!');
+      expect(subscribers(at.site)).toContain(email);
+
+      await page.goto(links.unsubscribe);
+      await expect(press(page, 'Unsubscribe')).resolves.toBe(200);
+      expect(new URL(page.url()).pathname).toBe('/thank-you/unsubscribed/');
+      await expect(page.locator('h1').textContent()).resolves.toBe('You are unsubscribed');
+      expect(subscribers(at.site)).not.toContain(email);
+    },
+  ],
+  [
+    'the contact form (held without JavaScript: its confirmation step)',
+    async (visit) => {
+      const { page, at, tag } = visit;
+      const name = `Ada Contact ${tag}`;
+      await page.goto(`${at.home}/contact`);
+      await page.getByLabel('Name', { exact: true }).fill(name);
+      await page.getByLabel('Email address', { exact: true }).fill('ada@example.org');
+      await page.getByLabel('Message', { exact: true }).fill('A question about a table, if I may.');
+      await sendHeldWithoutScript(page, 'Send message', visit, "Thanks for your message! We'll get back to you soon.", '/thank-you/contact/');
+      const mail = await ownerMailFrom(at.smtp, name);
+      expect(parseMail(mail.raw).text).toContain('A question about a table, if I may.');
+    },
+  ],
+  [
+    'the quote form, an owner’s own (held without JavaScript: its confirmation step)',
+    async (visit) => {
+      const { page, at, tag } = visit;
+      const name = `Grace Quote ${tag}`;
+      await page.goto(`${at.home}/quote`);
+      await page.getByLabel('Name', { exact: true }).fill(name);
+      await page.getByLabel('Email address', { exact: true }).fill('grace@example.org');
+      await page.getByLabel('What is it for?').selectOption('table');
+      await page.getByLabel('Budget in euros').fill('1200');
+      await page.getByLabel('Details', { exact: true }).fill('An oak table, 2 m long, by March.');
+      await page.getByLabel('You may keep my details to prepare the quote.').check();
+      await sendHeldWithoutScript(page, 'Ask for a quote', visit, 'Thank you! We will send you a quote within two working days.', '/thank-you/quote/');
+      const mail = await ownerMailFrom(at.smtp, name);
+      expect(parseMail(mail.raw).text).toContain('Details: An oak table, 2 m long, by March.');
+    },
+  ],
+  [
+    'the owner: sign in, release, mark as spam, delete, erase a subscriber, export, sign out',
+    async ({ page, at, tag }) => {
+      // A message a program posted (no proof, so held as spam), and a subscriber who confirmed by mail.
+      const held = `Held Poster ${tag}`;
+      const fields = { name: held, email: 'held@example.org', message: 'Posted by a program, held as spam.', honeypot: '' };
+      expect((await postForm(`${at.site.url}/api/contact`, fields)).status).toBe(200);
+      expect(statusOf(at.site, held)).toBe('spam');
+      const [reader, kept] = [`erase-${tag}@example.org`, `kept-${tag}@example.org`];
+      for (const email of [reader, kept]) await subscribeByMail(at, email);
+
+      await page.goto(`${at.home}/admin`);
+      await page.getByLabel('Password').fill(PASSWORD);
+      await expect(press(page, 'Sign in')).resolves.toBe(200);
+      await page.getByRole('heading', { name: 'Overview' }).waitFor();
+
+      await page.goto(`${at.home}/admin/messages/${idOf(at.site, held)}`);
+      await expect(press(page, 'Not spam')).resolves.toBe(200);
+      await expect(page.getByRole('status').textContent()).resolves.toBe('The message is released; it will be sent once.');
+      await ownerMailFrom(at.smtp, held);
+      await eventually('the released message to be sent', () => statusOf(at.site, held) === 'sent');
+      await page.reload();
+      await expect(press(page, 'Mark as spam')).resolves.toBe(200);
+      await expect(page.getByRole('status').textContent()).resolves.toBe('The message is held as spam. It had already been sent before you marked it.');
+      expect(statusOf(at.site, held)).toBe('spam');
+      await loadsPage(page, () => page.getByRole('link', { name: 'Delete' }).click());
+      await expect(press(page, 'Delete for good')).resolves.toBe(200);
+      await expect(page.getByRole('status').textContent()).resolves.toBe('Deleted.');
+      expect(statusOf(at.site, held)).toBeUndefined();
+
+      await page.goto(`${at.home}/admin/subscribers`);
+      await expect(press(page, `Delete ${reader}`)).resolves.toBe(200);
+      await expect(page.getByRole('status').textContent()).resolves.toBe('Deleted.');
+      expect(subscribers(at.site)).not.toContain(reader);
+
+      const download = page.waitForEvent('download');
+      await page.getByRole('button', { name: 'Export CSV', exact: true }).click();
+      const file = await download;
+      expect(file.suggestedFilename()).toMatch(/^subscribers-\d{4}-\d{2}-\d{2}\.csv$/);
+      const csv = readFileSync((await file.path())!, 'utf8');
+      expect(csv.split('\r\n')[0]).toBe('Email Address,Created,Consent,Signed Up,Confirmed,Consent Version,Consent Page,Client');
+      expect(csv).toContain(`\r\n${kept},`);
+      expect(csv).not.toContain(reader);
+
+      await expect(press(page, 'Sign out')).resolves.toBe(200);
+      await expect(page.getByRole('status').textContent()).resolves.toBe('You have signed out.');
+    },
+  ],
+];
+
+if (!nginxAvailable) console.warn('nginx or openssl is not installed: the buttons through the TLS proxy are skipped (CI installs nginx-light).');
+
+describe.each([
+  ['directly', direct, true],
+  ['through nginx with TLS', behindTlsProxy, nginxAvailable],
+] as const)('every button, %s', (where, deploy, available) => {
+  let at: Deployment;
+  const contexts: BrowserContext[] = [];
+  beforeAll(async () => {
+    if (available) at = await deploy();
+  }, 60_000);
+  afterAll(() => at?.stop());
+  afterEach(async () => {
+    for (const context of contexts.splice(0)) await context.close();
+  });
+
+  describe.skipIf(!available).each([
+    ['with JavaScript', true],
+    ['without JavaScript', false],
+  ] as const)('%s', (_, javaScriptEnabled) => {
+    test.each(CASES)('%s', async (__, run) => {
+      const { context, page } = await openPage(browser, { javaScriptEnabled, ignoreHTTPSErrors: true });
+      contexts.push(context);
+      // The `Origin` of every post the browser made itself: its own, never `null`.
+      const origins: Array<Promise<string | null>> = [];
+      context.on('request', (request) => {
+        if (request.method() === 'POST') origins.push(request.headerValue('origin'));
+      });
+      const tag = `${where === 'directly' ? 'direct' : 'tls'}-${javaScriptEnabled ? 'js' : 'nojs'}`;
+      await run({ page, at, javaScriptEnabled, tag });
+      const sent = await Promise.all(origins);
+      expect(sent.length).toBeGreaterThan(0);
+      expect(new Set(sent)).toEqual(new Set([at.home]));
+    });
+  });
+});
