@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { EXIT } from '../../../src/lib/cli.ts';
+import { Writable } from 'node:stream';
+import { EXIT, streamOut } from '../../../src/lib/cli.ts';
 import {
   EXPORT_COLUMNS,
   exportChunks,
@@ -430,6 +431,61 @@ describe('the inbox commands', () => {
     const rows = (await outbox.list()).map((s) => exported(s));
     expect(messagesToCsv(rows)).toBe(csv);
     expect(messagesToCsv(rows, { byteOrderMark: true })).toBe(`\uFEFF${csv}`);
+  });
+
+  /** `count` messages of `characters` characters, received a second apart, in one transaction. */
+  async function insertMany(count: number, characters: number): Promise<void> {
+    const body = 'Lorem ipsum dolor sit amet, "quoted", and a line\nbreak. '.repeat(Math.ceil(characters / 56)).slice(0, characters);
+    await db.sql.transaction(async (tx) => {
+      for (let n = 0; n < count; n++) {
+        await tx.run("INSERT INTO submissions (created_at, name, email, message, status) VALUES (?, ?, ?, ?, 'spam')", [
+          new Date(Date.UTC(2026, 4, 1) + n * 1000).toISOString(),
+          `Bot ${n}`,
+          `bot${n}@example.net`,
+          body,
+        ]);
+      }
+    });
+  }
+
+  test.each(['csv', 'json'] as const)(
+    'export --format %s waits for its output to drain: a slow reader holds about one chunk, never the export',
+    async (format) => {
+      await insertMany(1200, 5000);
+      // A reader that takes each chunk only when the test says so, as a full pipe does.
+      const held: (() => void)[] = [];
+      const sink = new Writable({ highWaterMark: 16 * 1024, write: (_chunk, _encoding, done) => void held.push(done) });
+      let written = 0;
+      let finished = false;
+      const running = runInboxCommand({ name: 'export', format, bom: false }, { outbox, out: streamOut(sink), err: () => undefined }).then((code) => {
+        finished = true;
+        return code;
+      });
+      let most = 0;
+      while (!finished) {
+        await new Promise((resolve) => setImmediate(resolve));
+        most = Math.max(most, sink.writableLength);
+        const next = held.shift();
+        if (next) {
+          written++;
+          next();
+        }
+      }
+      expect(await running).toBe(EXIT.ok);
+      // The whole export is about 6 MB (90 chunks and more); what waits in the sink is at most one chunk of about 64 KB.
+      expect(most).toBeLessThan(200_000);
+      expect(written).toBeGreaterThan(50);
+    },
+  );
+
+  test.each(['csv', 'json'] as const)('export --format %s comes in chunks of about 64 KB, together what the one-piece writers write', async (format) => {
+    await insertMany(1200, 5000);
+    const chunks: string[] = [];
+    for await (const chunk of exportChunks(outbox, format)) chunks.push(chunk);
+    // A chunk of 64 KB and one message more at most: small strings, which V8 collects young.
+    expect(Math.max(...chunks.map((chunk) => chunk.length))).toBeLessThan(64 * 1024 + 6 * 1024);
+    const rows = (await outbox.list()).map((s) => exported(s));
+    expect(chunks.join('')).toBe(format === 'json' ? `${JSON.stringify(rows, null, 2)}\n` : messagesToCsv(rows));
   });
 
   test("an exported message has its form and each extra field's value, empty where its form has none", async () => {
