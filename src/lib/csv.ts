@@ -39,7 +39,14 @@ function quote(text: string): string {
  * UTF-8 byte-order mark, its separator (a comma unless given), and the time zone its times are
  * written in (UTC without an offset unless given, as the plain export always wrote them).
  */
-export type CsvOptions<K extends string> = { dateColumns?: readonly K[]; byteOrderMark?: boolean; separator?: CsvSeparator; timeZone?: string | undefined };
+export type CsvOptions<K extends string> = {
+  dateColumns?: readonly K[];
+  byteOrderMark?: boolean;
+  separator?: CsvSeparator;
+  timeZone?: string | undefined;
+  /** The header row's words, one per column, when they are not the columns' names (a spreadsheet's labels). */
+  headers?: readonly string[];
+};
 
 /** The UTF-8 byte-order mark: Excel reads a CSV file as UTF-8 only when it starts with one. */
 export const BYTE_ORDER_MARK = '\uFEFF';
@@ -56,9 +63,9 @@ export function toCsv<K extends string>(columns: readonly K[], rows: readonly Re
   return (options.byteOrderMark ? BYTE_ORDER_MARK : '') + csvHeader(columns, options) + rows.map(line).join('');
 }
 
-/** The header row of a CSV document: each column's name. */
-function csvHeader(columns: readonly string[], { separator = ',' }: CsvOptions<string>): string {
-  return `${columns.map((column) => csvField(column, separator)).join(separator)}\r\n`;
+/** The header row of a CSV document: each column's name, or its header when given. */
+function csvHeader(columns: readonly string[], { separator = ',', headers = columns }: CsvOptions<string>): string {
+  return `${headers.map((header) => csvField(header, separator)).join(separator)}\r\n`;
 }
 
 /** Writes one row as a CSV line, ended by CRLF, with its times as the options ask. */

@@ -14,6 +14,8 @@ import {
   parseInboxArgs,
   runInboxCommand,
 } from '../../../src/lib/contact/inbox.ts';
+import { defineForm } from '../../../src/lib/forms/definition.ts';
+import type { FormsSettings } from '../../../src/lib/forms/settings.ts';
 import { createSmtpMailer } from '../../../src/lib/mail/mailer.ts';
 import { createSpamStore } from '../../../src/lib/spam/spam-store.ts';
 import { sendDigest } from '../../../src/lib/spam/upkeep.ts';
@@ -121,7 +123,9 @@ describe('the inbox commands', () => {
     let err = '';
     const code = await runInboxCommand(command, {
       outbox,
-      out: (t) => (out += t),
+      out: (t) => {
+        out += t;
+      },
       err: (t) => (err += t),
       now: () => new Date('2026-06-01T12:00:00.000Z'),
       ...io,
@@ -486,6 +490,83 @@ describe('the inbox commands', () => {
     expect(Math.max(...chunks.map((chunk) => chunk.length))).toBeLessThan(64 * 1024 + 6 * 1024);
     const rows = (await outbox.list()).map((s) => exported(s));
     expect(chunks.join('')).toBe(format === 'json' ? `${JSON.stringify(rows, null, 2)}\n` : messagesToCsv(rows));
+  });
+
+  describe('the spreadsheet export (CSV for Excel)', () => {
+    // A German owner's forms, built here: the contact form with a phone field, and a quote form
+    // with a select and a box (labels as the owner wrote them).
+    const forms: FormsSettings = {
+      contact: defineForm({
+        name: 'contact',
+        title: 'Kontakt',
+        fields: [
+          { name: 'name', type: 'text', label: 'Ihr Name' },
+          { name: 'email', type: 'email', label: 'E-Mail-Adresse' },
+          { name: 'message', type: 'textarea', label: 'Nachricht' },
+          { name: 'phone', type: 'tel', label: 'Telefon' },
+        ],
+      }),
+      forms: [
+        defineForm({
+          name: 'quote',
+          title: 'Angebot',
+          fields: [
+            { name: 'name', type: 'text', label: 'Name' },
+            { name: 'email', type: 'email', label: 'E-Mail' },
+            {
+              name: 'budget',
+              type: 'select',
+              label: 'Budget',
+              choices: [
+                { value: 'small', label: 'Bis 1.000 €' },
+                { value: 'large', label: 'Über 1.000 €' },
+              ],
+            },
+            { name: 'phone', type: 'tel', label: 'Rückrufnummer' },
+          ],
+        }),
+      ],
+    };
+
+    test('German: semicolons, the labels as headers, choices by their labels, Vienna time with its offset, a phone number as it is', async () => {
+      await insert({
+        createdAt: '2026-11-24T14:57:13.123Z',
+        name: 'Zoë Huber',
+        email: 'zoe@example.at',
+        message: 'Preis; bitte.',
+        form: 'quote',
+        fields: { budget: 'large', phone: '+43 664 1234567' },
+        status: 'sent',
+        sentAt: '2026-07-01T22:30:00.000Z',
+      });
+      await insert({ createdAt: '2026-11-25T08:00:00.000Z', name: 'Ada', email: 'ada@example.org', message: '=1+1', fields: { phone: '+1-555-1234' } });
+      const { out } = await run(
+        { name: 'export', format: 'csv', bom: false, excel: true },
+        { spreadsheet: { language: 'de', timeZone: 'Europe/Vienna', forms } },
+      );
+      expect(out).toBe(
+        '\uFEFFNr.;Eingegangen;Ihr Name;E-Mail-Adresse;Nachricht;Status;Versuche;Nächster Versuch;Letzter Fehler;Gesendet;Spam-Gründe;Formular;Telefon;Budget\r\n' +
+          `2;2026-11-25 09:00:00 +01:00;Ada;ada@example.org;"'=1+1";Wartend;0;2026-11-25 09:00:00 +01:00;;;;Kontakt;"'+1-555-1234";\r\n` +
+          '1;2026-11-24 15:57:13 +01:00;Zoë Huber;zoe@example.at;"Preis; bitte.";Gesendet;0;;;2026-07-02 00:30:00 +02:00;;Angebot;+43 664 1234567;Über 1.000 €\r\n',
+      );
+    });
+
+    test('English: commas, and the times in UTC written with their offset', async () => {
+      await insert({ createdAt: '2026-11-24T14:57:13.000Z', name: 'Ada', email: 'ada@example.org', message: 'Hello, there.', status: 'spam' });
+      const { out } = await run({ name: 'export', format: 'csv', bom: false, excel: true }, { spreadsheet: { language: 'en', timeZone: 'UTC', forms } });
+      expect(out).toBe(
+        '\uFEFFNo.,Received,Ihr Name,E-Mail-Adresse,Nachricht,Status,Attempts,Next attempt,Last error,Sent,Spam reasons,Form,Telefon,Budget\r\n' +
+          '1,2026-11-24 14:57:13 +00:00,Ada,ada@example.org,"Hello, there.",Held as spam,0,,,,,Kontakt,,\r\n',
+      );
+    });
+
+    test('export --excel reads only with --format csv', () => {
+      expect(parseInboxArgs(['export', '--format', 'csv', '--excel'])).toEqual({
+        ok: true,
+        command: { name: 'export', format: 'csv', bom: false, excel: true },
+      });
+      expect(parseInboxArgs(['export', '--format', 'json', '--excel'])).toEqual({ ok: false, problem: '--excel writes CSV: use it with --format csv.' });
+    });
   });
 
   test("an exported message has its form and each extra field's value, empty where its form has none", async () => {
