@@ -7,7 +7,7 @@ const FORMULA_START = /^[=+\-@\t\r]/;
 /**
  * A sign, then digits in groups separated by single spaces or dots: a phone number
  * (`+43 664 1234567`) or a number. A spreadsheet reads it as a number or as text, never runs it:
- * it names no function, no cell and no operator between its groups (decision 0147).
+ * it names no function, no cell and no operator between its groups (decision 0148).
  */
 const SIGNED_NUMBER = /^[+-]\d+(?:[ .]\d+)*$/;
 

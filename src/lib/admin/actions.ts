@@ -54,7 +54,7 @@ export type MessageCommands = {
 export type Exports = {
   /**
    * Every message in the format asked, in chunks read from a cursor; `excel` asks for the CSV for
-   * Excel (labels, the site's time zone and its language's separator, decision 0147).
+   * Excel (labels, the site's time zone and its language's separator, decision 0148).
    */
   messages(format: 'csv' | 'json', options: { excel: boolean }): AsyncIterable<string>;
   /** How many messages there are, for the audit log's line. */

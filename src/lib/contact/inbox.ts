@@ -324,7 +324,7 @@ export function spreadsheetOf(settings: Pick<SiteSettings, 'language' | 'timeZon
   return { language: settings.language, timeZone: settings.timeZone, forms: set };
 }
 
-/** How an export is written: a byte-order mark on the plain CSV, or the spreadsheet variant (decision 0147). */
+/** How an export is written: a byte-order mark on the plain CSV, or the spreadsheet variant (decision 0148). */
 export type ExportOptions = { byteOrderMark?: boolean; spreadsheet?: Spreadsheet | undefined };
 
 /**
