@@ -15,6 +15,8 @@ export default defineSite({
   language: 'en',
   // The display name of the mail the site sends you ("Our Newsletter <forms@example.org>").
   senderName: 'Our Newsletter',
+  // The time zone of the times in the "CSV for Excel" export, an IANA name such as 'Europe/Vienna'.
+  timeZone: 'UTC',
   // What a subscriber agrees to: shown under the newsletter form and kept with each consent record.
   newsletterConsent: 'I would like to receive the newsletter by email. I can unsubscribe at any time.',
   // Colours replacing the defaults of src/styles/global.css, for example

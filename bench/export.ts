@@ -1,10 +1,12 @@
 /**
  * `npm run bench:export`: exports of many long held messages, from the admin and the command line,
  * against the built server on 127.0.0.1. Seeds EXPORT_MESSAGES messages (default 120,000) of
- * EXPORT_CHARACTERS characters (5,000) straight into a fresh SQLite file, then, while an admin CSV
- * export is downloaded (read and thrown away) and `npm run inbox -- export` writes to /dev/null,
- * samples the server's RSS and the time /api/health takes to answer every 100 ms.
- * Prints the peak RSS, health's median and worst answer, and how long each export took.
+ * EXPORT_CHARACTERS characters (5,000) straight into a fresh SQLite file, then, one after the
+ * other, downloads the admin's CSV, JSON and CSV for Excel (read and thrown away) and runs
+ * `npm run inbox -- export` as JSON and as CSV into a pipe the bench reads, sampling every 100 ms
+ * the RSS of the server and of the command, and the time /api/health takes to answer.
+ * Prints, per export, its size, time and the peak RSS, then health's median and worst answer.
+ * Hint: the server and the command run with the flags of their npm scripts (package.json).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -18,9 +20,17 @@ const CHARACTERS = Number(process.env.EXPORT_CHARACTERS ?? 5_000);
 const PASSWORD = 'bench export password';
 const dataDir = mkdtempSync(join(tmpdir(), 'site-forms-export-'));
 
+/** The arguments of an npm script that runs `node …` (package.json), for spawning it as npm would, without npm between. */
+function scriptArgs(name: string): string[] {
+  const script: string = JSON.parse(readFileSync('package.json', 'utf8')).scripts[name];
+  const [node, ...args] = script.split(' ');
+  if (node !== 'node') throw new Error(`npm run ${name} does not start with node`);
+  return args;
+}
+
 function start(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
   // As `npm run serve` runs it (package.json): the same memory flags.
-  const child = spawn(process.execPath, ['--max-semi-space-size=4', '--heap-growing-percent=20', '--no-maglev', 'dist/server/start.mjs'], {
+  const child = spawn(process.execPath, scriptArgs('serve'), {
     env: { PATH: process.env.PATH ?? '', ENV_FILE: '', HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, RATE_LIMIT_MAX: '0', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -40,7 +50,14 @@ function stop(child: ChildProcess): Promise<void> {
   child.kill('SIGTERM');
   return exited;
 }
-const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+/** A process's resident memory in MB; 0 once it has ended. */
+function rssMb(pid: number): number {
+  try {
+    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
+}
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 // A first start creates and migrates the database; the messages go in directly, held as spam,
@@ -74,12 +91,19 @@ const signedIn = await form({ path: '/admin/actions/sign-in', password: PASSWORD
 const cookie = signedIn.headers.get('set-cookie')!.split(';')[0]!;
 const csrf = /name="csrf" value="([^"]+)"/.exec(await (await fetch(`${url}/admin`, { headers: { cookie } })).text())![1]!;
 
-const rss: number[] = [];
+/** What is being exported now: the samples are counted against it. */
+let phase = 'rest';
+let cli: ChildProcess | undefined;
+const peaks = new Map<string, { server: number; cli: number }>();
 const health: number[] = [];
 let sampling = true;
 const sampler = (async () => {
   while (sampling) {
-    rss.push(rssMb(child.pid!));
+    const peak = peaks.get(phase) ?? { server: 0, cli: 0 };
+    peak.server = Math.max(peak.server, rssMb(child.pid!));
+    // The command may have ended between two samples.
+    if (cli?.pid && cli.exitCode === null) peak.cli = Math.max(peak.cli, rssMb(cli.pid));
+    peaks.set(phase, peak);
     const asked = performance.now();
     await fetch(`${url}/api/health`).then((r) => r.arrayBuffer());
     health.push(performance.now() - asked);
@@ -87,26 +111,52 @@ const sampler = (async () => {
   }
 })();
 
-const adminStart = performance.now();
-const response = await form({ path: '/admin/actions/export', csrf, what: 'messages', format: 'csv' }, cookie);
-let bytes = 0;
-for await (const chunk of response.body!) bytes += (chunk as Uint8Array).length;
-const adminSeconds = (performance.now() - adminStart) / 1000;
+const results: string[] = [];
+async function measured(name: string, run: () => Promise<number>): Promise<void> {
+  phase = name;
+  const started = performance.now();
+  const bytes = await run();
+  const seconds = (performance.now() - started) / 1000;
+  phase = 'between';
+  const peak = peaks.get(name) ?? { server: 0, cli: 0 };
+  results.push(
+    `${name}: ${(bytes / 1e6).toFixed(0)} MB in ${seconds.toFixed(1)} s; server RSS at most ${peak.server.toFixed(0)} MB${peak.cli ? `, command RSS at most ${peak.cli.toFixed(0)} MB` : ''}`,
+  );
+}
 
-const cliStart = performance.now();
-await new Promise<void>((resolve, reject) => {
-  const cli = spawn(process.execPath, ['src/cli/inbox.ts', 'export', '--format', 'csv'], {
-    env: { PATH: process.env.PATH ?? '', ENV_FILE: '', DATA_DIR: dataDir },
-    stdio: ['ignore', 'ignore', 'inherit'],
+async function download(fields: Record<string, string>): Promise<number> {
+  const response = await form({ path: '/admin/actions/export', csrf, what: 'messages', ...fields }, cookie);
+  if (response.status !== 200) throw new Error(`admin export answered ${response.status}`);
+  let bytes = 0;
+  for await (const chunk of response.body!) bytes += (chunk as Uint8Array).length;
+  return bytes;
+}
+
+/** `npm run inbox -- export --format <format>` into a pipe read here, as `… | gzip` would read it. */
+function inboxExport(format: string): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    cli = spawn(process.execPath, [...scriptArgs('inbox'), 'export', '--format', format], {
+      env: { PATH: process.env.PATH ?? '', ENV_FILE: '', DATA_DIR: dataDir },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let bytes = 0;
+    cli.stdout!.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+    });
+    cli.once('exit', (code) => (code === 0 ? resolve(bytes) : reject(new Error(`inbox export exited with ${code}`))));
   });
-  cli.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`inbox export exited with ${code}`))));
-});
-const cliSeconds = (performance.now() - cliStart) / 1000;
+}
+
+await measured('admin CSV', () => download({ format: 'csv' }));
+await measured('admin JSON', () => download({ format: 'json' }));
+await measured('admin CSV for Excel', () => download({ format: 'csv', bom: '1' }));
+await measured('inbox export JSON', () => inboxExport('json'));
+await measured('inbox export CSV', () => inboxExport('csv'));
 sampling = false;
 await sampler;
 await stop(child);
 rmSync(dataDir, { recursive: true, force: true });
 
-console.log(`admin export: ${response.status}, ${(bytes / 1e6).toFixed(0)} MB in ${adminSeconds.toFixed(1)} s; inbox export: ${cliSeconds.toFixed(1)} s`);
-console.log(`server RSS: ${idleRss.toFixed(0)} MB at rest, ${Math.max(...rss).toFixed(0)} MB at most (${rss.length} samples)`);
+console.log(`server RSS at rest: ${idleRss.toFixed(0)} MB`);
+for (const line of results) console.log(line);
 console.log(`/api/health during the exports: median ${median(health).toFixed(1)} ms, worst ${Math.max(...health).toFixed(1)} ms (${health.length} answers)`);

@@ -5,13 +5,13 @@
  */
 import { readConfig } from '../lib/config/config.ts';
 import { spam as spamConfig } from '../lib/config/spam.ts';
-import { INBOX_USAGE, parseInboxArgs, runInboxCommand } from '../lib/contact/inbox.ts';
+import { INBOX_USAGE, parseInboxArgs, runInboxCommand, spreadsheetOf } from '../lib/contact/inbox.ts';
 import { createLogger } from '../lib/log.ts';
 import { createAkismetClient } from '../lib/spam/akismet.ts';
 import { createSmtpMailer } from '../lib/mail/mailer.ts';
 import { sendDigest } from '../lib/spam/upkeep.ts';
 import { createSpamStore } from '../lib/spam/spam-store.ts';
-import { siteForMail } from '../lib/site/site.ts';
+import { site, siteForMail } from '../lib/site/site.ts';
 import { createDeliveries } from '../lib/webhooks/deliveries.ts';
 import { runTool } from './run.ts';
 
@@ -33,6 +33,7 @@ await runTool({
       akismet: akismet && createAkismetClient({ apiKey: akismet.apiKey, baseUrl: akismet.baseUrl, blog }),
       logger,
       webhooks: createDeliveries(store.sql),
+      spreadsheet: spreadsheetOf(site),
       sendDigest: async () => {
         if (!config.ok) return 'no mail server';
         const { smtp, spam: settings } = config.config;

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { EXIT } from '../lib/cli.ts';
+import { EXIT, streamOut } from '../lib/cli.ts';
 import { loadEnvFile, readDataDir } from '../lib/config/config.ts';
 import { createLogger, describeError } from '../lib/log.ts';
 import { readDatabaseConfig } from '../lib/config/database.ts';
@@ -12,7 +12,7 @@ import { openStore, type Store } from '../lib/database/database.ts';
 export type Tool<Command extends { name: string }> = {
   usage: string;
   parse(args: readonly string[]): { ok: true; command: Command } | { ok: false; problem: string };
-  run(command: Command, io: { store: Store; out: (text: string) => void; err: (text: string) => void }): Promise<number>;
+  run(command: Command, io: { store: Store; out: (text: string) => void | Promise<void>; err: (text: string) => void }): Promise<number>;
 };
 
 /**
@@ -23,7 +23,8 @@ export type Tool<Command extends { name: string }> = {
 export async function runTool<Command extends { name: string }>(tool: Tool<Command>): Promise<void> {
   loadEnvFile();
 
-  const out = (text: string) => void process.stdout.write(text);
+  // A promise while stdout is full: an export into a slow pipe waits rather than piling up in memory.
+  const out = streamOut(process.stdout);
   const err = (text: string) => void process.stderr.write(text);
 
   const parsed = tool.parse(process.argv.slice(2));

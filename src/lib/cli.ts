@@ -21,3 +21,25 @@ export function readFormatOption(args: readonly string[]): { ok: true; format: E
   if (format !== 'csv' && format !== 'json') return { ok: false, problem: 'export needs --format csv or --format json.' };
   return { ok: true, format, rest };
 }
+
+/**
+ * Writes to a stream (stdout) and answers once it may take more: at once while its buffer has
+ * room, after `drain` when it is full, so an export into a slow pipe waits instead of piling up.
+ * Hint: a stream that closes or fails also settles the wait; the next write then fails as Node's own.
+ */
+export function streamOut(stream: NodeJS.WritableStream & { writableNeedDrain?: boolean }): (text: string) => Promise<void> | undefined {
+  return (text) => {
+    if (stream.write(text)) return undefined;
+    return new Promise<void>((resolve) => {
+      const go = () => {
+        stream.off('drain', go);
+        stream.off('close', go);
+        stream.off('error', go);
+        resolve();
+      };
+      stream.on('drain', go);
+      stream.on('close', go);
+      stream.on('error', go);
+    });
+  };
+}

@@ -154,7 +154,7 @@ describe('every action, in order, without JavaScript', () => {
     await page.goto(`${site.url}/admin/messages`);
     for (const [button, pattern, firstBytes] of [
       ['Export CSV', /^messages-\d{4}-\d{2}-\d{2}\.csv$/, 'id,createdAt'],
-      ['Export CSV for Excel', /^messages-\d{4}-\d{2}-\d{2}\.csv$/, '\uFEFFid,createdAt'],
+      ['Export CSV for Excel', /^messages-\d{4}-\d{2}-\d{2}\.csv$/, '\uFEFFNo.,Received'],
       ['Export JSON', /^messages-\d{4}-\d{2}-\d{2}\.json$/, '[\n'],
     ] as const) {
       const download = page.waitForEvent('download');

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { csvField, spreadsheetTime, toCsv } from '../../src/lib/csv.ts';
+import { csvField, spreadsheetTime, toCsv, zonedTime } from '../../src/lib/csv.ts';
 
 describe('CSV as RFC 4180 writes it', () => {
   test.each([
@@ -32,6 +32,9 @@ describe('text a spreadsheet would run as a formula is neutralised (OWASP CSV in
     ['a carriage return', '\r=1+2', `"'\r=1+2"`],
     ['an address starting with a plus', '+tag@example.com', `"'+tag@example.com"`],
     ['a lone equals sign', '=', `"'="`],
+    ['a phone number with dashes (a sum to a spreadsheet)', '+1-555-1234', `"'+1-555-1234"`],
+    ['a phone number with an area code in brackets', '+43 (0)664 1234567', `"'+43 (0)664 1234567"`],
+    ['a minus and a name', '-x', `"'-x"`],
   ])('a field starting with %s: a single quote in front, quoted', (_, value, expected) => {
     expect(csvField(value)).toBe(expected);
   });
@@ -44,6 +47,9 @@ describe('text a spreadsheet would run as a formula is neutralised (OWASP CSV in
     ['a space first', ' =1', ' =1'],
     ['a single quote first', "'=1", "'=1"],
     ['a negative number (a number, not text)', -5, '-5'],
+    ['a phone number with its country code', '+43 664 1234567', '+43 664 1234567'],
+    ['a phone number without spaces', '+436641234567', '+436641234567'],
+    ['a negative number written as text', '-12.5', '-12.5'],
   ])('a field with %s is left as RFC 4180 writes it', (_, value, expected) => {
     expect(csvField(value)).toBe(expected);
   });
@@ -83,5 +89,32 @@ describe('CSV for a spreadsheet', () => {
   test('only the date columns are rewritten, and the byte-order mark comes first when asked', () => {
     const rows = [{ at: '2026-11-24T14:57:13.000Z', note: '2026-11-24T14:57:13.000Z' }];
     expect(toCsv(['at', 'note'], rows, { dateColumns: ['at'], byteOrderMark: true })).toBe('\uFEFFat,note\r\n2026-11-24 14:57:13,2026-11-24T14:57:13.000Z\r\n');
+  });
+});
+
+describe('CSV in the separator and time zone of a spreadsheet', () => {
+  test('a semicolon separates the fields, and a field holding one is quoted', () => {
+    expect(toCsv(['a', 'b'], [{ a: 'x;y', b: 'p,q' }], { separator: ';' })).toBe('a;b\r\n"x;y";p,q\r\n');
+  });
+
+  test.each([
+    ['UTC', '2026-11-24T14:57:13.123Z', '2026-11-24 14:57:13 +00:00'],
+    ['Europe/Vienna', '2026-11-24T14:57:13.123Z', '2026-11-24 15:57:13 +01:00'],
+    ['Europe/Vienna', '2026-07-01T22:30:00.000Z', '2026-07-02 00:30:00 +02:00'],
+    ['America/St_Johns', '2026-01-01T00:00:00Z', '2025-12-31 20:30:00 -03:30'],
+    ['Asia/Kolkata', '2026-11-24T20:00:00Z', '2026-11-25 01:30:00 +05:30'],
+  ])('a time in %s is written with its offset', (zone, value, written) => {
+    expect(zonedTime(value, zone)).toBe(written);
+  });
+
+  test('what is not a time stays as it is', () => {
+    expect(zonedTime(null, 'Europe/Vienna')).toBe(null);
+    expect(zonedTime('soon', 'Europe/Vienna')).toBe('soon');
+  });
+
+  test('the date columns are written in the time zone asked', () => {
+    expect(toCsv(['at'], [{ at: '2026-11-24T14:57:13.000Z' }], { dateColumns: ['at'], timeZone: 'Europe/Berlin', separator: ';' })).toBe(
+      'at\r\n2026-11-24 15:57:13 +01:00\r\n',
+    );
   });
 });

@@ -211,3 +211,27 @@ describe('the mails of a German site', () => {
     expect(await refused?.text()).toMatch(/^\{"success":false,"error":"Zu viele Versuche\. Bitte versuchen Sie es in 10 Minuten noch einmal\."\}$/);
   });
 });
+
+describe('the owner’s spreadsheet export of a German site', () => {
+  test('CSV for Excel: semicolons, German headers and the owner’s labels, Berlin time with its offset, the phone number as typed', async () => {
+    const fields = { name: 'Zoë Huber', email: 'zoe@example.de', message: 'Ein Regal; aus Kirsche.', phone: '+49 30 1234567', honeypot: '' };
+    expect(await (await postForm(`${site.url}/api/contact`, fields, SCRIPT)).text()).toBe('{"success":true}');
+    const admin = (path: string, form: Record<string, string>, cookie = '') =>
+      fetch(`${site.url}${path}`, { method: 'POST', body: new URLSearchParams(form), headers: { origin: PUBLIC, cookie }, redirect: 'manual' });
+    const signIn = await admin('/admin/actions/sign-in', { password: 'correct horse battery staple' });
+    const cookie = String(signIn.headers.get('set-cookie')).split(';')[0]!;
+    const csrf = /name="csrf" value="([^"]+)"/.exec(await (await fetch(`${site.url}/admin`, { headers: { cookie } })).text())![1]!;
+    const response = await admin('/admin/actions/export', { csrf, what: 'messages', format: 'csv', bom: '1' }, cookie);
+    expect(response.status).toBe(200);
+    // Read as bytes: text() would drop the byte-order mark that makes Excel read UTF-8.
+    const lines = Buffer.from(await response.arrayBuffer())
+      .toString('utf8')
+      .split('\r\n');
+    expect(lines[0]).toBe('\uFEFFNr.;Eingegangen;Name;E-Mail-Adresse;Nachricht;Status;Versuche;Nächster Versuch;Letzter Fehler;Gesendet;Spam-Gründe;Telefon');
+    const row = lines.find((line) => line.includes('Zoë Huber'));
+    // Received now, in Berlin: an hour ahead of UTC in winter, two in summer.
+    expect(row).toMatch(
+      /^\d+;\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \+0[12]:00;Zoë Huber;zoe@example\.de;"Ein Regal; aus Kirsche\.";[^;]+;\d+;[^;]*;;[^;]*;;\+49 30 1234567$/,
+    );
+  });
+});

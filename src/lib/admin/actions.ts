@@ -52,8 +52,11 @@ export type MessageCommands = {
 
 /** The rows of the two exports, from the store. */
 export type Exports = {
-  /** Every message in the format asked, in chunks read from a cursor. */
-  messages(format: 'csv' | 'json', options: { byteOrderMark: boolean }): AsyncIterable<string>;
+  /**
+   * Every message in the format asked, in chunks read from a cursor; `excel` asks for the CSV for
+   * Excel (labels, the site's time zone and its language's separator, decision 0148).
+   */
+  messages(format: 'csv' | 'json', options: { excel: boolean }): AsyncIterable<string>;
   /** How many messages there are, for the audit log's line. */
   countMessages(): Promise<number>;
   subscribers(): Promise<{ email: string; created: string }[]>;
@@ -236,7 +239,7 @@ async function exportFile(fields: Record<string, unknown>, deps: AdminDeps, cont
     gate.since = undefined;
     throw error;
   }
-  return { ...file, body: released(deps.exports.messages(format, { byteOrderMark }), gate, started) };
+  return { ...file, body: released(deps.exports.messages(format, { excel: byteOrderMark && format === 'csv' }), gate, started) };
 }
 
 /** One export at a time; a gate left by a download that never started to be written opens again after this long. */

@@ -2,7 +2,7 @@ import { type Admin, createAdmin } from '../admin/admin.ts';
 import { retentionJobs } from '../admin/retention.ts';
 import { createAdminQueries } from '../admin/queries.ts';
 import type { Config } from '../config/config.ts';
-import { exportChunks } from '../contact/inbox.ts';
+import { exportChunks, spreadsheetOf } from '../contact/inbox.ts';
 import { createHousekeeping } from '../housekeeping.ts';
 import { createFormDrafts, type FormDrafts, formDraftsJob } from '../store/drafts.ts';
 import type { Scheduler } from '../scheduler.ts';
@@ -137,7 +137,7 @@ export function createServices(config: Config, logger: Logger): Services {
             },
             reasons: async (id) => (await spam.store.details(id))?.reasons ?? [],
           },
-          exportMessages: (format, options) => exportChunks(database.outbox, format, options),
+          exportMessages: (format, { excel }) => exportChunks(database.outbox, format, excel ? { spreadsheet: spreadsheetOf(site) } : {}),
           webhooks: webhooks.deliveries,
           signups: signupQueue,
         },

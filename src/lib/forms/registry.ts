@@ -1,5 +1,6 @@
 import settings from '#forms-config';
 import type { FormDefinition } from './definition.ts';
+import type { FormsSettings } from './settings.ts';
 
 /**
  * The owner's forms (forms.config.ts at the project's root), as the build read them: the contact
@@ -15,9 +16,9 @@ export const contactForm: FormDefinition = settings.contact;
 /** The owner's own forms, each at /api/forms/<name>. */
 export const ownerForms: readonly FormDefinition[] = settings.forms;
 
-/** A form by its name (`contact` or an owner's), or `undefined`. */
-export function formNamed(name: string): FormDefinition | undefined {
-  return name === 'contact' ? contactForm : ownerForms.find((form) => form.name === name);
+/** A form by its name (`contact` or an owner's) among the site's forms (or `set`), or `undefined`. */
+export function formNamed(name: string, set: FormsSettings = forms): FormDefinition | undefined {
+  return name === 'contact' ? set.contact : set.forms.find((form) => form.name === name);
 }
 
 /** The columns of a submission that hold the fields of the same name, whatever the form. */
@@ -28,12 +29,21 @@ export function extraFields(form: FormDefinition): FormDefinition['fields'] {
   return form.fields.filter((field) => !STORED_IN_COLUMNS.includes(field.name));
 }
 
-/** The extra fields of every form, by name, once each in the order they first appear: the exports' columns. */
-export function extraFieldNames(): string[] {
-  return [...new Set([contactForm, ...ownerForms].flatMap((form) => extraFields(form).map((field) => field.name)))];
+/** The extra fields of every form (of the site, or `set`), by name, once each in the order they first appear: the exports' columns. */
+export function extraFieldNames(set: FormsSettings = forms): string[] {
+  return [...new Set([set.contact, ...set.forms].flatMap((form) => extraFields(form).map((field) => field.name)))];
 }
 
 /** A field's definition in the form a submission came from, for its label; `undefined` for one no longer defined. */
-export function fieldOf(formName: string, fieldName: string): FormDefinition['fields'][number] | undefined {
-  return formNamed(formName)?.fields.find((field) => field.name === fieldName);
+export function fieldOf(formName: string, fieldName: string, set: FormsSettings = forms): FormDefinition['fields'][number] | undefined {
+  return formNamed(formName, set)?.fields.find((field) => field.name === fieldName);
+}
+
+/** The label of a field by its name: from the first form (the contact form first) that has it, else the name itself. */
+export function labelOf(fieldName: string, set: FormsSettings = forms): string {
+  for (const form of [set.contact, ...set.forms]) {
+    const field = form.fields.find((f) => f.name === fieldName);
+    if (field) return field.label;
+  }
+  return fieldName;
 }

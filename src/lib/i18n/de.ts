@@ -186,6 +186,22 @@ export const de: Catalogue = {
     },
   },
 
+  exports: {
+    separator: ';',
+    columns: {
+      id: 'Nr.',
+      createdAt: 'Eingegangen',
+      status: 'Status',
+      attempts: 'Versuche',
+      nextAttemptAt: 'Nächster Versuch',
+      lastError: 'Letzter Fehler',
+      sentAt: 'Gesendet',
+      spamReasons: 'Spam-Gründe',
+      form: 'Formular',
+    },
+    statuses: { pending: 'Wartend', sent: 'Gesendet', failed: 'Fehlgeschlagen', spam: 'Als Spam zurückgehalten' },
+  },
+
   mail: {
     confirmation: {
       subject: (site) => `Bestätigen Sie Ihr Abonnement von ${site}`,

@@ -202,6 +202,28 @@ export const en = {
     },
   },
 
+  /**
+   * The spreadsheet export ("CSV for Excel" in the admin, `inbox export --excel`): the separator
+   * Excel expects where this language is spoken, and the headers and statuses it writes.
+   * Hint: a German Excel reads `;`, since its decimal mark is the comma; the form fields' headers
+   * are their labels (forms.config.ts).
+   */
+  exports: {
+    separator: ',' as ',' | ';',
+    columns: {
+      id: 'No.',
+      createdAt: 'Received',
+      status: 'Status',
+      attempts: 'Attempts',
+      nextAttemptAt: 'Next attempt',
+      lastError: 'Last error',
+      sentAt: 'Sent',
+      spamReasons: 'Spam reasons',
+      form: 'Form',
+    },
+    statuses: { pending: 'Waiting', sent: 'Sent', failed: 'Failed', spam: 'Held as spam' },
+  },
+
   /** The mails a visitor gets (the owner's own mail stays English). */
   mail: {
     confirmation: {

@@ -38,6 +38,8 @@ export type SiteSettings = {
   senderName: string;
   /** What a subscriber agrees to, shown under the newsletter form and kept with their consent record. */
   newsletterConsent: string;
+  /** The IANA time zone (`Europe/Vienna`) the spreadsheet export writes its times in, with their offset; `UTC` unless set. */
+  timeZone: string;
   /** Colours and sizes replacing the defaults of global.css, for the light and the dark scheme. */
   theme: { light: Partial<Record<ThemeProperty, string>>; dark: Partial<Record<ThemeProperty, string>> };
 };
@@ -62,12 +64,24 @@ const themeScheme = v.strictObject(
 const line = (max: number) =>
   v.pipe(v.string(), v.trim(), v.nonEmpty('is empty'), v.maxLength(max, `is longer than ${max} characters`), v.regex(/^[^\r\n]*$/, 'holds a line break'));
 
+/** Whether Intl knows `name` as a time zone by name (IANA's `Area/City`, or `UTC`); an offset such as `+01:00` has no summer time and is not one. */
+export function isTimeZone(name: string): boolean {
+  if (!/^[A-Za-z]/.test(name)) return false;
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const SiteSettingsSchema = v.strictObject({
   name: line(60),
   description: v.optional(line(300)),
   language: v.optional(v.picklist(LANGUAGES, `must be one of: ${LANGUAGES.join(', ')}`)),
   senderName: v.optional(line(60)),
   newsletterConsent: v.optional(line(300)),
+  timeZone: v.optional(v.pipe(v.string(), v.check(isTimeZone, 'is not a time zone Intl knows: an IANA name such as Europe/Vienna, or UTC'))),
   theme: v.optional(v.strictObject({ light: v.optional(themeScheme), dark: v.optional(themeScheme) })),
 });
 
@@ -92,6 +106,7 @@ export function defineSite(input: SiteSettingsInput): SiteSettings {
     language,
     senderName: settings.senderName ?? settings.name,
     newsletterConsent: settings.newsletterConsent ?? texts.newsletterConsent,
+    timeZone: settings.timeZone ?? 'UTC',
     theme: { light: dropUnset(settings.theme?.light), dark: dropUnset(settings.theme?.dark) },
   };
 }

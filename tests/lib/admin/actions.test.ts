@@ -114,7 +114,7 @@ function world() {
     },
     exporting: {},
     exports: {
-      messages: (format, options) => exportChunks({ batches: oneBatch }, format, options),
+      messages: (format) => exportChunks({ batches: oneBatch }, format),
       countMessages: async () => 1,
       subscribers: async () => [{ email: 'ada@example.org', created: '2026-11-01T10:00:00.000Z' }],
     },

@@ -49,8 +49,8 @@ function build(store: Store, extra: Partial<AdminParts> = {}) {
       },
       reasons: async () => [],
     },
-    exportMessages: async function* (format, { byteOrderMark }) {
-      yield `${format}${byteOrderMark ? ' with mark' : ''}\n`;
+    exportMessages: async function* (format, { excel }) {
+      yield `${format}${excel ? ' for Excel' : ''}\n`;
     },
     webhooks: createDeliveries(store.sql),
     signups: createSignups(store.sql),
@@ -102,7 +102,7 @@ describe.each(testEngines())('createAdmin on $name', ({ name, available, open })
       if (exported.kind !== 'download' || typeof exported.body === 'string') throw new Error('no streamed download');
       let body = '';
       for await (const chunk of exported.body) body += chunk;
-      expect(body).toBe('csv with mark\n');
+      expect(body).toBe('csv for Excel\n');
 
       await store.subscribers.add('Grace@Example.NET', new Date('2026-11-01T10:00:00.000Z'));
       await expect(act('export', '/admin/actions/export', { what: 'subscribers', format: 'json' })).resolves.toMatchObject({

@@ -166,7 +166,7 @@ describe('with the admin', () => {
     const s = build({ ADMIN_PASSWORD_HASH: ownerHash });
     await s.store.save(ADA);
     let csv = '';
-    for await (const chunk of s.admin!.deps.exports.messages('csv', { byteOrderMark: false })) csv += chunk;
+    for await (const chunk of s.admin!.deps.exports.messages('csv', { excel: false })) csv += chunk;
     expect(csv).toContain('ada@example.org');
     expect(csv).toContain('Hello, I would like to know more.');
   });

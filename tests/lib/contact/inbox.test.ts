@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { EXIT } from '../../../src/lib/cli.ts';
+import { Writable } from 'node:stream';
+import { EXIT, streamOut } from '../../../src/lib/cli.ts';
 import {
   EXPORT_COLUMNS,
   exportChunks,
@@ -13,6 +14,8 @@ import {
   parseInboxArgs,
   runInboxCommand,
 } from '../../../src/lib/contact/inbox.ts';
+import { defineForm } from '../../../src/lib/forms/definition.ts';
+import type { FormsSettings } from '../../../src/lib/forms/settings.ts';
 import { createSmtpMailer } from '../../../src/lib/mail/mailer.ts';
 import { createSpamStore } from '../../../src/lib/spam/spam-store.ts';
 import { sendDigest } from '../../../src/lib/spam/upkeep.ts';
@@ -120,7 +123,9 @@ describe('the inbox commands', () => {
     let err = '';
     const code = await runInboxCommand(command, {
       outbox,
-      out: (t) => (out += t),
+      out: (t) => {
+        out += t;
+      },
       err: (t) => (err += t),
       now: () => new Date('2026-06-01T12:00:00.000Z'),
       ...io,
@@ -430,6 +435,138 @@ describe('the inbox commands', () => {
     const rows = (await outbox.list()).map((s) => exported(s));
     expect(messagesToCsv(rows)).toBe(csv);
     expect(messagesToCsv(rows, { byteOrderMark: true })).toBe(`\uFEFF${csv}`);
+  });
+
+  /** `count` messages of `characters` characters, received a second apart, in one transaction. */
+  async function insertMany(count: number, characters: number): Promise<void> {
+    const body = 'Lorem ipsum dolor sit amet, "quoted", and a line\nbreak. '.repeat(Math.ceil(characters / 56)).slice(0, characters);
+    await db.sql.transaction(async (tx) => {
+      for (let n = 0; n < count; n++) {
+        await tx.run("INSERT INTO submissions (created_at, name, email, message, status) VALUES (?, ?, ?, ?, 'spam')", [
+          new Date(Date.UTC(2026, 4, 1) + n * 1000).toISOString(),
+          `Bot ${n}`,
+          `bot${n}@example.net`,
+          body,
+        ]);
+      }
+    });
+  }
+
+  test.each(['csv', 'json'] as const)(
+    'export --format %s waits for its output to drain: a slow reader holds about one chunk, never the export',
+    async (format) => {
+      await insertMany(1200, 5000);
+      // A reader that takes each chunk only when the test says so, as a full pipe does.
+      const held: (() => void)[] = [];
+      const sink = new Writable({ highWaterMark: 16 * 1024, write: (_chunk, _encoding, done) => void held.push(done) });
+      let written = 0;
+      let finished = false;
+      const running = runInboxCommand({ name: 'export', format, bom: false }, { outbox, out: streamOut(sink), err: () => undefined }).then((code) => {
+        finished = true;
+        return code;
+      });
+      let most = 0;
+      while (!finished) {
+        await new Promise((resolve) => setImmediate(resolve));
+        most = Math.max(most, sink.writableLength);
+        const next = held.shift();
+        if (next) {
+          written++;
+          next();
+        }
+      }
+      expect(await running).toBe(EXIT.ok);
+      // The whole export is about 6 MB (90 chunks and more); what waits in the sink is at most one chunk of about 64 KB.
+      expect(most).toBeLessThan(200_000);
+      expect(written).toBeGreaterThan(50);
+    },
+  );
+
+  test.each(['csv', 'json'] as const)('export --format %s comes in chunks of about 64 KB, together what the one-piece writers write', async (format) => {
+    await insertMany(1200, 5000);
+    const chunks: string[] = [];
+    for await (const chunk of exportChunks(outbox, format)) chunks.push(chunk);
+    // A chunk of 64 KB and one message more at most: small strings, which V8 collects young.
+    expect(Math.max(...chunks.map((chunk) => chunk.length))).toBeLessThan(64 * 1024 + 6 * 1024);
+    const rows = (await outbox.list()).map((s) => exported(s));
+    expect(chunks.join('')).toBe(format === 'json' ? `${JSON.stringify(rows, null, 2)}\n` : messagesToCsv(rows));
+  });
+
+  describe('the spreadsheet export (CSV for Excel)', () => {
+    // A German owner's forms, built here: the contact form with a phone field, and a quote form
+    // with a select and a box (labels as the owner wrote them).
+    const forms: FormsSettings = {
+      contact: defineForm({
+        name: 'contact',
+        title: 'Kontakt',
+        fields: [
+          { name: 'name', type: 'text', label: 'Ihr Name' },
+          { name: 'email', type: 'email', label: 'E-Mail-Adresse' },
+          { name: 'message', type: 'textarea', label: 'Nachricht' },
+          { name: 'phone', type: 'tel', label: 'Telefon' },
+        ],
+      }),
+      forms: [
+        defineForm({
+          name: 'quote',
+          title: 'Angebot',
+          fields: [
+            { name: 'name', type: 'text', label: 'Name' },
+            { name: 'email', type: 'email', label: 'E-Mail' },
+            {
+              name: 'budget',
+              type: 'select',
+              label: 'Budget',
+              choices: [
+                { value: 'small', label: 'Bis 1.000 €' },
+                { value: 'large', label: 'Über 1.000 €' },
+              ],
+            },
+            { name: 'phone', type: 'tel', label: 'Rückrufnummer' },
+          ],
+        }),
+      ],
+    };
+
+    test('German: semicolons, the labels as headers, choices by their labels, Vienna time with its offset, a phone number as it is', async () => {
+      await insert({
+        createdAt: '2026-11-24T14:57:13.123Z',
+        name: 'Zoë Huber',
+        email: 'zoe@example.at',
+        message: 'Preis; bitte.',
+        form: 'quote',
+        fields: { budget: 'large', phone: '+43 664 1234567' },
+        status: 'sent',
+        sentAt: '2026-07-01T22:30:00.000Z',
+      });
+      await insert({ createdAt: '2026-11-25T08:00:00.000Z', name: 'Ada', email: 'ada@example.org', message: '=1+1', fields: { phone: '+1-555-1234' } });
+      const { out } = await run(
+        { name: 'export', format: 'csv', bom: false, excel: true },
+        { spreadsheet: { language: 'de', timeZone: 'Europe/Vienna', forms } },
+      );
+      expect(out).toBe(
+        '\uFEFFNr.;Eingegangen;Ihr Name;E-Mail-Adresse;Nachricht;Status;Versuche;Nächster Versuch;Letzter Fehler;Gesendet;Spam-Gründe;Formular;Telefon;Budget\r\n' +
+          `2;2026-11-25 09:00:00 +01:00;Ada;ada@example.org;"'=1+1";Wartend;0;2026-11-25 09:00:00 +01:00;;;;Kontakt;"'+1-555-1234";\r\n` +
+          '1;2026-11-24 15:57:13 +01:00;Zoë Huber;zoe@example.at;"Preis; bitte.";Gesendet;0;;;2026-07-02 00:30:00 +02:00;;Angebot;+43 664 1234567;Über 1.000 €\r\n',
+      );
+    });
+
+    test('English: commas, and the times in UTC written with their offset', async () => {
+      await insert({ createdAt: '2026-11-24T14:57:13.000Z', name: 'Ada', email: 'ada@example.org', message: 'Hello, there.', status: 'spam' });
+      const { out } = await run({ name: 'export', format: 'csv', bom: false, excel: true }, { spreadsheet: { language: 'en', timeZone: 'UTC', forms } });
+      expect(out).toBe(
+        '\uFEFFNo.,Received,Ihr Name,E-Mail-Adresse,Nachricht,Status,Attempts,Next attempt,Last error,Sent,Spam reasons,Form,Telefon,Budget\r\n' +
+          '1,2026-11-24 14:57:13 +00:00,Ada,ada@example.org,"Hello, there.",Held as spam,0,,,,,Kontakt,,\r\n',
+      );
+    });
+
+    test('export --excel reads only with --format csv', () => {
+      expect(parseInboxArgs(['export', '--format', 'csv', '--excel'])).toEqual({
+        ok: true,
+        command: { name: 'export', format: 'csv', bom: false, excel: true },
+      });
+      expect(parseInboxArgs(['export', '--format', 'json', '--excel'])).toEqual({ ok: false, problem: '--excel writes CSV: use it with --format csv.' });
+    });
   });
 
   test("an exported message has its form and each extra field's value, empty where its form has none", async () => {

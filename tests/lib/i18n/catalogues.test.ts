@@ -41,7 +41,7 @@ describe('the catalogues', () => {
   test('the two differ in every sentence a visitor reads (a forgotten translation is a copy of the English)', () => {
     const english = new Map(entries(catalogueFor('en')));
     // The same in both languages: a word German borrows.
-    const same = new Set(['contact.nameLabel']);
+    const same = new Set(['contact.nameLabel', 'exports.columns.status']);
     const copies = entries(catalogueFor('de')).filter(([key, text]) => !same.has(key) && JSON.stringify(text) === JSON.stringify(english.get(key)));
     expect(copies.map(([key]) => key)).toEqual([]);
   });

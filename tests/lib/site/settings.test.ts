@@ -48,3 +48,17 @@ describe('the site the owner’s mail comes from', () => {
     });
   });
 });
+
+describe('the site’s time zone', () => {
+  test('UTC unless set', () => {
+    expect(defineSite({ name: 'Atelier Nord' }).timeZone).toBe('UTC');
+  });
+
+  test('an IANA zone is kept as written', () => {
+    expect(defineSite({ name: 'Atelier Nord', timeZone: 'Europe/Vienna' }).timeZone).toBe('Europe/Vienna');
+  });
+
+  test.each(['Europe/Wien', 'CET+1', '', 'Mars/Olympus_Mons'])('%j stops the build naming the setting', (timeZone) => {
+    expect(() => defineSite({ name: 'Atelier Nord', timeZone })).toThrow(/^site\.config\.ts: timeZone is not a time zone/);
+  });
+});

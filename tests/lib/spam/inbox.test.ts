@@ -63,7 +63,9 @@ describe('reviewing held messages', () => {
     let err = '';
     const code = await runInboxCommand(command, {
       outbox: db.outbox,
-      out: (t) => (out += t),
+      out: (t) => {
+        out += t;
+      },
       err: (t) => (err += t),
       spam,
       akismet: withAkismet ? createAkismetClient({ apiKey: AKISMET_TEST_KEY, blog: 'https://www.example.com', baseUrl: akismet.url }) : undefined,
