@@ -124,6 +124,22 @@ describe.each(testEngines())('webhook deliveries on $name', (engine) => {
     }
   });
 
+  test.skipIf(!engine.available)('a message released, marked spam and released again reaches the receiver as one contact.received', async () => {
+    receiver.reply(replyJson(204, {}));
+    const { machine, worker } = await setUp();
+    const { id } = await machine.receive({ ...message, held: ['too-many-links'] });
+    for (let round = 0; round < 3; round++) {
+      await machine.release(id, new Date());
+      await worker.runPass();
+      await machine.hold(id, new Date());
+    }
+    await machine.release(id, new Date());
+    await worker.runPass();
+    const told = receiver.requests.map((r) => [(JSON.parse(r.body) as { type: string }).type, r.headers['webhook-id']]);
+    expect(told.map(([type]) => type)).toEqual(['contact.held', 'contact.received']);
+    expect(told[0]![1]).not.toBe(told[1]![1]);
+  });
+
   test.skipIf(!engine.available)('a redirect is not followed, and counts as a failed try', async () => {
     receiver.reply((request, res) => {
       if (request.url === '/elsewhere') return void res.writeHead(200).end();
