@@ -303,6 +303,34 @@ describe('sign-in throttling, behind a proxy that names each client', () => {
   }, 60_000);
 });
 
+describe('wrong passwords from many addresses, in the audit log', () => {
+  let flooded: Site;
+  beforeAll(async () => {
+    flooded = await startSite({ ADMIN_PASSWORD_HASH: await hashPassword(PASSWORD), TRUST_PROXY: '1' });
+  });
+  afterAll(() => flooded?.stop());
+
+  const signInFrom = (client: string, password: string) =>
+    fetch(`${flooded.url}/admin/actions/sign-in`, {
+      method: 'POST',
+      body: new URLSearchParams({ password }),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: flooded.url, 'x-forwarded-for': client },
+      redirect: 'manual',
+    });
+
+  test('the first ten addresses have an entry each, the others one together, with how many times', async () => {
+    for (let n = 1; n <= 13; n++) expect((await signInFrom(`198.51.100.${n}`, 'a wrong password')).status).toBe(303);
+    const owner = await signInFrom('203.0.113.20', PASSWORD);
+    const cookie = owner.headers.get('set-cookie')!.split(';')[0]!;
+    const page = await (await fetch(`${flooded.url}/admin/audit`, { headers: { cookie } })).text();
+    const entries = [...page.matchAll(/<li>\s*<span>([^<]*)<\/span>\s*<span class="meta">([^<]*)<\/span>/g)].map((m) => [m[1], m[2]]);
+    expect(entries).toHaveLength(12);
+    expect(entries[0]).toEqual(['Signed in', expect.stringMatching(/^[0-9a-f]+$/)]);
+    expect(entries.filter(([what]) => what === 'Sign-in failed: wrong password')).toHaveLength(10);
+    expect(entries).toContainEqual(['Sign-in failed: wrong password (3 times within a quarter of an hour)', 'other addresses']);
+  }, 60_000);
+});
+
 test('no admin page is written into the static build', () => {
   const built = join(fileURLToPath(new URL('../../dist/client', import.meta.url)));
   expect(existsSync(join(built, 'index.html'))).toBe(true);

@@ -52,8 +52,8 @@ describe('a contact message, told everywhere the owner works', () => {
     });
 
     const line = `${settings.name}: new message from Zoë Ångström <zoe@example.org>\nA table of oak, please.`;
-    expect(JSON.parse(to('/slack')[0]!.body)).toEqual({ text: line.replace('<', '&lt;').replace('>', '&gt;') });
-    expect(JSON.parse(to('/discord')[0]!.body)).toEqual({ content: line, allowed_mentions: { parse: [] } });
+    expect(JSON.parse(to('/slack')[0]!.body)).toEqual({ text: line.replace('<', '&lt;').replace('>', '&gt;'), mrkdwn: false });
+    expect(JSON.parse(to('/discord')[0]!.body)).toEqual({ content: line.replace('<', '\\<'), allowed_mentions: { parse: [] } });
     expect(to('/telegram')[0]!.url).toBe('/telegram/bot123456:ABC-def/sendMessage');
     expect(JSON.parse(to('/telegram')[0]!.body)).toEqual({ chat_id: '-10042', text: line, disable_web_page_preview: true });
     expect(to('/ntfy')[0]!.body).toBe(line);

@@ -143,7 +143,8 @@ async function signIn(
     return { kind: 'refused', status: 429, message: BUSY_SIGN_IN, headers: { 'retry-after': '60' } };
   }
   if (!right) {
-    await record(audit, now, 'sign-in-failed', 'wrong password', context);
+    // Counted like the refusals: a guess from 200 addresses must not write a row per guess for a year.
+    await audit.recordRepeated({ at: now().toISOString(), action: 'sign-in-failed', detail: 'wrong password', client: context.clientHash });
     return { kind: 'redirect', location: '/admin?failed=1' };
   }
   await throttle.succeeded(context.clientKey);

@@ -17,13 +17,20 @@ export type AuditAction =
   | 'retention';
 
 /**
- * One entry of the audit log; `client` is the salted hash of the address, as in the logs, and
- * `repeats` how many times the same client did the same within `REPEAT_WINDOW_MS` (at least 1).
+ * One entry of the audit log; `client` is the salted hash of the address, as in the logs (or
+ * `OTHER_CLIENTS`), and `repeats` how many times the same client did the same within
+ * `REPEAT_WINDOW_MS` (at least 1).
  */
 export type AuditEntry = { at: string; action: AuditAction; detail: string; client: string; repeats?: number };
 
 /** Within this long, the same refusal of the same client adds to one entry instead of a new row. */
 export const REPEAT_WINDOW_MS = 15 * 60 * 1000;
+
+/** How many clients a refusal gets a row each for within the window; the others share one. */
+export const CLIENTS_PER_WINDOW = 10;
+
+/** The `client` of the row that counts a refusal for every client beyond the first `CLIENTS_PER_WINDOW`. */
+export const OTHER_CLIENTS = 'others';
 
 /**
  * How long the audit log is kept when RETENTION_DAYS is not set: a year, so it cannot grow
@@ -48,11 +55,26 @@ export const AUDIT_LABELS: Record<AuditAction, string> = {
   retention: 'Deleted old messages',
 };
 
+/**
+ * What the audit page shows of an entry: what happened, how often within its quarter-hour, and
+ * who (the client's hash, or "other addresses" for the entry that counts a flood's others).
+ */
+export function describeEntry(entry: AuditEntry): { what: string; who: string } {
+  const repeats = entry.repeats ?? 1;
+  return {
+    what: `${AUDIT_LABELS[entry.action] ?? entry.action}${entry.detail ? `: ${entry.detail}` : ''}${repeats > 1 ? ` (${repeats} times within a quarter of an hour)` : ''}`,
+    who: entry.client === OTHER_CLIENTS ? 'other addresses' : entry.client,
+  };
+}
+
 /** The audit log in the database, so every instance writes to one log. */
 export interface AuditLog {
   /** Adds one entry. */
   record(entry: AuditEntry): Promise<void>;
-  /** Adds one, or counts it on the same action, detail and client's entry of the last quarter-hour. */
+  /**
+   * Adds one, or counts it on the same action, detail and client's entry of the last quarter-hour;
+   * beyond `CLIENTS_PER_WINDOW` clients in that quarter-hour, on one entry for all the others.
+   */
   recordRepeated(entry: AuditEntry): Promise<void>;
   /** Deletes the entries older than `cutoff`; answers how many. */
   deleteBefore(cutoff: Date): Promise<number>;
@@ -69,12 +91,25 @@ export function createAuditLog(sql: Sql): AuditLog {
     recordRepeated: ({ at, action, detail, client }) =>
       sql.transaction(async (tx) => {
         const since = new Date(new Date(at).getTime() - REPEAT_WINDOW_MS).toISOString();
-        const { changes } = await tx.run(
-          `UPDATE admin_audit SET repeats = repeats + 1 WHERE id = (
-             SELECT id FROM admin_audit WHERE action = ? AND detail = ? AND client = ? AND at >= ? ORDER BY id DESC LIMIT 1)`,
-          [action, detail, client, since],
-        );
-        if (changes === 0) await tx.run('INSERT INTO admin_audit (at, action, detail, client) VALUES (?, ?, ?, ?)', [at, action, detail, client]);
+        const countOn = async (who: string) =>
+          (
+            await tx.run(
+              `UPDATE admin_audit SET repeats = repeats + 1 WHERE id = (
+                 SELECT id FROM admin_audit WHERE action = ? AND detail = ? AND client = ? AND at >= ? ORDER BY id DESC LIMIT 1)`,
+              [action, detail, who, since],
+            )
+          ).changes === 1;
+        if (await countOn(client)) return;
+        // A flood from many addresses: a row for each of the first few, one for all the others.
+        const seen = await tx.get<{ n: number | string }>('SELECT count(*) AS n FROM admin_audit WHERE action = ? AND detail = ? AND client <> ? AND at >= ?', [
+          action,
+          detail,
+          OTHER_CLIENTS,
+          since,
+        ]);
+        const who = Number(seen?.n ?? 0) < CLIENTS_PER_WINDOW ? client : OTHER_CLIENTS;
+        if (who === OTHER_CLIENTS && (await countOn(who))) return;
+        await tx.run('INSERT INTO admin_audit (at, action, detail, client) VALUES (?, ?, ?, ?)', [at, action, detail, who]);
       }),
     deleteBefore: async (cutoff) => (await sql.run('DELETE FROM admin_audit WHERE at < ?', [cutoff.toISOString()])).changes,
     async list(limit, offset) {

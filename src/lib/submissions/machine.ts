@@ -1,6 +1,6 @@
 import type { FieldValue } from '../forms/definition.ts';
 import type { Sql, SqlSession } from '../store/sql.ts';
-import { recordEvent } from '../webhooks/events.ts';
+import { messageEventId, recordEvent } from '../webhooks/events.ts';
 
 /**
  * Where a contact message stands, as stored: waiting to be delivered (`pending`; "sending"
@@ -163,7 +163,9 @@ export function createSubmissionMachine(sql: Sql, { events = true }: { events?: 
           : undefined;
         if (message) {
           const data = { id, createdAt: message.created_at, name: message.name, email: message.email, message: message.message };
-          await recordEvent(tx, 'contact.received', withForm(data, message.form, parseFields(message.fields)), now);
+          // Once per message: released again after a "Spam", it is not news a second time.
+          const eventId = messageEventId('contact.received', { id, createdAt: message.created_at });
+          await recordEvent(tx, 'contact.received', withForm(data, message.form, parseFields(message.fields)), now, eventId);
         }
       }
       return { found: true, from, changed: changes === 1, to };
@@ -204,7 +206,8 @@ export function createSubmissionMachine(sql: Sql, { events = true }: { events?: 
         // The news of it, in the same transaction: webhooks and chat alerts never miss a message.
         if (!events) return { id, status, reasons };
         const data = withForm({ id, createdAt: now, name: message.name, email: message.email, message: message.message }, message.form, message.fields);
-        await recordEvent(tx, status === 'pending' ? 'contact.received' : 'contact.held', status === 'spam' ? { ...data, reasons } : data, new Date(now));
+        const type = status === 'pending' ? 'contact.received' : 'contact.held';
+        await recordEvent(tx, type, status === 'spam' ? { ...data, reasons } : data, new Date(now), messageEventId(type, { id, createdAt: now }));
         return { id, status, reasons };
       }, TOGETHER),
 

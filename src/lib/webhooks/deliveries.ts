@@ -42,8 +42,10 @@ export type TryEnd =
 export interface Deliveries {
   /** Turns recorded events into one delivery per endpoint that takes them; answers how many were made. */
   fanOut(endpoints: readonly Endpoint[], now: Date): Promise<number>;
-  /** Takes the oldest due delivery no live lease holds, until `leaseUntil`, with its event. */
-  claim(now: Date, leaseUntil: Date): Promise<{ delivery: Delivery; event: SiteEvent; lease: string } | undefined>;
+  /** Takes the oldest due delivery no live lease holds (to `endpoint` when named), until `leaseUntil`, with its event. */
+  claim(now: Date, leaseUntil: Date, endpoint?: string): Promise<{ delivery: Delivery; event: SiteEvent; lease: string } | undefined>;
+  /** The endpoints that have a delivery due that no live lease holds. */
+  dueEndpoints(now: Date): Promise<string[]>;
   /** Records a try's end under the lease that took it: delivered, retried on the schedule, failed after the last, or disabled by a 410. */
   finish(id: number, lease: string, end: TryEnd, now: Date): Promise<DeliveryStatus | undefined>;
   /** Sends a delivery again from the start of the schedule (the owner's "Replay"); answers whether it changed. */
@@ -54,7 +56,7 @@ export interface Deliveries {
   attempts(id: number): Promise<DeliveryAttempt[]>;
   /** Deletes events older than `cutoff` with their deliveries and tries, unless one still waits; answers how many. */
   prune(cutoff: Date): Promise<number>;
-  /** When the next waiting delivery is due, if any. */
+  /** When the next waiting delivery is due, if any: one being sent under a live lease is due when its lease ends. */
   nextDueAt(): Promise<Date | undefined>;
   /** The endpoints a 410 stopped, by name, with the address that answered it. */
   goneEndpoints(): Promise<Map<string, string>>;
@@ -121,7 +123,7 @@ export function createDeliveries(sql: Sql): Deliveries {
         return made;
       }),
 
-    claim: (now, leaseUntil) =>
+    claim: (now, leaseUntil, endpoint) =>
       sql.transaction(async (tx) => {
         const at = now.toISOString();
         const lease = leaseUntil.toISOString();
@@ -129,11 +131,11 @@ export function createDeliveries(sql: Sql): Deliveries {
           `UPDATE webhook_deliveries SET lease_until = ?
            WHERE id = (
              SELECT id FROM webhook_deliveries
-             WHERE status = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
+             WHERE status = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)${endpoint === undefined ? '' : ' AND endpoint = ?'}
              ORDER BY next_attempt_at, id LIMIT 1 ${skipLocked}
            )
            RETURNING id`,
-          [lease, at, at],
+          endpoint === undefined ? [lease, at, at] : [lease, at, at, endpoint],
         );
         if (!taken) return undefined;
         const row = await tx.get<Row & { data: string; event_created_at: string }>(
@@ -214,8 +216,21 @@ export function createDeliveries(sql: Sql): Deliveries {
       return rows.map((row) => ({ at: row.attempted_at, status: row.status_code === null ? null : Number(row.status_code), error: row.error }));
     },
 
+    async dueEndpoints(now) {
+      const at = now.toISOString();
+      const rows = await sql.all<{ endpoint: string }>(
+        `SELECT DISTINCT endpoint FROM webhook_deliveries
+         WHERE status = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?) ORDER BY endpoint`,
+        [at, at],
+      );
+      return rows.map((row) => row.endpoint);
+    },
+
     async nextDueAt() {
-      const row = await sql.get<{ at: string | null }>(`SELECT min(next_attempt_at) AS at FROM webhook_deliveries WHERE status = 'pending'`);
+      // A delivery being sent is not due again before its lease ends: no pass every second while a receiver hangs.
+      const row = await sql.get<{ at: string | null }>(
+        `SELECT min(CASE WHEN lease_until > next_attempt_at THEN lease_until ELSE next_attempt_at END) AS at FROM webhook_deliveries WHERE status = 'pending'`,
+      );
       return row?.at ? new Date(row.at) : undefined;
     },
 

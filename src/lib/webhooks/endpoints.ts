@@ -27,8 +27,8 @@ export type Formatted = { body: string; headers: Record<string, string> };
 /**
  * The request an endpoint expects for an event: the Standard Webhooks body, or a chat
  * message in the service's format.
- * Hint: a visitor's text is data, never markup: Slack's `<`, `>` and `&` are escaped, Discord
- * mentions nobody, Telegram and ntfy get plain text.
+ * Hint: a visitor's text is data, never markup: Slack's `<`, `>` and `&` are escaped and mrkdwn
+ * is off, Discord's markdown is escaped and it mentions nobody, Telegram and ntfy get plain text.
  */
 export function formatFor(endpoint: Endpoint, event: SiteEvent, site: string): Formatted {
   const json = { 'content-type': 'application/json' };
@@ -36,9 +36,13 @@ export function formatFor(endpoint: Endpoint, event: SiteEvent, site: string): F
   const text = alertText(event, site, endpoint.detail ?? 'name-and-first-line');
   switch (endpoint.kind) {
     case 'slack':
-      return { body: JSON.stringify({ text: text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;') }), headers: json };
+      // Slack has no escape for `*`, `_` or `~`: the text is sent with its mrkdwn turned off.
+      return {
+        body: JSON.stringify({ text: text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'), mrkdwn: false }),
+        headers: json,
+      };
     case 'discord':
-      return { body: JSON.stringify({ content: cut(text, 2000), allowed_mentions: { parse: [] } }), headers: json };
+      return { body: JSON.stringify({ content: cut(discordEscaped(text), 2000), allowed_mentions: { parse: [] } }), headers: json };
     case 'telegram':
       return { body: JSON.stringify({ chat_id: endpoint.chatId, text: cut(text, 4096), disable_web_page_preview: true }), headers: json };
     case 'auto-reply':
@@ -72,6 +76,18 @@ export function alertText(event: SiteEvent, site: string, detail: AlertDetail): 
   if (detail === 'full') return `${from}\n\n${message}`;
   const first = oneLine(message.trim().split(/\r?\n/, 1)[0] ?? '');
   return `${from}\n${cut(first, 200)}`;
+}
+
+/**
+ * Text Discord shows as typed: its inline markup (bold, italic, strike, code, spoilers, masked
+ * links, `<…>` mentions and timestamps) and the line starts that make headings, quotes and lists
+ * are escaped with a backslash, which Discord drops when it shows them.
+ */
+function discordEscaped(text: string): string {
+  return text
+    .replace(/[\\*_~`|[\]<]/g, '\\$&')
+    .replace(/^([ \t]*)([#>+-])/gm, '$1\\$2')
+    .replace(/^([ \t]*\d+)\./gm, '$1\\.');
 }
 
 function oneLine(text: string): string {

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { SqlSession } from '../store/sql.ts';
 
 /** Every event the site tells webhooks and chat alerts about. */
@@ -16,10 +16,28 @@ export type SiteEvent = { id: string; type: EventType; createdAt: string; data: 
  * Hint: the webhook worker fans each event out to the endpoints that take its type
  * (webhooks/deliveries.ts); an event no endpoint takes within a day is dropped.
  */
-export async function recordEvent(tx: SqlSession, type: EventType, data: Record<string, unknown>, now: Date): Promise<string> {
-  const id = eventId(now);
-  await tx.run('INSERT INTO events (id, type, data, created_at) VALUES (?, ?, ?, ?)', [id, type, JSON.stringify(data), now.toISOString()]);
+export async function recordEvent(tx: SqlSession, type: EventType, data: Record<string, unknown>, now: Date, id = eventId(now)): Promise<string> {
+  // An id already recorded is news already told (a message released a second time): kept once.
+  await tx.run('INSERT INTO events (id, type, data, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING', [
+    id,
+    type,
+    JSON.stringify(data),
+    now.toISOString(),
+  ]);
   return id;
+}
+
+/**
+ * The id of an event about one message: the same for every time the message makes that news
+ * (accepted, released, marked spam and released again), so it is recorded once and, recorded
+ * again after it was pruned or scrubbed, reaches a receiver with the id it may have seen.
+ * Hint: the form of `eventId`, from the message's arrival and a hash of the type and the
+ * message's id, so it still sorts near the message's other events.
+ */
+export function messageEventId(type: EventType, message: { id: number; createdAt: string }): string {
+  const at = new Date(message.createdAt).getTime();
+  const hash = createHash('sha256').update(`${type}\n${message.id}\n${message.createdAt}`).digest('hex');
+  return `msg_${at.toString(16).padStart(12, '0')}${hash.slice(0, 16)}`;
 }
 
 /**

@@ -27,14 +27,17 @@ export type WebhookWorkerDeps = {
   autoReply?: ((event: SiteEvent, now: Date) => Promise<TryEnd>) | undefined;
 };
 
-/** The background sender of webhooks and chat alerts. */
+/** The background sender of webhooks and chat alerts; `runPass` answers once the sends it started have ended. */
 export type WebhookWorker = { start(): void; poke(): void; runPass(): Promise<void>; stop(): Promise<void> };
 
 /**
- * Fans recorded events out to the endpoints, then sends every due delivery, one at a time, each
- * under a lease so that several instances share the work and a killed one's deliveries are
- * taken up again when the lease runs out. A delivery goes until a 2xx, on the schedule.
- * Hint: an endpoint whose receiver answered 410 is stopped (logged once) until its address changes.
+ * Fans recorded events out to the endpoints, then sends every due delivery, each under a lease
+ * so that several instances share the work and a killed one's deliveries are taken up again
+ * when the lease runs out. A delivery goes until a 2xx, on the schedule.
+ * Hint: each endpoint is sent to by a lane of its own, in order, and the lanes run side by
+ * side and outlive the pass that started them: a receiver that hangs until the timeout holds
+ * up only its own deliveries, never another endpoint's, the automatic reply or the next pass.
+ * An endpoint whose receiver answered 410 is stopped (logged once) until its address changes.
  */
 export function createWebhookWorker({
   deliveries,
@@ -48,17 +51,42 @@ export function createWebhookWorker({
   leaseMs = LEASE_MS,
 }: WebhookWorkerDeps): WebhookWorker {
   const byName = new Map(endpoints.map((endpoint) => [endpoint.name, endpoint]));
+  /** The endpoints stopped by a 410, with the address that answered it; read again at each pass. */
+  let gone = new Map<string, string>();
+  /** The lanes under way, by endpoint; `again` makes one look once more before it ends (a pass found more). */
+  const lanes = new Map<string, { again: boolean; done: Promise<void> }>();
 
   async function pass(signal: AbortSignal): Promise<void> {
-    const gone = await deliveries.goneEndpoints();
+    gone = await deliveries.goneEndpoints();
     const running = endpoints.filter((endpoint) => gone.get(endpoint.name) !== endpoint.url);
     await deliveries.fanOut(running, now());
+    for (const name of await deliveries.dueEndpoints(now())) {
+      const lane = lanes.get(name);
+      if (lane) lane.again = true;
+      else startLane(name, signal);
+    }
+  }
+
+  function startLane(name: string, signal: AbortSignal): void {
+    const lane = { again: false, done: Promise.resolve() };
+    lane.done = sendAll(name, lane, signal)
+      .catch((error: unknown) => logger.warn('webhook.worker_failed', { error: describeError(error), note: 'tried again in a few seconds' }))
+      .finally(() => lanes.delete(name));
+    lanes.set(name, lane);
+  }
+
+  /** Sends an endpoint's due deliveries one after another, until none is left. */
+  async function sendAll(name: string, lane: { again: boolean }, signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
       const start = now();
-      const claimed = await deliveries.claim(start, new Date(start.getTime() + leaseMs));
-      if (!claimed) return;
+      const claimed = await deliveries.claim(start, new Date(start.getTime() + leaseMs), name);
+      if (!claimed) {
+        if (!lane.again) return;
+        lane.again = false;
+        continue;
+      }
       const { delivery, event, lease } = claimed;
-      const endpoint = byName.get(delivery.endpoint);
+      const endpoint = byName.get(name);
       if (!endpoint || gone.get(endpoint.name) === endpoint.url) {
         // Taken off the configuration, or stopped by a 410: it ends here, recorded.
         await deliveries.finish(delivery.id, lease, { kind: 'gone', status: 410 }, now());
@@ -85,6 +113,11 @@ export function createWebhookWorker({
     }
   }
 
+  /** Until every lane has ended, those that start meanwhile included. */
+  async function lanesEnded(): Promise<void> {
+    while (lanes.size > 0) await Promise.all([...lanes.values()].map((lane) => lane.done));
+  }
+
   function send(endpoint: Endpoint, event: SiteEvent): Promise<TryEnd> {
     const { body, headers } = formatFor(endpoint, event, siteName);
     const signed =
@@ -103,7 +136,13 @@ export function createWebhookWorker({
       if (scheduler.start()) logger.info('webhook.worker_started', { endpoints: endpoints.map((endpoint) => endpoint.name) });
     },
     poke: () => scheduler.poke(),
-    runPass: () => scheduler.runPass(),
-    stop: () => scheduler.stop(),
+    async runPass() {
+      await scheduler.runPass();
+      await lanesEnded();
+    },
+    async stop() {
+      await scheduler.stop();
+      await lanesEnded();
+    },
   };
 }

@@ -174,7 +174,8 @@ describe('signing in', () => {
     const outcome = await handleAdminPost('sign-in', post('/admin/actions/sign-in', fields), deps, context);
     expect(outcome).toEqual({ kind: 'redirect', location: '/admin?failed=1' });
     expect(records.size).toBe(0);
-    expect(audit).toEqual([{ at: '2026-11-22T10:00:00.000Z', action: 'sign-in-failed', detail: 'wrong password', client: 'c0ffee' }]);
+    // Counted per client and quarter-hour, as refusals are (the real log: tests/lib/admin/admin.test.ts).
+    expect(audit).toEqual([{ at: '2026-11-22T10:00:00.000Z', action: 'sign-in-failed', detail: 'wrong password', client: 'c0ffee', repeats: -1 }]);
   });
 
   test('a full password-check queue: 429 at once for an unknown browser, and nothing is audited', async () => {

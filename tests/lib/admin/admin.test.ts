@@ -122,6 +122,27 @@ describe.each(testEngines())('createAdmin on $name', ({ name, available, open })
       ]);
     });
 
+    test('200 addresses trying wrong passwords: a few rows with counts, not a row per attempt', async () => {
+      const { store } = await open();
+      const { admin } = build(store);
+      for (let round = 0; round < 2; round++) {
+        for (let n = 0; n < 200; n++) {
+          const client = { publicOrigin: SITE, clientKey: `198.51.100.${n}`, clientHash: `c${String(n).padStart(3, '0')}` };
+          await expect(handleAdminPost('sign-in', post('/admin/actions/sign-in', { password: `guess ${round}` }), admin.deps, client)).resolves.toEqual({
+            kind: 'redirect',
+            location: '/admin?failed=1',
+          });
+        }
+      }
+      const { entries, total } = await admin.audit.list(50, 0);
+      // The first ten addresses of the quarter-hour have a row each; the 190 others share one.
+      expect(total).toBe(11);
+      expect(entries.map((e) => [e.action, e.detail, e.client, e.repeats]).sort()).toEqual([
+        ...Array.from({ length: 10 }, (_, n) => ['sign-in-failed', 'wrong password', `c00${n}`, 2]),
+        ['sign-in-failed', 'wrong password', 'others', 380],
+      ]);
+    });
+
     test('the export count sums every status, and the parts it was given are the ones it uses', async () => {
       const { store } = await open();
       const { admin, parts } = build(store);

@@ -1,10 +1,35 @@
 import { describe, expect, test } from 'vitest';
-import { AUDIT_DEFAULT_RETENTION_DAYS, erasedAddress, REPEAT_WINDOW_MS } from '../../../src/lib/admin/audit.ts';
+import { AUDIT_DEFAULT_RETENTION_DAYS, describeEntry, erasedAddress, OTHER_CLIENTS, REPEAT_WINDOW_MS } from '../../../src/lib/admin/audit.ts';
 
 describe('the audit page', () => {
   test('counts repeats within a quarter-hour and keeps a year without RETENTION_DAYS', () => {
     expect(REPEAT_WINDOW_MS).toBe(900_000);
     expect(AUDIT_DEFAULT_RETENTION_DAYS).toBe(365);
+  });
+});
+
+describe('what the audit page shows of an entry', () => {
+  const at = '2026-11-22T10:00:00.000Z';
+
+  test.each([
+    [
+      { at, action: 'sign-in', detail: '', client: 'c0ffee' },
+      { what: 'Signed in', who: 'c0ffee' },
+    ],
+    [
+      { at, action: 'delete-message', detail: '#7', client: 'c0ffee', repeats: 1 },
+      { what: 'Deleted a message: #7', who: 'c0ffee' },
+    ],
+    [
+      { at, action: 'sign-in-failed', detail: 'wrong password', client: 'c0ffee', repeats: 2 },
+      { what: 'Sign-in failed: wrong password (2 times within a quarter of an hour)', who: 'c0ffee' },
+    ],
+    [
+      { at, action: 'sign-in-failed', detail: 'wrong password', client: OTHER_CLIENTS, repeats: 380 },
+      { what: 'Sign-in failed: wrong password (380 times within a quarter of an hour)', who: 'other addresses' },
+    ],
+  ] as const)('%j', (entry, shown) => {
+    expect(describeEntry(entry)).toEqual(shown);
   });
 });
 

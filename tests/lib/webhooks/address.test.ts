@@ -26,6 +26,49 @@ describe('the addresses a webhook may not reach unless WEBHOOK_ALLOW_PRIVATE', (
   ])('%s: private %s', (address, isPrivate) => {
     expect(isPrivateAddress(address)).toBe(isPrivate);
   });
+
+  // Every way IPv6 carries an IPv4 address, and the IPv6 ranges that are not the Internet.
+  test.each([
+    // Site-local (deprecated, still routed inside some networks).
+    ['fec0::1', true],
+    ['feff:ffff::1', true],
+    // 6to4: the IPv4 address is the 32 bits after 2002.
+    ['2002:7f00:1::', true],
+    ['2002:a00:1::1', true],
+    ['2002:c0a8:101:1::1', true],
+    ['2002:a9fe:a9fe::', true],
+    ['2002:5db8:d822::1', false],
+    // IPv4-compatible (::a.b.c.d): deprecated, never a public destination.
+    ['::127.0.0.1', true],
+    ['::7f00:1', true],
+    ['::10.0.0.1', true],
+    ['::169.254.169.254', true],
+    ['::93.184.216.34', true],
+    ['0:0:0:0:0:0:7f00:1', true],
+    // IPv4-translated (::ffff:0:a.b.c.d).
+    ['::ffff:0:127.0.0.1', true],
+    ['::ffff:0:7f00:1', true],
+    ['::ffff:0:a9fe:a9fe', true],
+    ['::ffff:0:93.184.216.34', true],
+    // Mapped and NAT64, however they are written.
+    ['0:0:0:0:0:ffff:7f00:1', true],
+    ['::FFFF:127.0.0.1', true],
+    ['0000:0000:0000:0000:0000:ffff:10.0.0.1', true],
+    ['64:ff9b:0:0:0:0:a9fe:a9fe', true],
+    ['64:ff9b::5db8:d822', false],
+    ['64:ff9b:1::1', true],
+    // Teredo: the client's IPv4 address, inverted, in the last 32 bits (here 127.0.0.1).
+    ['2001:0:4136:e378:8000:63bf:80ff:fffe', true],
+    ['2001:0:4136:e378:8000:63bf:a247:27dd', false],
+    // Discard-only, benchmarking, documentation.
+    ['100::1', true],
+    ['2001:2::1', true],
+    ['3fff::1', true],
+    ['fe80::1%eth0', true],
+    ['2a00:1450:4001:80b::200e', false],
+  ])('%s: private %s', (address, isPrivate) => {
+    expect(isPrivateAddress(address)).toBe(isPrivate);
+  });
 });
 
 /** What `publicOnlyLookup` called back with. */

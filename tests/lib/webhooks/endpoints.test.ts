@@ -24,15 +24,16 @@ describe('what each endpoint receives', () => {
     });
   });
 
-  test('Slack: text with its markup characters escaped', () => {
+  test('Slack: text with its markup characters escaped, and no formatting', () => {
     expect(JSON.parse(formatFor(endpoint('slack'), EVENT, 'Atelier Nord').body)).toEqual({
       text: 'Atelier Nord: new message from Zoë &lt;@everyone&gt; &lt;zoe@example.org&gt;\nFirst line &amp; more',
+      mrkdwn: false,
     });
   });
 
   test('Discord: content, and nobody mentioned whatever the visitor typed', () => {
     expect(JSON.parse(formatFor(endpoint('discord'), EVENT, 'Atelier Nord').body)).toEqual({
-      content: 'Atelier Nord: new message from Zoë <@everyone> <zoe@example.org>\nFirst line & more',
+      content: 'Atelier Nord: new message from Zoë \\<@everyone> \\<zoe@example.org>\nFirst line & more',
       allowed_mentions: { parse: [] },
     });
   });
@@ -76,6 +77,40 @@ describe('what each endpoint receives', () => {
   });
 });
 
+describe("a visitor's markup reaches a chat as the characters typed", () => {
+  const MARKUP: SiteEvent = {
+    ...EVENT,
+    data: {
+      id: 11,
+      name: '**Ada** _the_ ~~admin~~',
+      email: 'ada@example.org',
+      message: '[Reset your password](https://evil.example/login) and *urgent* `code`\n# Call now\n> quoted\n- one\n1. two\n||spoiler|| <t:0:R> \\[x]',
+    },
+  };
+
+  test('Discord: every markup character escaped, so a masked link shows its address and nothing is bold, a heading or a quote', () => {
+    expect(JSON.parse(formatFor(endpoint('discord', { detail: 'full' }), MARKUP, 'Atelier Nord').body).content).toBe(
+      [
+        'Atelier Nord: new message from \\*\\*Ada\\*\\* \\_the\\_ \\~\\~admin\\~\\~ \\<ada@example.org>',
+        '',
+        '\\[Reset your password\\](https://evil.example/login) and \\*urgent\\* \\`code\\`',
+        '\\# Call now',
+        '\\> quoted',
+        '\\- one',
+        '1\\. two',
+        '\\|\\|spoiler\\|\\| \\<t:0:R> \\\\\\[x\\]',
+      ].join('\n'),
+    );
+  });
+
+  test('Slack: the text is not read as mrkdwn, so *bold* and _italic_ stay as typed', () => {
+    expect(JSON.parse(formatFor(endpoint('slack'), MARKUP, 'Atelier Nord').body)).toEqual({
+      text: 'Atelier Nord: new message from **Ada** _the_ ~~admin~~ &lt;ada@example.org&gt;\n[Reset your password](https://evil.example/login) and *urgent* `code`',
+      mrkdwn: false,
+    });
+  });
+});
+
 describe('what an alert makes of missing or long parts', () => {
   test('the automatic reply is never posted: nothing to send', () => {
     expect(formatFor(endpoint('auto-reply', { url: '' }), EVENT, 'Atelier Nord')).toEqual({ body: '', headers: {} });
@@ -93,12 +128,12 @@ describe('what an alert makes of missing or long parts', () => {
 
   test('a text longer than the service takes is cut to its limit, in characters, the last one an ellipsis', () => {
     const event: SiteEvent = { ...EVENT, data: { id: 10, name: 'Ada', email: 'ada@example.org', message: '😀'.repeat(2500) } };
-    // The head is 52 characters and a blank line 2: 1,945 emoji and the ellipsis make 2,000.
-    const content = `Atelier Nord: new message from Ada <ada@example.org>\n\n${'😀'.repeat(1945)}…`;
+    // The head is 53 characters (its `<` escaped) and a blank line 2: 1,944 emoji and the ellipsis make 2,000.
+    const content = `Atelier Nord: new message from Ada \\<ada@example.org>\n\n${'😀'.repeat(1944)}…`;
     expect(JSON.parse(formatFor(endpoint('discord', { detail: 'full' }), event, 'Atelier Nord').body)).toEqual({ content, allowed_mentions: { parse: [] } });
-    const exactly = { ...event, data: { ...event.data, message: '😀'.repeat(1946) } };
+    const exactly = { ...event, data: { ...event.data, message: '😀'.repeat(1945) } };
     expect(JSON.parse(formatFor(endpoint('discord', { detail: 'full' }), exactly, 'Atelier Nord').body).content).toBe(
-      `Atelier Nord: new message from Ada <ada@example.org>\n\n${'😀'.repeat(1946)}`,
+      `Atelier Nord: new message from Ada \\<ada@example.org>\n\n${'😀'.repeat(1945)}`,
     );
   });
 });

@@ -1,12 +1,13 @@
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest';
 import { createLogger } from '../../../src/lib/log.ts';
 import { openStore, type Store } from '../../../src/lib/database/database.ts';
 import { createSubmissionMachine } from '../../../src/lib/submissions/machine.ts';
 import { createDeliveries } from '../../../src/lib/webhooks/deliveries.ts';
 import type { Endpoint } from '../../../src/lib/webhooks/endpoints.ts';
+import { postDelivery } from '../../../src/lib/webhooks/sender.ts';
 import { createWebhookWorker } from '../../../src/lib/webhooks/worker.ts';
-import { type FakeHttpServer, type FakeReply, replyJson, startFakeHttpServer } from '../../support/fake-http.ts';
+import { type FakeHttpServer, type FakeReply, replyHang, replyJson, startFakeHttpServer } from '../../support/fake-http.ts';
 import { TEST_DATABASE, testEngines } from '../../support/stores.ts';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
@@ -123,6 +124,82 @@ describe.each(testEngines())('webhook deliveries on $name', (engine) => {
       await other.close();
     }
   });
+
+  test.skipIf(!engine.available)('a message released, marked spam and released again reaches the receiver as one contact.received', async () => {
+    receiver.reply(replyJson(204, {}));
+    const { machine, worker } = await setUp();
+    const { id } = await machine.receive({ ...message, held: ['too-many-links'] });
+    for (let round = 0; round < 3; round++) {
+      await machine.release(id, new Date());
+      await worker.runPass();
+      await machine.hold(id, new Date());
+    }
+    await machine.release(id, new Date());
+    await worker.runPass();
+    const told = receiver.requests.map((r) => [(JSON.parse(r.body) as { type: string }).type, r.headers['webhook-id']]);
+    expect(told.map(([type]) => type)).toEqual(['contact.held', 'contact.received']);
+    expect(told[0]![1]).not.toBe(told[1]![1]);
+  });
+
+  test.skipIf(!engine.available)(
+    'a receiver that never answers delays no other endpoint and no automatic reply, for the messages waiting and the ones that come',
+    async () => {
+      const { store } = await engine.open();
+      const hanging = await startFakeHttpServer(replyHang());
+      // The hanging one gives up after 5 s here (15 s in service): it is not to be waited for.
+      let hangingEnded!: () => void;
+      const hangingTimedOut = new Promise<'the hanging receiver timed out'>((resolve) => {
+        hangingEnded = () => resolve('the hanging receiver timed out');
+      });
+      hanging.reply((_, res) => void res.once('close', hangingEnded));
+      const told: string[] = [];
+      const waiters: Array<{ count: number; resolve: () => void }> = [];
+      const tell = (what: string) => {
+        told.push(what);
+        for (const waiter of waiters) if (told.length >= waiter.count) waiter.resolve();
+      };
+      const toldTimes = (count: number) =>
+        new Promise<'told'>((resolve) => {
+          waiters.push({ count, resolve: () => resolve('told') });
+          if (told.length >= count) resolve('told');
+        });
+      receiver.reply((request, res) => {
+        tell(`webhook ${(JSON.parse(request.body) as { data: { name: string } }).data.name}`);
+        res.writeHead(204).end();
+      });
+      const worker = createWebhookWorker({
+        deliveries: createDeliveries(store.sql),
+        endpoints: [
+          { name: 'hanging', kind: 'standard', url: `${hanging.url}/hook`, secrets: [SECRET], events: ['contact.received'] },
+          { name: 'answering', kind: 'standard', url: `${receiver.url}/hook`, secrets: [SECRET], events: ['contact.received'] },
+          { name: 'auto-reply', kind: 'auto-reply', url: '', events: ['contact.received'] },
+        ],
+        siteName: 'Atelier Nord',
+        allowPrivate: true,
+        logger: createLogger({ level: 'silent' }),
+        post: (request) => postDelivery({ ...request, timeoutMs: 5_000 }),
+        autoReply: async (event) => {
+          tell(`reply ${(event.data as { name: string }).name}`);
+          return { kind: 'delivered', status: 250 };
+        },
+      });
+      const machine = createSubmissionMachine(store.sql);
+      for (const name of ['First', 'Second']) await machine.receive({ ...message, name });
+      worker.start();
+      // The hanging receiver goes first, so that the worker's stop has no try left to wait for.
+      onTestFinished(async () => {
+        await hanging.close();
+        await worker.stop();
+      });
+      await expect(Promise.race([toldTimes(4), hangingTimedOut])).resolves.toBe('told');
+      // A message that arrives while the hanging receiver still holds its first delivery.
+      await machine.receive({ ...message, name: 'Third' });
+      worker.poke();
+      await expect(Promise.race([toldTimes(6), hangingTimedOut])).resolves.toBe('told');
+      expect(told.sort()).toEqual(['reply First', 'reply Second', 'reply Third', 'webhook First', 'webhook Second', 'webhook Third']);
+      expect(hanging.requests.map((r) => (JSON.parse(r.body) as { data: { name: string } }).data.name)).toEqual(['First']);
+    },
+  );
 
   test.skipIf(!engine.available)('a redirect is not followed, and counts as a failed try', async () => {
     receiver.reply((request, res) => {
