@@ -80,7 +80,10 @@ export async function forgetEvents(tx: SqlSession, engine: Engine, subject: Even
   const [which, params] =
     'message' in subject
       ? [`type IN ('contact.received', 'contact.held') AND ${field('id')} = ?`, [engine === 'postgresql' ? String(subject.message) : subject.message]]
-      : [`type IN ('newsletter.subscribed', 'newsletter.confirmed') AND lower(${field('email')}) = ?`, [subject.address.toLowerCase()]];
+      : [
+          `type IN ('newsletter.subscribed', 'newsletter.confirmed') AND ${engine === 'sqlite' ? 'fold' : 'lower'}(${field('email')}) = ?`,
+          [subject.address.toLowerCase()],
+        ];
   const events = `SELECT id FROM events WHERE ${which}`;
   await tx.run(`DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE event_id IN (${events}))`, params);
   await tx.run(`DELETE FROM webhook_deliveries WHERE event_id IN (${events})`, params);
