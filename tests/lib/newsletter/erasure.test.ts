@@ -151,8 +151,13 @@ describe.each(testEngines())('the erasure of a subscriber on $name', (engine) =>
     const { store } = await engine.open();
     await recordEvent(store.sql, 'newsletter.subscribed', { email: 'xerase.me@example.org', provider: 'local' }, new Date());
     await recordEvent(store.sql, 'newsletter.subscribed', { email: 'erase.me@example.org', provider: 'local' }, new Date());
+    const drafts = createFormDrafts(store.sql);
+    const draft = { route: '/newsletter', client: 'client-1' };
+    const other = await drafts.save({ ...draft, content: JSON.stringify({ values: { email: 'xerase.me@example.org' } }) });
+    const own = await drafts.save({ ...draft, content: JSON.stringify({ values: { email: 'erase.me@example.org' } }) });
     await expect(createAdminQueries(store.sql).deleteSubscriber(ERASED)).resolves.toEqual({ found: true });
     const left = await store.sql.all<{ data: string }>('SELECT data FROM events');
     expect(left.map((row) => (JSON.parse(row.data) as { email: string }).email)).toEqual(['xerase.me@example.org']);
+    expect([Boolean(await drafts.read({ ...draft, id: other! })), Boolean(await drafts.read({ ...draft, id: own! }))]).toEqual([true, false]);
   });
 });

@@ -138,6 +138,27 @@ describe.each(testEngines())('the owner’s spam and delete on $name', (engine) 
     await expect(createDeliveries(store.sql).nextDueAt()).resolves.toBeUndefined();
   });
 
+  test.runIf(engine.available)('`inbox delete` while the message is being sent: its news goes with it when that send ends', async () => {
+    const { store, clock, worker } = await setUp();
+    const bea = await receive(store, 'Bea Deleted', 'bea@example.org');
+    await worker.runPass();
+    const at = new Date();
+    const claimed = await store.outbox.claim(at, new Date(at.getTime() + 60_000));
+    expect(claimed?.id).toBe(bea.id);
+    const out: string[] = [];
+    const io = { outbox: store.outbox, out: (text: string) => void out.push(text), err: (text: string) => void out.push(text) };
+    await expect(runInboxCommand({ name: 'delete', id: bea.id }, io)).resolves.toBe(0);
+    expect(out).toEqual([`Message #${bea.id} is being sent right now: it is deleted with its history once that send ends.\n`]);
+    await expect(store.outbox.markSent(bea.id, at, claimed!.lease)).resolves.toBe('deleted');
+    await expect(recordedNames(store)).resolves.toEqual([]);
+    smtp.answer(() => 'accept');
+    receiver.reply(replyJson(200, {}));
+    clock.now = new Date(clock.now.getTime() + 3_600_000);
+    await worker.runPass();
+    expect(smtp.received).toEqual([]);
+    await expect(createDeliveries(store.sql).nextDueAt()).resolves.toBeUndefined();
+  });
+
   test.runIf(engine.available)('a delivery of the message being posted while the owner deletes it records nothing afterwards', async () => {
     const { store, clock } = await setUp();
     const ada = await receive(store, 'Ada Deleted', 'ada@example.org');
