@@ -1,6 +1,6 @@
 /**
  * The site owner's inbox on the command line: `npm run inbox -- list | show <id> |
- * export --format csv|json | retry <id> | release <id> | spam <id> | digest`. It opens the same store
+ * export --format csv|json | retry <id> | release <id> | spam <id> | delete <id> | digest`. It opens the same store
  * as the server, which may be running (SQLite's WAL, or PostgreSQL, lets both work at once).
  */
 import { readConfig } from '../lib/config/config.ts';

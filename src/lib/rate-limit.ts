@@ -29,6 +29,8 @@ export interface AbuseLimits {
   refundClient(route: LimitedRoute, clientKey: string): Promise<void>;
   /** Counts one subscription attempt for an address. */
   checkAddress(email: string): Promise<LimitVerdict>;
+  /** Forgets an address's count, in Redis and in this process's memory (an erasure); answers whether one was kept. */
+  forgetAddress(email: string): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -40,6 +42,18 @@ export const ATTEMPTS_PER_ACCEPTED_POST = 4;
 
 /** Subscriptions allowed per address and day, whatever the client. */
 export const SUBSCRIPTIONS_PER_ADDRESS_PER_DAY = 3;
+
+/** The prefix of the per-address counts: Redis keeps `site-forms:address:<address in lower case>` for a day. */
+const ADDRESS_PREFIX = 'site-forms:address';
+
+/**
+ * Deletes an address's count from Redis (an erasure), as a process without the limits does
+ * (`npm run subscribers -- erase`); answers whether there was one. Throws while Redis is down.
+ */
+export async function forgetAddressInRedis(redis: Redis, email: string): Promise<boolean> {
+  // The library's key: its prefix, a colon, then the key the limits counted (the lower-case address).
+  return (await redis.del(`${ADDRESS_PREFIX}:${email.toLowerCase()}`)) > 0;
+}
 
 const ALWAYS: LimitVerdict = { ok: true };
 
@@ -57,11 +71,20 @@ export const MEMORY_LIMITER_MAX_KEYS = 20_000;
 export function createAbuseLimits(config: { rateLimit: { max: number; windowSeconds: number } }, logger: Logger, redis?: Redis): AbuseLimits {
   const { max, windowSeconds } = config.rateLimit;
   if (max === 0)
-    return { enabled: false, checkClient: async () => ALWAYS, refundClient: async () => {}, checkAddress: async () => ALWAYS, close: async () => {} };
+    return {
+      enabled: false,
+      checkClient: async () => ALWAYS,
+      refundClient: async () => {},
+      checkAddress: async () => ALWAYS,
+      // Counts kept while the limits were on are still forgotten.
+      forgetAddress: async (email) => (redis ? forgetAddressInRedis(redis, email) : false),
+      close: async () => {},
+    };
 
   const RateLimiterRedis = limiterClass('RateLimiterRedis');
-  const limiter = (keyPrefix: string, points: number, duration: number) => {
-    const memory = createBoundedMemoryLimiter({ keyPrefix, points, duration }, MEMORY_LIMITER_MAX_KEYS);
+  const memoryLimiter = (keyPrefix: string, points: number, duration: number) =>
+    createBoundedMemoryLimiter({ keyPrefix, points, duration }, MEMORY_LIMITER_MAX_KEYS);
+  const limiter = (keyPrefix: string, points: number, duration: number, memory = memoryLimiter(keyPrefix, points, duration)) => {
     if (!redis) return memory;
     // rejectIfRedisNotReady: while Redis is down, go straight to memory instead of queueing.
     return new RateLimiterRedis({ storeClient: redis, keyPrefix, points, duration, rejectIfRedisNotReady: true, insuranceLimiter: memory });
@@ -82,7 +105,9 @@ export function createAbuseLimits(config: { rateLimit: { max: number; windowSeco
     }
     return pair;
   };
-  const perAddress = limiter('site-forms:address', SUBSCRIPTIONS_PER_ADDRESS_PER_DAY, 24 * 3600);
+  // The memory the address counts go to (without Redis, or while it is down), kept for an erasure.
+  const addressMemory = memoryLimiter(ADDRESS_PREFIX, SUBSCRIPTIONS_PER_ADDRESS_PER_DAY, 24 * 3600);
+  const perAddress = limiter(ADDRESS_PREFIX, SUBSCRIPTIONS_PER_ADDRESS_PER_DAY, 24 * 3600, addressMemory);
 
   return {
     enabled: true,
@@ -100,6 +125,12 @@ export function createAbuseLimits(config: { rateLimit: { max: number; windowSeco
       }
     },
     checkAddress: (email) => consume(perAddress, email.toLowerCase(), logger),
+    async forgetAddress(email) {
+      const inMemory = await addressMemory.delete(email.toLowerCase());
+      // Redis down: thrown, so the erasure says it is not complete rather than pretend it is.
+      const inRedis = redis ? await forgetAddressInRedis(redis, email) : false;
+      return inMemory || inRedis;
+    },
     // The Redis client is the services' (shared with the admin's throttle), closed with them.
     async close() {},
   };

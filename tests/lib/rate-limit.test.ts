@@ -16,6 +16,7 @@ function sharedLimits(max: number, url: string, logger: Logger = silentLogger): 
     checkClient: limits.checkClient,
     refundClient: limits.refundClient,
     checkAddress: limits.checkAddress,
+    forgetAddress: limits.forgetAddress,
     async close() {
       await limits.close();
       redis.disconnect();
@@ -97,6 +98,14 @@ describe('abuse limits in memory', () => {
     expect(refused.ok === false && refused.retryAfterSeconds).toBeLessThanOrEqual(86_400);
   });
 
+  test('an erasure forgets an address’s count, whatever its case: the address may subscribe 3 times again', async () => {
+    const limits = createAbuseLimits(config(100), silentLogger);
+    for (let i = 0; i < 3; i++) await limits.checkAddress('ada@example.com');
+    await expect(limits.forgetAddress('ADA@Example.com')).resolves.toBe(true);
+    await expect(countAllowed(() => limits.checkAddress('ada@example.com'), 4)).resolves.toBe(3);
+    await expect(limits.forgetAddress('nobody@example.com')).resolves.toBe(false);
+  });
+
   test('RATE_LIMIT_MAX=0 turns limiting off', async () => {
     const limits = createAbuseLimits(config(0), silentLogger);
     expect(limits.enabled).toBe(false);
@@ -142,6 +151,15 @@ describe.skipIf(!redisAvailable)('abuse limits shared through a real Redis', () 
     await expect(client.get('site-forms:contact:refunded-client')).resolves.toBe('1');
     await expect(client.get('site-forms:attempts:contact:refunded-client')).resolves.toBe('2');
     client.disconnect();
+    await limits.close();
+  });
+
+  test('an erasure while Redis is down fails rather than leave the count there unsaid', async () => {
+    const dead = await startRedis();
+    const limits = sharedLimits(2, dead.url);
+    await expect(countAllowed(() => limits.checkAddress('ada@example.com'), 1)).resolves.toBe(1);
+    await dead.stop();
+    await expect(limits.forgetAddress('ada@example.com')).rejects.toThrow();
     await limits.close();
   });
 

@@ -77,6 +77,8 @@ const NOTICES: Record<string, string> = {
   'delete-message-deferred': 'The message was being sent at that moment: it is deleted, with its history, as soon as that send ends.',
   unchanged: 'Nothing changed: the message was already in that state.',
   deleted: 'Deleted.',
+  'deleted-count-kept':
+    'Deleted, except the address’s count in the limits: Redis could not be reached. Once it is back, run npm run subscribers -- erase with the address (the count ends within 24 hours anyway).',
   replayed: 'The delivery is sent again from the start of its schedule, within a few seconds.',
   'unchanged-delivery': 'Nothing changed: that delivery is still on its way.',
   'signup-retried': 'The signup is tried again within a minute.',

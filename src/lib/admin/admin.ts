@@ -11,6 +11,7 @@ import { createDevices, type Devices } from './device.ts';
 import { type AuditLog, createAuditLog } from './audit.ts';
 import { CHART_DAYS, type DayCount, lastDays } from './chart.ts';
 import { createPasswordCheck, type PasswordHash } from './password.ts';
+import type { AbuseLimits } from '../rate-limit.ts';
 import { type AdminQueries, createAdminQueries, type DeliveryHealth } from './queries.ts';
 import { createSessions, type SessionStore, type Sessions } from './session.ts';
 import { createSessionStore } from './session-store.ts';
@@ -57,6 +58,8 @@ export type AdminParts = {
   logger: Logger;
   providerName: string;
   redis?: Redis | undefined;
+  /** The server's abuse limits, whose per-address counts an erasure forgets. */
+  limits?: Pick<AbuseLimits, 'forgetAddress'> | undefined;
   spam: Pick<MessageCommands, 'markSpam' | 'release'> & { reasons(id: number): Promise<string[]> };
   exportMessages: Exports['messages'];
   /** The webhooks' deliveries: listed on /admin/webhooks, replayed from there. */
@@ -67,14 +70,17 @@ export type AdminParts = {
 };
 
 /** The admin's own tables and queries over the store's SQL. */
-export function createAdminStores(sql: Sql): { sessionStore: SessionStore; audit: AuditLog; queries: AdminQueries } {
-  return { sessionStore: createSessionStore(sql), audit: createAuditLog(sql), queries: createAdminQueries(sql) };
+export function createAdminStores(
+  sql: Sql,
+  limits?: Pick<AbuseLimits, 'forgetAddress'>,
+): { sessionStore: SessionStore; audit: AuditLog; queries: AdminQueries } {
+  return { sessionStore: createSessionStore(sql), audit: createAuditLog(sql), queries: createAdminQueries(sql, { limits }) };
 }
 
 /** Builds the admin over the store, when `ADMIN_PASSWORD_HASH` is set. */
 export function createAdmin(settings: AdminSettings, parts: AdminParts): Admin {
   const { store, logger, spam } = parts;
-  const { sessionStore, audit, queries } = createAdminStores(store.sql);
+  const { sessionStore, audit, queries } = createAdminStores(store.sql, parts.limits);
   const sessions = createSessions(sessionStore);
   const machine = createSubmissionMachine(store.sql);
   const commands: MessageCommands = {

@@ -1,4 +1,5 @@
 import type { Sql, SqlValue } from '../store/sql.ts';
+import { type ErasureParts, type ErasureResult, eraseSubscriber } from '../newsletter/erasure.ts';
 import type { FieldValue } from '../forms/definition.ts';
 import { createSubmissionMachine, parseFields } from '../submissions/machine.ts';
 import type { DayCount } from './chart.ts';
@@ -63,8 +64,8 @@ export interface AdminQueries {
   deleteOlderThan(cutoff: Date): Promise<number>;
   /** One page of subscribers, newest first, matching `search`, and how many match. */
   subscribers(search: string | undefined, page: number): Promise<{ rows: SubscriberRow[]; total: number }>;
-  /** Removes one address from the local list; answers whether it was there. */
-  deleteSubscriber(email: string): Promise<boolean>;
+  /** Erases one address everywhere it is kept (newsletter/erasure.ts); answers whether anything of it was found. */
+  deleteSubscriber(email: string): Promise<ErasureResult>;
 }
 
 /**
@@ -72,7 +73,7 @@ export interface AdminQueries {
  * Hint: search is a case-insensitive substring match (`LIKE` with its wildcards escaped),
  * which is plenty for one site's inbox and needs no search index.
  */
-export function createAdminQueries(sql: Sql): AdminQueries {
+export function createAdminQueries(sql: Sql, { limits }: Pick<ErasureParts, 'limits'> = {}): AdminQueries {
   const machine = createSubmissionMachine(sql);
   // Case folded beyond ASCII on both engines: SQLite's lower() knows only A–Z (sqlite.ts adds fold()).
   const fold = (column: string) => (sql.engine === 'sqlite' ? `fold(${column})` : `lower(${column})`);
@@ -175,15 +176,8 @@ export function createAdminQueries(sql: Sql): AdminQueries {
           : { email: r.email, createdAt: r.created_at, consent: { confirmedAt: r.confirmed_at, version: r.consent_version, page: r.page ?? '' } };
       return { rows: rows.map(rowOf), total: Number(count?.n ?? 0) };
     },
-    deleteSubscriber: (email) =>
-      sql.transaction(async (tx) => {
-        // An erasure: the address goes from the list, its consent record and the signups waiting
-        // for the provider, all at once (the audit log keeps only its domain).
-        const { changes } = await tx.run('DELETE FROM subscribers WHERE email = ?', [email]);
-        const consent = await tx.run('DELETE FROM newsletter_consents WHERE email = ?', [email.toLowerCase()]);
-        const waiting = await tx.run('DELETE FROM signup_queue WHERE lower(email) = ?', [email.toLowerCase()]);
-        return changes + consent.changes + waiting.changes > 0;
-      }),
+    // The same erasure as `npm run subscribers -- erase`, with the server's limits.
+    deleteSubscriber: (email) => eraseSubscriber({ sql, limits }, email),
   };
 }
 

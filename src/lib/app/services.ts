@@ -120,6 +120,7 @@ export function createServices(config: Config, logger: Logger): Services {
   const spam = createSpamParts(config, database, mailer, logger);
   // The owner's corrections, as `npm run inbox -- release/spam` makes them, with Akismet told.
   const corrections = { spam: spam.store, outbox: database.outbox, akismet: spam.service.akismet, logger };
+  const limits = createAbuseLimits(config, logger, redis);
   const admin = config.admin
     ? createAdmin(
         { passwordHash: config.admin.passwordHash, retentionDays: config.retentionDays },
@@ -128,6 +129,7 @@ export function createServices(config: Config, logger: Logger): Services {
           logger,
           providerName: provider.name,
           redis,
+          limits,
           spam: {
             markSpam: (id) => markMessageAsSpam(id, corrections),
             release: async (id) => {
@@ -143,11 +145,10 @@ export function createServices(config: Config, logger: Logger): Services {
         },
       )
     : undefined;
-  const limits = createAbuseLimits(config, logger, redis);
   // One housekeeping for every periodic job: retention of each kind, the used challenges, the digest, the drafts.
   const retention = retentionJobs({
     sessions: admin?.sessions,
-    queries: admin?.queries ?? createAdminQueries(database.sql),
+    queries: admin?.queries ?? createAdminQueries(database.sql, { limits }),
     audit: admin?.audit,
     retentionDays: config.retentionDays,
     webhooks: webhooks.deliveries,

@@ -24,6 +24,7 @@ export type InboxCommand =
   | { name: 'retry'; id: number }
   | { name: 'release'; id: number }
   | { name: 'spam'; id: number }
+  | { name: 'delete'; id: number }
   | { name: 'digest' }
   | { name: 'webhooks' }
   | { name: 'webhooks-replay'; id: number };
@@ -60,7 +61,8 @@ Commands:
   export --format csv --excel         the CSV for Excel: labels, the site's time zone and the separator of its language
   retry <id>                 put a failed message back in the queue; the running server sends it within seconds
   release <id>               not spam: a held message is delivered (once)
-  spam <id>                  spam: hold a message; a pending one is then not sent
+  spam <id>                  spam: hold a message; a pending one is then not sent, nor its automatic reply and webhooks
+  delete <id>                delete a message with its history, and its automatic reply and webhooks not yet sent
   digest                     email the digest of what was held as spam since the last one, now
   webhooks                   the newest deliveries to the webhook and chat services, with their status
   webhooks replay <id>       send a delivery again from the start of its schedule
@@ -91,7 +93,8 @@ export function parseInboxArgs(args: readonly string[]): { ok: true; command: In
     case 'show':
     case 'retry':
     case 'release':
-    case 'spam': {
+    case 'spam':
+    case 'delete': {
       const value = id(rest[0]);
       if (value === undefined) return { ok: false, problem: `${name} needs the id of a message, a whole number such as 12.` };
       return noMore({ name, id: value }, rest.slice(1));
@@ -227,6 +230,21 @@ export async function runInboxCommand(
           return EXIT.ok;
       }
       return EXIT.notFound;
+    }
+    case 'delete': {
+      // The admin's "Delete" runs the same move of the state machine (outbox.remove).
+      const change = await outbox.remove(command.id, now());
+      if (!change.found) return notFound(command.id, err);
+      if (!change.changed) {
+        err(`Message #${command.id} was changed meanwhile; nothing deleted. Try again.\n`);
+        return EXIT.failed;
+      }
+      out(
+        change.deferred
+          ? `Message #${command.id} is being sent right now: it is deleted with its history once that send ends.\n`
+          : `Message #${command.id} is deleted with its history; its automatic reply and webhooks not yet sent never will be.\n`,
+      );
+      return EXIT.ok;
     }
     case 'release':
     case 'spam': {

@@ -67,6 +67,11 @@ export interface Outbox {
   markFailed(id: number, at: Date, error: string, lease?: string | null): Promise<State>;
   /** Puts a failed message back in the queue, due at once, with a fresh round of retries; of concurrent calls, one moves it. */
   requeue(id: number, at: Date): Promise<RequeueResult>;
+  /**
+   * Deletes a message with its history and its news (events, waiting deliveries, automatic
+   * reply); one being sent is deleted when its send ends. The admin's "Delete" and `npm run inbox -- delete`.
+   */
+  remove(id: number, at: Date): Promise<Change>;
   /** One message, or `undefined`. */
   find(id: number): Promise<Submission | undefined>;
   /** The delivery history of one message, oldest first. */
@@ -151,6 +156,7 @@ export function createOutbox(sql: Sql): Outbox {
       const submission = await find(sql, id);
       return submission ? { found: true, from: change.from, changed: change.changed, submission } : { found: false };
     },
+    remove: (id, at) => machine.remove(id, at),
     find: (id) => find(sql, id),
     async history(id) {
       const rows = await sql.all<{ attempted_at: string; outcome: DeliveryOutcome; error: string | null }>(

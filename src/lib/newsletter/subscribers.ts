@@ -2,6 +2,7 @@ import { EXIT, readFormatOption } from '../cli.ts';
 import { toCsv } from '../csv.ts';
 import { formatTable } from '../text-table.ts';
 import type { Subscriber, SubscriberList } from './local.ts';
+import type { ErasureResult } from './erasure.ts';
 import type { Signups } from './signups.ts';
 
 export type { Subscriber } from './local.ts';
@@ -11,7 +12,8 @@ export type SubscribersCommand =
   | { name: 'help' }
   | { name: 'export'; format: 'csv' | 'json'; bom: boolean }
   | { name: 'waiting' }
-  | { name: 'retry'; id: number };
+  | { name: 'retry'; id: number }
+  | { name: 'erase'; email: string };
 
 /** What `npm run subscribers` prints for help, and after a usage error. */
 export const SUBSCRIBERS_USAGE = `Usage: npm run subscribers -- <command>
@@ -21,6 +23,8 @@ Commands:
                              (npm run --silent subscribers -- export --format csv > subscribers.csv)
   waiting                    signups the provider could not take at once: waiting to be tried again, or given up
   retry <id>                 try a given-up signup again, for another day
+  erase <email>              erase an address everywhere it is kept: the list, its consent record, waiting
+                             signups, webhook events not yet sent, drafts, and its count in the limits (Redis)
 
 The CSV has the columns "Email Address" and "Created", which Mailchimp's import
 (Audience > Add contacts > Import contacts > Upload a file) recognises.
@@ -53,6 +57,12 @@ export function parseSubscribersArgs(args: readonly string[]): { ok: true; comma
       if (id === undefined) return { ok: false, problem: 'retry needs the id of a signup, a whole number such as 12.' };
       if (rest.length > 1) return { ok: false, problem: `Unexpected argument: ${rest[1]}` };
       return { ok: true, command: { name: 'retry', id } };
+    }
+    case 'erase': {
+      const email = rest[0]?.trim();
+      if (!email?.includes('@')) return { ok: false, problem: 'erase needs the address to erase, such as ada@example.org.' };
+      if (rest.length > 1) return { ok: false, problem: `Unexpected argument: ${rest[1]}` };
+      return { ok: true, command: { name: 'erase', email } };
     }
     default:
       return { ok: false, problem: `Unknown command: ${name}` };
@@ -93,13 +103,31 @@ export type SubscribersIo = {
   subscribers: SubscriberList;
   /** Signups waiting for the provider, for `waiting` and `retry`. */
   signups?: Pick<Signups, 'pending' | 'retry'>;
+  /** Erases an address everywhere (newsletter/erasure.ts, as the admin's "Delete"), for `erase`. */
+  erase?: (email: string) => Promise<ErasureResult>;
   out: (text: string) => void;
   err: (text: string) => void;
 };
 
 /** Runs one subscribers command and answers its exit code. */
-export async function runSubscribersCommand(command: SubscribersCommand, { subscribers: list, signups, out, err }: SubscribersIo): Promise<number> {
+export async function runSubscribersCommand(command: SubscribersCommand, { subscribers: list, signups, erase, out, err }: SubscribersIo): Promise<number> {
   switch (command.name) {
+    case 'erase': {
+      if (!erase) throw new Error('the erasure is not wired');
+      const erased = await erase(command.email);
+      if (erased.redisUnreachable !== undefined) {
+        err(
+          `${erased.found ? `${command.email} is erased from the database, but not` : `Nothing of ${command.email} was found in the database, and nothing`} from Redis, which could not be reached (${erased.redisUnreachable}): its count there lasts 24 hours at most. Run erase again once Redis is back.\n`,
+        );
+        return EXIT.failed;
+      }
+      if (!erased.found) {
+        err(`Nothing of ${command.email} was found; nothing erased.\n`);
+        return EXIT.notFound;
+      }
+      out(`${command.email} is erased: the list, its consent, its signups, events and drafts, and its limit count.\n`);
+      return EXIT.ok;
+    }
     case 'waiting': {
       const rows = (await signups?.pending(200)) ?? [];
       if (rows.length === 0) {

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { HousekeepingJob } from '../housekeeping.ts';
-import type { Sql } from './sql.ts';
+import type { Engine, Sql, SqlSession } from './sql.ts';
 
 /** How long a draft is kept: a person who reloads a refused form within this time sees it again (decision 0133). */
 export const DRAFT_LIFETIME_MS = 30 * 60 * 1000;
@@ -81,6 +81,19 @@ export function createFormDrafts(sql: Sql, limits = DRAFT_LIMITS): FormDrafts {
       return (await sql.run('DELETE FROM form_drafts WHERE expires_at <= ?', [now.toISOString()])).changes;
     },
   };
+}
+
+/**
+ * Deletes every draft, live or expired, whose content holds `value` as a whole JSON string,
+ * without case (an erasure: an address typed into a refused post); answers how many.
+ * Hint: matched in the JSON text with its quotes, so `xada@example.org` does not match
+ * `ada@example.org`; an erasure is rare, and the drafts are few and bounded (DRAFT_LIMITS).
+ */
+export async function forgetDraftsHolding(tx: SqlSession, engine: Engine, value: string): Promise<number> {
+  const needle = JSON.stringify(value.toLowerCase()).replace(/[\\%_]/g, (c) => `\\${c}`);
+  // SQLite's lower() folds A–Z only; store/sqlite.ts adds fold(), JavaScript's rules.
+  const lower = engine === 'sqlite' ? 'fold' : 'lower';
+  return (await tx.run(`DELETE FROM form_drafts WHERE ${lower}(content) LIKE ? ESCAPE '\\'`, [`%${needle}%`])).changes;
 }
 
 /**

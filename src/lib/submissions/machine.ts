@@ -1,5 +1,6 @@
 import type { FieldValue } from '../forms/definition.ts';
 import type { Sql, SqlSession } from '../store/sql.ts';
+import { forgetEvents } from '../webhooks/deliveries.ts';
 import { messageEventId, recordEvent } from '../webhooks/events.ts';
 
 /**
@@ -67,7 +68,7 @@ export interface SubmissionMachine {
   finish(id: number, lease: string | null, end: SendEnd): Promise<State>;
   /** Ends every lease (SQLite at start, where a lease is a dead process's), applying the owner's requests. */
   releaseLeases(): Promise<number>;
-  /** "Spam": a pending, failed or sent message is held; one being sent is held when its send ends. */
+  /** "Spam": a pending, failed or sent message is held, its news forgotten (decision 0151); one being sent is held when its send ends. */
   hold(id: number, now: Date): Promise<Change>;
   /** "Not spam": a held message is queued, or back to `sent` if it was ever sent; once. */
   release(id: number, now: Date): Promise<Change>;
@@ -78,7 +79,7 @@ export interface SubmissionMachine {
   confirmBySender(id: number, now: Date): Promise<Change>;
   /** "Retry": a failed message is queued with a fresh round; of concurrent retries, one changes it. */
   requeue(id: number, now: Date): Promise<Change>;
-  /** Deletes a message with its history; one being sent is deleted when its send ends. */
+  /** Deletes a message with its history and its news (decision 0151); one being sent is deleted when its send ends. */
   remove(id: number, now: Date): Promise<Change>;
   /**
    * Retention: deletes every message received before `cutoff` (only held ones with `heldOnly`),
@@ -109,9 +110,13 @@ export function createSubmissionMachine(sql: Sql, { events = true }: { events?: 
     tx.get<Row>(`SELECT status, lease_until, sent_at, spam_reasons, requested FROM submissions WHERE id = ? ${lockRow}`, [id]);
   const stateOf = (row: Row, now: Date): State =>
     row.status === 'pending' && row.lease_until !== null && row.lease_until > now.toISOString() ? 'sending' : row.status;
+  // The owner's "spam" and "delete" take the message's news with it, in the same transaction:
+  // its automatic reply and webhook deliveries still waiting are never sent (decision 0151).
+  const forget = (tx: SqlSession, id: number) => forgetEvents(tx, sql.engine, { message: id });
   const erase = async (tx: SqlSession, id: number) => {
     // The history goes first and explicitly: erasure must not depend on foreign keys being on.
     await tx.run('DELETE FROM delivery_attempts WHERE submission_id = ?', [id]);
+    await forget(tx, id);
     return (await tx.run('DELETE FROM submissions WHERE id = ?', [id])).changes === 1;
   };
   /** Applies the owner's request left on a message whose send ended, or whose sender died. */
@@ -119,6 +124,7 @@ export function createSubmissionMachine(sql: Sql, { events = true }: { events?: 
     if (requested === 'delete') return (await erase(tx, id)) ? 'deleted' : undefined;
     if (requested === 'hold') {
       await tx.run(`UPDATE submissions SET status = 'spam', next_attempt_at = NULL, requested = NULL WHERE id = ?`, [id]);
+      await forget(tx, id);
       return 'spam';
     }
     return undefined;
@@ -301,6 +307,7 @@ export function createSubmissionMachine(sql: Sql, { events = true }: { events?: 
           `UPDATE submissions SET status = 'spam', next_attempt_at = NULL, lease_until = NULL, requested = NULL, spam_reasons = ? WHERE id = ? AND status = ?`,
           [reasons, id, row.status],
         );
+        if (changes === 1) await forget(tx, id);
         return { found: true, from, changed: changes === 1, to: 'spam' };
       }),
 

@@ -1,4 +1,4 @@
-import type { Sql } from '../store/sql.ts';
+import type { Engine, Sql, SqlSession } from '../store/sql.ts';
 import type { Endpoint } from './endpoints.ts';
 import type { EventType, SiteEvent } from './events.ts';
 
@@ -37,7 +37,8 @@ export type TryEnd =
 
 /**
  * The only writer of the webhook tables: fan-out, claims under a lease, each try's end, replays
- * and pruning, each one conditional write that says whether it happened.
+ * and pruning, each one conditional write that says whether it happened (and `forgetEvents`,
+ * which the owner's commands run in their own transaction).
  */
 export interface Deliveries {
   /** Turns recorded events into one delivery per endpoint that takes them; answers how many were made. */
@@ -65,6 +66,31 @@ export interface Deliveries {
 }
 
 const GONE = 'webhook_gone:';
+
+/** Whose news to forget: one contact message (by its id), or one newsletter address (without case). */
+export type EventSubject = { message: number } | { address: string };
+
+/**
+ * Deletes the events of one message or one address with their deliveries and tries, in the
+ * caller's transaction (the owner's "spam" or "delete", an erasure): a waiting delivery or
+ * automatic reply is never sent, and no name, address or text is kept (decision 0151).
+ * Hint: a delivery being sent meanwhile finds its row gone, so its end records nothing; what a
+ * receiver already got stays with it. Answers how many events went.
+ */
+export async function forgetEvents(tx: SqlSession, engine: Engine, subject: EventSubject): Promise<number> {
+  const field = (name: string) => (engine === 'postgresql' ? `(data::json ->> '${name}')` : `json_extract(data, '$.${name}')`);
+  const [which, params] =
+    'message' in subject
+      ? [`type IN ('contact.received', 'contact.held') AND ${field('id')} = ?`, [engine === 'postgresql' ? String(subject.message) : subject.message]]
+      : [
+          `type IN ('newsletter.subscribed', 'newsletter.confirmed') AND ${engine === 'sqlite' ? 'fold' : 'lower'}(${field('email')}) = ?`,
+          [subject.address.toLowerCase()],
+        ];
+  const events = `SELECT id FROM events WHERE ${which}`;
+  await tx.run(`DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE event_id IN (${events}))`, params);
+  await tx.run(`DELETE FROM webhook_deliveries WHERE event_id IN (${events})`, params);
+  return (await tx.run(`DELETE FROM events WHERE ${which}`, params)).changes;
+}
 
 type Row = {
   id: number | string;

@@ -67,7 +67,7 @@ function world() {
   const audit: AuditEntry[] = [];
   const changes: string[] = [];
   const messages = new Set([1, 2, 3]);
-  const subscribers = new Set(['ada@example.org']);
+  const subscribers = new Set(['ada@example.org', 'bea@example.org']);
   const waits: number[] = [];
   const replayable = new Set([7]);
   const deps: AdminDeps = {
@@ -86,7 +86,8 @@ function world() {
     queries: {
       deleteSubscriber: async (email: string) => {
         changes.push(`delete ${email}`);
-        return subscribers.delete(email);
+        // Bea's erasure meets a Redis that cannot be reached: the store's part is done, the count is not.
+        return { found: subscribers.delete(email), ...(email === 'bea@example.org' && { redisUnreachable: 'connect ECONNREFUSED 127.0.0.1:6379' }) };
       },
     } as unknown as AdminQueries,
     commands: {
@@ -400,6 +401,12 @@ describe('the actions, signed in', () => {
     const { outcome, audit } = await run('/admin/actions/delete-subscriber', 'delete-subscriber', { email: 'ada@example.org' });
     expect(outcome).toEqual({ kind: 'redirect', location: '/admin/subscribers?done=deleted' });
     // The address the erasure removed is not kept in the audit log: only its domain.
+    expect(audit.map((e) => [e.action, e.detail])).toEqual([['delete-subscriber', '…@example.org']]);
+  });
+
+  test('a subscriber deleted while Redis is unreachable: deleted and audited, and the notice says the count is kept', async () => {
+    const { outcome, audit } = await run('/admin/actions/delete-subscriber', 'delete-subscriber', { email: 'bea@example.org' });
+    expect(outcome).toEqual({ kind: 'redirect', location: '/admin/subscribers?done=deleted-count-kept' });
     expect(audit.map((e) => [e.action, e.detail])).toEqual([['delete-subscriber', '…@example.org']]);
   });
 

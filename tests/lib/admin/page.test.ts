@@ -89,6 +89,10 @@ describe('what the pages say after an action', () => {
     ['unchanged-delivery', 'Nothing changed: that delivery is still on its way.'],
     ['signup-retried', 'The signup is tried again within a minute.'],
     ['unchanged-signup', 'Nothing changed: that signup is still waiting for the provider.'],
+    [
+      'deleted-count-kept',
+      'Deleted, except the address’s count in the limits: Redis could not be reached. Once it is back, run npm run subscribers -- erase with the address (the count ends within 24 hours anyway).',
+    ],
     ['something else', undefined],
     [null, undefined],
   ])('done=%s: %j', (done, notice) => {

@@ -296,8 +296,8 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
       });
       expect((await queries.subscribers('EXAMPLE.ORG', 1)).total).toBe(2);
       expect((await queries.subscribers('a_b', 1)).rows.map((r) => r.email)).toEqual(['a_b@example.org']);
-      await expect(queries.deleteSubscriber('grace@example.net')).resolves.toBe(true);
-      await expect(queries.deleteSubscriber('grace@example.net')).resolves.toBe(false);
+      await expect(queries.deleteSubscriber('grace@example.net')).resolves.toEqual({ found: true });
+      await expect(queries.deleteSubscriber('grace@example.net')).resolves.toEqual({ found: false });
       expect((await queries.subscribers(undefined, 1)).total).toBe(2);
     });
 
@@ -313,7 +313,7 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
       await expect(queries.subscribers(undefined, 1)).resolves.toMatchObject({
         rows: [{ email: 'erase.me@example.org', consent: { confirmedAt: '2026-11-01T00:01:00.000Z', version: 'abc123abc123', page: '/' } }],
       });
-      await expect(queries.deleteSubscriber('erase.me@example.org')).resolves.toBe(true);
+      await expect(queries.deleteSubscriber('erase.me@example.org')).resolves.toEqual({ found: true });
       await expect(consents.find('erase.me@example.org')).resolves.toBeUndefined();
       await expect(createSignups(store.sql).pending(10)).resolves.toEqual([]);
       await expect(queries.subscribers(undefined, 1)).resolves.toEqual({ rows: [], total: 0 });
@@ -360,12 +360,12 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
       const consents = createConsents(store.sql);
       const evidence = { page: '/', text: 'Yes please.', version: 'abc123abc123', client: '203.0.113.0/24' };
       await consents.request('case@example.org', evidence, new Date('2026-11-01T00:00:00.000Z'));
-      await expect(queries.deleteSubscriber('CASE@EXAMPLE.ORG')).resolves.toBe(true);
+      await expect(queries.deleteSubscriber('CASE@EXAMPLE.ORG')).resolves.toEqual({ found: true });
       await expect(consents.find('case@example.org')).resolves.toBeUndefined();
       await createSignups(store.sql).enqueue('Queue@Example.org', 'mailchimp', new Date('2026-11-01T00:02:00.000Z'));
-      await expect(queries.deleteSubscriber('QUEUE@example.ORG')).resolves.toBe(true);
+      await expect(queries.deleteSubscriber('QUEUE@example.ORG')).resolves.toEqual({ found: true });
       await expect(createSignups(store.sql).pending(10)).resolves.toEqual([]);
-      await expect(queries.deleteSubscriber('QUEUE@example.ORG')).resolves.toBe(false);
+      await expect(queries.deleteSubscriber('QUEUE@example.ORG')).resolves.toEqual({ found: false });
     });
 
     test('deleting a message being sent is not done now: it answers false and the message stays until its send ends', async () => {
