@@ -86,34 +86,33 @@ describe.each(testEngines())('each move on $name', (engine) => {
     await expect(types()).resolves.toEqual(['contact.held', 'contact.received', 'contact.received']);
   });
 
-  test.skipIf(!engine.available)('a message released, marked spam and released again is news once: one contact.received, one id', async () => {
-    const { store, machine } = await open();
-    const events = async () =>
-      (await store.sql.all<{ id: string; type: string; data: string }>('SELECT id, type, data FROM events ORDER BY type, data')).map((event) => ({
-        type: event.type,
-        message: (JSON.parse(event.data) as { id: number }).id,
-        id: event.id,
-      }));
-    const held = await machine.receive({ ...input, held: ['too-fast'] });
-    for (let round = 0; round < 3; round++) {
-      await expect(machine.release(held.id, new Date())).resolves.toMatchObject({ changed: true, to: 'pending' });
-      await expect(machine.hold(held.id, new Date())).resolves.toMatchObject({ changed: true, to: 'spam' });
-    }
-    const kept = await machine.receive({ ...input, name: 'Kept at once' });
-    await machine.hold(kept.id, new Date());
-    await expect(machine.release(kept.id, new Date())).resolves.toMatchObject({ changed: true, to: 'pending' });
-    const recorded = await events();
-    expect(recorded.map((event) => [event.type, event.message])).toEqual([
-      ['contact.held', held.id],
-      ['contact.received', held.id],
-      ['contact.received', kept.id],
-    ]);
-    expect(new Set(recorded.map((event) => event.id)).size).toBe(3);
-    // Once its event is gone (pruned, or scrubbed at the owner's "Spam"), a release records it again under the same id.
-    await store.sql.run('DELETE FROM events');
-    await machine.release(held.id, new Date());
-    await expect(events()).resolves.toEqual([recorded[1]]);
-  });
+  test.skipIf(!engine.available)(
+    'a message released, marked spam and released again is news under one id: the owner\'s "Spam" forgets it, each release records it again under the same id',
+    async () => {
+      const { store, machine } = await open();
+      const events = async () =>
+        (await store.sql.all<{ id: string; type: string; data: string }>('SELECT id, type, data FROM events ORDER BY type, data')).map((event) => ({
+          type: event.type,
+          message: (JSON.parse(event.data) as { id: number }).id,
+          id: event.id,
+        }));
+      const held = await machine.receive({ ...input, held: ['too-fast'] });
+      const receivedIds = new Set<string>();
+      for (let round = 0; round < 3; round++) {
+        await expect(machine.release(held.id, new Date())).resolves.toMatchObject({ changed: true, to: 'pending' });
+        const recorded = (await events()).filter((event) => event.type === 'contact.received');
+        expect(recorded).toHaveLength(1);
+        receivedIds.add(recorded[0]!.id);
+        await expect(machine.hold(held.id, new Date())).resolves.toMatchObject({ changed: true, to: 'spam' });
+        await expect(events()).resolves.toEqual([]);
+      }
+      expect(receivedIds.size).toBe(1);
+      // A second release of a message whose event is still there records nothing new.
+      await machine.release(held.id, new Date());
+      await machine.release(held.id, new Date());
+      await expect(events()).resolves.toEqual([{ type: 'contact.received', message: held.id, id: [...receivedIds][0] }]);
+    },
+  );
 
   test.skipIf(!engine.available)('a proof is consumed with the message: its second use is held as replayed', async () => {
     const { machine } = await open();
