@@ -361,12 +361,13 @@ function withForm(data: Record<string, unknown>, form: string | undefined, field
 
 /** The stored extra fields (a JSON object), or none when absent or unreadable. */
 export function parseFields(text: string | null | undefined): Record<string, FieldValue> {
-  if (!text) return {};
+  if (!text) return Object.create(null);
   try {
     const value: unknown = JSON.parse(text);
-    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, FieldValue>) : {};
+    // No prototype: a field named `constructor` or `toString` must be absent where a message has none.
+    return value && typeof value === 'object' && !Array.isArray(value) ? Object.assign(Object.create(null), value) : Object.create(null);
   } catch {
-    return {};
+    return Object.create(null);
   }
 }
 
