@@ -54,8 +54,10 @@ export function composeAutoReply(
   site: { name: string; senderName: string },
   now: Date,
 ): ContactEmail {
-  const fill = (text: string) => text.replaceAll('{site}', site.name).replaceAll('{name}', headerText(data.name ?? '') || texts.mail.autoReply.nameless);
-  const copy = settings.includeMessage && data.message ? `\n\n-- \n${texts.mail.autoReply.yourMessage}\n\n${data.message}\n` : '\n';
+  // The sender's words go to an address they typed: nothing of theirs may be a link the reply carries.
+  const name = withoutLiveLinks(headerText(data.name ?? '')) || texts.mail.autoReply.nameless;
+  const fill = (text: string) => text.replaceAll('{site}', site.name).replaceAll('{name}', name);
+  const copy = settings.includeMessage && data.message ? `\n\n-- \n${texts.mail.autoReply.yourMessage}\n\n${withoutLiveLinks(data.message)}\n` : '\n';
   const domain = smtp.from.slice(smtp.from.lastIndexOf('@') + 1).toLowerCase();
   return {
     from: { name: headerText(site.senderName), address: smtp.from },
@@ -69,6 +71,17 @@ export function composeAutoReply(
     envelope: { from: smtp.from, to: [data.email!] },
     headers: { 'Auto-Submitted': 'auto-replied', 'X-Auto-Response-Suppress': 'All' },
   };
+}
+
+/**
+ * A visitor's text with no link a mail program would make live: a scheme's `://` becomes `[:]//`
+ * and a dot between a label and a letter `[.]` (`https[:]//win-big[.]com`, `www[.]x[.]com`,
+ * `a@x[.]com`), as security reports "defang" the addresses they quote.
+ * Hint: numbers keep their dots (3.5); the full-width and ideographic dots that browsers read
+ * as dots in a host name are broken too.
+ */
+export function withoutLiveLinks(text: string): string {
+  return text.replace(/\b([a-z][a-z0-9+.-]*):\/\//gi, '$1[:]//').replace(/(?<=[\p{L}\p{N}_-])[.\u3002\uff0e\uff61](?=\p{L})/gu, '[.]');
 }
 
 /** Forgets whom the automatic reply answered before `before` (the housekeeping keeps two days). */

@@ -187,12 +187,27 @@ describe('the words of the automatic reply', () => {
 
   test('keeps line breaks typed in the name out of the subject', () => {
     const email = composeAutoReply({ ...ada, name: 'Eve\r\nBcc: victim@evil.test' }, { ...settings, subject: 'For {name}' }, smtp, site, NOW);
-    expect(email.subject).toBe('For Eve Bcc: victim@evil.test');
+    expect(email.subject).toBe('For Eve Bcc: victim@evil[.]test');
   });
 
   test('quotes the message under a signature line when the owner asks for it', () => {
     const email = composeAutoReply(ada, { ...settings, includeMessage: true }, smtp, site, NOW);
     expect(email.text).toBe('Hello Ada Lovelace,\n\nthank you for writing to Atelier Nord.\n\n-- \nYour message:\n\nHello,\nI would like to know more.\n');
+  });
+
+  test('quotes the message without a live link: schemes and the dots of domains are broken', () => {
+    const message = 'Claim at https://WIN-BIG.COM/prize, www.win-big.com or prizes@win-big.com (version 3.5, e.g. today).';
+    const email = composeAutoReply({ ...ada, message }, { ...settings, includeMessage: true }, smtp, site, NOW);
+    expect(email.text).toBe(
+      'Hello Ada Lovelace,\n\nthank you for writing to Atelier Nord.\n\n-- \nYour message:\n\n' +
+        'Claim at https[:]//WIN-BIG[.]COM/prize, www[.]win-big[.]com or prizes@win-big[.]com (version 3.5, e[.]g. today).\n',
+    );
+  });
+
+  test('a name holding a domain is greeted without a live link', () => {
+    const email = composeAutoReply({ ...ada, name: 'Prize Desk WIN-BIG.COM' }, { ...settings, subject: 'For {name}' }, smtp, site, NOW);
+    expect(email.subject).toBe('For Prize Desk WIN-BIG[.]COM');
+    expect(email.text).toBe('Hello Prize Desk WIN-BIG[.]COM,\n\nthank you for writing to Atelier Nord.\n');
   });
 
   test('quotes nothing when the message is empty, even when asked to', () => {
