@@ -79,7 +79,7 @@ async function forgetAnswer(tx: SqlSession, key: string, previous: { last_sent_a
 /** The reply itself: from the site to the sender, `Auto-Submitted: auto-replied`, answering replies to the owner. */
 export function composeAutoReply(
   data: { id?: number; name?: string; email?: string; message?: string },
-  settings: AutoReplySettings,
+  settings: Pick<AutoReplySettings, 'subject' | 'text' | 'includeMessage'>,
   smtp: SmtpConfig,
   site: { name: string; senderName: string },
   now: Date,
