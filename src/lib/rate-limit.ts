@@ -7,10 +7,10 @@ import { describeError, type Logger } from './log.ts';
 export type LimitVerdict = { ok: true } | { ok: false; retryAfterSeconds: number };
 
 /**
- * The budget a route's posts count against, each its own: `newsletter`, `contact`, or `form:<name>`
- * for an owner's form (decision 0131).
+ * The budget a route's posts count against, each its own: `newsletter`, `contact`, the held
+ * messages' confirmations (`contact-confirm`), or `form:<name>` for an owner's form (decision 0131).
  */
-export type LimitedRoute = 'newsletter' | 'contact' | `form:${string}`;
+export type LimitedRoute = 'newsletter' | 'contact' | 'contact-confirm' | `form:${string}`;
 
 /** A budget of its own: accepted posts per client and window, instead of RATE_LIMIT_MAX and RATE_LIMIT_WINDOW_SECONDS. */
 export type OwnBudget = { max: number; windowSeconds: number };

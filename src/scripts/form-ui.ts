@@ -132,7 +132,8 @@ export function showFieldErrors(form: HTMLFormElement, errors: Record<string, un
   const unplaced = { ...errors };
   let first: HTMLElement | undefined;
   for (const [box, name, field] of fieldErrors(form)) {
-    if (!(name in errors) || !field) continue;
+    // Own keys only: `name in errors` is true for a field named constructor or toString.
+    if (!Object.hasOwn(errors, name) || !field) continue;
     delete unplaced[name];
     box.textContent = text(errors[name]);
     field.setAttribute('aria-invalid', 'true');

@@ -1,5 +1,6 @@
+// @vitest-environment happy-dom
 import { describe, expect, test } from 'vitest';
-import { errorText } from '../../src/scripts/form-ui.ts';
+import { errorText, showFieldErrors } from '../../src/scripts/form-ui.ts';
 
 // The form's own words for a failure, as its markup's data-failed gives them.
 const FAILED = 'Something went wrong. Please try again.';
@@ -13,5 +14,19 @@ describe('the error a visitor reads from an answer', () => {
     ['no error at all', { success: false }, 'Something went wrong. Please try again.'],
   ])('%s', (_, answer, text) => {
     expect(errorText(answer, FAILED)).toBe(text);
+  });
+});
+
+describe('the messages shown at their fields', () => {
+  test('a field named constructor or toString is marked only by a message of its own, not by the object’s prototype', () => {
+    document.body.innerHTML = `<form>
+      <input name="constructor"><p id="c-error" data-error-for="constructor"></p>
+      <input name="toString"><p id="t-error" data-error-for="toString"></p>
+      <input name="email"><p id="e-error" data-error-for="email"></p>
+    </form><p id="form-error"></p>`;
+    const form = document.querySelector('form')!;
+    showFieldErrors(form, { email: ['Please enter a valid email address'] }, document.querySelector<HTMLElement>('#form-error')!, FAILED);
+    expect(['#c-error', '#t-error', '#e-error'].map((id) => document.querySelector(id)!.textContent)).toEqual(['', '', 'Please enter a valid email address']);
+    expect([...form.querySelectorAll('[aria-invalid]')].map((field) => field.getAttribute('name'))).toEqual(['email']);
   });
 });

@@ -195,7 +195,8 @@ describe('the database fails to store a message', () => {
 
   test('500: the message could not be stored, the draft is, and the values are shown again with the message focused', async () => {
     // A write that fails for the messages only, as a full or damaged table would.
-    const db = new DatabaseSync(join(site.dataDir, 'forms.db'));
+    // Waits out the server's own writes at start (housekeeping) rather than failing on "database is locked".
+    const db = new DatabaseSync(join(site.dataDir, 'forms.db'), { timeout: 5_000 });
     db.exec("CREATE TRIGGER refuse_messages BEFORE INSERT ON submissions BEGIN SELECT RAISE(ABORT, 'refused by the test'); END");
     try {
       const posted = await navigate(site, '/api/contact', TYPED);

@@ -76,7 +76,15 @@ export async function handleSubmission(
     // The visitor's address and browser are kept only for Akismet, which asks for them with a correction.
     const origin = spam?.service.akismet ? { ip, userAgent } : {};
     const held = verdict?.spam || (person && verdict?.confirmable) ? verdict.reasons : undefined;
-    stored = await store.receive({ ...columns, form: definition.name, fields, held, proof: verdict?.proof, ...origin });
+    stored = await store.receive({
+      ...columns,
+      form: definition.name,
+      fields,
+      held,
+      proof: verdict?.proof,
+      shownPerson: verdict?.shownPerson === true,
+      ...origin,
+    });
   } catch {
     // The store has logged the cause, once per outage rather than once per post (store/state.ts).
     // The proof was consumed in the failed transaction, so it is still good for the next try.

@@ -11,7 +11,7 @@ import type { Deliveries } from '../webhooks/deliveries.ts';
 import type { SpamStore } from '../spam/spam-store.ts';
 import { REASON_TEXT, type SpamReason } from '../spam/verdict.ts';
 import { silentLogger, type Logger } from '../log.ts';
-import { displayValue } from '../forms/definition.ts';
+import { displayValue, ownValue } from '../forms/definition.ts';
 import { extraFieldNames, fieldOf, formNamed, forms as siteForms, labelOf } from '../forms/registry.ts';
 import type { DeliveryEvent, DeliveryStatus, Outbox, Submission } from './outbox.ts';
 
@@ -405,7 +405,7 @@ export function exported(s: Submission, columns: readonly string[] = exportColum
     sentAt: s.sentAt,
     spamReasons: s.spamReasons,
   };
-  for (const column of columns.slice(EXPORT_COLUMNS.length)) row[column] = column === 'form' ? s.form : (s.fields[column] ?? null);
+  for (const column of columns.slice(EXPORT_COLUMNS.length)) row[column] = column === 'form' ? s.form : (ownValue(s.fields, column) ?? null);
   return row;
 }
 

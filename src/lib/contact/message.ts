@@ -1,4 +1,4 @@
-import { displayValue, type FormDefinition } from '../forms/definition.ts';
+import { displayValue, type FormDefinition, ownValue } from '../forms/definition.ts';
 import { contactForm, formNamed, STORED_IN_COLUMNS } from '../forms/registry.ts';
 import { type ContactEmail, type ContactEmailSite, headerText, literalInHeader, UNSAFE_IN_HEADER } from '../mail/email.ts';
 import type { SmtpConfig } from '../mail/settings.ts';
@@ -58,7 +58,7 @@ function bodyOf(submission: ContactEmailSource, form: FormDefinition | undefined
       continue;
     }
     if (STORED_IN_COLUMNS.includes(field.name)) continue;
-    line(field.label, displayValue(field, fields[field.name]) || '(empty)');
+    line(field.label, displayValue(field, ownValue(fields, field.name)) || '(empty)');
   }
   for (const [key, value] of Object.entries(fields)) if (!listed.has(key)) line(key, displayValue(undefined, value));
   if (owners) return lines.join('\n');

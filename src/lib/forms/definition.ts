@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { texts } from '../i18n/texts.ts';
 import { EMAIL_MAX_LENGTH, INVALID_EMAIL, isEmailAddress } from './email.ts';
-import { characterCount, cleanText, hasControlCharacters, hasControlCharactersInMultiline, visibleCount } from './text.ts';
+import { characterCount, cleanText, hasControlCharacters, hasControlCharactersInMultiline, visibleCount, withoutInvisible } from './text.ts';
 
 /** The kinds of field a form can hold, each an HTML control of its own (`textarea`, `select`, or an input of that type). */
 export const FIELD_TYPES = ['text', 'email', 'tel', 'url', 'number', 'textarea', 'select', 'checkbox', 'date'] as const;
@@ -112,6 +112,18 @@ export const RESERVED_FIELD_NAMES = [
   'cf-turnstile-response',
   'token',
 ] as const;
+
+/** What a ticked checkbox sends (`<input type="checkbox" value="yes">`): the one value that ticks it. */
+export const CHECKBOX_VALUE = 'yes';
+
+/**
+ * A value of a record of fields by the field's name, only when the record holds it itself.
+ * Hint: a field may be named `constructor` or `toString`; read from a plain object where it is
+ * absent, such a name finds the object's prototype's function, not nothing.
+ */
+export function ownValue<T>(record: Readonly<Record<string, T>>, name: string): T | undefined {
+  return Object.hasOwn(record, name) ? record[name] : undefined;
+}
 
 /** The longest text a text-like field takes when its definition sets no `maxLength`. */
 export const DEFAULT_MAX_LENGTH = { text: 200, email: EMAIL_MAX_LENGTH, tel: 40, url: 2000, textarea: 5000 } as const;
@@ -295,10 +307,10 @@ export function fieldSchema(field: FieldDefinition): v.GenericSchema<unknown, Fi
   const required = field.required === true;
   const wire = v.optional(v.string(m.required), '');
   if (field.type === 'checkbox') {
-    // A ticked box sends its value ("yes"); an unticked one sends nothing.
+    // A ticked box sends its value ("yes"); an unticked one sends nothing, and a script's "no" or "0" ticks nothing.
     return v.pipe(
       wire,
-      v.transform((value) => value !== ''),
+      v.transform((value) => value === CHECKBOX_VALUE),
       v.check((ticked) => ticked || !required, m.required),
     );
   }
@@ -306,6 +318,11 @@ export function fieldSchema(field: FieldDefinition): v.GenericSchema<unknown, Fi
   // An optional field left empty is stored empty; its rules apply to what a visitor typed.
   const rule = (check: (value: string) => boolean, message: string) => v.check<string, string>((value) => (!required && empty(value)) || check(value), message);
   const cleaned = v.pipe(wire, v.transform(cleanText));
+  // A one-line field (a name) loses the characters that show as nothing, before it is trimmed and counted.
+  const oneLine = v.pipe(
+    wire,
+    v.transform((value: string) => cleanText(withoutInvisible(value))),
+  );
   const max = maxLengthOf(field);
   const min = field.minLength ?? (required ? 1 : 0);
   switch (field.type) {
@@ -313,7 +330,7 @@ export function fieldSchema(field: FieldDefinition): v.GenericSchema<unknown, Fi
     case 'tel':
     case 'url':
       return v.pipe(
-        cleaned,
+        oneLine,
         rule((s) => !empty(s), min > 1 ? m.tooShort : m.required),
         rule((s) => !hasControlCharacters(s), m.characters),
         rule((s) => characterCount(s) >= min, m.tooShort),

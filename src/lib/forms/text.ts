@@ -7,6 +7,19 @@ export function cleanText(value: string): string {
 }
 
 /**
+ * Takes out of a one-line text the characters that show as nothing and hide or join what is
+ * there: tag characters (U+E0000–U+E007F, "ASCII smuggling"), zero-width space, non-joiner and
+ * joiner, word joiner and the byte order mark (docs/decisions/0150-invisible-characters-in-names.md).
+ * Hint: stripped rather than refused, since they arrive pasted from other pages more often than
+ * typed; "Ann" with hidden text behind it is kept as the "Ann" every reader sees.
+ */
+export function withoutInvisible(value: string): string {
+  return value.replace(HIDDEN, '');
+}
+
+const HIDDEN = /[\u200b-\u200d\u2060\ufeff\u{e0000}-\u{e007f}]/gu;
+
+/**
  * Counts characters as people do: Unicode code points, not UTF-16 units, and a line break
  * as one character even when it arrives as CR LF.
  * Hint: an emoji such as 😀 is one character here, where `"😀".length` is 2; a browser counts

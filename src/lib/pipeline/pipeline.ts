@@ -148,7 +148,7 @@ async function guardAndHandle(route: Route, { request, ip, services, pages }: St
   if (Number(request.headers.get('content-length')) > BODY_LIMIT_BYTES) return render(failure(413, tooLargeMessage()), pages, policy.headers);
   if (!route.limit || !services.limits.enabled) return render(await handler(request, services, { ip, person: pages !== undefined }), pages, policy.headers);
 
-  // Every post counts against the client's budgets; only an accepted one keeps its count (decision 0041).
+  // Every post counts against the client's budgets; only an accepted one (or one held for confirmation) keeps its count (decision 0041).
   const key = clientKey(ip);
   const verdict = await services.limits.checkClient(route.limit, key, route.budget);
   if (!verdict.ok) return render(await withTypedValues(tooManyRequests(verdict.retryAfterSeconds), request, pages), pages, policy.headers);
@@ -156,7 +156,8 @@ async function guardAndHandle(route: Route, { request, ip, services, pages }: St
   try {
     outcome = await handler(request, services, { ip, person: pages !== undefined });
   } finally {
-    if (outcome?.kind !== 'accepted') await services.limits.refundClient(route.limit, key);
+    // A post held for confirmation keeps its count too: a script reads the token and confirms at once (issue 28).
+    if (outcome?.kind !== 'accepted' && outcome?.kind !== 'confirm') await services.limits.refundClient(route.limit, key);
   }
   return render(outcome, pages, policy.headers);
 }

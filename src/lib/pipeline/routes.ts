@@ -47,7 +47,8 @@ export const ROUTES: readonly Route[] = [
   { path: '/api/newsletter/unsubscribe', kind: 'form', pages: NEWSLETTER_LINK_PAGES, methods: { POST: handleUnsubscribe } },
   { path: '/api/contact', kind: 'form', limit: 'contact', pages: FORM_PAGES.contact, methods: { POST: handleContact } },
   // The one button of the page that asks a person without JavaScript to confirm a held message.
-  { path: '/api/contact/confirm', kind: 'form', pages: CONFIRM_PAGES, methods: { POST: handleContactConfirmation } },
+  // A budget of its own, as the contact form's (RATE_LIMIT_MAX): each confirmation sends a message on (decision 0149).
+  { path: '/api/contact/confirm', kind: 'form', limit: 'contact-confirm', pages: CONFIRM_PAGES, methods: { POST: handleContactConfirmation } },
   // The proof-of-work challenge the forms' script solves (issue 13); JSON with `success` like every answer here.
   { path: '/api/challenge', kind: 'api', methods: { GET: async (_, { spam }) => ({ kind: 'data', status: 200, body: await spam.service.challenge() }) } },
   { path: '/api/health', kind: 'api', methods: { GET: (_, { database, provider }) => handleHealth({ store: database, providerName: provider.name }) } },

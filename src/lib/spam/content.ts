@@ -11,11 +11,12 @@ const LINK = /\b(?:https?:\/\/|www\.)[^\s<>"'\]]+/giu;
 const LINK_IN_NAME = /\b(?:https?:\/\/|www\.)/i;
 
 /**
- * A name that is a domain, such as `cheap-pills.shop`: a label, a dot, and a lower-case ending.
+ * A name that is a domain, such as `cheap-pills.shop` or `WIN-BIG.COM`: a label, a dot, and an
+ * ending in one case (lower or upper), or a common ending capitalised (`Casino.Online`).
  * Hint: "J.R.R. Tolkien", "St. John" and "Mr.Smith" stay names: after each dot comes a space,
- * one letter or a capital.
+ * one letter, or a capitalised word that is no common ending.
  */
-const DOMAIN_IN_NAME = /[\p{L}\p{N}-]\.[a-z]{2,}\b/u;
+const DOMAIN_IN_NAME = /[\p{L}\p{N}-]\.(?:[a-z]{2,}|[A-Z]{2,}|(?:Com|Net|Org|Info|Biz|Online|Shop|Site|Store|Xyz|Top|Club|Io|Co|Ru|De|Uk|Us))\b/u;
 
 /** HTML or BBCode link markup: nobody types it into a plain text box, link-spam tools do. */
 const LINK_MARKUP = /<a\s[^>]*href\s*=|\[url\b|\[link\b/i;

@@ -23,6 +23,11 @@ export type Verdict = {
    */
   confirmable?: boolean;
   proof?: ProofNonce | undefined;
+  /**
+   * The post showed a person's browser: it carried a solved proof of work (the page's script ran)
+   * or Turnstile passed it. Only such a sender gets the automatic reply (decision 0149).
+   */
+  shownPerson?: true;
 };
 
 /** What each reason means, in the owner's words (inbox `show`, the digest). */
@@ -122,7 +127,9 @@ export async function judgeContact(submission: Submission, filter: SpamFilter): 
     { proof, submittedAt, browser: submission.browser, content: contentReasons(submission, filter.maxLinks), turnstile, akismet },
     filter.weighing,
   );
-  return proof.ok ? { ...verdict, proof: proof.nonce } : verdict;
+  const judged = proof.ok ? { ...verdict, proof: proof.nonce } : verdict;
+  // The no-JavaScript confirmation is no such sign: a script reads its token from the page.
+  return proof.ok || (turnstile?.ok && !turnstile.spam) ? { ...judged, shownPerson: true } : judged;
 }
 
 /** Which outside services are failing right now: each outage is logged once, and its end once. */

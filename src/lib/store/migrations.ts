@@ -256,4 +256,14 @@ export const MIGRATIONS: readonly Migration[] = [
        created_at TEXT NOT NULL, expires_at TEXT NOT NULL);
      CREATE INDEX form_drafts_expiry ON form_drafts (expires_at);`,
   },
+  {
+    // The automatic reply goes only to a sender who showed a person's browser (decision 0149): whether
+    // the post carried a solved proof of work or passed Turnstile, kept with the message; and the
+    // replies of each clock hour over the whole site, counted by one conditional write (AUTO_REPLY_MAX_PER_HOUR).
+    name: 'automatic replies: only to a person, so many an hour',
+    sqlite: `ALTER TABLE submissions ADD COLUMN shown_person INTEGER NOT NULL DEFAULT 0;
+     CREATE TABLE auto_reply_hours (hour TEXT PRIMARY KEY, sent INTEGER NOT NULL);`,
+    postgresql: `ALTER TABLE submissions ADD COLUMN shown_person INTEGER NOT NULL DEFAULT 0;
+     CREATE TABLE auto_reply_hours (hour TEXT PRIMARY KEY, sent INTEGER NOT NULL);`,
+  },
 ];

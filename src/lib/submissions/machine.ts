@@ -53,6 +53,8 @@ export type Received = {
   userAgent?: string | undefined;
   /** The proof's challenge, consumed in the same transaction: a failed save leaves it usable. */
   proof?: { id: string; expiresAtMs: number } | undefined;
+  /** Whether the post showed a person's browser (a solved proof, or Turnstile): only then is the sender answered (decision 0149). */
+  shownPerson?: boolean | undefined;
 };
 
 /** The reason a replayed proof adds when the transaction finds its challenge used. */
@@ -192,8 +194,8 @@ export function createSubmissionMachine(sql: Sql, { events = true }: { events?: 
         const now = new Date().toISOString();
         const status = reasons.length > 0 ? 'spam' : 'pending';
         const row = await tx.get<{ id: number | string }>(
-          `INSERT INTO submissions (created_at, name, email, message, status, next_attempt_at, spam_reasons, client_ip, user_agent, form, fields)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+          `INSERT INTO submissions (created_at, name, email, message, status, next_attempt_at, spam_reasons, client_ip, user_agent, form, fields, shown_person)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
           [
             now,
             message.name,
@@ -206,6 +208,7 @@ export function createSubmissionMachine(sql: Sql, { events = true }: { events?: 
             status === 'spam' ? (message.userAgent ?? null) : null,
             message.form ?? 'contact',
             message.fields && Object.keys(message.fields).length > 0 ? JSON.stringify(message.fields) : null,
+            message.shownPerson ? 1 : 0,
           ],
         );
         const id = Number(row!.id);
@@ -371,12 +374,13 @@ function withForm(data: Record<string, unknown>, form: string | undefined, field
 
 /** The stored extra fields (a JSON object), or none when absent or unreadable. */
 export function parseFields(text: string | null | undefined): Record<string, FieldValue> {
-  if (!text) return {};
+  if (!text) return Object.create(null);
   try {
     const value: unknown = JSON.parse(text);
-    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, FieldValue>) : {};
+    // No prototype: a field named `constructor` or `toString` must be absent where a message has none.
+    return value && typeof value === 'object' && !Array.isArray(value) ? Object.assign(Object.create(null), value) : Object.create(null);
   } catch {
-    return {};
+    return Object.create(null);
   }
 }
 

@@ -123,7 +123,8 @@ describe('with a mail server', () => {
     const s = build({ ...MAIL, SMTP_URL: smtp.url(), AUTO_REPLY: 'true', AUTO_REPLY_SUBJECT: 'Thanks, {name}', AUTO_REPLY_TEXT: 'We got your message.' });
     expect(s.webhooks.worker).toBeDefined();
     s.start();
-    s.onStored(await s.store.save(ADA));
+    // A message whose post carried a solved proof: only such a sender is answered (decision 0149).
+    s.onStored((await s.store.receive({ ...ADA, held: undefined, shownPerson: true })).id);
     await eventually('the automatic reply', () => mailTo('ada@example.org').length === 1, 5_000);
     expect(mailTo('ada@example.org')[0]!.raw).toContain('We got your message.');
     await eventually('the message to the owner', () => mailTo('owner@example.com').length === 1, 5_000);

@@ -9,11 +9,12 @@ describe('the configuration of the automatic reply', () => {
 
   test('on, with the default words, or the owner’s (\\n for a new line)', () => {
     const smtp = { SMTP_URL: 'smtp://127.0.0.1:2525' };
-    expect(autoReply.read({ ...smtp, AUTO_REPLY: 'true' }).config.autoReply).toEqual({ ...AUTO_REPLY_DEFAULTS, includeMessage: false });
+    expect(autoReply.read({ ...smtp, AUTO_REPLY: 'true' }).config.autoReply).toEqual({ ...AUTO_REPLY_DEFAULTS, includeMessage: false, maxPerHour: 10 });
     expect(
       autoReply.read({ ...smtp, AUTO_REPLY: 'TRUE', AUTO_REPLY_SUBJECT: 'Got it', AUTO_REPLY_TEXT: 'Hi {name},\\nthanks.', AUTO_REPLY_INCLUDE_MESSAGE: 'true' })
         .config.autoReply,
-    ).toEqual({ subject: 'Got it', text: 'Hi {name},\nthanks.', includeMessage: true });
+    ).toEqual({ subject: 'Got it', text: 'Hi {name},\nthanks.', includeMessage: true, maxPerHour: 10 });
+    expect(autoReply.read({ ...smtp, AUTO_REPLY: 'true', AUTO_REPLY_MAX_PER_HOUR: '250' }).config.autoReply?.maxPerHour).toBe(250);
     expect(AUTO_REPLY_DEFAULTS.subject).toBe('We received your message');
   });
 
@@ -21,6 +22,13 @@ describe('the configuration of the automatic reply', () => {
     [{ AUTO_REPLY: 'true' }, 'AUTO_REPLY needs a mail server: set SMTP_URL, CONTACT_TO and CONTACT_FROM'],
     [{ AUTO_REPLY: 'yes' }, 'AUTO_REPLY must be true or false'],
     [{ AUTO_REPLY_INCLUDE_MESSAGE: '1' }, 'AUTO_REPLY_INCLUDE_MESSAGE must be true or false'],
+    [{ AUTO_REPLY_MAX_PER_HOUR: '0' }, 'AUTO_REPLY_MAX_PER_HOUR must be at least 1'],
+    [{ AUTO_REPLY_MAX_PER_HOUR: 'lots' }, 'AUTO_REPLY_MAX_PER_HOUR must be a whole number'],
+    // The reply goes only to a sender whose browser solved the page's proof: without the filter, nobody is asked for one.
+    [
+      { AUTO_REPLY: 'true', SMTP_URL: 'smtp://127.0.0.1:2525', SPAM_FILTER: 'off' },
+      'AUTO_REPLY needs SPAM_FILTER=on: only a sender whose browser solved the page’s proof of work (or passed Turnstile) is answered',
+    ],
   ])('%j is refused: %s', (env, problem) => {
     expect(autoReply.read(env).problems).toEqual([problem]);
   });

@@ -16,6 +16,7 @@ const settings: AutoReplySettings = {
   subject: 'Thanks from {site}',
   text: 'Hello {name},\n\nthank you for writing to {site}.',
   includeMessage: false,
+  maxPerHour: 100,
 };
 const NOW = new Date('2026-06-01T12:00:00.000Z');
 const HOUR = 3_600_000;
@@ -40,7 +41,17 @@ describe('the automatic reply, through a real SMTP server and a real SQLite stor
     await db.ready;
     smtp = await startSmtpServer();
     config = { url: smtp.url(), to: 'owner@example.com', from: 'site@Forms.Example.com' };
+    // The messages the events stand for: 7 to 12 came with a solved proof, 20 was only confirmed on the no-JavaScript page.
+    for (const id of [7, 8, 9, 10, 11, 12]) await seed(id, true);
+    await seed(20, false);
   });
+
+  async function seed(id: number, shownPerson: boolean) {
+    await db.sql.run(
+      `INSERT INTO submissions (id, created_at, name, email, message, status, shown_person) VALUES (?, ?, 'Ada', 'ada@example.org', 'Hello there', 'sent', ?)`,
+      [id, NOW.toISOString(), shownPerson ? 1 : 0],
+    );
+  }
   afterEach(async () => {
     await smtp.close();
     await db.close();
@@ -116,6 +127,38 @@ describe('the automatic reply, through a real SMTP server and a real SQLite stor
     await expect(recorded()).resolves.toEqual([]);
   });
 
+  test.each([
+    ['was only confirmed on the page for a browser without JavaScript (no proof)', 20],
+    ['is gone (deleted before its reply was due)', 99],
+  ])('writes to nobody whose message %s, and remembers nothing', async (_, id) => {
+    await expect(reply()(received({ ...ada, id }), NOW)).resolves.toEqual({ kind: 'delivered', status: 403 });
+    expect(smtp.attempts()).toBe(0);
+    await expect(recorded()).resolves.toEqual([]);
+  });
+
+  test('answers at most maxPerHour addresses in a clock hour over the whole site; the next hour answers again', async () => {
+    const send = reply({ ...settings, maxPerHour: 2 });
+    const to = (id: number, at: Date) => send(received({ ...ada, id, email: `sender-${id}@example.org` }), at);
+    await expect(to(7, NOW)).resolves.toEqual({ kind: 'delivered', status: 250 });
+    await expect(to(8, new Date(NOW.getTime() + 10 * 60_000))).resolves.toEqual({ kind: 'delivered', status: 250 });
+    await expect(to(9, new Date(NOW.getTime() + 59 * 60_000))).resolves.toEqual({ kind: 'delivered', status: 429 });
+    // A capped reply is not remembered: that sender may be answered later the same day.
+    expect((await recorded()).map((row) => row.last_sent_at)).toEqual(['2026-06-01T12:00:00.000Z', '2026-06-01T12:10:00.000Z']);
+    await expect(to(10, new Date(NOW.getTime() + 60 * 60_000))).resolves.toEqual({ kind: 'delivered', status: 250 });
+    expect(smtp.received.map((mail) => mail.to[0])).toEqual(['sender-7@example.org', 'sender-8@example.org', 'sender-10@example.org']);
+  });
+
+  test('an address already answered today does not use up the hour, and a failed send gives its place back', async () => {
+    const send = reply({ ...settings, maxPerHour: 2 });
+    await expect(send(received(ada), NOW)).resolves.toEqual({ kind: 'delivered', status: 250 });
+    await expect(send(received({ ...ada, id: 8 }), NOW)).resolves.toEqual({ kind: 'delivered', status: 208 });
+    smtp.answer(() => ({ code: 451, message: 'Greylisted, try later' }));
+    await expect(send(received({ ...ada, id: 9, email: 'bea@example.org' }), NOW)).resolves.toMatchObject({ kind: 'retry' });
+    smtp.answer(() => 'accept');
+    await expect(send(received({ ...ada, id: 9, email: 'bea@example.org' }), NOW)).resolves.toEqual({ kind: 'delivered', status: 250 });
+    await expect(send(received({ ...ada, id: 10, email: 'cy@example.org' }), NOW)).resolves.toEqual({ kind: 'delivered', status: 429 });
+  });
+
   test('answers a one-letter address', async () => {
     await expect(reply()(received({ ...ada, email: 'a@b' }), NOW)).resolves.toEqual({ kind: 'delivered', status: 250 });
     expect(smtp.received.map((mail) => mail.to)).toEqual([['a@b']]);
@@ -187,12 +230,27 @@ describe('the words of the automatic reply', () => {
 
   test('keeps line breaks typed in the name out of the subject', () => {
     const email = composeAutoReply({ ...ada, name: 'Eve\r\nBcc: victim@evil.test' }, { ...settings, subject: 'For {name}' }, smtp, site, NOW);
-    expect(email.subject).toBe('For Eve Bcc: victim@evil.test');
+    expect(email.subject).toBe('For Eve Bcc: victim@evil[.]test');
   });
 
   test('quotes the message under a signature line when the owner asks for it', () => {
     const email = composeAutoReply(ada, { ...settings, includeMessage: true }, smtp, site, NOW);
     expect(email.text).toBe('Hello Ada Lovelace,\n\nthank you for writing to Atelier Nord.\n\n-- \nYour message:\n\nHello,\nI would like to know more.\n');
+  });
+
+  test('quotes the message without a live link: schemes and the dots of domains are broken', () => {
+    const message = 'Claim at https://WIN-BIG.COM/prize, www.win-big.com or prizes@win-big.com (version 3.5, e.g. today).';
+    const email = composeAutoReply({ ...ada, message }, { ...settings, includeMessage: true }, smtp, site, NOW);
+    expect(email.text).toBe(
+      'Hello Ada Lovelace,\n\nthank you for writing to Atelier Nord.\n\n-- \nYour message:\n\n' +
+        'Claim at https[:]//WIN-BIG[.]COM/prize, www[.]win-big[.]com or prizes@win-big[.]com (version 3.5, e[.]g. today).\n',
+    );
+  });
+
+  test('a name holding a domain is greeted without a live link', () => {
+    const email = composeAutoReply({ ...ada, name: 'Prize Desk WIN-BIG.COM' }, { ...settings, subject: 'For {name}' }, smtp, site, NOW);
+    expect(email.subject).toBe('For Prize Desk WIN-BIG[.]COM');
+    expect(email.text).toBe('Hello Prize Desk WIN-BIG[.]COM,\n\nthank you for writing to Atelier Nord.\n');
   });
 
   test('quotes nothing when the message is empty, even when asked to', () => {

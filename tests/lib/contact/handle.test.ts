@@ -40,6 +40,7 @@ describe('POST /api/contact handler', () => {
         fields: {},
         held: undefined,
         proof: undefined,
+        shownPerson: false,
       },
     ]);
     expect(onStored).toHaveBeenCalledWith(1);
@@ -101,6 +102,7 @@ describe('the road every form takes', () => {
         fields: {},
         held: undefined,
         proof: undefined,
+        shownPerson: false,
       },
     ]);
     expect(onStored).toHaveBeenCalledWith(1);
@@ -157,7 +159,7 @@ describe('the road every form takes', () => {
           { name: 'consent', type: 'checkbox', label: 'Consent' },
         ],
       });
-      const fields = { name: 'Ada Lovelace', topic: 'table', budget: '2500', details: 'Oak, two metres long.', consent: 'on', honeypot: '' };
+      const fields = { name: 'Ada Lovelace', topic: 'table', budget: '2500', details: 'Oak, two metres long.', consent: 'yes', honeypot: '' };
       await expect(formHandler(quote)(post(fields), { store, logger: silentLogger, spam: { service: spamService() } }, { ip: '203.0.113.7' })).resolves.toEqual(
         {
           kind: 'accepted',

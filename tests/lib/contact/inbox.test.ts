@@ -597,6 +597,23 @@ describe('the inbox commands', () => {
     });
   });
 
+  test('a field named constructor or toString is empty where its form has none, not the text of a function', async () => {
+    const other = await insert({ createdAt: '2026-05-01T08:00:00.000Z', name: 'Ada', email: 'ada@example.org', message: 'A quote, please.', form: 'quote' });
+    const own = await insert({
+      createdAt: '2026-05-01T09:00:00.000Z',
+      name: 'Bea',
+      email: 'bea@example.org',
+      message: 'A call, please.',
+      form: 'callback',
+      fields: { constructor: 'oak', toString: 'walnut' },
+    });
+    const columns = [...EXPORT_COLUMNS, 'form', 'constructor', 'toString', 'hasOwnProperty'];
+    const pick = (row: Record<string, unknown>) => ({ constructor: row.constructor, toString: row.toString, hasOwnProperty: row.hasOwnProperty });
+    expect(pick(exported((await outbox.find(other))!, columns))).toEqual({ constructor: null, toString: null, hasOwnProperty: null });
+    expect(pick(exported((await outbox.find(own))!, columns))).toEqual({ constructor: 'oak', toString: 'walnut', hasOwnProperty: null });
+    expect(messagesToCsv([exported((await outbox.find(other))!, columns)])).not.toContain('native code');
+  });
+
   describe('webhooks', () => {
     const endpoints: Endpoint[] = [
       { name: 'webhook', kind: 'standard', url: 'http://127.0.0.1:9/hook', events: ['contact.received'] },

@@ -40,6 +40,26 @@ describe('contact name', () => {
   ])('rejects a name with %s', (_, name) => {
     expect(parseContact({ ...valid, name })).toEqual({ ok: false, errors: { name: [CONTACT_MESSAGES.nameCharacters] } });
   });
+
+  // Characters that show as nothing are taken out before the name is counted (decision 0150):
+  // "Ann" with hidden text behind it is stored as the "Ann" every reader sees.
+  test.each([
+    ['tag characters (hidden ASCII)', 'Ann\u{E0049}\u{E0067}\u{E006E}\u{E006F}\u{E0072}\u{E0065}\u{E007F}', 'Ann'],
+    ['a zero-width joiner', 'An\u200dn', 'Ann'],
+    ['a zero-width non-joiner', 'An\u200cn', 'Ann'],
+    ['a byte order mark in front', '\ufeffAnn', 'Ann'],
+    ['a BOM and a space in front', '\ufeff Ann', 'Ann'],
+    ['zero-width spaces around', '\u200bAb\u200b', 'Ab'],
+  ])('stores a name with %s as the name a reader sees', (_, name, stored) => {
+    expect(parseContact({ ...valid, name })).toEqual({ ok: true, input: { ...valid, name: stored } });
+  });
+
+  test.each([
+    ['one letter among tag characters', 'A\u{E0041}\u{E0042}'],
+    ['one letter and a BOM', 'A\ufeff'],
+  ])('refuses %s with the spec’s length message: what is left is one character', (_, name) => {
+    expect(parseContact({ ...valid, name })).toEqual({ ok: false, errors: { name: ['Name must be between 2 and 100 characters'] } });
+  });
 });
 
 describe('contact message', () => {

@@ -201,6 +201,12 @@ describe('a checkbox', () => {
     ['ticked, when required', { ...consent, required: true }, 'yes', { value: true }],
     ['unticked, when required, asks for the tick', { ...consent, required: true }, undefined, { refused: ['Please tick “I agree” to continue'] }],
     ['unticked, when optional', consent, undefined, { value: false }],
+    // Only the box's own value ("yes") ticks it: a script's "no" or "0" is an unticked box.
+    ['"no", when optional', consent, 'no', { value: false }],
+    ['"0", when optional', consent, '0', { value: false }],
+    ['"on" (a box without a value attribute), when optional', consent, 'on', { value: false }],
+    ['"no", when required, asks for the tick', { ...consent, required: true }, 'no', { refused: ['Please tick “I agree” to continue'] }],
+    ['"0", when required, asks for the tick', { ...consent, required: true }, '0', { refused: ['Please tick “I agree” to continue'] }],
   ] as const)('%s', (_, field, value, expected) => {
     expect(answer(field as FieldDefinition, value)).toEqual(expected);
   });

@@ -264,6 +264,31 @@ describe('a person whose browser posts the form itself', () => {
     await expect(services.store.confirmBySender(Number(token!.split('.')[0]))).resolves.toMatchObject({ found: true, changed: false, from: 'pending' });
   });
 
+  test('a post held for confirmation keeps its count (two a client here), and the confirmation has a budget of its own', async () => {
+    const tokens: string[] = [];
+    for (const email of ['a@example.com', 'b@example.com']) {
+      const asked = await followDraft(await run(request('POST', '/api/contact', { fields: { ...VALID, email }, headers: NAVIGATION })), '/api/contact');
+      tokens.push((asked as FormView).confirm!.token);
+    }
+    const third = await followDraft(
+      await run(request('POST', '/api/contact', { fields: { ...VALID, email: 'c@example.com' }, headers: NAVIGATION })),
+      '/api/contact',
+    );
+    expect(third).toMatchObject({ status: 429 });
+
+    const confirm = (token: string) => run(request('POST', '/api/contact/confirm', { fields: { token }, headers: NAVIGATION }));
+    // A bad token is a mistake, not a confirmation: it gives its count back.
+    await expect(followDraft(await confirm('1.1.x'), '/api/contact/confirm')).resolves.toMatchObject({ status: 400 });
+    await expect(confirm(tokens[0]!)).resolves.toMatchObject({ status: 303, headers: { location: '/thank-you/contact/' } });
+    await expect(confirm(tokens[1]!)).resolves.toMatchObject({ status: 303, headers: { location: '/thank-you/contact/' } });
+    await expect(followDraft(await confirm(tokens[0]!), '/api/contact/confirm')).resolves.toMatchObject({ status: 429 });
+    // Another client's budget is its own.
+    await expect(run(request('POST', '/api/contact/confirm', { fields: { token: tokens[1]! }, headers: NAVIGATION }), '192.0.2.77')).resolves.toMatchObject({
+      status: 303,
+      headers: { location: '/thank-you/contact/' },
+    });
+  });
+
   test('refused fields: the form’s page with the messages and the values', async () => {
     const refused = await run(request('POST', '/api/contact', { fields: { ...VALID, name: 'A' }, headers: NAVIGATION }));
     expect(refused.headers.vary).toBe('Origin');

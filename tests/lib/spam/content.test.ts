@@ -47,6 +47,14 @@ describe('names and markup', () => {
     ['Visit www.pills.test', ['link-in-name']],
     ['cheap-pills.shop', ['link-in-name']],
     ['Best deals at casino.online now', ['link-in-name']],
+    // A domain in capitals is a domain: the link check ignores case (issue 28, item 7).
+    ['Prize Desk WIN-BIG.COM', ['link-in-name']],
+    ['CHEAP-PILLS.SHOP', ['link-in-name']],
+    ['Visit Casino.Online', ['link-in-name']],
+    ['WWW.PILLS.TEST', ['link-in-name']],
+    ['HTTPS://PILLS.TEST', ['link-in-name']],
+    ['J.R.R. TOLKIEN', []],
+    ['ST. JOHN', []],
   ])('the name %j gives %j', (name, reasons) => {
     expect(contentReasons({ name, message: PLAIN })).toEqual(reasons);
   });

@@ -80,6 +80,18 @@ describe('the contact handler with the spam filter', () => {
     expect(d.onStored).toHaveBeenCalledWith(stored!.id);
   });
 
+  test.each([
+    ['with a solved proof', async () => ({ headers: BROWSER, altcha: await proofIssued(10_000) }), 1],
+    ['from a browser without a proof (accepted on one weak sign)', async () => ({ headers: BROWSER }), 0],
+    ['from a script with the three Sec-Fetch-* headers and no proof', async () => ({ headers: { ...BROWSER, accept: 'application/json' } }), 0],
+  ])('a message %s is stored as showing a person: %s (only then is its sender answered)', async (_, make, shown) => {
+    const { headers, altcha } = (await make()) as { headers: Record<string, string>; altcha?: string };
+    const fields = altcha ? { ...person, altcha } : person;
+    await expect(handleContact(post('/api/contact', fields, headers), deps(), { ip: '203.0.113.7' })).resolves.toEqual({ kind: 'accepted' });
+    const rows = await db.sql.all<{ shown_person: number | string }>('SELECT shown_person FROM submissions');
+    expect(rows.map((row) => Number(row.shown_person))).toEqual([shown]);
+  });
+
   test('a program’s message without a proof (two weak signs) is held with its reasons, answered exactly as accepted, and not handed to delivery', async () => {
     const d = deps();
     const outcome = await handleContact(post('/api/contact', person, PROGRAM), d, { ip: '203.0.113.7' });

@@ -155,7 +155,12 @@ describe('judging a contact message', () => {
     const proof = await solvedProof(now - 60_000);
     const spam = filter({ now: () => now });
     const first = await judgeContact({ ...message, proof }, spam);
-    expect(first).toEqual({ spam: false, reasons: [], proof: { id: expect.stringMatching(/^[0-9a-f]{16,}$/), expiresAtMs: expect.any(Number) } });
+    expect(first).toEqual({
+      spam: false,
+      reasons: [],
+      proof: { id: expect.stringMatching(/^[0-9a-f]{16,}$/), expiresAtMs: expect.any(Number) },
+      shownPerson: true,
+    });
     // Judging again finds nothing new: only the store's transaction knows whether it was used.
     await expect(judgeContact({ ...message, proof }, spam)).resolves.toEqual(first);
   });
@@ -183,9 +188,11 @@ describe('judging a contact message', () => {
         submitHam: async () => ({ ok: true }),
       },
     });
+    // Turnstile passed the visitor: a person's browser, though Akismet holds the message.
     await expect(judgeContact({ ...message, proof: undefined, turnstileToken: 'tok' }, spam)).resolves.toEqual({
       spam: true,
       reasons: ['proof-missing', 'akismet-spam'],
+      shownPerson: true,
     });
     expect(asked).toEqual([
       ['turnstile', 'tok', '203.0.113.7'],

@@ -59,15 +59,15 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL store', () => {
     const sql = open(url, { onMigrated });
     expect(sql.engine).toBe('postgresql');
     await expect(sql.all('SELECT email FROM subscribers')).resolves.toEqual([]);
-    expect(told.map((step) => step.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
-    expect([told[0], told[12]]).toEqual([
+    expect(told.map((step) => step.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]);
+    expect([told[0], told[13]]).toEqual([
       { version: 1, name: 'submissions and subscribers' },
-      { version: 13, name: 'drafts of refused form posts' },
+      { version: 14, name: 'automatic replies: only to a person, so many an hour' },
     ]);
     // Another connection sees every step: each was committed.
     const other = await connect(url);
     expect((await other.query('SELECT version FROM schema_migrations ORDER BY version')).rows.map((row) => row.version)).toEqual([
-      1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+      1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
     ]);
     await expect(other.query('SELECT count(*)::int AS n FROM form_drafts')).resolves.toMatchObject({ rows: [{ n: 0 }] });
 
@@ -109,20 +109,25 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL store', () => {
   test('a step that fails is rolled back and told with its own error, and the next start applies it', async () => {
     const url = await newDatabase();
     await open(url).ready;
-    // A database where step 13 is not recorded and an object already takes the name of its index.
+    // A database where step 14 is not recorded and an object already takes the name of its table.
     const other = await connect(url);
-    await other.query('DELETE FROM schema_migrations WHERE version = 13; DROP TABLE form_drafts; CREATE TABLE form_drafts_expiry (x INTEGER)');
+    await other.query(
+      'DELETE FROM schema_migrations WHERE version = 14; ALTER TABLE submissions DROP COLUMN shown_person; DROP TABLE auto_reply_hours; CREATE VIEW auto_reply_hours AS SELECT 1 AS x',
+    );
     const failing = steps();
-    await expect(open(url, { onMigrated: failing.onMigrated }).ready).rejects.toThrow('relation "form_drafts_expiry" already exists');
+    await expect(open(url, { onMigrated: failing.onMigrated }).ready).rejects.toThrow('relation "auto_reply_hours" already exists');
     expect(failing.told).toEqual([]);
-    await expect(other.query("SELECT to_regclass('form_drafts') AS drafts, (SELECT max(version) FROM schema_migrations) AS applied")).resolves.toMatchObject({
-      rows: [{ drafts: null, applied: 12 }],
-    });
+    // Rolled back whole: the column added before the failing statement is gone too.
+    await expect(
+      other.query(
+        "SELECT count(*)::int AS columns, (SELECT max(version) FROM schema_migrations) AS applied FROM information_schema.columns WHERE column_name = 'shown_person'",
+      ),
+    ).resolves.toMatchObject({ rows: [{ columns: 0, applied: 13 }] });
 
-    await other.query('DROP TABLE form_drafts_expiry');
+    await other.query('DROP VIEW auto_reply_hours');
     const mended = steps();
     await expect(settled(open(url, { onMigrated: mended.onMigrated }).ready, 5_000)).resolves.toBe('ready');
-    expect(mended.told).toEqual([{ version: 13, name: 'drafts of refused form posts' }]);
+    expect(mended.told).toEqual([{ version: 14, name: 'automatic replies: only to a person, so many an hour' }]);
   });
 
   test('the server process of a migrating connection dying: ready rejects with the cut, and the process lives on', async () => {
