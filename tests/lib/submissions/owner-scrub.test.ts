@@ -67,7 +67,8 @@ describe.each(testEngines())('the owner’s spam and delete on $name', (engine) 
     return { store, clock, worker, attempts: () => smtp.attempts() - attemptsBefore };
   }
 
-  const receive = (store: Store, name: string, email: string) => store.submissions.receive({ name, email, message: `A note from ${name}.`, held: undefined });
+  const receive = (store: Store, name: string, email: string) =>
+    store.submissions.receive({ name, email, message: `A note from ${name}.`, held: undefined, shownPerson: true });
 
   async function recordedNames(store: Store) {
     const rows = await store.sql.all<{ data: string }>('SELECT data FROM events ORDER BY id');
