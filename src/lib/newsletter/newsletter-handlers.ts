@@ -26,8 +26,13 @@ export type NewsletterDeps = {
   optIn?: OptIn | undefined;
   /** Consent records of signups a provider confirms itself (Mailchimp, Kit), when NEWSLETTER_DOUBLE_OPT_IN is on. */
   consents?: Pick<Consents, 'record'> | undefined;
-  /** Keeps a signup the provider could not take at once, to try it again (no signup lost). */
+  /** Keeps a signup the provider could not take at once, to try it again: a confirmed one always, a new one with `queueOnOutage`. */
   signups?: { enqueue(email: string, provider: string, now: Date): Promise<number>; poke(): void } | undefined;
+  /**
+   * NEWSLETTER_QUEUE_ON_OUTAGE: a signup during an outage is queued and answered 200, the owner's
+   * departure from the contract; without it the visitor gets the spec's failure, 503 (decision 0140).
+   */
+  queueOnOutage?: boolean | undefined;
 };
 
 /**
@@ -62,7 +67,7 @@ export const NEWSLETTER_FAILURES: Record<SubscribeFailure, { status: number; err
 /** POST /api/newsletter (docs/api/openapi.yaml): read the form, validate the email, subscribe, answer. */
 export async function handleNewsletter(
   request: IncomingRequest,
-  { provider, logger, limits, spam, events, signups, optIn, consents }: NewsletterDeps,
+  { provider, logger, limits, spam, events, signups, queueOnOutage, optIn, consents }: NewsletterDeps,
   { ip }: { ip: string } = { ip: '' },
 ): Promise<Outcome> {
   const form = await readForm(request);
@@ -99,8 +104,9 @@ export async function handleNewsletter(
     return accepted();
   }
 
-  // Busy or down: kept and tried again in the background, so the visitor is done (decision 0128).
-  if (outcome.reason === 'unavailable' && signups) {
+  // Busy or down: the spec's 503, unless the owner chose to keep the signup and try it again
+  // in the background (decision 0140).
+  if (outcome.reason === 'unavailable' && queueOnOutage && signups) {
     try {
       const id = await signups.enqueue(parsed.output.email, provider.name, new Date());
       logger.warn('newsletter.signup_queued', { provider: provider.name, id, detail: outcome.detail });

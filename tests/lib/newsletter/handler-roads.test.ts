@@ -102,21 +102,50 @@ describe.each(testEngines())('the newsletter handlers on $name', (engine) => {
     expect(logged()).toContainEqual({ level: 'warn', event: 'webhook.event_not_recorded', type: 'newsletter.subscribed', error: 'Error: database is locked' });
   });
 
-  test.skipIf(!engine.available)('a busy provider: the signup is queued and the worker poked, the visitor accepted', async () => {
-    const { store } = await engine.open();
-    const queue = createSignups(store.sql);
-    const signups = { enqueue: queue.enqueue, poke: vi.fn() };
-    const { logger, logged } = capture();
-    mailchimp.reply(BUSY);
-    await expect(handleNewsletter(post('/api/newsletter', { email: 'ada@example.org' }), { provider: remote(), logger, signups })).resolves.toEqual({
-      kind: 'accepted',
-    });
-    expect(signups.poke).toHaveBeenCalledTimes(1);
-    await expect(queue.pending(10)).resolves.toEqual([
-      expect.objectContaining({ id: 1, email: 'ada@example.org', provider: 'mailchimp', status: 'waiting', attempts: 0 }),
-    ]);
-    expect(logged()).toEqual([{ level: 'warn', event: 'newsletter.signup_queued', provider: 'mailchimp', id: 1, detail: 'HTTP 503 Service Unavailable' }]);
-  });
+  test.skipIf(!engine.available)(
+    "a busy provider, by default: the spec's failure, 503 with Retry-After, and nothing queued though a queue is at hand",
+    async () => {
+      const { store } = await engine.open();
+      const queue = createSignups(store.sql);
+      const signups = { enqueue: queue.enqueue, poke: vi.fn() };
+      const { logger, logged } = capture();
+      mailchimp.reply(BUSY);
+      await expect(handleNewsletter(post('/api/newsletter', { email: 'ada@example.org' }), { provider: remote(), logger, signups })).resolves.toEqual({
+        kind: 'failure',
+        status: 503,
+        error: BUSY_TEXT,
+        headers: { 'retry-after': '120' },
+        values: { email: 'ada@example.org' },
+        field: undefined,
+      });
+      await expect(queue.pending(10)).resolves.toEqual([]);
+      expect(signups.poke).not.toHaveBeenCalled();
+      expect(logged()).toEqual([
+        { level: 'warn', event: 'newsletter.subscribe_failed', provider: 'mailchimp', reason: 'unavailable', detail: 'HTTP 503 Service Unavailable' },
+      ]);
+    },
+  );
+
+  test.skipIf(!engine.available)(
+    'a busy provider with NEWSLETTER_QUEUE_ON_OUTAGE: the signup is queued and the worker poked, the visitor accepted',
+    async () => {
+      const { store } = await engine.open();
+      const queue = createSignups(store.sql);
+      const signups = { enqueue: queue.enqueue, poke: vi.fn() };
+      const { logger, logged } = capture();
+      mailchimp.reply(BUSY);
+      await expect(
+        handleNewsletter(post('/api/newsletter', { email: 'ada@example.org' }), { provider: remote(), logger, signups, queueOnOutage: true }),
+      ).resolves.toEqual({
+        kind: 'accepted',
+      });
+      expect(signups.poke).toHaveBeenCalledTimes(1);
+      await expect(queue.pending(10)).resolves.toEqual([
+        expect.objectContaining({ id: 1, email: 'ada@example.org', provider: 'mailchimp', status: 'waiting', attempts: 0 }),
+      ]);
+      expect(logged()).toEqual([{ level: 'warn', event: 'newsletter.signup_queued', provider: 'mailchimp', id: 1, detail: 'HTTP 503 Service Unavailable' }]);
+    },
+  );
 
   test.skipIf(!engine.available)('a queue that cannot store the signup: the visitor is asked to try later, as without a queue', async () => {
     const { store } = await engine.open();
@@ -125,7 +154,9 @@ describe.each(testEngines())('the newsletter handlers on $name', (engine) => {
     const signups = { enqueue: queue.enqueue, poke: vi.fn() };
     const { logger, logged } = capture();
     mailchimp.reply(BUSY);
-    await expect(handleNewsletter(post('/api/newsletter', { email: 'ada@example.org' }), { provider: remote(), logger, signups })).resolves.toEqual({
+    await expect(
+      handleNewsletter(post('/api/newsletter', { email: 'ada@example.org' }), { provider: remote(), logger, signups, queueOnOutage: true }),
+    ).resolves.toEqual({
       kind: 'failure',
       status: 503,
       error: BUSY_TEXT,
