@@ -91,7 +91,7 @@ export async function handleNewsletter(
     const asked = await optIn.ask(parsed.output.email, evidence, new Date());
     if (asked === 'failed') return failure(503, CONFIRMATION_NOT_SENT, { headers: { 'retry-after': String(NEWSLETTER_RETRY_AFTER_SECONDS) }, values });
     logger.info('newsletter.confirmation_asked', { sent: asked === 'sent' });
-    return { kind: 'accepted', thanks: CONFIRM_THANKS };
+    return { kind: 'accepted', thanks: CONFIRM_THANKS, awaitingConfirmation: true };
   }
   const outcome = await provider.subscribe(parsed.output.email);
   // Mailchimp (pending) and Kit confirm by themselves: the site keeps what the visitor agreed to.
@@ -101,7 +101,8 @@ export async function handleNewsletter(
     await events?.record('newsletter.subscribed', { email: parsed.output.email, provider: provider.name }).catch((error: unknown) => {
       logger.warn('webhook.event_not_recorded', { type: 'newsletter.subscribed', error: describeError(error) });
     });
-    return accepted();
+    // Mailchimp and Kit send their own confirmation mail when the site keeps consents (double opt-in).
+    return consents ? { kind: 'accepted', awaitingConfirmation: true } : accepted();
   }
 
   // Busy or down: the spec's 503, unless the owner chose to keep the signup and try it again

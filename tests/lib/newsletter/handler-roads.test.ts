@@ -64,7 +64,7 @@ describe.each(testEngines())('the newsletter handlers on $name', (engine) => {
           { provider: remote(), logger: silentLogger, consents, events },
           { ip: '198.51.100.23' },
         ),
-      ).resolves.toEqual({ kind: 'accepted' });
+      ).resolves.toEqual({ kind: 'accepted', awaitingConfirmation: true });
       const record = await consents.find('ada@example.org');
       expect(record).toEqual({
         email: 'ada@example.org',
@@ -266,7 +266,7 @@ describe.each(testEngines())("the site's double opt-in through the handlers, log
     const { optIn } = await open();
     const { logger, logged } = capture();
     const provider = createLocalProvider({ add: async () => {}, list: async () => [], remove: async () => false });
-    const thanks = { kind: 'accepted', thanks: '/thank-you/confirm-subscription/' };
+    const thanks = { kind: 'accepted', thanks: '/thank-you/confirm-subscription/', awaitingConfirmation: true };
     const before = smtp.received.length;
     await expect(handleNewsletter(post('/api/newsletter', { email: 'ada@example.org' }), { provider, logger, optIn })).resolves.toEqual(thanks);
     await expect(handleNewsletter(post('/api/newsletter', { email: 'ada@example.org' }), { provider, logger, optIn })).resolves.toEqual(thanks);
