@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
+import { mailboxOf } from './forms/mailbox.ts';
 import { limiterClass } from './lazy.ts';
 import { describeError, type Logger } from './log.ts';
 
@@ -27,7 +28,7 @@ export interface AbuseLimits {
   checkClient(route: LimitedRoute, clientKey: string, own?: OwnBudget): Promise<LimitVerdict>;
   /** Gives back the accepted-post budget a post took, when it was not accepted (a typo is not abuse). */
   refundClient(route: LimitedRoute, clientKey: string): Promise<void>;
-  /** Counts one subscription attempt for an address. */
+  /** Counts one subscription attempt for an address's mailbox (`mailboxOf`). */
   checkAddress(email: string): Promise<LimitVerdict>;
   close(): Promise<void>;
 }
@@ -99,7 +100,8 @@ export function createAbuseLimits(config: { rateLimit: { max: number; windowSeco
         logger.error('rate_limit.failed', { error: describeError(error) });
       }
     },
-    checkAddress: (email) => consume(perAddress, email.toLowerCase(), logger),
+    // Per mailbox, so that `bomb+1@` or `b.o.m.b@gmail.com` is no new budget (decision 0141).
+    checkAddress: (email) => consume(perAddress, mailboxOf(email), logger),
     // The Redis client is the services' (shared with the admin's throttle), closed with them.
     async close() {},
   };

@@ -277,6 +277,21 @@ describe.each(testEngines())("the site's double opt-in through the handlers, log
     ]);
   });
 
+  test.skipIf(!engine.available)('spellings of one mailbox share its limit of confirmation mails: a fourth is refused with 429 and sends none', async () => {
+    const { optIn } = await open();
+    const provider = createLocalProvider({ add: async () => {}, list: async () => [], remove: async () => false });
+    const limits = createAbuseLimits({ rateLimit: { max: 100, windowSeconds: 600 } }, silentLogger);
+    const sentTo = () => smtp.received.filter((mail) => /@(gmail|googlemail)\.com$/.test(mail.to[0] ?? '')).map((mail) => mail.to[0]);
+    const before = sentTo().length;
+    const statuses = [];
+    for (const email of ['bomb@gmail.com', 'bomb+1@gmail.com', 'b.o.m.b@googlemail.com', 'B.omb+2@Gmail.com']) {
+      const outcome = await handleNewsletter(post('/api/newsletter', { email }), { provider, logger: silentLogger, optIn, limits });
+      statuses.push(outcome.kind === 'failure' ? outcome.status : outcome.kind);
+    }
+    expect(statuses).toEqual(['accepted', 'accepted', 'accepted', 429]);
+    expect(sentTo().slice(before)).toEqual(['bomb@gmail.com', 'bomb+1@gmail.com', 'b.o.m.b@googlemail.com']);
+  });
+
   test.skipIf(!engine.available)('the confirming button logs the confirmation; news that cannot be recorded does not undo it', async () => {
     const { store, optIn } = await open();
     const provider = createLocalProvider(store.subscribers);
