@@ -175,17 +175,24 @@ export function createAdminQueries(sql: Sql): AdminQueries {
           : { email: r.email, createdAt: r.created_at, consent: { confirmedAt: r.confirmed_at, version: r.consent_version, page: r.page ?? '' } };
       return { rows: rows.map(rowOf), total: Number(count?.n ?? 0) };
     },
-    deleteSubscriber: (email) =>
-      sql.transaction(async (tx) => {
+    deleteSubscriber: async (email) => {
+      // No stored address holds a control character (the forms refuse them), and PostgreSQL
+      // would refuse a NUL as a parameter: such an address is simply not there.
+      if (CONTROL.test(email)) return false;
+      return sql.transaction(async (tx) => {
         // An erasure: the address goes from the list, its consent record and the signups waiting
         // for the provider, all at once (the audit log keeps only its domain).
         const { changes } = await tx.run('DELETE FROM subscribers WHERE email = ?', [email]);
         const consent = await tx.run('DELETE FROM newsletter_consents WHERE email = ?', [email.toLowerCase()]);
         const waiting = await tx.run('DELETE FROM signup_queue WHERE lower(email) = ?', [email.toLowerCase()]);
         return changes + consent.changes + waiting.changes > 0;
-      }),
+      });
+    },
   };
 }
+
+/** The control characters no stored text holds: the forms refuse them (tabs and line breaks aside, which no address has). */
+const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /**
  * `%words%` for a case-insensitive LIKE, its wildcards escaped; `undefined` for no search, and
