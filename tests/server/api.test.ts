@@ -229,6 +229,25 @@ describe('the built server with Mailchimp', () => {
   });
 });
 
+describe('the built server with a Mailchimp nothing listens at', () => {
+  let site: Site;
+  beforeAll(async () => {
+    // A port that was just free: every connection to it is refused.
+    const gone = await startFakeHttpServer(replyJson(200, {}));
+    await gone.close();
+    site = await startSite({ MAILCHIMP_API_KEY: 'secretkey-us21', MAILCHIMP_LIST_ID: 'abc123', MAILCHIMP_API_BASE_URL: `${gone.url}/3.0` });
+  });
+  afterAll(() => site.stop());
+
+  test("no connection: the spec's failure, 503 with Retry-After, and nothing stored", async () => {
+    const response = await postForm(`${site.url}/api/newsletter`, { email: 'nobody-home@example.com' });
+    expect([response.status, response.headers.get('retry-after')]).toEqual([503, '120']);
+    await expect(response.json()).resolves.toEqual({ success: false, error: 'The newsletter service is busy right now. Please try again in a few minutes.' });
+    const waiting = await runCli('subscribers', ['waiting'], { DATA_DIR: site.dataDir });
+    expect([waiting.code, waiting.stdout, waiting.stderr]).toEqual([0, '', 'No signup is waiting for the provider.\n']);
+  });
+});
+
 describe('the built server with Mailchimp and NEWSLETTER_QUEUE_ON_OUTAGE=true', () => {
   let mailchimp: FakeHttpServer;
   let site: Site;
