@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
+import { mailboxOf } from './forms/mailbox.ts';
 import { limiterClass } from './lazy.ts';
 import { describeError, type Logger } from './log.ts';
 
@@ -27,7 +28,7 @@ export interface AbuseLimits {
   checkClient(route: LimitedRoute, clientKey: string, own?: OwnBudget): Promise<LimitVerdict>;
   /** Gives back the accepted-post budget a post took, when it was not accepted (a typo is not abuse). */
   refundClient(route: LimitedRoute, clientKey: string): Promise<void>;
-  /** Counts one subscription attempt for an address. */
+  /** Counts one subscription attempt for an address's mailbox (`mailboxOf`). */
   checkAddress(email: string): Promise<LimitVerdict>;
   /** Forgets an address's count, in Redis and in this process's memory (an erasure); answers whether one was kept. */
   forgetAddress(email: string): Promise<boolean>;
@@ -51,8 +52,8 @@ const ADDRESS_PREFIX = 'site-forms:address';
  * (`npm run subscribers -- erase`); answers whether there was one. Throws while Redis is down.
  */
 export async function forgetAddressInRedis(redis: Redis, email: string): Promise<boolean> {
-  // The library's key: its prefix, a colon, then the key the limits counted (the lower-case address).
-  return (await redis.del(`${ADDRESS_PREFIX}:${email.toLowerCase()}`)) > 0;
+  // The library's key: its prefix, a colon, then the key the limits counted (the address's mailbox).
+  return (await redis.del(`${ADDRESS_PREFIX}:${mailboxOf(email)}`)) > 0;
 }
 
 const ALWAYS: LimitVerdict = { ok: true };
@@ -124,9 +125,10 @@ export function createAbuseLimits(config: { rateLimit: { max: number; windowSeco
         logger.error('rate_limit.failed', { error: describeError(error) });
       }
     },
-    checkAddress: (email) => consume(perAddress, email.toLowerCase(), logger),
+    // Per mailbox, so that `bomb+1@` or `b.o.m.b@gmail.com` is no new budget (decision 0141).
+    checkAddress: (email) => consume(perAddress, mailboxOf(email), logger),
     async forgetAddress(email) {
-      const inMemory = await addressMemory.delete(email.toLowerCase());
+      const inMemory = await addressMemory.delete(mailboxOf(email));
       // Redis down: thrown, so the erasure says it is not complete rather than pretend it is.
       const inRedis = redis ? await forgetAddressInRedis(redis, email) : false;
       return inMemory || inRedis;

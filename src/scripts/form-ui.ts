@@ -1,5 +1,5 @@
 /** An endpoint's JSON answer (docs/api/openapi.yaml), unchecked: the script trusts only what it tests for; `status` is the HTTP status. */
-export type FormAnswer = { success?: unknown; error?: unknown; errors?: unknown; status?: number };
+export type FormAnswer = { success?: unknown; error?: unknown; errors?: unknown; awaitingConfirmation?: unknown; status?: number };
 
 /** The parts of a form the scripts write to. */
 export type FormParts = {

@@ -1,4 +1,4 @@
-import { clearFieldErrors, enhanceForm, errorText, formWords, postForm, showFieldErrors, showThanks } from './form-ui.ts';
+import { clearFieldErrors, enhanceForm, errorText, type FormAnswer, formWords, postForm, showFieldErrors, showThanks } from './form-ui.ts';
 
 /** Where the newsletter form posts (docs/api/openapi.yaml). */
 export const NEWSLETTER_ENDPOINT = '/api/newsletter';
@@ -15,10 +15,18 @@ export function enhanceNewsletterForm(form: HTMLFormElement, fetchImpl: typeof f
     clearFieldErrors(form);
     if (beforeSend) await beforeSend();
     const answer = await postForm(form, NEWSLETTER_ENDPOINT, fetchImpl);
-    if (answer.success === true) showThanks(form, status, words.thanks);
+    if (answer.success === true) showThanks(form, status, thanksFor(answer, words.thanks, form.dataset.confirmThanks));
     // A 400 is about the address, so its error goes where the page without JavaScript puts
     // it: at the field; a busy or broken provider is about the form.
     else if (answer.status === 400) showFieldErrors(form, { email: errorText(answer, words.failed) }, error, words.failed);
     else error.textContent = errorText(answer, words.failed);
   });
+}
+
+/**
+ * The thanks, followed by the markup's sentence about the confirmation mail when the answer says
+ * the address awaits it (NEWSLETTER_DOUBLE_OPT_IN): the spec's words stay first.
+ */
+function thanksFor(answer: FormAnswer, thanks: string, confirmThanks: string | undefined): string {
+  return answer.awaitingConfirmation === true && confirmThanks ? `${thanks} ${confirmThanks}` : thanks;
 }

@@ -57,6 +57,16 @@ describe('configuration', () => {
     expect(requireConfig(example)).toMatchObject({ newsletter: { provider: 'local' }, newsletterChoice: 'default' });
   });
 
+  test.each([
+    [{}, { ok: true, queue: false }],
+    [{ NEWSLETTER_QUEUE_ON_OUTAGE: 'false' }, { ok: true, queue: false }],
+    [{ NEWSLETTER_QUEUE_ON_OUTAGE: ' TRUE ' }, { ok: true, queue: true }],
+    [{ NEWSLETTER_QUEUE_ON_OUTAGE: 'yes' }, { ok: false, problems: ['NEWSLETTER_QUEUE_ON_OUTAGE must be true or false'] }],
+  ])("NEWSLETTER_QUEUE_ON_OUTAGE %j: off unless set to true, as the spec's 503 is the default", (env, expected) => {
+    const result = readConfig(env);
+    expect(result.ok ? { ok: true, queue: result.config.newsletterQueueOnOutage } : result).toEqual(expected);
+  });
+
   test('chooses Mailchimp when only its key is set, taking the server prefix from the key', () => {
     const config = requireConfig({ MAILCHIMP_API_KEY: 'abc-us21', MAILCHIMP_LIST_ID: 'list1' });
     expect(config.newsletter).toEqual({
@@ -482,6 +492,7 @@ describe('secrets in what the configuration prints', () => {
       publicUrl: 'https://www.example.com',
       newsletterProvider: 'mailchimp',
       newsletterChoice: 'inferred',
+      newsletterQueueOnOutage: false,
       mailchimp: { apiKey: '…us21', listId: 'list1', baseUrl: 'https://***:***@proxy.example.com/3.0' },
       smtp: { url: 'smtp://***:***@smtp.postmarkapp.com:587', to: 'owner@example.com', from: 'site@example.com', certificate: 'checked' },
       deliveryRetryBaseMs: 30_000,
@@ -533,6 +544,7 @@ describe('secrets in what the configuration prints', () => {
       'contactEndpointOrigin',
       'newsletterProvider',
       'newsletterChoice',
+      'newsletterQueueOnOutage',
       'smtp',
       'deliveryRetryBaseMs',
       'deliveryLeaseMs',

@@ -106,6 +106,18 @@ describe('abuse limits in memory', () => {
     await expect(limits.forgetAddress('nobody@example.com')).resolves.toBe(false);
   });
 
+  test.each<[string, string[], boolean[]]>([
+    ['a +tag, at any domain', ['bomb@example.org', 'bomb+1@example.org', 'BOMB+two@Example.org', 'bomb+3@example.org'], [true, true, true, false]],
+    ['dots and googlemail at Gmail', ['bomb@gmail.com', 'b.o.m.b@gmail.com', 'bo.mb+x@googlemail.com', 'B.O.M.B@GMAIL.COM'], [true, true, true, false]],
+    ['dots elsewhere are another mailbox', ['bomb@example.org', 'b.omb@example.org', 'bo.mb@example.org', 'bom.b@example.org'], [true, true, true, true]],
+    ['a local part that is only a tag is itself', ['+a@example.org', '+a@example.org', '+a@example.org', '+b@example.org'], [true, true, true, true]],
+  ])('the daily limit per address counts the mailbox, not its spellings: %s', async (_, emails, expected) => {
+    const limits = createAbuseLimits(config(100), silentLogger);
+    const verdicts = [];
+    for (const email of emails) verdicts.push((await limits.checkAddress(email)).ok);
+    expect(verdicts).toEqual(expected);
+  });
+
   test('RATE_LIMIT_MAX=0 turns limiting off', async () => {
     const limits = createAbuseLimits(config(0), silentLogger);
     expect(limits.enabled).toBe(false);

@@ -5,7 +5,7 @@ import { expect, vi } from 'vitest';
  * (tests/scripts/markup.test.ts checks that the built page keeps this contract).
  */
 export const NEWSLETTER_MARKUP = `
-<form id="newsletter-form" class="form" method="post" action="/api/newsletter" enctype="multipart/form-data" data-busy="Subscribing..." data-thanks="Thanks for subscribing!" data-failed="Something went wrong. Please try again." data-newsletter-form>
+<form id="newsletter-form" class="form" method="post" action="/api/newsletter" enctype="multipart/form-data" data-busy="Subscribing..." data-thanks="Thanks for subscribing!" data-confirm-thanks="We have sent you an email: follow the link in it to confirm your subscription." data-failed="Something went wrong. Please try again." data-newsletter-form>
   <div class="field">
     <label for="newsletter-email">Email address</label>
     <p id="newsletter-email-error" class="field-error" data-error-for="email"></p>

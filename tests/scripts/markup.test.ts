@@ -79,6 +79,8 @@ describe.each(Object.entries(SOURCES))('the markup contract of %s', (_, render) 
     expectNativeForm(form, '/api/newsletter', 'data-newsletter-form');
     expectField(form, 'newsletter-email', 'email', { type: 'email', required: '', maxlength: '254', autocomplete: 'email' });
     expectMessages(form, 'newsletter', { button: 'Subscribe', busy: 'Subscribing...', thanks: 'Thanks for subscribing!' });
+    // The sentence that follows the thanks when the answer awaits a confirmation (double opt-in).
+    expect(form.dataset.confirmThanks).toBe('We have sent you an email: follow the link in it to confirm your subscription.');
   });
 
   test('contact form: posts natively, each field with the server’s rules, live regions', async () => {

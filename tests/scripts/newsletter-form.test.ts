@@ -97,6 +97,47 @@ describe('newsletter form, rule 3: success', () => {
   });
 });
 
+describe('newsletter form, success with double opt-in (NEWSLETTER_DOUBLE_OPT_IN)', () => {
+  const SENTENCE = 'We have sent you an email: follow the link in it to confirm your subscription.';
+
+  test("an answer awaiting confirmation: the spec's thanks, then the sentence of the markup telling the person to look for the mail", async () => {
+    const page = renderNewsletterForm();
+    enhanceNewsletterForm(page.form, answering({ success: true, awaitingConfirmation: true }));
+
+    submit(page.form);
+    await settled(page);
+
+    expect(page.status.textContent).toBe(`Thanks for subscribing! ${SENTENCE}`);
+    expect(page.form.textContent).toBe(`Thanks for subscribing! ${SENTENCE}`);
+    expect(page.form.querySelector('input, button')).toBeNull();
+  });
+
+  test("in German, the German markup's words", async () => {
+    const page = renderNewsletterForm();
+    page.form.dataset.thanks = 'Danke für Ihr Abonnement!';
+    page.form.dataset.confirmThanks = 'Wir haben Ihnen eine E-Mail geschickt: Bestätigen Sie Ihr Abonnement über den Link darin.';
+    enhanceNewsletterForm(page.form, answering({ success: true, awaitingConfirmation: true }));
+
+    submit(page.form);
+    await settled(page);
+
+    expect(page.status.textContent).toBe('Danke für Ihr Abonnement! Wir haben Ihnen eine E-Mail geschickt: Bestätigen Sie Ihr Abonnement über den Link darin.');
+  });
+
+  test.each<[string, Record<string, unknown>]>([
+    ['without double opt-in', { success: true }],
+    ['with a flag that is not true', { success: true, awaitingConfirmation: 'yes' }],
+  ])('%s: the thanks alone', async (_, body) => {
+    const page = renderNewsletterForm();
+    enhanceNewsletterForm(page.form, answering(body));
+
+    submit(page.form);
+    await settled(page);
+
+    expect(page.form.textContent).toBe('Thanks for subscribing!');
+  });
+});
+
 describe('newsletter form, rule 4: success false', () => {
   test.each([
     ['an invalid address', 'Please enter a valid email address'],

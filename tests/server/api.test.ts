@@ -2,7 +2,7 @@ import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type FakeHttpServer, replyJson, startFakeHttpServer } from '../support/fake-http.ts';
+import { type FakeHttpServer, replyJson, replyReset, startFakeHttpServer } from '../support/fake-http.ts';
 import { postForm, type Site, startSite } from '../support/site.ts';
 import { runCli } from '../contact/run-inbox.ts';
 import { eventually } from '../support/smtp.ts';
@@ -178,8 +178,6 @@ describe('the built server with Mailchimp', () => {
       MAILCHIMP_API_KEY: 'secretkey-us21',
       MAILCHIMP_LIST_ID: 'abc123',
       MAILCHIMP_API_BASE_URL: `${mailchimp.url}/3.0`,
-      // A stored signup is tried again after 200 ms rather than half a minute.
-      DELIVERY_RETRY_BASE_MS: '200',
     });
   });
   afterAll(async () => {
@@ -213,6 +211,60 @@ describe('the built server with Mailchimp', () => {
     await postForm(`${site.url}/api/newsletter`, { email: 'ada@example.com' });
     expect(site.logs).toContainEqual(expect.objectContaining({ level: 'error', event: 'newsletter.subscribe_failed', check: 'MAILCHIMP_API_KEY' }));
     expect(JSON.stringify(site.logs)).not.toContain('secretkey');
+  });
+
+  test("a provider that keeps failing, or cuts the connection: the spec's failure, 503 with Retry-After, after three attempts, and nothing stored", async () => {
+    for (const reply of [replyJson(503, { title: 'Service Unavailable' }), replyJson(500, { title: 'Internal Server Error' }), replyReset()]) {
+      mailchimp.reply(reply);
+      mailchimp.requests.length = 0;
+      const response = await postForm(`${site.url}/api/newsletter`, { email: 'refused@example.com' });
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toBe('120');
+      await expect(response.json()).resolves.toEqual({ success: false, error: 'The newsletter service is busy right now. Please try again in a few minutes.' });
+      expect(mailchimp.requests).toHaveLength(3);
+    }
+    expect(site.logs.filter((l) => typeof l === 'object' && l.event === 'newsletter.signup_queued')).toEqual([]);
+    const waiting = await runCli('subscribers', ['waiting'], { DATA_DIR: site.dataDir });
+    expect([waiting.code, waiting.stdout, waiting.stderr]).toEqual([0, '', 'No signup is waiting for the provider.\n']);
+  });
+});
+
+describe('the built server with a Mailchimp nothing listens at', () => {
+  let site: Site;
+  beforeAll(async () => {
+    // A port that was just free: every connection to it is refused.
+    const gone = await startFakeHttpServer(replyJson(200, {}));
+    await gone.close();
+    site = await startSite({ MAILCHIMP_API_KEY: 'secretkey-us21', MAILCHIMP_LIST_ID: 'abc123', MAILCHIMP_API_BASE_URL: `${gone.url}/3.0` });
+  });
+  afterAll(() => site.stop());
+
+  test("no connection: the spec's failure, 503 with Retry-After, and nothing stored", async () => {
+    const response = await postForm(`${site.url}/api/newsletter`, { email: 'nobody-home@example.com' });
+    expect([response.status, response.headers.get('retry-after')]).toEqual([503, '120']);
+    await expect(response.json()).resolves.toEqual({ success: false, error: 'The newsletter service is busy right now. Please try again in a few minutes.' });
+    const waiting = await runCli('subscribers', ['waiting'], { DATA_DIR: site.dataDir });
+    expect([waiting.code, waiting.stdout, waiting.stderr]).toEqual([0, '', 'No signup is waiting for the provider.\n']);
+  });
+});
+
+describe('the built server with Mailchimp and NEWSLETTER_QUEUE_ON_OUTAGE=true', () => {
+  let mailchimp: FakeHttpServer;
+  let site: Site;
+  beforeAll(async () => {
+    mailchimp = await startFakeHttpServer(replyJson(200, { status: 'subscribed' }));
+    site = await startSite({
+      MAILCHIMP_API_KEY: 'secretkey-us21',
+      MAILCHIMP_LIST_ID: 'abc123',
+      MAILCHIMP_API_BASE_URL: `${mailchimp.url}/3.0`,
+      NEWSLETTER_QUEUE_ON_OUTAGE: 'true',
+      // A stored signup is tried again after 200 ms rather than half a minute.
+      DELIVERY_RETRY_BASE_MS: '200',
+    });
+  });
+  afterAll(async () => {
+    await site.stop();
+    await mailchimp.close();
   });
 
   test('a provider that keeps failing: after three attempts the signup is stored and answered 200, then reaches the provider once it is back', async () => {

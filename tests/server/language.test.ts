@@ -95,6 +95,7 @@ describe('the pages of a German site', () => {
     expect(text(doc, '#newsletter-form button')).toBe('Abonnieren');
     expect(text(doc, '#newsletter-consent')).toBe('Ich möchte den Newsletter per E-Mail erhalten. Ich kann ihn jederzeit abbestellen.');
     expect(form.getAttribute('data-busy')).toBe('Wird abonniert …');
+    expect(form.getAttribute('data-confirm-thanks')).toBe('Wir haben Ihnen eine E-Mail geschickt: Bestätigen Sie Ihr Abonnement über den Link darin.');
     expect(form.getAttribute('data-thanks')).toBe('Danke für Ihr Abonnement!');
     expect(form.getAttribute('data-failed')).toBe('Etwas ist schiefgegangen. Bitte versuchen Sie es noch einmal.');
     expect(text(doc, '.lead')).toBe(
@@ -197,7 +198,7 @@ describe('the mails of a German site', () => {
 
   test('the double opt-in’s confirmation is German, and so is its page', async () => {
     const response = await postForm(`${site.url}/api/newsletter`, { email: 'leserin@example.org' }, SCRIPT);
-    expect(await response.text()).toBe('{"success":true}');
+    expect(await response.text()).toBe('{"success":true,"awaitingConfirmation":true}');
     await eventually('the confirmation', () => mailsTo('leserin@example.org').length === 1);
     const mail = mailsTo('leserin@example.org')[0]!;
     expect(mail.header('subject')).toEqual(['Bestätigen Sie Ihr Abonnement von Werkstatt Süd']);

@@ -101,12 +101,16 @@ describe('newsletter without JavaScript', () => {
     expect(mailchimp.requests).toHaveLength(0);
   });
 
-  test('a busy provider: the signup is stored for later and the person is thanked', async () => {
+  test("a busy provider: the spec's 503 as a page, with Retry-After, the error above the button and the address kept", async () => {
     mailchimp.reply(replyJson(503, { title: 'Service Unavailable' }));
-    const response = await navigate('/api/newsletter', { email: 'reader@example.com' });
-    expect(response.status).toBe(303);
-    expect(response.headers.get('location')).toBe('/thank-you/newsletter/');
-    mailchimp.reply(replyJson(200, { id: 'm', status: 'subscribed' }));
+    const response = await followDraft(await navigate('/api/newsletter', { email: 'reader@example.com' }), '/api/newsletter');
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('120');
+    const document = await page(response);
+    expect(document.querySelector('#newsletter-form-error')?.textContent?.trim()).toBe(
+      'The newsletter service is busy right now. Please try again in a few minutes.',
+    );
+    expect(document.querySelector<HTMLInputElement>('#newsletter-email')?.getAttribute('value')).toBe('reader@example.com');
   });
 });
 

@@ -181,6 +181,8 @@ export function createAdminQueries(sql: Sql, { limits }: Pick<ErasureParts, 'lim
   };
 }
 
+/** The control characters no stored text holds: the forms refuse them (tabs and line breaks aside, which no address has). */
+
 /**
  * `%words%` for a case-insensitive LIKE, its wildcards escaped; `undefined` for no search, and
  * `null` for one that can match nothing: a control character no stored text holds (the forms

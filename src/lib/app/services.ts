@@ -59,6 +59,8 @@ export type Services = {
   unsubscribeLocal: (email: string) => Promise<boolean>;
   /** Signups the provider could not take at once, and the worker that tries them again (none with the local list). */
   signups: { queue: Signups; worker: SignupWorker | undefined; enqueue: Signups['enqueue']; poke(): void };
+  /** NEWSLETTER_QUEUE_ON_OUTAGE: a new signup during a provider's outage is queued and answered 200 rather than 503. */
+  queueOnOutage: boolean;
   /** Starts the background work: the workers (messages left pending by an earlier process go first) and the housekeeping. */
   start(): void;
   /** Stops the background work, each worker finishing what it is sending so its outcome is recorded. */
@@ -186,6 +188,7 @@ export function createServices(config: Config, logger: Logger): Services {
       enqueue: (email, name, now) => signupQueue.enqueue(email, name, now),
       poke: () => signupWorker?.poke(),
     },
+    queueOnOutage: config.newsletterQueueOnOutage,
     start() {
       worker?.start();
       webhooks.worker?.start();

@@ -20,6 +20,11 @@ export type NewsletterSettings = {
   newsletter: NewsletterConfig;
   /** Why the provider was chosen, for the start-up log. */
   newsletterChoice: 'configured' | 'inferred' | 'default';
+  /**
+   * NEWSLETTER_QUEUE_ON_OUTAGE: a signup the provider cannot take is kept and answered 200, a
+   * departure from the API contract (whose 200 means "added"); off, it is the spec's 503.
+   */
+  newsletterQueueOnOutage: boolean;
 };
 
 const VARIABLES = {
@@ -44,6 +49,7 @@ const VARIABLES = {
   RESEND_SEGMENT_ID: optionalText,
   RESEND_AUDIENCE_ID: optionalText,
   RESEND_BASE_URL: optionalUrl,
+  NEWSLETTER_QUEUE_ON_OUTAGE: v.optional(v.pipe(text, v.toLowerCase(), v.picklist(['true', 'false'], 'must be true or false')), 'false'),
 };
 
 type Variables = ReturnType<typeof readVariables<typeof VARIABLES>>['config'];
@@ -70,11 +76,13 @@ export const newsletter: ConfigConcern<NewsletterSettings> = {
   read(env) {
     const { config: e, problems } = readVariables(VARIABLES, env);
     const { provider, newsletterChoice } = chooseProvider(e, problems);
-    return { config: { newsletter: settingsOf(provider, e, problems), newsletterChoice }, problems };
+    const newsletterQueueOnOutage = e.NEWSLETTER_QUEUE_ON_OUTAGE === 'true';
+    return { config: { newsletter: settingsOf(provider, e, problems), newsletterChoice, newsletterQueueOnOutage }, problems };
   },
-  describe: ({ newsletter: n, newsletterChoice }) => ({
+  describe: ({ newsletter: n, newsletterChoice, newsletterQueueOnOutage }) => ({
     newsletterProvider: n.provider,
     newsletterChoice,
+    newsletterQueueOnOutage,
     ...(n.provider === 'mailchimp' && {
       mailchimp: { apiKey: mask(n.mailchimp.apiKey), listId: n.mailchimp.listId, baseUrl: withoutCredentials(n.mailchimp.baseUrl) },
     }),

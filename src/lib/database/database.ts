@@ -123,6 +123,15 @@ function isLocked(error: unknown): boolean {
 }
 
 /**
+ * Whether PostgreSQL refused a value a statement carried (SQLSTATE class 22, "data exception",
+ * such as a NUL in text): the server answered, so it is no outage.
+ */
+function isDataException(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('22');
+}
+
+/**
  * The statements, with every outcome told to `state`: any failure, and the success of a write
  * (a read succeeding says nothing about a full disk).
  * Hint: on SQLite the health probe rewrites one small row, which fits in pages the file already
@@ -143,6 +152,8 @@ function monitored(sql: Sql, state: DatabaseState, probeProvesRecovery: boolean)
       }
       return result;
     } catch (error) {
+      // A value the statement carried was refused: the statement's fault, not the database's.
+      if (isDataException(error)) throw error;
       onlyLocked = (state.failure === undefined || onlyLocked) && isLocked(error);
       state.failed(error);
       throw error;

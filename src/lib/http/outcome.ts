@@ -8,6 +8,8 @@ export type Accepted = {
   kind: 'accepted';
   /** Another thank-you page than the form's own ("check your inbox" for a double opt-in). */
   thanks?: string;
+  /** The address is on the list only once the confirmation mail's link is followed (double opt-in); told to scripts. */
+  awaitingConfirmation?: true;
 };
 
 /** Fields were refused: each field's messages, and what was typed so a person need not type it again. */
@@ -91,6 +93,11 @@ export const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8',
 export function renderJson(outcome: Outcome): Answer {
   switch (outcome.kind) {
     case 'accepted':
+      return {
+        status: 200,
+        headers: { ...JSON_HEADERS },
+        body: outcome.awaitingConfirmation ? '{"success":true,"awaitingConfirmation":true}' : '{"success":true}',
+      };
     case 'confirm':
       return { status: 200, headers: { ...JSON_HEADERS }, body: '{"success":true}' };
     case 'invalid':

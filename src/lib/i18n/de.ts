@@ -36,6 +36,7 @@ export const de: Catalogue = {
     submit: 'Abonnieren',
     busy: 'Wird abonniert …',
     thanks: 'Danke für Ihr Abonnement!',
+    confirmThanks: 'Wir haben Ihnen eine E-Mail geschickt: Bestätigen Sie Ihr Abonnement über den Link darin.',
   },
 
   contact: {

@@ -42,6 +42,8 @@ export const en = {
     submit: 'Subscribe',
     busy: 'Subscribing...',
     thanks: 'Thanks for subscribing!',
+    /** After the thanks, with double opt-in: the address is on the list only once the mail's link is followed. */
+    confirmThanks: 'We have sent you an email: follow the link in it to confirm your subscription.',
   },
 
   /** The contact page and its form (src/lib/forms/contact.ts). */

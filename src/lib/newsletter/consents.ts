@@ -27,6 +27,7 @@ export interface Consents {
   /**
    * Records a signup's consent as pending and answers the tokens of its confirmation email, or
    * `undefined` when one went out less than RESEND_AFTER_MS ago (no second mail) or the address is confirmed.
+   * A pending signup whose link still works keeps its evidence and its link; the new mail's links work beside them.
    */
   request(email: string, evidence: ConsentEvidence, now: Date): Promise<{ confirm: string; unsubscribe: string } | undefined>;
   /** Confirms the signup a token stands for, once, within 48 hours; answers its address. */
@@ -74,22 +75,33 @@ export function createConsents(sql: Sql): Consents {
     request: (email, evidence, now) =>
       sql.transaction(async (tx) => {
         const key = email.toLowerCase();
-        const existing = await tx.get<{ status: string; last_sent_at: string | null }>('SELECT status, last_sent_at FROM newsletter_consents WHERE email = ?', [
-          key,
-        ]);
+        const existing = await tx.get<{ status: string; last_sent_at: string | null; confirm_expires_at: string | null }>(
+          'SELECT status, last_sent_at, confirm_expires_at FROM newsletter_consents WHERE email = ?',
+          [key],
+        );
         if (existing?.status === 'confirmed') return undefined;
         if (existing?.last_sent_at && now.getTime() - Date.parse(existing.last_sent_at) < RESEND_AFTER_MS) return undefined;
         const confirm = newToken();
         const unsubscribe = newToken();
         const at = now.toISOString();
         const expires = new Date(now.getTime() + CONFIRMATION_TTL_MS).toISOString();
+        if (existing?.status === 'pending' && existing.confirm_expires_at && existing.confirm_expires_at > at) {
+          // The same signup asked again (perhaps by someone else, from elsewhere): the first
+          // evidence and the first mail's links stay; this mail's links work beside them (decision 0141).
+          await tx.run(
+            `UPDATE newsletter_consents SET resent_confirm_hash = ?, resent_unsubscribe_hash = ?, confirm_expires_at = ?, last_sent_at = ? WHERE email = ?`,
+            [hashOf(confirm), hashOf(unsubscribe), expires, at, key],
+          );
+          return { confirm, unsubscribe };
+        }
         await tx.run(
           `INSERT INTO newsletter_consents (email, status, signed_up_at, page, consent_text, consent_version, client, confirm_token_hash, confirm_expires_at, unsubscribe_token_hash, last_sent_at)
            VALUES (?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?)
            ON CONFLICT (email) DO UPDATE SET status = 'pending', signed_up_at = excluded.signed_up_at, confirmed_at = NULL, page = excluded.page,
              consent_text = excluded.consent_text, consent_version = excluded.consent_version, client = excluded.client,
              confirm_token_hash = excluded.confirm_token_hash, confirm_expires_at = excluded.confirm_expires_at,
-             unsubscribe_token_hash = excluded.unsubscribe_token_hash, last_sent_at = excluded.last_sent_at`,
+             unsubscribe_token_hash = excluded.unsubscribe_token_hash, last_sent_at = excluded.last_sent_at,
+             resent_confirm_hash = NULL, resent_unsubscribe_hash = NULL`,
           [key, at, evidence.page, evidence.text, evidence.version, evidence.client, hashOf(confirm), expires, hashOf(unsubscribe), at],
         );
         return { confirm, unsubscribe };
@@ -97,9 +109,9 @@ export function createConsents(sql: Sql): Consents {
 
     async confirm(token, now) {
       const row = await sql.get<{ email: string }>(
-        `UPDATE newsletter_consents SET status = 'confirmed', confirmed_at = ?, confirm_token_hash = NULL
-         WHERE confirm_token_hash = ? AND status = 'pending' AND confirm_expires_at > ? RETURNING email`,
-        [now.toISOString(), hashOf(token), now.toISOString()],
+        `UPDATE newsletter_consents SET status = 'confirmed', confirmed_at = ?, confirm_token_hash = NULL, resent_confirm_hash = NULL
+         WHERE (confirm_token_hash = ? OR resent_confirm_hash = ?) AND status = 'pending' AND confirm_expires_at > ? RETURNING email`,
+        [now.toISOString(), hashOf(token), hashOf(token), now.toISOString()],
       );
       return row?.email;
     },
@@ -117,9 +129,10 @@ export function createConsents(sql: Sql): Consents {
 
     async unsubscribe(token, now) {
       const row = await sql.get<{ email: string }>(
-        `UPDATE newsletter_consents SET status = 'unsubscribed', unsubscribe_token_hash = NULL, confirm_token_hash = NULL, last_sent_at = ?
-         WHERE unsubscribe_token_hash = ? RETURNING email`,
-        [now.toISOString(), hashOf(token)],
+        `UPDATE newsletter_consents SET status = 'unsubscribed', unsubscribe_token_hash = NULL, confirm_token_hash = NULL,
+           resent_unsubscribe_hash = NULL, resent_confirm_hash = NULL, last_sent_at = ?
+         WHERE unsubscribe_token_hash = ? OR resent_unsubscribe_hash = ? RETURNING email`,
+        [now.toISOString(), hashOf(token), hashOf(token)],
       );
       return row?.email;
     },

@@ -20,6 +20,9 @@ export type ErasureResult = { found: boolean; redisUnreachable?: string };
  * the store's part is done, and running the erasure again finishes it.
  */
 export async function eraseSubscriber({ sql, limits }: ErasureParts, email: string): Promise<ErasureResult> {
+  // No stored address holds a control character (the forms refuse them), and PostgreSQL would
+  // refuse a NUL as a parameter: such an address is simply not there.
+  if (CONTROL.test(email)) return { found: false };
   const address = email.toLowerCase();
   // Case folded beyond ASCII on both engines (SQLite's lower() knows only A–Z; store/sqlite.ts adds fold()).
   const lower = sql.engine === 'sqlite' ? 'fold' : 'lower';
@@ -37,3 +40,6 @@ export async function eraseSubscriber({ sql, limits }: ErasureParts, email: stri
     return { found: stored > 0, redisUnreachable: describeError(error) };
   }
 }
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what it looks for.
+const CONTROL = /[\u0000-\u001f\u007f]/;

@@ -26,8 +26,13 @@ export type NewsletterDeps = {
   optIn?: OptIn | undefined;
   /** Consent records of signups a provider confirms itself (Mailchimp, Kit), when NEWSLETTER_DOUBLE_OPT_IN is on. */
   consents?: Pick<Consents, 'record'> | undefined;
-  /** Keeps a signup the provider could not take at once, to try it again (no signup lost). */
+  /** Keeps a signup the provider could not take at once, to try it again: a confirmed one always, a new one with `queueOnOutage`. */
   signups?: { enqueue(email: string, provider: string, now: Date): Promise<number>; poke(): void } | undefined;
+  /**
+   * NEWSLETTER_QUEUE_ON_OUTAGE: a signup during an outage is queued and answered 200, the owner's
+   * departure from the contract; without it the visitor gets the spec's failure, 503 (decision 0140).
+   */
+  queueOnOutage?: boolean | undefined;
 };
 
 /**
@@ -62,7 +67,7 @@ export const NEWSLETTER_FAILURES: Record<SubscribeFailure, { status: number; err
 /** POST /api/newsletter (docs/api/openapi.yaml): read the form, validate the email, subscribe, answer. */
 export async function handleNewsletter(
   request: IncomingRequest,
-  { provider, logger, limits, spam, events, signups, optIn, consents }: NewsletterDeps,
+  { provider, logger, limits, spam, events, signups, queueOnOutage, optIn, consents }: NewsletterDeps,
   { ip }: { ip: string } = { ip: '' },
 ): Promise<Outcome> {
   const form = await readForm(request);
@@ -86,7 +91,7 @@ export async function handleNewsletter(
     const asked = await optIn.ask(parsed.output.email, evidence, new Date());
     if (asked === 'failed') return failure(503, CONFIRMATION_NOT_SENT, { headers: { 'retry-after': String(NEWSLETTER_RETRY_AFTER_SECONDS) }, values });
     logger.info('newsletter.confirmation_asked', { sent: asked === 'sent' });
-    return { kind: 'accepted', thanks: CONFIRM_THANKS };
+    return { kind: 'accepted', thanks: CONFIRM_THANKS, awaitingConfirmation: true };
   }
   const outcome = await provider.subscribe(parsed.output.email);
   // Mailchimp (pending) and Kit confirm by themselves: the site keeps what the visitor agreed to.
@@ -96,11 +101,13 @@ export async function handleNewsletter(
     await events?.record('newsletter.subscribed', { email: parsed.output.email, provider: provider.name }).catch((error: unknown) => {
       logger.warn('webhook.event_not_recorded', { type: 'newsletter.subscribed', error: describeError(error) });
     });
-    return accepted();
+    // Mailchimp and Kit send their own confirmation mail when the site keeps consents (double opt-in).
+    return consents ? { kind: 'accepted', awaitingConfirmation: true } : accepted();
   }
 
-  // Busy or down: kept and tried again in the background, so the visitor is done (decision 0128).
-  if (outcome.reason === 'unavailable' && signups) {
+  // Busy or down: the spec's 503, unless the owner chose to keep the signup and try it again
+  // in the background (decision 0140).
+  if (outcome.reason === 'unavailable' && queueOnOutage && signups) {
     try {
       const id = await signups.enqueue(parsed.output.email, provider.name, new Date());
       logger.warn('newsletter.signup_queued', { provider: provider.name, id, detail: outcome.detail });

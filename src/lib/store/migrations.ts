@@ -266,4 +266,17 @@ export const MIGRATIONS: readonly Migration[] = [
     postgresql: `ALTER TABLE submissions ADD COLUMN shown_person INTEGER NOT NULL DEFAULT 0;
      CREATE TABLE auto_reply_hours (hour TEXT PRIMARY KEY, sent INTEGER NOT NULL);`,
   },
+  {
+    // A confirmation mail sent again while the first link lives (newsletter/consents.ts): its links
+    // work beside the first ones, so a second signup never kills the first mail's link (decision 0141).
+    name: 'newsletter consents: the links of a mail sent again',
+    sqlite: `ALTER TABLE newsletter_consents ADD COLUMN resent_confirm_hash TEXT;
+     ALTER TABLE newsletter_consents ADD COLUMN resent_unsubscribe_hash TEXT;
+     CREATE INDEX newsletter_consents_resent_confirm ON newsletter_consents (resent_confirm_hash);
+     CREATE INDEX newsletter_consents_resent_unsubscribe ON newsletter_consents (resent_unsubscribe_hash);`,
+    postgresql: `ALTER TABLE newsletter_consents ADD COLUMN resent_confirm_hash TEXT;
+     ALTER TABLE newsletter_consents ADD COLUMN resent_unsubscribe_hash TEXT;
+     CREATE INDEX newsletter_consents_resent_confirm ON newsletter_consents (resent_confirm_hash);
+     CREATE INDEX newsletter_consents_resent_unsubscribe ON newsletter_consents (resent_unsubscribe_hash);`,
+  },
 ];

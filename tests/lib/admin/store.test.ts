@@ -301,6 +301,25 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
       expect((await queries.subscribers(undefined, 1)).total).toBe(2);
     });
 
+    test('deleting an address that holds a NUL deletes nothing, answers so, and is no outage of the database', async () => {
+      const { store, logs } = await open();
+      const { queries } = createAdminStores(store.sql);
+      await store.subscribers.add('ada@example.org', new Date('2026-11-01T00:00:00.000Z'));
+      await expect(queries.deleteSubscriber('ada\u0000@example.org')).resolves.toEqual({ found: false });
+      await expect(queries.deleteSubscriber('ada@example.org\u0000')).resolves.toEqual({ found: false });
+      expect(logs.filter((line) => line.event === 'database.unavailable')).toEqual([]);
+      expect((await queries.subscribers(undefined, 1)).total).toBe(1);
+    });
+
+    test('a statement refused for its own data (a NUL PostgreSQL cannot store) fails alone: no outage is logged', async () => {
+      const { store, logs } = await open();
+      const asked = store.sql.get('SELECT email FROM subscribers WHERE email = ?', ['a\u0000b@example.org']);
+      if (name === 'PostgreSQL') await expect(asked).rejects.toThrow('invalid byte sequence');
+      else await expect(asked).resolves.toBeUndefined();
+      expect(logs.filter((line) => line.event === 'database.unavailable')).toEqual([]);
+      await expect(store.sql.get('SELECT count(*) AS n FROM subscribers')).resolves.toMatchObject({ n: expect.anything() });
+    });
+
     test('erasing a subscriber erases the consent record and a signup waiting for the provider too', async () => {
       const { store } = await open();
       const { queries } = createAdminStores(store.sql);

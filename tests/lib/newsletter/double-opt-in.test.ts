@@ -51,6 +51,7 @@ describe.each(testEngines())('double opt-in through the handlers on $name', (eng
     ).resolves.toEqual({
       kind: 'accepted',
       thanks: '/thank-you/confirm-subscription/',
+      awaitingConfirmation: true,
     });
     expect(subscribe).not.toHaveBeenCalled();
     expect(events.record).not.toHaveBeenCalled();
