@@ -256,4 +256,13 @@ export const MIGRATIONS: readonly Migration[] = [
        created_at TEXT NOT NULL, expires_at TEXT NOT NULL);
      CREATE INDEX form_drafts_expiry ON form_drafts (expires_at);`,
   },
+  {
+    // Which client a draft is of (a hash of its address), so that one client's refused posts
+    // replace its own older drafts and never fill the store for everyone (store/drafts.ts).
+    name: 'the client of each draft',
+    sqlite: `ALTER TABLE form_drafts ADD COLUMN client_key TEXT;
+     CREATE INDEX form_drafts_client ON form_drafts (client_key, expires_at);`,
+    postgresql: `ALTER TABLE form_drafts ADD COLUMN client_key TEXT;
+     CREATE INDEX form_drafts_client ON form_drafts (client_key, expires_at);`,
+  },
 ];
