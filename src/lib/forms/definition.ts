@@ -410,10 +410,13 @@ export function visibleFieldNames(form: FormDefinition): string[] {
   return form.fields.map((field) => field.name);
 }
 
-/** A stored value as the owner reads it in the mail and the admin: "Yes"/"No" for a box, a choice's label. */
+/**
+ * A stored value as the owner reads it in the mail, the admin and the exports, and a visitor on the
+ * page that asks to confirm: the site's language's "Yes"/"No" for a box, a choice's label.
+ */
 export function displayValue(field: FieldDefinition | undefined, value: unknown): string {
   if (value === null || value === undefined || value === '') return '';
-  if (field?.type === 'checkbox' || typeof value === 'boolean') return value === true ? 'Yes' : 'No';
+  if (field?.type === 'checkbox' || typeof value === 'boolean') return value === true ? texts.values.yes : texts.values.no;
   if (field?.type === 'select') return field.choices?.find((choice) => choice.value === value)?.label ?? String(value);
   return String(value);
 }

@@ -186,6 +186,22 @@ export const de: Catalogue = {
     },
   },
 
+  values: {
+    yes: 'Ja',
+    no: 'Nein',
+    empty: '(leer)',
+  },
+
+  ownerMail: {
+    contactSubject: (site, name) => `[${site}] Neue Nachricht von ${name}`,
+    formSubject: (site, title, name) => `[${site}] Neu: ${title} von ${name}`,
+    unnamed: '(ohne Namen)',
+    from: (name, address) => `Von: ${name} <${address}>`,
+    contactSent: (at, id, site) => `Gesendet: ${at} (Kontaktnachricht #${id} auf ${site})`,
+    formSent: (at, title, id, site) => `Gesendet: ${at} (${title} #${id} auf ${site})`,
+    readIt: (address) => `Lesen Sie sie in Ihrem Posteingang: ${address}`,
+  },
+
   mail: {
     confirmation: {
       subject: (site) => `Bestätigen Sie Ihr Abonnement von ${site}`,

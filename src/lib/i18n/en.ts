@@ -1,6 +1,7 @@
 /**
  * Every text a visitor reads, in English: the pages, the form script's words, the validation
- * messages, the refusals and the mails a visitor gets (decision 0134).
+ * messages, the refusals, the mails a visitor gets and the owner's mail of each message
+ * (decisions 0134 and 0145).
  * Hint: the texts of docs/api/openapi.yaml are here byte for byte (`Please enter a valid email
  * address`, `Internal server error`, `Subscribing...`): the English site's wire is the spec's.
  * A text that holds a value is a function of it, so each language orders its own words.
@@ -202,7 +203,30 @@ export const en = {
     },
   },
 
-  /** The mails a visitor gets (the owner's own mail stays English). */
+  /** A stored value as the owner's mail and the pages show it (src/lib/forms/definition.ts `displayValue`). */
+  values: {
+    yes: 'Yes',
+    no: 'No',
+    /** An optional field left empty, in the owner's mail. */
+    empty: '(empty)',
+  },
+
+  /**
+   * The mail the owner gets of each message: the words around what the visitor wrote and the
+   * owner's own labels and titles, which stay as the owner wrote them.
+   */
+  ownerMail: {
+    contactSubject: (site: string, name: string) => `[${site}] New message from ${name}`,
+    formSubject: (site: string, title: string, name: string) => `[${site}] New ${title} from ${name}`,
+    /** The sender of a message whose name cannot stand in a mail. */
+    unnamed: 'an unnamed visitor',
+    from: (name: string, address: string) => `From: ${name} <${address}>`,
+    contactSent: (at: string, id: number, site: string) => `Sent: ${at} (contact message #${id} on ${site})`,
+    formSent: (at: string, title: string, id: number, site: string) => `Sent: ${at} (${title} #${id} on ${site})`,
+    readIt: (address: string) => `Read it in your inbox: ${address}`,
+  },
+
+  /** The mails a visitor gets. */
   mail: {
     confirmation: {
       subject: (site: string) => `Confirm your subscription to ${site}`,

@@ -1,0 +1,75 @@
+import { readFileSync } from 'node:fs';
+import { parseEnv } from 'node:util';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { buildOtherSite } from '../support/build-site.ts';
+import { parseMail } from '../support/mime.ts';
+import { postForm, type Site, startSite } from '../support/site.ts';
+import { eventually, type FakeSmtpServer, startSmtpServer } from '../support/smtp.ts';
+
+// A German owner who set only `name` and `language: 'de'` (tests/fixtures/german-default.*), and
+// copied .env.example's automatic reply settings, turning it on: every text a visitor or the
+// owner's mail reads is German unless the owner wrote it (issue 28, item 4; decision 0145).
+let built: ReturnType<typeof buildOtherSite>;
+let site: Site;
+let smtp: FakeSmtpServer;
+
+/** The automatic reply's lines of .env.example, as an owner who copies the file gets them. */
+const EXAMPLE = Object.fromEntries(
+  Object.entries(parseEnv(readFileSync(new URL('../../.env.example', import.meta.url), 'utf8'))).filter(([name]) => name.startsWith('AUTO_REPLY')),
+);
+
+beforeAll(async () => {
+  built = buildOtherSite(`german-default-${process.pid}`, 'tests/fixtures/german-default.site.config.ts', {
+    FORMS_CONFIG: 'tests/fixtures/german-default.forms.config.ts',
+  });
+  smtp = await startSmtpServer();
+  site = await startSite(
+    { ...EXAMPLE, SMTP_URL: smtp.url(), CONTACT_TO: 'owner@example.com', CONTACT_FROM: 'forms@example.com', AUTO_REPLY: 'true' },
+    { start: built.start },
+  );
+}, 300_000);
+
+afterAll(async () => {
+  await site?.stop();
+  await smtp?.close();
+  built?.remove();
+});
+
+const SCRIPT = { accept: 'application/json', 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors', 'sec-fetch-dest': 'empty' };
+const mailsTo = (address: string) => smtp.received.filter((mail) => mail.to.includes(address)).map((mail) => parseMail(mail.raw));
+
+describe('a German site with the defaults', () => {
+  test('the newsletter’s consent under the form is German', async () => {
+    const html = await (await fetch(`${site.url}/`)).text();
+    expect(html).toContain('Ich möchte den Newsletter per E-Mail erhalten. Ich kann ihn jederzeit abbestellen.');
+  });
+
+  test('the automatic reply, with .env.example’s settings, is German', async () => {
+    const fields = { name: 'Ada Lovelace', email: 'ada@example.org', message: 'Ein Tisch aus Eiche, bitte.', callback: 'on', honeypot: '' };
+    expect(await (await postForm(`${site.url}/api/contact`, fields, SCRIPT)).text()).toBe('{"success":true}');
+    await eventually('the reply', () => mailsTo('ada@example.org').length === 1);
+    const reply = mailsTo('ada@example.org')[0]!;
+    expect(reply.header('subject')).toEqual(['Wir haben Ihre Nachricht erhalten']);
+    expect(reply.text).toContain('Hallo Ada Lovelace,\n\nvielen Dank für Ihre Nachricht an Tischlerei Berger.');
+  });
+
+  test('the owner’s mail of a contact message is German, its ticked box “Ja”', async () => {
+    await eventually('the owner’s mail', () => mailsTo('owner@example.com').some((mail) => mail.text.includes('Ein Tisch aus Eiche')));
+    const mail = mailsTo('owner@example.com').find((m) => m.text.includes('Ein Tisch aus Eiche'))!;
+    expect(mail.header('subject')).toEqual(['[Tischlerei Berger] Neue Nachricht von Ada Lovelace']);
+    expect(mail.text).toMatch(
+      /^Ein Tisch aus Eiche, bitte\.\n\nRückruf erwünscht: Ja\n\n-- \nVon: Ada Lovelace <ada@example\.org>\nGesendet: \d{4}-\d\d-\d\dT[\d:.]+Z \(Kontaktnachricht #\d+ auf Tischlerei Berger\)\n$/,
+    );
+  });
+
+  test('the owner’s mail of their own form: their own German words, the boxes “Ja” and “Nein”', async () => {
+    const fields = { name: 'Grace Hopper', email: 'grace@example.org', message: 'Ein Regal für die Küche.', express: 'on', honeypot: '' };
+    expect(await (await postForm(`${site.url}/api/forms/anfrage`, fields, SCRIPT)).text()).toBe('{"success":true}');
+    await eventually('the owner’s mail', () => mailsTo('owner@example.com').some((mail) => mail.text.includes('Ein Regal')));
+    const mail = mailsTo('owner@example.com').find((m) => m.text.includes('Ein Regal'))!;
+    expect(mail.header('subject')).toEqual(['[Tischlerei Berger] Neu: Angebot anfragen von Grace Hopper']);
+    expect(mail.text).toMatch(
+      /^Worum geht es\?: Ein Regal für die Küche\.\nEilig: Ja\nBesuch in der Werkstatt: Nein\n\n-- \nVon: Grace Hopper <grace@example\.org>\nGesendet: \S+ \(Angebot anfragen #\d+ auf Tischlerei Berger\)\n$/,
+    );
+  });
+});
