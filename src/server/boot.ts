@@ -56,7 +56,7 @@ function logNotes(config: Config, logger: Logger): void {
   }
   if (config.newsletterChoice === 'default') {
     logger.info('newsletter.local', {
-      note: 'No newsletter provider is configured: subscribers are stored in the local database (npm run subscribers -- export).',
+      note: 'No newsletter provider is configured: subscribers are stored in the local database (npm run subscribers -- export --format csv).',
     });
   }
   if (!config.smtp) {
