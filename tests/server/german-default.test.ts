@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { Window } from 'happy-dom';
 import { parseEnv } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildOtherSite } from '../support/build-site.ts';
@@ -71,5 +72,23 @@ describe('a German site with the defaults', () => {
     expect(mail.text).toMatch(
       /^Worum geht es\?: Ein Regal für die Küche\.\nEilig: Ja\nBesuch in der Werkstatt: Nein\n\n-- \nVon: Grace Hopper <grace@example\.org>\nGesendet: \S+ \(Angebot anfragen #\d+ auf Tischlerei Berger\)\n$/,
     );
+  });
+});
+
+describe('the site’s menu', () => {
+  test('lists the owner’s forms at their pages: under the words the owner gave, else the title; one left out is not there', async () => {
+    const window = new Window();
+    window.document.write(await (await fetch(`${site.url}/contact/`)).text());
+    const links = [...window.document.querySelectorAll('.site-nav a')].map((a) => [
+      a.getAttribute('href'),
+      a.textContent?.trim(),
+      a.getAttribute('aria-current'),
+    ]);
+    expect(links).toEqual([
+      ['/', 'Startseite', null],
+      ['/contact', 'Kontakt', 'page'],
+      ['/anfrage', 'Angebot', null],
+      ['/termine', 'Termin vereinbaren', null],
+    ]);
   });
 });

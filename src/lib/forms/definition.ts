@@ -81,6 +81,8 @@ export type FormDefinition = {
   honeypot: boolean;
   /** The path of the page that places it (`/<name>` unless given): where "start again" links lead. */
   page: string;
+  /** The words of its link to `page` in the site's menu (its title unless given); `false` leaves it out of the menu. */
+  nav: string | false;
 };
 
 /** What an owner writes: the rest has defaults. */
@@ -180,6 +182,12 @@ const FormShape = v.strictObject({
   ),
   honeypot: v.optional(v.boolean('must be true or false')),
   page: v.optional(v.pipe(v.string(), v.regex(/^\/[a-z0-9/_.-]{0,200}$/, 'must be a path of the site, such as /quote'))),
+  nav: v.optional(
+    v.union(
+      [v.literal(false), v.pipe(text('the menu label'), v.maxLength(40, 'the menu label is longer than 40 characters'))],
+      'must be the words of its menu link, or false',
+    ),
+  ),
 });
 
 /**
@@ -215,6 +223,7 @@ export function defineForm(input: FormDefinitionInput): FormDefinition {
     to: form.to,
     honeypot: form.honeypot ?? true,
     page: form.page ?? `/${form.name}`,
+    nav: form.nav ?? form.title,
   };
 }
 
