@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Window } from 'happy-dom';
 import { parseEnv } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -90,5 +92,33 @@ describe('the site’s menu', () => {
       ['/anfrage', 'Angebot', null],
       ['/termine', 'Termin vereinbaren', null],
     ]);
+  });
+});
+
+describe('the spam digest of a German site', () => {
+  test('is German, the reasons for holding each message too', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'german-digest-'));
+    const mail = { SMTP_URL: smtp.url(), CONTACT_TO: 'digest@example.com', CONTACT_FROM: 'forms@example.com' };
+    try {
+      // A program's post, without the page's proof or a browser's headers: held as spam.
+      const first = await startSite({ SPAM_FILTER: 'on', ...mail }, { start: built.start, dataDir });
+      const fields = { name: 'Bot', email: 'bot@example.org', message: 'Billige Uhren, jetzt kaufen.', honeypot: '' };
+      expect(await (await postForm(`${first.url}/api/contact`, fields, { accept: 'application/json' })).text()).toBe('{"success":true}');
+      await first.stop();
+      // The digest goes at the start of the next process, the first one due.
+      const second = await startSite({ SPAM_FILTER: 'on', ...mail }, { start: built.start, dataDir });
+      try {
+        await eventually('the digest', () => mailsTo('digest@example.com').length === 1);
+      } finally {
+        await second.stop();
+      }
+      const digest = mailsTo('digest@example.com')[0]!;
+      expect(digest.header('subject')).toEqual(['[Tischlerei Berger] Als Spam zurückgehalten: 1 Nachricht']);
+      expect(digest.text).toMatch(
+        /^1 Nachricht wurde seit der letzten Übersicht als Spam zurückgehalten\. Keine davon wurde Ihnen gemailt\.\n\n#\d+ {2}\S+ \S+ {2}Bot\n {4}Billige Uhren, jetzt kaufen\.\n {4}zurückgehalten, weil: kein Nachweis, dass das Skript der Seite lief .*; ohne die Header, die jeder aktuelle Browser sendet .*\n\nAlle ansehen: /,
+      );
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -226,6 +226,43 @@ export const en = {
     readIt: (address: string) => `Read it in your inbox: ${address}`,
   },
 
+  /** The owner's digest of the messages held as spam (src/lib/spam/digest.ts). */
+  spamDigest: {
+    subject: (site: string, count: number) => `[${site}] Held as spam: ${count === 1 ? '1 message' : `${count} messages`}`,
+    summary: (count: number) =>
+      `${count === 1 ? '1 message was' : `${count} messages were`} held as spam since the last digest. None of them was emailed to you.`,
+    heldBecause: (reasons: string) => `held because: ${reasons}`,
+    older: (count: number) => `…and ${count} older ${count === 1 ? 'one' : 'ones'}.`,
+    /** Where to review them without the admin: the commands stay as they are typed. */
+    byCommand: [
+      'To see them all:      npm run inbox -- list --status spam',
+      'To read one:          npm run inbox -- show <id>',
+      'If one is not spam:   npm run inbox -- release <id>   (it is then delivered like any other message)',
+    ],
+    inAdmin: (address: string) => [
+      `Review them in your inbox: ${address}`,
+      'A message that is not spam is delivered like any other once you mark it "Not spam".',
+    ],
+    retention: (days: number) => `Held messages are deleted ${days} days after they arrived (SPAM_RETENTION_DAYS).`,
+    /** Why a message was held, one text per reason of src/lib/spam/verdict.ts. */
+    reasons: {
+      'proof-missing': "no proof that the page's script ran (JavaScript off, or a program posting directly)",
+      'proof-malformed': 'a proof that cannot be read',
+      'proof-expired': 'a proof whose challenge had expired',
+      'proof-forged': 'a proof whose challenge this site did not sign',
+      'proof-wrong': 'a proof that does not solve its challenge',
+      'proof-replayed': 'a proof already used by an earlier message',
+      'too-fast': 'sent less than 3 seconds after the form was opened',
+      'no-browser': 'sent without the headers every current browser sends (a program, or a very old browser)',
+      'too-many-links': 'more links in the message than SPAM_MAX_LINKS allows',
+      'link-in-name': 'a link or a domain in the name',
+      'link-markup': 'HTML or BBCode link markup in the message',
+      'turnstile-failed': 'Cloudflare Turnstile did not pass the visitor',
+      'akismet-spam': 'Akismet judged it spam',
+      'marked-by-owner': 'marked as spam by the owner',
+    },
+  },
+
   /** The mails a visitor gets. */
   mail: {
     confirmation: {
