@@ -156,6 +156,7 @@ describe.each(testEngines())('the store on $name', ({ name, available, open }) =
         [name, 11, 'newsletter consent records'],
         [name, 12, 'submissions: their form and extra fields'],
         [name, 13, 'drafts of refused form posts'],
+        [name, 14, 'the client of each draft'],
       ]);
     });
 
@@ -171,7 +172,7 @@ describe.each(testEngines())('the store on $name', ({ name, available, open }) =
         name === 'SQLite'
           ? (await again[0]!.sql.get<{ user_version: number }>('PRAGMA user_version'))?.user_version
           : Number((await again[0]!.sql.get<{ n: string }>('SELECT count(*) AS n FROM schema_migrations'))?.n);
-      expect(applied).toBe(13);
+      expect(applied).toBe(14);
       expect(lines.filter((line) => line.includes('database.migrated'))).toEqual([]);
       await expect(again[1]!.outbox.list()).resolves.toHaveLength(1);
       await Promise.all(again.map((s) => s.close()));
