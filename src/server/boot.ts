@@ -8,6 +8,7 @@ import { ConfigError, type Config, describeConfig, loadEnvFile, requireConfig } 
 import { withoutCredentials } from '../lib/config/secrets.ts';
 import { createLogger, describeError, limitClientLines, type Logger } from '../lib/log.ts';
 import { checkProviderKeys } from '../lib/newsletter/key-check.ts';
+import { privateEndpoints } from '../lib/webhooks/private-endpoints.ts';
 import { createServices, type Services } from '../lib/app/services.ts';
 import { startupFailureLine } from '../lib/startup-failure.ts';
 
@@ -44,7 +45,20 @@ export async function boot(): Promise<Services> {
   logger.info('server.config', describeConfig(config));
   await checkNewsletterAtStart(config, logger);
   logNotes(config, logger);
+  await warnOfPrivateEndpoints(config, logger);
   return services;
+}
+
+/** An endpoint every delivery would refuse, told at start rather than at the first message's retry. */
+async function warnOfPrivateEndpoints({ webhooks }: Config, logger: Logger): Promise<void> {
+  if (webhooks.allowPrivate) return;
+  for (const { name, host } of await privateEndpoints(webhooks.endpoints)) {
+    logger.warn('webhook.private_address', {
+      endpoint: name,
+      host,
+      note: `${host} is a private address (this host or a private network): every delivery to ${name} is refused. If the receiver is yours, set WEBHOOK_ALLOW_PRIVATE=true.`,
+    });
+  }
 }
 
 /** What an owner should know about the configuration they chose, once at start. */
@@ -56,7 +70,7 @@ function logNotes(config: Config, logger: Logger): void {
   }
   if (config.newsletterChoice === 'default') {
     logger.info('newsletter.local', {
-      note: 'No newsletter provider is configured: subscribers are stored in the local database (npm run subscribers -- export).',
+      note: 'No newsletter provider is configured: subscribers are stored in the local database (npm run subscribers -- export --format csv).',
     });
   }
   if (!config.smtp) {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openSqlite } from '../../src/lib/store/sqlite.ts';
 import { runCli } from '../contact/run-inbox.ts';
+import { postForm, startSite } from '../support/site.ts';
 
 /** Runs `src/cli/subscribers.ts` as the owner would, with only the given environment. */
 const runSubscribers = (args: string[], env: Record<string, string>) => runCli('subscribers', args, env);
@@ -84,5 +85,23 @@ describe('npm run subscribers', () => {
     expect(code).toBe(2);
     expect(stdout).toBe('');
     expect(stderr).toMatch(/^export needs --format csv or --format json\.\n\nUsage: npm run subscribers/);
+  });
+});
+
+describe('the hint of the start log', () => {
+  test('npm run subscribers -- … works as the site prints it when no provider is set', async () => {
+    const site = await startSite();
+    try {
+      const posted = await postForm(`${site.url}/api/newsletter`, { email: 'reader@example.com' }, { accept: 'application/json' });
+      expect(await posted.text()).toBe('{"success":true}');
+      const line = site.logs.find((entry) => typeof entry === 'object' && entry.event === 'newsletter.local') as { note: string } | undefined;
+      const printed = /\(npm run subscribers -- ([^)]*)\)/.exec(line?.note ?? '');
+      expect(printed, line?.note).not.toBeNull();
+      const { code, stdout, stderr } = await runSubscribers(printed![1]!.split(' '), { DATA_DIR: site.dataDir });
+      expect([code, stderr]).toEqual([0, 'Exported 1 subscriber.\n']);
+      expect(stdout).toMatch(/^Email Address,Created\r\nreader@example\.com,/);
+    } finally {
+      await site.stop();
+    }
   });
 });

@@ -76,14 +76,14 @@ describe('a German site with JavaScript', () => {
     await expect(axeViolations(page)).resolves.toEqual([]);
   });
 
-  test('a contact message is sent: the German thanks in place, the owner’s mail in English', async () => {
+  test('a contact message is sent: the German thanks in place, the owner’s mail in German too', async () => {
     const page = await visit('/contact', true);
     await fillContact(page, 'Ein Tisch aus Eiche, zwei Meter lang, bitte.');
     await page.getByRole('button', { name: 'Nachricht senden' }).click();
     await expect.poll(() => page.getByRole('status').textContent()).toBe('Danke für Ihre Nachricht! Wir melden uns bald bei Ihnen.');
     expect(new URL(page.url()).pathname).toBe('/contact');
     await eventually('the owner’s mail', () => mailsTo('owner@example.com').length === 1);
-    expect(mailsTo('owner@example.com')[0]!.header('subject')).toEqual(['[Werkstatt Süd] New message from Ada Lovelace']);
+    expect(mailsTo('owner@example.com')[0]!.header('subject')).toEqual(['[Werkstatt Süd] Neue Nachricht von Ada Lovelace']);
   });
 
   test('a message the server refuses: the German message at its field, which takes the focus', async () => {

@@ -11,7 +11,7 @@ import { eventually, type FakeSmtpServer, startSmtpServer } from '../support/smt
 // The whole site built again as a German owner's (tests/fixtures/werkstatt-sued.*.config.ts: another
 // name, colours, language 'de', a phone field of their own), as `SITE_CONFIG=… npm run build` builds
 // it: every page a visitor reads is German, the JSON's texts are German and its shape the spec's,
-// the visitor's mails are German and the owner's stay English (decision 0134).
+// the visitor's mails are German, and so is the owner's of each message (decisions 0134, 0145).
 let built: ReturnType<typeof buildOtherSite>;
 let site: Site;
 let smtp: FakeSmtpServer;
@@ -183,14 +183,14 @@ describe('a German site without JavaScript', () => {
 });
 
 describe('the mails of a German site', () => {
-  test('the sender’s automatic reply is German; the owner’s mail stays English', async () => {
+  test('the sender’s automatic reply is German, and so is the owner’s mail', async () => {
     const { challenge } = (await (await fetch(`${site.url}/api/challenge`)).json()) as { challenge: Challenge };
     const altcha = Buffer.from(JSON.stringify({ challenge, solution: await solveChallenge({ challenge, deriveKey }) })).toString('base64');
     const fields = { name: 'Ada Lovelace', email: 'ada@example.org', message: 'Ein Tisch aus Eiche, bitte.', honeypot: '', altcha };
     const response = await postForm(`${site.url}/api/contact`, fields, SCRIPT);
     expect(await response.text()).toBe('{"success":true}');
     await eventually('the owner’s mail and the reply', () => mailsTo('owner@example.com').length === 1 && mailsTo('ada@example.org').length === 1);
-    expect(mailsTo('owner@example.com')[0]!.header('subject')).toEqual(['[Werkstatt Süd] New message from Ada Lovelace']);
+    expect(mailsTo('owner@example.com')[0]!.header('subject')).toEqual(['[Werkstatt Süd] Neue Nachricht von Ada Lovelace']);
     const reply = mailsTo('ada@example.org')[0]!;
     expect(reply.header('subject')).toEqual(['Wir haben Ihre Nachricht erhalten']);
     expect(reply.text).toContain('Hallo Ada Lovelace,\n\nvielen Dank für Ihre Nachricht an Werkstatt Süd.');

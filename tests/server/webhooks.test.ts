@@ -93,3 +93,31 @@ describe('npm run inbox -- webhooks', () => {
     await expect(runInbox(['webhooks', 'replay', '99999'], { DATA_DIR: site.dataDir })).resolves.toMatchObject({ code: 1 });
   });
 });
+
+describe('an endpoint at a private address', () => {
+  test('is a warning at start naming WEBHOOK_ALLOW_PRIVATE, before the site listens, for an address and a name alike', async () => {
+    const own = await startSite({
+      WEBHOOK_URL: `${edge.url}/standard`,
+      WEBHOOK_SECRET: SECRET,
+      // A name that resolves to loopback, and the chat service's secret path, which the line must not show.
+      SLACK_WEBHOOK_URL: 'http://localhost:9/services/T0/B0/secret',
+    });
+    try {
+      const lines = own.logs.filter((line): line is Record<string, unknown> => typeof line === 'object');
+      const listening = lines.findIndex((line) => line.event === 'server.listening');
+      const warnings = lines.filter((line) => line.event === 'webhook.private_address');
+      expect(warnings).toEqual([
+        expect.objectContaining({ level: 'warn', endpoint: 'webhook', host: '127.0.0.1', note: expect.stringContaining('WEBHOOK_ALLOW_PRIVATE=true') }),
+        expect.objectContaining({ level: 'warn', endpoint: 'slack', host: 'localhost', note: expect.stringContaining('WEBHOOK_ALLOW_PRIVATE=true') }),
+      ]);
+      expect(lines.indexOf(warnings[1]!)).toBeLessThan(listening);
+      expect(JSON.stringify(warnings)).not.toContain('secret');
+    } finally {
+      await own.stop();
+    }
+  });
+
+  test('allowed by WEBHOOK_ALLOW_PRIVATE=true: no warning', () => {
+    expect(site.logs.filter((line) => typeof line === 'object' && line.event === 'webhook.private_address')).toEqual([]);
+  });
+});

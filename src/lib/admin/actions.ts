@@ -202,9 +202,10 @@ async function act(
     }
     case 'replay-delivery': {
       const id = messageId(fields.id);
-      if (id === undefined || !(await deps.webhooks.replay(id, now()))) return done('/admin/webhooks?done=unchanged-delivery');
+      const replay = id === undefined ? undefined : await deps.webhooks.replay(id, now());
+      if (replay?.kind !== 'replayed' && replay?.kind !== 'due') return done('/admin/webhooks?done=unchanged-delivery');
       await record(audit, now, 'replay-delivery', `#${id}`, context);
-      return done('/admin/webhooks?done=replayed');
+      return done(`/admin/webhooks?done=${replay.kind === 'due' ? 'delivery-due' : 'replayed'}`);
     }
   }
 }

@@ -80,7 +80,8 @@ const NOTICES: Record<string, string> = {
   'deleted-count-kept':
     'Deleted, except the address’s count in the limits: Redis could not be reached. Once it is back, run npm run subscribers -- erase with the address (the count ends within 24 hours anyway).',
   replayed: 'The delivery is sent again from the start of its schedule, within a few seconds.',
-  'unchanged-delivery': 'Nothing changed: that delivery is still on its way.',
+  'delivery-due': 'The delivery was waiting for its next try: it is sent now, within a few seconds.',
+  'unchanged-delivery': 'Nothing changed: that delivery is being sent right now, or is gone.',
   'signup-retried': 'The signup is tried again within a minute.',
   'unchanged-signup': 'Nothing changed: that signup is still waiting for the provider.',
 };

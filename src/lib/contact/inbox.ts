@@ -7,7 +7,7 @@ import { formatTable, type TableColumn } from '../text-table.ts';
 import type { AkismetClient } from '../spam/akismet.ts';
 import { markMessageAsSpam, releaseMessage } from './corrections.ts';
 import type { DigestOutcome } from '../spam/upkeep.ts';
-import type { Deliveries } from '../webhooks/deliveries.ts';
+import type { Deliveries, ReplayOutcome } from '../webhooks/deliveries.ts';
 import type { SpamStore } from '../spam/spam-store.ts';
 import { REASON_TEXT, type SpamReason } from '../spam/verdict.ts';
 import { silentLogger, type Logger } from '../log.ts';
@@ -65,7 +65,7 @@ Commands:
   delete <id>                delete a message with its history, and its automatic reply and webhooks not yet sent
   digest                     email the digest of what was held as spam since the last one, now
   webhooks                   the newest deliveries to the webhook and chat services, with their status
-  webhooks replay <id>       send a delivery again from the start of its schedule
+  webhooks replay <id>       send a delivery again from the start of its schedule (one waiting: now)
 
 Reads the database at DATABASE_URL when set, otherwise forms.db in DATA_DIR (default ./data);
 variables may also come from .env, or the file ENV_FILE names.
@@ -164,11 +164,12 @@ export async function runInboxCommand(
       return EXIT.ok;
     }
     case 'webhooks-replay': {
-      if (!(await webhooks?.replay(command.id, now()))) {
-        err(`Delivery #${command.id} is not there, or still on its way; nothing to replay.\n`);
+      const replay: ReplayOutcome = webhooks ? await webhooks.replay(command.id, now()) : { kind: 'missing' };
+      if (replay.kind === 'missing') {
+        err(`No webhook delivery #${command.id}. See npm run inbox -- webhooks.\n`);
         return EXIT.notFound;
       }
-      out(`Delivery #${command.id} is sent again within a few seconds by the running server.\n`);
+      out(`Delivery #${command.id} ${replayed(replay)}\n`);
       return EXIT.ok;
     }
     case 'digest': {
@@ -407,6 +408,15 @@ export function exported(s: Submission, columns: readonly string[] = exportColum
   };
   for (const column of columns.slice(EXPORT_COLUMNS.length)) row[column] = column === 'form' ? s.form : (ownValue(s.fields, column) ?? null);
   return row;
+}
+
+/** What a replay did, after "Delivery #id". */
+function replayed(replay: Exclude<ReplayOutcome, { kind: 'missing' }>): string {
+  if (replay.kind === 'replayed') return 'is sent again within a few seconds by the running server.';
+  if (replay.kind === 'due') {
+    return `was waiting for its next try (due ${shortTime(replay.was)}): it is due now, and the running server sends it within a few seconds.`;
+  }
+  return `is being sent right now; its try ends by ${shortTime(replay.until)} (npm run inbox -- webhooks shows how it went).`;
 }
 
 function notFound(id: number, err: (text: string) => void): number {

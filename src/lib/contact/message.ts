@@ -1,5 +1,6 @@
 import { displayValue, type FormDefinition, ownValue } from '../forms/definition.ts';
 import { contactForm, formNamed, STORED_IN_COLUMNS } from '../forms/registry.ts';
+import { texts } from '../i18n/texts.ts';
 import { type ContactEmail, type ContactEmailSite, headerText, literalInHeader, UNSAFE_IN_HEADER } from '../mail/email.ts';
 import type { SmtpConfig } from '../mail/settings.ts';
 import type { Submission } from './outbox.ts';
@@ -9,28 +10,33 @@ export type ContactEmailSource = Pick<Submission, 'id' | 'createdAt' | 'name' | 
 
 /**
  * Builds the email for the site owner from a stored submission (docs/api/openapi.yaml): the
- * sender's name in the subject, the message as the body, the sender as Reply-To.
+ * sender's name in the subject, the message as the body, the sender as Reply-To, in the site's
+ * language around the owner's own labels and titles (decision 0145).
  * Hint: `From`, `To` and the envelope come only from configuration; the visitor's name is
  * cleaned of control characters here although validation already refuses them, because a
  * header is the one place where a stray line break turns text into instructions.
  */
 export function composeContactEmail(submission: ContactEmailSource, smtp: SmtpConfig, site: ContactEmailSite): ContactEmail {
-  const name = headerText(submission.name) || 'an unnamed visitor';
+  const words = texts.ownerMail;
+  const name = headerText(submission.name) || words.unnamed;
   const email = isPlainAddress(submission.email) ? submission.email : undefined;
   const created = new Date(submission.createdAt);
   const siteName = headerText(site.name);
-  const where = site.adminOrigin === undefined ? '' : `Read it in your inbox: ${site.adminOrigin}/admin/messages/${submission.id}\n`;
+  const where = site.adminOrigin === undefined ? '' : `${words.readIt(`${site.adminOrigin}/admin/messages/${submission.id}`)}\n`;
   const form = formNamed(submission.form ?? 'contact');
   const owners = form && form !== contactForm ? form : undefined;
   // An owner's form may send its mail elsewhere; the envelope follows, still only from configuration.
   const to = owners?.to ?? smtp.to;
-  const what = owners ? headerText(owners.title) : 'message';
+  const title = owners && headerText(owners.title);
+  const sent = created.toISOString();
   return {
     from: { name: headerText(site.senderName), address: smtp.from },
     to,
     ...(email && { replyTo: { name: name.includes('=?') ? '' : name, address: email } }),
-    subject: `[${siteName}] New ${literalInHeader(what)} from ${literalInHeader(name)}`,
-    text: `${bodyOf(submission, form)}\n\n-- \nFrom: ${name} <${email ?? headerText(submission.email)}>\nSent: ${created.toISOString()} (${owners ? `${what} #${submission.id}` : `contact message #${submission.id}`} on ${siteName})\n${where}`,
+    subject: title ? words.formSubject(siteName, literalInHeader(title), literalInHeader(name)) : words.contactSubject(siteName, literalInHeader(name)),
+    text: `${bodyOf(submission, form)}\n\n-- \n${words.from(name, email ?? headerText(submission.email))}\n${
+      title ? words.formSent(sent, title, submission.id, siteName) : words.contactSent(sent, submission.id, siteName)
+    }\n${where}`,
     messageId: contactMessageId(submission, smtp),
     // The time the visitor wrote, not the time of this attempt, so that every attempt
     // sends the very same message.
@@ -58,7 +64,7 @@ function bodyOf(submission: ContactEmailSource, form: FormDefinition | undefined
       continue;
     }
     if (STORED_IN_COLUMNS.includes(field.name)) continue;
-    line(field.label, displayValue(field, ownValue(fields, field.name)) || '(empty)');
+    line(field.label, displayValue(field, ownValue(fields, field.name)) || texts.values.empty);
   }
   for (const [key, value] of Object.entries(fields)) if (!listed.has(key)) line(key, displayValue(undefined, value));
   if (owners) return lines.join('\n');

@@ -81,6 +81,8 @@ export type FormDefinition = {
   honeypot: boolean;
   /** The path of the page that places it (`/<name>` unless given): where "start again" links lead. */
   page: string;
+  /** The words of its link to `page` in the site's menu (its title unless given); `false` leaves it out of the menu. */
+  nav: string | false;
 };
 
 /** What an owner writes: the rest has defaults. */
@@ -192,6 +194,12 @@ const FormShape = v.strictObject({
   ),
   honeypot: v.optional(v.boolean('must be true or false')),
   page: v.optional(v.pipe(v.string(), v.regex(/^\/[a-z0-9/_.-]{0,200}$/, 'must be a path of the site, such as /quote'))),
+  nav: v.optional(
+    v.union(
+      [v.literal(false), v.pipe(text('the menu label'), v.maxLength(40, 'the menu label is longer than 40 characters'))],
+      'must be the words of its menu link, or false',
+    ),
+  ),
 });
 
 /**
@@ -227,6 +235,7 @@ export function defineForm(input: FormDefinitionInput): FormDefinition {
     to: form.to,
     honeypot: form.honeypot ?? true,
     page: form.page ?? `/${form.name}`,
+    nav: form.nav ?? form.title,
   };
 }
 
@@ -427,10 +436,13 @@ export function visibleFieldNames(form: FormDefinition): string[] {
   return form.fields.map((field) => field.name);
 }
 
-/** A stored value as the owner reads it in the mail and the admin: "Yes"/"No" for a box, a choice's label. */
+/**
+ * A stored value as the owner reads it in the mail, the admin and the exports, and a visitor on the
+ * page that asks to confirm: the site's language's "Yes"/"No" for a box, a choice's label.
+ */
 export function displayValue(field: FieldDefinition | undefined, value: unknown): string {
   if (value === null || value === undefined || value === '') return '';
-  if (field?.type === 'checkbox' || typeof value === 'boolean') return value === true ? 'Yes' : 'No';
+  if (field?.type === 'checkbox' || typeof value === 'boolean') return value === true ? texts.values.yes : texts.values.no;
   if (field?.type === 'select') return field.choices?.find((choice) => choice.value === value)?.label ?? String(value);
   return String(value);
 }

@@ -203,6 +203,56 @@ export const de: Catalogue = {
     statuses: { pending: 'Wartend', sent: 'Gesendet', failed: 'Fehlgeschlagen', spam: 'Als Spam zurückgehalten' },
   },
 
+  values: {
+    yes: 'Ja',
+    no: 'Nein',
+    empty: '(leer)',
+  },
+
+  ownerMail: {
+    contactSubject: (site, name) => `[${site}] Neue Nachricht von ${name}`,
+    formSubject: (site, title, name) => `[${site}] Neu: ${title} von ${name}`,
+    unnamed: '(ohne Namen)',
+    from: (name, address) => `Von: ${name} <${address}>`,
+    contactSent: (at, id, site) => `Gesendet: ${at} (Kontaktnachricht #${id} auf ${site})`,
+    formSent: (at, title, id, site) => `Gesendet: ${at} (${title} #${id} auf ${site})`,
+    readIt: (address) => `Lesen Sie sie in Ihrem Posteingang: ${address}`,
+  },
+
+  spamDigest: {
+    subject: (site, count) => `[${site}] Als Spam zurückgehalten: ${count === 1 ? '1 Nachricht' : `${count} Nachrichten`}`,
+    summary: (count) =>
+      `${count === 1 ? '1 Nachricht wurde' : `${count} Nachrichten wurden`} seit der letzten Übersicht als Spam zurückgehalten. Keine davon wurde Ihnen gemailt.`,
+    heldBecause: (reasons) => `zurückgehalten, weil: ${reasons}`,
+    older: (count) => `…und ${count === 1 ? 'eine ältere' : `${count} ältere`}.`,
+    byCommand: [
+      'Alle ansehen:           npm run inbox -- list --status spam',
+      'Eine lesen:             npm run inbox -- show <id>',
+      'Ist eine kein Spam:     npm run inbox -- release <id>   (sie wird dann wie jede andere zugestellt)',
+    ],
+    inAdmin: (address) => [
+      `Prüfen Sie sie in Ihrem Posteingang: ${address}`,
+      'Eine Nachricht, die kein Spam ist, wird wie jede andere zugestellt, sobald Sie sie mit „Not spam“ markieren.',
+    ],
+    retention: (days) => `Zurückgehaltene Nachrichten werden ${days} Tage nach ihrem Eingang gelöscht (SPAM_RETENTION_DAYS).`,
+    reasons: {
+      'proof-missing': 'kein Nachweis, dass das Skript der Seite lief (JavaScript aus, oder ein Programm sendet direkt)',
+      'proof-malformed': 'ein Nachweis, der sich nicht lesen lässt',
+      'proof-expired': 'ein Nachweis, dessen Aufgabe abgelaufen war',
+      'proof-forged': 'ein Nachweis, dessen Aufgabe diese Website nicht signiert hat',
+      'proof-wrong': 'ein Nachweis, der seine Aufgabe nicht löst',
+      'proof-replayed': 'ein Nachweis, den schon eine frühere Nachricht benutzt hat',
+      'too-fast': 'weniger als 3 Sekunden nach dem Öffnen des Formulars gesendet',
+      'no-browser': 'ohne die Header, die jeder aktuelle Browser sendet (ein Programm oder ein sehr alter Browser)',
+      'too-many-links': 'mehr Links in der Nachricht, als SPAM_MAX_LINKS erlaubt',
+      'link-in-name': 'ein Link oder eine Domain im Namen',
+      'link-markup': 'Link-Auszeichnung in HTML oder BBCode in der Nachricht',
+      'turnstile-failed': 'Cloudflare Turnstile hat den Besucher nicht durchgelassen',
+      'akismet-spam': 'Akismet hielt sie für Spam',
+      'marked-by-owner': 'vom Inhaber als Spam markiert',
+    },
+  },
+
   mail: {
     confirmation: {
       subject: (site) => `Bestätigen Sie Ihr Abonnement von ${site}`,

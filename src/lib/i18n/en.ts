@@ -1,6 +1,7 @@
 /**
  * Every text a visitor reads, in English: the pages, the form script's words, the validation
- * messages, the refusals and the mails a visitor gets (decision 0134).
+ * messages, the refusals, the mails a visitor gets and the owner's mail of each message
+ * (decisions 0134 and 0145).
  * Hint: the texts of docs/api/openapi.yaml are here byte for byte (`Please enter a valid email
  * address`, `Internal server error`, `Subscribing...`): the English site's wire is the spec's.
  * A text that holds a value is a function of it, so each language orders its own words.
@@ -226,7 +227,67 @@ export const en = {
     statuses: { pending: 'Waiting', sent: 'Sent', failed: 'Failed', spam: 'Held as spam' },
   },
 
-  /** The mails a visitor gets (the owner's own mail stays English). */
+  /** A stored value as the owner's mail and the pages show it (src/lib/forms/definition.ts `displayValue`). */
+  values: {
+    yes: 'Yes',
+    no: 'No',
+    /** An optional field left empty, in the owner's mail. */
+    empty: '(empty)',
+  },
+
+  /**
+   * The mail the owner gets of each message: the words around what the visitor wrote and the
+   * owner's own labels and titles, which stay as the owner wrote them.
+   */
+  ownerMail: {
+    contactSubject: (site: string, name: string) => `[${site}] New message from ${name}`,
+    formSubject: (site: string, title: string, name: string) => `[${site}] New ${title} from ${name}`,
+    /** The sender of a message whose name cannot stand in a mail. */
+    unnamed: 'an unnamed visitor',
+    from: (name: string, address: string) => `From: ${name} <${address}>`,
+    contactSent: (at: string, id: number, site: string) => `Sent: ${at} (contact message #${id} on ${site})`,
+    formSent: (at: string, title: string, id: number, site: string) => `Sent: ${at} (${title} #${id} on ${site})`,
+    readIt: (address: string) => `Read it in your inbox: ${address}`,
+  },
+
+  /** The owner's digest of the messages held as spam (src/lib/spam/digest.ts). */
+  spamDigest: {
+    subject: (site: string, count: number) => `[${site}] Held as spam: ${count === 1 ? '1 message' : `${count} messages`}`,
+    summary: (count: number) =>
+      `${count === 1 ? '1 message was' : `${count} messages were`} held as spam since the last digest. None of them was emailed to you.`,
+    heldBecause: (reasons: string) => `held because: ${reasons}`,
+    older: (count: number) => `…and ${count} older ${count === 1 ? 'one' : 'ones'}.`,
+    /** Where to review them without the admin: the commands stay as they are typed. */
+    byCommand: [
+      'To see them all:      npm run inbox -- list --status spam',
+      'To read one:          npm run inbox -- show <id>',
+      'If one is not spam:   npm run inbox -- release <id>   (it is then delivered like any other message)',
+    ],
+    inAdmin: (address: string) => [
+      `Review them in your inbox: ${address}`,
+      'A message that is not spam is delivered like any other once you mark it "Not spam".',
+    ],
+    retention: (days: number) => `Held messages are deleted ${days} days after they arrived (SPAM_RETENTION_DAYS).`,
+    /** Why a message was held, one text per reason of src/lib/spam/verdict.ts. */
+    reasons: {
+      'proof-missing': "no proof that the page's script ran (JavaScript off, or a program posting directly)",
+      'proof-malformed': 'a proof that cannot be read',
+      'proof-expired': 'a proof whose challenge had expired',
+      'proof-forged': 'a proof whose challenge this site did not sign',
+      'proof-wrong': 'a proof that does not solve its challenge',
+      'proof-replayed': 'a proof already used by an earlier message',
+      'too-fast': 'sent less than 3 seconds after the form was opened',
+      'no-browser': 'sent without the headers every current browser sends (a program, or a very old browser)',
+      'too-many-links': 'more links in the message than SPAM_MAX_LINKS allows',
+      'link-in-name': 'a link or a domain in the name',
+      'link-markup': 'HTML or BBCode link markup in the message',
+      'turnstile-failed': 'Cloudflare Turnstile did not pass the visitor',
+      'akismet-spam': 'Akismet judged it spam',
+      'marked-by-owner': 'marked as spam by the owner',
+    },
+  },
+
+  /** The mails a visitor gets. */
   mail: {
     confirmation: {
       subject: (site: string) => `Confirm your subscription to ${site}`,

@@ -59,7 +59,7 @@ export async function runPipeline({ request, target, socketAddress, services }: 
   }
   // The status the post was answered with, before a refusal's page becomes a redirect to it.
   const status = reply.status;
-  if (pages && isFormView(reply)) reply = await redirectToDraft(reply, { route: route.path, client: clientKey(ip) }, services);
+  if (pages && isFormView(reply)) reply = await redirectToDraft(reply, { route: route.path, client: clientKey(ip) }, hashClient(ip), services);
   if (handler && route.limit) {
     logger.info('form.request', {
       route: route.path,
@@ -83,17 +83,18 @@ function draftOf(request: IncomingRequest): string | undefined {
  * nothing. Hint: when nothing could be kept (the database refuses, too many drafts) the page is
  * shown at the address that was posted to, as before: the person still loses nothing they typed.
  */
-async function redirectToDraft(view: FormView, key: { route: string; client: string }, { drafts, logger }: Services): Promise<Reply> {
+async function redirectToDraft(view: FormView, key: { route: string; client: string }, logClient: string, { drafts, logger }: Services): Promise<Reply> {
   let id: string | undefined;
   try {
     id = await drafts.save({ ...key, content: draftOfView(view) });
   } catch (error) {
     // A warning: the store has already logged the outage itself, once (store/state.ts).
-    logger.warn('form.draft_not_kept', { route: key.route, reason: describeError(error) });
+    logger.warn('form.draft_not_kept', { route: key.route, reason: describeError(error), client: logClient });
     return view;
   }
   if (id === undefined) {
-    logger.warn('form.draft_not_kept', { route: key.route, reason: 'the drafts are full' });
+    // With the client, so that LOG_CLIENT_LINES sums up one client's flood in one line a minute.
+    logger.warn('form.draft_not_kept', { route: key.route, reason: 'the drafts are full', client: logClient });
     return view;
   }
   // Relative, like the thanks' Location: never built from the Host header.

@@ -1,6 +1,10 @@
 import type { SmtpConfig } from '../mail/settings.ts';
+import { texts } from '../i18n/texts.ts';
 import { type ContactEmail, type ContactEmailSite, headerText } from '../mail/email.ts';
-import { REASON_TEXT, type SpamReason } from './verdict.ts';
+import type { SpamReason } from './verdict.ts';
+
+/** Why a message was held, in the site's language; typed by the reasons, so a new reason without its text fails `npm run check`. */
+const REASONS: Record<SpamReason, string> = texts.spamDigest.reasons;
 
 /** A message held as spam, as the digest lists it. */
 export type HeldMessage = { id: number; createdAt: string; name: string; message: string; reasons: readonly string[] };
@@ -44,8 +48,9 @@ function todayAt(now: Date, { hour, minute }: DigestTime): number {
 }
 
 /**
- * The digest email of what was held since the last one: the count, then the newest messages'
- * id, name, first line and reasons, and where to review them (the admin when it is on).
+ * The digest email of what was held since the last one, in the site's language (decision 0145):
+ * the count, then the newest messages' id, name, first line and reasons, and where to review
+ * them (the admin when it is on).
  * Hint: the visitor's text goes only into the body, never a header, and is cut to one line.
  */
 export function composeDigest(
@@ -54,38 +59,20 @@ export function composeDigest(
   site: ContactEmailSite,
   { now, retentionDays }: { now: Date; retentionDays: number },
 ): ContactEmail {
+  const words = texts.spamDigest;
   const lines = newest.slice(0, DIGEST_LIST_LIMIT).map((m) => {
-    const reasons = m.reasons.map((reason) => REASON_TEXT[reason as SpamReason] ?? reason).join('; ');
-    return `#${m.id}  ${m.createdAt.slice(0, 16).replace('T', ' ')}  ${oneLine(m.name, 60)}\n    ${oneLine(firstLine(m.message), 100)}\n    held because: ${reasons}`;
+    const reasons = m.reasons.map((reason) => REASONS[reason as SpamReason] ?? reason).join('; ');
+    return `#${m.id}  ${m.createdAt.slice(0, 16).replace('T', ' ')}  ${oneLine(m.name, 60)}\n    ${oneLine(firstLine(m.message), 100)}\n    ${words.heldBecause(reasons)}`;
   });
   const listed = Math.min(count, lines.length);
-  const more = count > listed ? [`…and ${count - listed} older ${count - listed === 1 ? 'one' : 'ones'}.`] : [];
-  const review =
-    site.adminOrigin === undefined
-      ? [
-          'To see them all:      npm run inbox -- list --status spam',
-          'To read one:          npm run inbox -- show <id>',
-          'If one is not spam:   npm run inbox -- release <id>   (it is then delivered like any other message)',
-        ]
-      : [
-          `Review them in your inbox: ${site.adminOrigin}/admin/messages?status=spam`,
-          'A message that is not spam is delivered like any other once you mark it "Not spam".',
-        ];
-  const text = [
-    `${count === 1 ? '1 message was' : `${count} messages were`} held as spam since the last digest. None of them was emailed to you.`,
-    '',
-    ...lines,
-    ...more,
-    '',
-    ...review,
-    `Held messages are deleted ${retentionDays} days after they arrived (SPAM_RETENTION_DAYS).`,
-    '',
-  ].join('\n');
+  const more = count > listed ? [words.older(count - listed)] : [];
+  const review = site.adminOrigin === undefined ? words.byCommand : words.inAdmin(`${site.adminOrigin}/admin/messages?status=spam`);
+  const text = [words.summary(count), '', ...lines, ...more, '', ...review, words.retention(retentionDays), ''].join('\n');
   const domain = smtp.from.slice(smtp.from.lastIndexOf('@') + 1).toLowerCase();
   return {
     from: { name: headerText(site.senderName), address: smtp.from },
     to: smtp.to,
-    subject: `[${headerText(site.name)}] Held as spam: ${count === 1 ? '1 message' : `${count} messages`}`,
+    subject: words.subject(headerText(site.name), count),
     text,
     messageId: `<spam-digest.${now.getTime()}@${domain}>`,
     date: now,

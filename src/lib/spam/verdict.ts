@@ -1,3 +1,4 @@
+import { catalogueFor } from '../i18n/catalogues.ts';
 import type { Logger } from '../log.ts';
 import type { AkismetClient } from './akismet.ts';
 import { type ContentReason, contentReasons, tooFast } from './content.ts';
@@ -30,23 +31,11 @@ export type Verdict = {
   shownPerson?: true;
 };
 
-/** What each reason means, in the owner's words (inbox `show`, the digest). */
-export const REASON_TEXT: Record<SpamReason, string> = {
-  'proof-missing': "no proof that the page's script ran (JavaScript off, or a program posting directly)",
-  'proof-malformed': 'a proof that cannot be read',
-  'proof-expired': 'a proof whose challenge had expired',
-  'proof-forged': 'a proof whose challenge this site did not sign',
-  'proof-wrong': 'a proof that does not solve its challenge',
-  'proof-replayed': 'a proof already used by an earlier message',
-  'too-fast': 'sent less than 3 seconds after the form was opened',
-  'no-browser': 'sent without the headers every current browser sends (a program, or a very old browser)',
-  'too-many-links': 'more links in the message than SPAM_MAX_LINKS allows',
-  'link-in-name': 'a link or a domain in the name',
-  'link-markup': 'HTML or BBCode link markup in the message',
-  'turnstile-failed': 'Cloudflare Turnstile did not pass the visitor',
-  'akismet-spam': 'Akismet judged it spam',
-  'marked-by-owner': 'marked as spam by the owner',
-};
+/**
+ * What each reason means, in the owner's English words (the admin and `npm run inbox -- show`).
+ * Hint: the texts are the English catalogue's, where the digest reads them in the site's language.
+ */
+export const REASON_TEXT: Record<SpamReason, string> = catalogueFor('en').spamDigest.reasons;
 
 /** What every layer found about one message; an outside check is absent when not configured. */
 export type Layers = {

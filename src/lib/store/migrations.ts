@@ -279,4 +279,13 @@ export const MIGRATIONS: readonly Migration[] = [
      CREATE INDEX newsletter_consents_resent_confirm ON newsletter_consents (resent_confirm_hash);
      CREATE INDEX newsletter_consents_resent_unsubscribe ON newsletter_consents (resent_unsubscribe_hash);`,
   },
+  {
+    // Which client a draft is of (a hash of its address), so that one client's refused posts
+    // replace its own older drafts and never fill the store for everyone (store/drafts.ts).
+    name: 'the client of each draft',
+    sqlite: `ALTER TABLE form_drafts ADD COLUMN client_key TEXT;
+     CREATE INDEX form_drafts_client ON form_drafts (client_key, expires_at);`,
+    postgresql: `ALTER TABLE form_drafts ADD COLUMN client_key TEXT;
+     CREATE INDEX form_drafts_client ON form_drafts (client_key, expires_at);`,
+  },
 ];

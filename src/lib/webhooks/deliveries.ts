@@ -49,8 +49,11 @@ export interface Deliveries {
   dueEndpoints(now: Date): Promise<string[]>;
   /** Records a try's end under the lease that took it: delivered, retried on the schedule, failed after the last, or disabled by a 410. */
   finish(id: number, lease: string, end: TryEnd, now: Date): Promise<DeliveryStatus | undefined>;
-  /** Sends a delivery again from the start of the schedule (the owner's "Replay"); answers whether it changed. */
-  replay(id: number, now: Date): Promise<boolean>;
+  /**
+   * The owner's "Replay": a finished delivery goes again from the start of the schedule, one
+   * waiting for its next try goes now; one being sent is left to its try, which ends by `until`.
+   */
+  replay(id: number, now: Date): Promise<ReplayOutcome>;
   /** The newest deliveries, for the admin and the inbox command. */
   list(limit: number): Promise<Delivery[]>;
   /** Every try of one delivery, oldest first. */
@@ -64,6 +67,9 @@ export interface Deliveries {
   /** Stops an endpoint for good (its receiver answered 410) until its address changes; answers whether it was running. */
   stopEndpoint(name: string, url: string): Promise<boolean>;
 }
+
+/** What a replay did: sent again from the start, made due now (it was waiting), left to the try under way, or found nothing. */
+export type ReplayOutcome = { kind: 'replayed' } | { kind: 'due'; was: string } | { kind: 'sending'; until: string } | { kind: 'missing' };
 
 const GONE = 'webhook_gone:';
 
@@ -111,6 +117,7 @@ const COLUMNS = `d.id, d.event_id, e.type, d.endpoint, d.status, d.attempts, d.n
 /** The deliveries over the store's SQL (SQLite or PostgreSQL). */
 export function createDeliveries(sql: Sql): Deliveries {
   const skipLocked = sql.engine === 'postgresql' ? 'FOR UPDATE SKIP LOCKED' : '';
+  const lockRow = sql.engine === 'postgresql' ? 'FOR UPDATE' : '';
   const toDelivery = (row: Row): Delivery => ({
     id: Number(row.id),
     eventId: row.event_id,
@@ -221,13 +228,31 @@ export function createDeliveries(sql: Sql): Deliveries {
         return 'pending';
       }),
 
-    async replay(id, now) {
-      const { changes } = await sql.run(
-        `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?, lease_until = NULL WHERE id = ? AND status IN ('delivered', 'failed', 'disabled')`,
-        [now.toISOString(), id],
-      );
-      return changes === 1;
-    },
+    replay: (id, now) =>
+      sql.transaction(async (tx): Promise<ReplayOutcome> => {
+        const at = now.toISOString();
+        const row = await tx.get<{ status: DeliveryStatus; next_attempt_at: string | null; lease_until: string | null }>(
+          `SELECT status, next_attempt_at, lease_until FROM webhook_deliveries WHERE id = ? ${lockRow}`,
+          [id],
+        );
+        if (!row) return { kind: 'missing' };
+        if (row.status !== 'pending') {
+          await tx.run(`UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?, lease_until = NULL WHERE id = ? AND status = ?`, [
+            at,
+            id,
+            row.status,
+          ]);
+          return { kind: 'replayed' };
+        }
+        // A worker is sending it: its try's end is recorded, and schedules the next if it fails.
+        if (row.lease_until !== null && row.lease_until > at) return { kind: 'sending', until: row.lease_until };
+        // Waiting for its next try: due now, its tries so far still counted.
+        const was = row.next_attempt_at ?? at;
+        if (was > at) {
+          await tx.run(`UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ? AND status = 'pending' AND next_attempt_at = ?`, [at, id, was]);
+        }
+        return { kind: 'due', was };
+      }),
 
     async list(limit) {
       const rows = await sql.all<Row>(`SELECT ${COLUMNS} FROM webhook_deliveries d JOIN events e ON e.id = d.event_id ORDER BY d.id DESC LIMIT ?`, [limit]);

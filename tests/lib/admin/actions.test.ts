@@ -71,7 +71,15 @@ function world() {
   const waits: number[] = [];
   const replayable = new Set([7]);
   const deps: AdminDeps = {
-    webhooks: { replay: async (id) => replayable.delete(id) },
+    // #7 has ended (sent again from the start once), #8 waits for its next try (sent now).
+    webhooks: {
+      replay: async (id) =>
+        replayable.delete(id)
+          ? { kind: 'replayed' }
+          : id === 8
+            ? { kind: 'due', was: '2026-06-01T14:00:00.000Z' }
+            : { kind: 'sending', until: '2026-06-01T12:00:30.000Z' },
+    },
     signups: { retry: async (id) => id === 5 },
     checkPassword: createPasswordCheck(passwordHash),
     sessions: createSessions(store),
@@ -375,7 +383,7 @@ describe('the actions, signed in', () => {
     expect(changes).toEqual([]);
   });
 
-  test('replay a webhook delivery: sent again, audited once; a delivery still on its way is left alone', async () => {
+  test('replay a webhook delivery: sent again, or now when it waits, audited; a delivery being sent is left alone', async () => {
     const w = world();
     const { cookie, csrf } = await signedIn(w.deps);
     w.audit.length = 0;
@@ -384,7 +392,11 @@ describe('the actions, signed in', () => {
     await expect(replay('7')).resolves.toEqual({ kind: 'redirect', location: '/admin/webhooks?done=replayed' });
     await expect(replay('7')).resolves.toEqual({ kind: 'redirect', location: '/admin/webhooks?done=unchanged-delivery' });
     await expect(replay('x')).resolves.toEqual({ kind: 'redirect', location: '/admin/webhooks?done=unchanged-delivery' });
-    expect(w.audit.map((e) => [e.action, e.detail])).toEqual([['replay-delivery', '#7']]);
+    await expect(replay('8')).resolves.toEqual({ kind: 'redirect', location: '/admin/webhooks?done=delivery-due' });
+    expect(w.audit.map((e) => [e.action, e.detail])).toEqual([
+      ['replay-delivery', '#7'],
+      ['replay-delivery', '#8'],
+    ]);
   });
 
   test('retry a given-up signup: audited; one that still waits is left alone', async () => {
@@ -562,7 +574,12 @@ describe('the actions, at the edges', () => {
       return true;
     };
     w.deps.signups = { retry: asking('signup') };
-    w.deps.webhooks = { replay: asking('delivery') };
+    w.deps.webhooks = {
+      replay: async (n: number) => {
+        asked.push(`delivery ${n}`);
+        return { kind: 'replayed' };
+      },
+    };
     await expect(w.act('retry-signup', '/admin/actions/retry-signup', { id })).resolves.toEqual({
       kind: 'redirect',
       location: '/admin/subscribers?done=unchanged-signup',

@@ -86,7 +86,8 @@ describe('what the pages say after an action', () => {
     ['release-sent', 'The message is no longer marked as spam. It had already been sent, so it is not sent again.'],
     ['delete-message-deferred', 'The message was being sent at that moment: it is deleted, with its history, as soon as that send ends.'],
     ['replayed', 'The delivery is sent again from the start of its schedule, within a few seconds.'],
-    ['unchanged-delivery', 'Nothing changed: that delivery is still on its way.'],
+    ['unchanged-delivery', 'Nothing changed: that delivery is being sent right now, or is gone.'],
+    ['delivery-due', 'The delivery was waiting for its next try: it is sent now, within a few seconds.'],
     ['signup-retried', 'The signup is tried again within a minute.'],
     ['unchanged-signup', 'Nothing changed: that signup is still waiting for the provider.'],
     [

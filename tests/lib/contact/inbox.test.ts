@@ -338,7 +338,7 @@ describe('the inbox commands', () => {
     const { code, out, err } = await run({ name: 'help' });
     expect({ code, err }).toEqual({ code: EXIT.ok, err: '' });
     expect(out.startsWith('Usage: npm run inbox -- <command>\n\nCommands:\n')).toBe(true);
-    expect(out).toContain('  webhooks replay <id>       send a delivery again from the start of its schedule\n');
+    expect(out).toContain('  webhooks replay <id>       send a delivery again from the start of its schedule (one waiting: now)\n');
   });
 
   test('show of a failed message gives the last error on one line and how to send it again', async () => {
@@ -653,7 +653,7 @@ describe('the inbox commands', () => {
       await expect(run({ name: 'webhooks' })).resolves.toEqual(empty);
     });
 
-    test('replay sends a finished delivery again from the start; one still on its way, or unknown, is refused', async () => {
+    test('replay sends a finished delivery again from the start, one waiting for its next try now; an unknown one is refused', async () => {
       const webhooks = await deliveries();
       await expect(run({ name: 'webhooks-replay', id: 2 }, { webhooks })).resolves.toEqual({
         code: EXIT.ok,
@@ -664,17 +664,38 @@ describe('the inbox commands', () => {
         [2, 'pending', 0, '2026-06-01T12:00:00.000Z'],
         [1, 'pending', 1, expect.any(String)],
       ]);
-      for (const id of [1, 99]) {
-        await expect(run({ name: 'webhooks-replay', id }, { webhooks })).resolves.toEqual({
-          code: EXIT.notFound,
-          out: '',
-          err: `Delivery #${id} is not there, or still on its way; nothing to replay.\n`,
-        });
-      }
+      // #1 waits for its second try, 5 s after its first (already past at 12:00): the server sends it on its next look.
+      await expect(run({ name: 'webhooks-replay', id: 1 }, { webhooks })).resolves.toEqual({
+        code: EXIT.ok,
+        out: 'Delivery #1 was waiting for its next try (due 2026-06-01 11:00:07): it is due now, and the running server sends it within a few seconds.\n',
+        err: '',
+      });
+      expect((await webhooks.list(50)).map((d) => [d.id, d.status, d.attempts, d.nextAttemptAt])).toEqual([
+        [2, 'pending', 0, '2026-06-01T12:00:00.000Z'],
+        [1, 'pending', 1, '2026-06-01T11:00:07.000Z'],
+      ]);
+      await expect(run({ name: 'webhooks-replay', id: 99 }, { webhooks })).resolves.toEqual({
+        code: EXIT.notFound,
+        out: '',
+        err: 'No webhook delivery #99. See npm run inbox -- webhooks.\n',
+      });
       await expect(run({ name: 'webhooks-replay', id: 2 })).resolves.toEqual({
         code: EXIT.notFound,
         out: '',
-        err: 'Delivery #2 is not there, or still on its way; nothing to replay.\n',
+        err: 'No webhook delivery #2. See npm run inbox -- webhooks.\n',
+      });
+    });
+
+    test('replay of a delivery whose try is under way says until when it may run', async () => {
+      const webhooks = await deliveries();
+      const endpoint = endpoints[0]!;
+      await db.sql.transaction((tx) => recordEvent(tx, 'contact.received', { id: 2 }, new Date('2026-06-01T11:30:00.000Z')));
+      await webhooks.fanOut([endpoint], new Date('2026-06-01T11:30:00.000Z'));
+      const taken = (await webhooks.claim(new Date('2026-06-01T11:59:30.000Z'), new Date('2026-06-01T12:00:30.000Z')))!;
+      await expect(run({ name: 'webhooks-replay', id: taken.delivery.id }, { webhooks })).resolves.toEqual({
+        code: EXIT.ok,
+        out: `Delivery #${taken.delivery.id} is being sent right now; its try ends by 2026-06-01 12:00:30 (npm run inbox -- webhooks shows how it went).\n`,
+        err: '',
       });
     });
   });

@@ -18,6 +18,7 @@ describe('defineForm', () => {
       to: undefined,
       honeypot: true,
       page: '/quote',
+      nav: 'Request a quote',
     });
   });
 
@@ -27,6 +28,14 @@ describe('defineForm', () => {
     [{ name: 'quote', title: 'T', fields: [{ name: 'a', type: 'color', label: 'A' }] }, 'form "quote": fields.0.type must be one of text, email, tel'],
     [{ name: 'quote', title: 'T', fields: [{ name: 'a', type: 'text', label: '' }] }, 'form "quote": fields.0.label the label is empty'],
     [{ name: 'quote', title: 'T', fields: [{ name: 'a', type: 'text', label: 'A', maxlength: 5 }] }, 'form "quote": fields.0.maxlength'],
+    [
+      { name: 'quote', title: 'T', nav: true, fields: [{ name: 'a', type: 'text', label: 'A' }] },
+      'form "quote": nav must be the words of its menu link, or false',
+    ],
+    [
+      { name: 'quote', title: 'T', nav: 'x'.repeat(41), fields: [{ name: 'a', type: 'text', label: 'A' }] },
+      'form "quote": nav the menu label is longer than 40 characters',
+    ],
     [
       {
         name: 'quote',
@@ -147,6 +156,7 @@ describe('defineForm', () => {
         to: undefined,
         honeypot: true,
         page: '/quote',
+        nav: 'Request a quote',
       },
     ]);
     expect(() =>

@@ -5,7 +5,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { requireConfig } from '../../../src/lib/config/config.ts';
 import type { FormView } from '../../../src/lib/pipeline/form-view.ts';
-import { createLogger } from '../../../src/lib/log.ts';
+import { CLIENT_LINE_LIMITS, createLogger, limitClientLines } from '../../../src/lib/log.ts';
 import { failure, type Outcome } from '../../../src/lib/http/outcome.ts';
 import { type Reply, runPipeline } from '../../../src/lib/pipeline/pipeline.ts';
 import { findTarget, type Route } from '../../../src/lib/pipeline/routes.ts';
@@ -424,11 +424,32 @@ describe('the draft a refused post is redirected to (decision 0133)', () => {
     expect(events('form.draft_not_kept')).toEqual([expect.objectContaining({ level: 'warn', route: '/api/contact', reason: 'the drafts are full' })]);
   });
 
+  test('a client refused again and again while the drafts are full writes one warning, its repeats summed up (LOG_CLIENT_LINES)', async () => {
+    services.drafts = createFormDrafts(services.database.sql, { ...DRAFT_LIMITS, liveDrafts: 0 });
+    let clock = 1_000_000;
+    const limited = limitClientLines(services.logger, { ...CLIENT_LINE_LIMITS, clock: () => clock });
+    services.logger = limited;
+    for (let post = 0; post < 5; post++) await expect(refuse()).resolves.toMatchObject({ form: 'contact', status: 400 });
+    clock += 60_000;
+    limited.flush();
+    expect(events('form.draft_not_kept')).toEqual([
+      expect.objectContaining({ level: 'warn', route: '/api/contact', reason: 'the drafts are full', client: expect.stringMatching(/^[0-9a-f]{12}$/) }),
+    ]);
+    expect(events('log.repeated').filter((line) => line.of === 'form.draft_not_kept')).toEqual([expect.objectContaining({ repeats: 4 })]);
+  });
+
   test('when the drafts cannot be written (their database gone), the page is shown at the address posted to, and the outage is a warning', async () => {
     await withDraftsGone(async () => {
       await expect(refuse()).resolves.toMatchObject({ form: 'contact', status: 400, values: { name: 'A' } });
       expect(events('form.draft_not_kept')).toEqual([
-        { time: expect.any(String), level: 'warn', event: 'form.draft_not_kept', route: '/api/contact', reason: 'Error: database is not open' },
+        {
+          time: expect.any(String),
+          level: 'warn',
+          event: 'form.draft_not_kept',
+          route: '/api/contact',
+          reason: 'Error: database is not open',
+          client: expect.stringMatching(/^[0-9a-f]{12}$/),
+        },
       ]);
     });
   });

@@ -68,7 +68,7 @@ describe.each(testEngines())('form drafts on $name', (engine) => {
 
   test.skipIf(!engine.available)('bounded: a draft over its size, or past the live drafts’ count or bytes, is not kept', async () => {
     const { store } = await engine.open();
-    const small = createFormDrafts(store.sql, { draftBytes: 1_000, liveDrafts: 2, liveBytes: 100_000 });
+    const small = createFormDrafts(store.sql, { ...DRAFT_LIMITS, draftBytes: 1_000, liveDrafts: 2, liveBytes: 100_000 });
     await expect(small.save({ ...CONTACT, content: 'x'.repeat(1_001) }, T0)).resolves.toBeUndefined();
     await expect(small.save({ ...CONTACT, content: 'x'.repeat(1_000) }, T0)).resolves.toMatch(ID);
     await expect(small.save({ ...CONTACT, content: CONTENT }, T0)).resolves.toMatch(ID);
@@ -89,8 +89,41 @@ describe.each(testEngines())('form drafts on $name', (engine) => {
     await expect(drafts.save({ ...CONTACT, content: 'x' }, T0)).resolves.toBeUndefined();
   });
 
-  test('the limits by default: a body of 64 KiB fits in one draft', () => {
-    expect(DRAFT_LIMITS).toEqual({ draftBytes: 98_304, liveDrafts: 5_000, liveBytes: 33_554_432 });
+  test.skipIf(!engine.available)('one client’s 800 refused posts of 60 KiB keep its 10 newest drafts, and another client still gets one', async () => {
+    const { store } = await engine.open();
+    // The store of the attack round: 32 MiB in all; 800 posts of 60 KiB filled it from one address.
+    const drafts = createFormDrafts(store.sql);
+    const big = (n: number) => `${n}`.padEnd(60 * 1024, 'x');
+    const ids: string[] = [];
+    for (let n = 0; n < 800; n++) ids.push((await drafts.save({ ...CONTACT, content: big(n) }, at(0, n / 100)))!);
+    expect(ids.every((id) => ID.test(id))).toBe(true);
+    const kept = await store.sql.get<{ n: number | string }>('SELECT COUNT(*) AS n FROM form_drafts');
+    expect(Number(kept?.n)).toBe(10);
+    // Its newest draft still opens; its first gave way to the later ones.
+    await expect(drafts.read({ id: ids[799]!, ...CONTACT }, at(1))).resolves.toMatchObject({ content: big(799) });
+    await expect(drafts.read({ id: ids[0]!, ...CONTACT }, at(1))).resolves.toBeUndefined();
+    const other = { route: '/api/contact', client: '198.51.100.7' };
+    const theirs = await drafts.save({ ...other, content: CONTENT }, at(1));
+    expect(theirs).toMatch(ID);
+    await expect(drafts.read({ id: theirs!, ...other }, at(2))).resolves.toMatchObject({ content: CONTENT });
+  });
+
+  test.skipIf(!engine.available)('a client’s drafts give way only to its own: another client’s stay', async () => {
+    const { store } = await engine.open();
+    const drafts = createFormDrafts(store.sql, { ...DRAFT_LIMITS, clientDrafts: 2 });
+    const other = { route: '/api/contact', client: '198.51.100.7' };
+    const theirs = (await drafts.save({ ...other, content: CONTENT }, T0))!;
+    const first = (await drafts.save({ ...CONTACT, content: CONTENT }, at(0, 1)))!;
+    const second = (await drafts.save({ ...CONTACT, content: CONTENT }, at(0, 2)))!;
+    const third = (await drafts.save({ ...CONTACT, content: CONTENT }, at(0, 3)))!;
+    await expect(drafts.read({ id: first, ...CONTACT }, at(1))).resolves.toBeUndefined();
+    await expect(drafts.read({ id: second, ...CONTACT }, at(1))).resolves.toMatchObject({ content: CONTENT });
+    await expect(drafts.read({ id: third, ...CONTACT }, at(1))).resolves.toMatchObject({ content: CONTENT });
+    await expect(drafts.read({ id: theirs, ...other }, at(1))).resolves.toMatchObject({ content: CONTENT });
+  });
+
+  test('the limits by default: a body of 64 KiB fits in one draft, a client keeps 10', () => {
+    expect(DRAFT_LIMITS).toEqual({ draftBytes: 98_304, liveDrafts: 5_000, liveBytes: 33_554_432, clientDrafts: 10 });
   });
 });
 

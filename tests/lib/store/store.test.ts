@@ -158,6 +158,7 @@ describe.each(testEngines())('the store on $name', ({ name, available, open }) =
         [name, 13, 'drafts of refused form posts'],
         [name, 14, 'automatic replies: only to a person, so many an hour'],
         [name, 15, 'newsletter consents: the links of a mail sent again'],
+        [name, 16, 'the client of each draft'],
       ]);
     });
 
@@ -173,7 +174,7 @@ describe.each(testEngines())('the store on $name', ({ name, available, open }) =
         name === 'SQLite'
           ? (await again[0]!.sql.get<{ user_version: number }>('PRAGMA user_version'))?.user_version
           : Number((await again[0]!.sql.get<{ n: string }>('SELECT count(*) AS n FROM schema_migrations'))?.n);
-      expect(applied).toBe(15);
+      expect(applied).toBe(16);
       expect(lines.filter((line) => line.includes('database.migrated'))).toEqual([]);
       await expect(again[1]!.outbox.list()).resolves.toHaveLength(1);
       await Promise.all(again.map((s) => s.close()));

@@ -268,10 +268,39 @@ describe.each(testEngines())('webhook deliveries on $name', (engine) => {
       expect.objectContaining({ level: 'warn', type: 'contact.received', error: 'the receiver answered 500' }),
     ]);
     receiver.reply(replyJson(200, {}));
-    await expect(deliveries.replay(failed!.id, new Date())).resolves.toBe(true);
-    await expect(deliveries.replay(failed!.id, new Date())).resolves.toBe(false);
+    await expect(deliveries.replay(failed!.id, advance(0))).resolves.toEqual({ kind: 'replayed' });
     await worker.runPass();
     expect((await deliveries.list(1))[0]).toMatchObject({ status: 'delivered' });
+  });
+
+  test.skipIf(!engine.available)('a replay of a delivery waiting for its next try makes it due now: the next pass sends it', async () => {
+    receiver.reply(replies(replyJson(500, {}), replyJson(200, {})));
+    const { machine, worker, deliveries, advance } = await setUp();
+    await machine.receive(message);
+    await worker.runPass();
+    const [waiting] = await deliveries.list(1);
+    expect(waiting).toMatchObject({ status: 'pending', attempts: 1 });
+    // Due in 5 s: a pass now sends nothing.
+    await worker.runPass();
+    expect(receiver.requests).toHaveLength(1);
+    await expect(deliveries.replay(waiting!.id, advance(1_000))).resolves.toEqual({ kind: 'due', was: waiting!.nextAttemptAt });
+    await worker.runPass();
+    expect(receiver.requests).toHaveLength(2);
+    expect((await deliveries.list(1))[0]).toMatchObject({ status: 'delivered', attempts: 2 });
+  });
+
+  test.skipIf(!engine.available)('a replay of a delivery being sent says until when its try may run; an unknown one is missing', async () => {
+    const { machine, deliveries } = await setUp();
+    await machine.receive(message);
+    // Fanned out, then taken as a sending worker takes it, with a lease of a minute.
+    const endpoint: Endpoint = { name: 'webhook', kind: 'standard', url: `${receiver.url}/hook`, secrets: [SECRET], events: ['contact.received'] };
+    await deliveries.fanOut([endpoint], new Date('2026-06-01T11:00:00.000Z'));
+    const claimed = (await deliveries.claim(new Date('2026-06-01T11:00:01.000Z'), new Date('2026-06-01T11:01:01.000Z')))!;
+    await expect(deliveries.replay(claimed.delivery.id, new Date('2026-06-01T11:00:30.000Z'))).resolves.toEqual({
+      kind: 'sending',
+      until: '2026-06-01T11:01:01.000Z',
+    });
+    await expect(deliveries.replay(99_999, new Date('2026-06-01T11:00:30.000Z'))).resolves.toEqual({ kind: 'missing' });
   });
 
   test.skipIf(!engine.available)('old events go with their deliveries and tries, but not while one still waits', async () => {
