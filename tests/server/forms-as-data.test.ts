@@ -137,8 +137,8 @@ describe('the documented phone field added to the contact form', () => {
   test('is a column of both exports', async () => {
     const csv = (await exportMessages('csv')).split('\r\n');
     expect(csv[0]).toBe('id,createdAt,name,email,message,status,attempts,nextAttemptAt,lastError,sentAt,spamReasons,phone');
-    // The leading + is written as text, as every cell a spreadsheet would run as a formula (decision 0071).
-    expect(csv[1]).toMatch(/,Ada Lovelace,ada@example\.org,Please call me about a table\.,sent,1,,,[^,]+,,"'\+44 20 7946 0958"$/);
+    // A phone number is written as it is: a spreadsheet reads `+44 20 7946 0958` as text, not a formula (decisions 0071, 0148).
+    expect(csv[1]).toMatch(/,Ada Lovelace,ada@example\.org,Please call me about a table\.,sent,1,,,[^,]+,,\+44 20 7946 0958$/);
     const json = JSON.parse(await exportMessages('json')) as Record<string, unknown>[];
     expect(json).toEqual([expect.objectContaining({ id, name: 'Ada Lovelace', phone: '+44 20 7946 0958' })]);
     expect(Object.keys(json[0]!)).not.toContain('form');
