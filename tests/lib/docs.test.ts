@@ -6,7 +6,7 @@ import { type ConfigResult, readConfig } from '../../src/lib/config/config.ts';
 
 // The docs are checked against the code, so that the next developer can trust them: the
 // configuration as the README, the guide and .env.example describe it; the folder map and its
-// import rules; the links between the docs; the paths the comments name (decision 0162).
+// import rules; the links between the docs; the paths the comments name (docs/decisions/0162-docs-checked-against-the-code.md).
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 const VARIABLE = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$|^[A-Z]{2,}$/;
@@ -226,7 +226,7 @@ const anchorOf = (heading: string) =>
     .replace(/\s/g, '-');
 
 describe('links between the docs', () => {
-  test.each(['README.md', 'docs/development.md', 'docs/mutation-score.md', 'docs/testing.md'])(
+  test.each(['README.md', 'docs/development.md', 'docs/mutation-score.md', 'docs/testing.md', 'docs/guide.md', 'docs/performance.md'])(
     'every relative link of %s reaches a file and its heading',
     (doc) => {
       const text = read(doc);
