@@ -256,11 +256,18 @@ describe('links between the docs', () => {
 });
 
 describe('paths the comments name', () => {
-  test('every src/, docs/, tests/ or scripts/ path in the code and its build files exists', () => {
+  test('every src/, docs/, tests/ or scripts/ path in the code, its build files, the README and the docs exists', () => {
     const files = [...sources(join(ROOT, 'src'), /\.(ts|astro|mjs)$/), ...sources(join(ROOT, 'scripts'), /\.(ts|mjs)$/), join(ROOT, 'astro.config.mjs')];
+    // The README and the docs too, but not the decision records: they are history, and name deleted files on purpose.
+    const docs = [
+      join(ROOT, 'README.md'),
+      ...readdirSync(join(ROOT, 'docs'))
+        .filter((name) => name.endsWith('.md'))
+        .map((name) => join(ROOT, 'docs', name)),
+    ];
     expect(files.length).toBeGreaterThan(100);
     const missing: string[] = [];
-    for (const file of files) {
+    for (const file of [...files, ...docs]) {
       // A path from the project's root: not the tail of a relative one (`../scripts/forms.ts`) or of a package's.
       for (const [, path] of readFileSync(file, 'utf8').matchAll(/(?<![\w./@-])((?:src|docs|tests|scripts)\/[\w./-]*\w)/g)) {
         if (!existsSync(join(ROOT, path!))) missing.push(`${relative(ROOT, file)}: ${path}`);
