@@ -77,8 +77,8 @@ export default defineConfig({
   vite: { build: { assetsInlineLimit: 0 }, resolve: { alias: { ...SITE_CONFIG, ...FORMS_CONFIG } } },
   security: {
     // Astro's check answers 403 in plain text to any form post without an Origin
-    // header and to every cross-origin post; src/middleware.ts applies our own
-    // policy instead (docs/decisions/0003-origin-policy.md).
+    // header and to every cross-origin post; our pipeline's guard applies our own
+    // policy before Astro sees a post (src/lib/http/origin.ts, docs/decisions/0003-origin-policy.md).
     checkOrigin: false,
   },
   env: {

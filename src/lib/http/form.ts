@@ -4,9 +4,10 @@ import { type Failure, failure } from './outcome.ts';
 
 /**
  * What the pipeline, the guard and the handlers read of a request: its method, URL and
- * headers, and its body only through `readForm`. A Web `Request` is one (tests, `astro dev`);
- * our server builds a plain one over the Node request (src/server/dispatch.ts), since
- * undici's `Request` (an AbortSignal, a second copy of the headers) cost more than the parsing.
+ * headers, and its body only through `readForm`. A Web `Request` is one (the tests); our
+ * dispatcher, under `npm start` and `npm run dev` alike, builds a plain one over the Node
+ * request (src/server/dispatch.ts), since undici's `Request` (an AbortSignal, a second copy
+ * of the headers) cost more than the parsing.
  */
 export type IncomingRequest = {
   readonly method: string;
@@ -129,7 +130,7 @@ async function readBody(request: IncomingRequest, limit: number): Promise<Uint8A
       chunks.push(value);
     }
   } catch (error) {
-    // The adapter enforces the same limit by failing the stream.
+    // A stream that fails on a limit of its own (the adapter's, when it carried posts) was too large, not unreadable.
     return /limit/i.test(String(error)) ? 'too-large' : 'unreadable';
   }
   const body = new Uint8Array(size);

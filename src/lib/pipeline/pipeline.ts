@@ -26,8 +26,8 @@ export type PipelineRequest = {
 };
 
 /**
- * The one road of every request to a route and every near miss, from both servers (ours
- * and Astro's middleware under `astro dev`): a near miss is a JSON 404 and a log line;
+ * The one road of every request to a route and every near miss, from our dispatcher
+ * (src/server/dispatch.ts) under `npm start` and `npm run dev` alike: a near miss is a JSON 404 and a log line;
  * a route goes through the guard (origin policy, body size, limits), its handler, then the
  * renderer (JSON, or a page for a person), with one log line per form post.
  */

@@ -1,0 +1,278 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, test } from 'vitest';
+import { type ConfigResult, readConfig } from '../../src/lib/config/config.ts';
+
+// The docs are checked against the code, so that the next developer can trust them: the
+// configuration as the README, the guide and .env.example describe it; the folder map and its
+// import rules; the links between the docs; the paths the comments name (docs/decisions/0162-docs-checked-against-the-code.md).
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
+const VARIABLE = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$|^[A-Z]{2,}$/;
+
+/**
+ * Every variable the configuration modules read, as the environment sees them asked for:
+ * `readConfig` over an environment that notes each name. Several environments, so that a
+ * variable read only once a provider or the mail is chosen is asked for too.
+ */
+function variablesRead(): string[] {
+  const names = new Set<string>();
+  const environments: Record<string, string>[] = [
+    {},
+    { NEWSLETTER_PROVIDER: 'mailchimp', MAILCHIMP_API_KEY: 'k-us1', MAILCHIMP_LIST_ID: 'l' },
+    { NEWSLETTER_PROVIDER: 'kit', KIT_API_KEY: 'k', KIT_FORM_ID: '1' },
+    { NEWSLETTER_PROVIDER: 'resend', RESEND_API_KEY: 'r', RESEND_SEGMENT_ID: 's' },
+    { SMTP_URL: 'smtp://127.0.0.1:25', CONTACT_TO: 'owner@example.com', CONTACT_FROM: 'site@example.com', AUTO_REPLY: 'true' },
+    { SPAM_FILTER: 'off', WEBHOOK_URL: 'https://hooks.example.com/in' },
+  ];
+  for (const base of environments) {
+    const noted = (name: string | symbol) => {
+      if (typeof name === 'string' && VARIABLE.test(name)) names.add(name);
+    };
+    readConfig(
+      new Proxy(base, {
+        get(target, name) {
+          noted(name);
+          return Reflect.get(target, name);
+        },
+        has(target, name) {
+          noted(name);
+          return Reflect.has(target, name);
+        },
+      }),
+    );
+  }
+  return [...names].sort();
+}
+
+/** The rows of the README's configuration table: the variables of each, and its default as written. */
+function readmeRows(): { names: string[]; defaults: string }[] {
+  const readme = read('README.md');
+  const start = readme.indexOf('\n## Configuration\n');
+  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+  return section
+    .split('\n')
+    .filter((line) => line.startsWith('| `'))
+    .map((line) => {
+      const [, names = '', defaults = ''] = line.split('|');
+      return { names: [...names.matchAll(/`([A-Z0-9_]+)`/g)].map((m) => m[1]!), defaults: defaults.trim() };
+    });
+}
+
+/** The variables `.env.example` sets, or shows commented out. */
+const exampleNames = () => [...read('.env.example').matchAll(/^#?\s*([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1]!);
+
+/** Every name in code type that looks like a variable (`SMTP_URL`, `NEWSLETTER_PROVIDER=local`). */
+const namedIn = (text: string) => [...text.matchAll(/`([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)(?:=[^`]*)?`/g)].map((m) => m[1]!);
+
+const sortedUnique = (names: string[]) => [...new Set(names)].sort();
+
+describe('the configuration as the docs describe it', () => {
+  test("the README's configuration table has a row for every variable the configuration reads, and no other", () => {
+    const asked = variablesRead();
+    // The spy itself: were it blind, both lists would be empty and equal.
+    expect(asked).toEqual(expect.arrayContaining(['SMTP_URL', 'DATA_DIR', 'WEBHOOK_URL', 'KIT_API_VERSION']));
+    const documented = readmeRows().flatMap((row) => row.names);
+    expect(
+      documented.filter((name, i) => documented.indexOf(name) !== i),
+      'named in two rows',
+    ).toEqual([]);
+    expect({
+      'read, not in the README': asked.filter((name) => !documented.includes(name)),
+      'in the README, never read': documented.filter((name) => !asked.includes(name)),
+    }).toEqual({
+      'read, not in the README': [],
+      'in the README, never read': [],
+    });
+  });
+
+  test('.env.example names every variable the configuration reads, and no other', () => {
+    const asked = variablesRead();
+    const example = sortedUnique(exampleNames());
+    expect({
+      'read, not in .env.example': asked.filter((name) => !example.includes(name)),
+      'in .env.example, never read': example.filter((name) => !asked.includes(name)),
+    }).toEqual({
+      'read, not in .env.example': [],
+      'in .env.example, never read': [],
+    });
+  });
+
+  test('each default the README writes as a value is the one the code takes: setting it changes nothing', () => {
+    // Only a default written as values alone (`5`, `600`), one a variable; "from the key" or "in memory" say what no value can.
+    const comparable = readmeRows().filter(({ names, defaults }) => {
+      const values = defaults.split(', ');
+      return values.length === names.length && values.every((value) => /^`[^`]*`$/.test(value));
+    });
+    expect(comparable.length).toBeGreaterThan(20);
+    const unset = readConfig({});
+    const differing: { variable: string; documented: string; answer: ConfigResult }[] = [];
+    for (const { names, defaults } of comparable) {
+      const values = defaults.split(', ').map((value) => value.slice(1, -1));
+      names.forEach((variable, i) => {
+        const answer = readConfig({ [variable]: values[i]! });
+        if (JSON.stringify(answer) !== JSON.stringify(unset)) differing.push({ variable, documented: values[i]!, answer });
+      });
+    }
+    expect(differing).toEqual([]);
+  });
+
+  test('every variable the README and the guide name is one the code reads', () => {
+    // Read before the configuration (which .env file) or by the build (which settings), not by the configuration modules.
+    const outside: Record<string, string> = { ENV_FILE: 'src/lib/config/config.ts', SITE_CONFIG: 'astro.config.mjs', FORMS_CONFIG: 'astro.config.mjs' };
+    for (const [name, file] of Object.entries(outside)) expect(read(file), `${file} reads ${name}`).toContain(`process.env.${name}`);
+    const known = [...variablesRead(), ...Object.keys(outside)];
+    for (const doc of ['README.md', 'docs/guide.md']) {
+      expect(
+        sortedUnique(namedIn(read(doc))).filter((name) => !known.includes(name)),
+        `${doc} names a variable no code reads`,
+      ).toEqual([]);
+    }
+  });
+});
+
+const LIB = join(ROOT, 'src/lib/');
+const IMPORT = /(?:^|[\s;}])(?:import|export)\s[^'";]*?from\s+['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
+
+function sources(dir: string, pattern: RegExp): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    return entry.isDirectory() ? sources(path, pattern) : pattern.test(entry.name) ? [path] : [];
+  });
+}
+
+/** A file's folder of src/lib as the map writes it: `admin/`, or `*.ts` for the files at the top. */
+const folderOf = (path: string) => {
+  const parts = relative(LIB, path).split(sep);
+  return parts.length > 1 ? `${parts[0]}/` : '*.ts';
+};
+
+/** Every import from one folder of src/lib into another: `from → to`, with one file that makes it. */
+function importsBetweenFolders(): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const file of sources(LIB, /\.ts$/)) {
+    for (const match of readFileSync(file, 'utf8').matchAll(IMPORT)) {
+      const target = normalize(join(dirname(file), match[1] ?? match[2]!));
+      if (!target.startsWith(LIB) || folderOf(file) === folderOf(target)) continue;
+      found.set(`${folderOf(file)} → ${folderOf(target)}`, `${relative(LIB, file)} imports ${relative(LIB, target)}`);
+    }
+  }
+  return found;
+}
+
+/** The folder map of docs/development.md: each row's folder (`src/lib/admin/`), and what it may import. */
+function folderMap(): Map<string, string[]> {
+  const doc = read('docs/development.md');
+  const start = doc.indexOf('\n## Folder map\n');
+  expect(start, 'docs/development.md has a "Folder map" section').toBeGreaterThan(-1);
+  const section = doc.slice(start, doc.indexOf('\n## ', start + 1));
+  const map = new Map<string, string[]>();
+  for (const line of section.split('\n').filter((l) => l.startsWith('| `'))) {
+    const [, folder = '', , mayImport = ''] = line.split('|');
+    map.set(
+      folder.trim().replaceAll('`', ''),
+      [...mayImport.matchAll(/`([^`]+)`/g)].map((m) => m[1]!),
+    );
+  }
+  return map;
+}
+
+describe("docs/development.md's folder map", () => {
+  test('has a row for every folder of src/ and of src/lib, and names no folder that is gone', () => {
+    const map = folderMap();
+    const folders = (dir: string) =>
+      readdirSync(join(ROOT, dir), { withFileTypes: true })
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => `${dir}/${entry.name}/`);
+    // src/lib itself is its folders' rows and the row of its own files.
+    const expected = [...folders('src').filter((folder) => folder !== 'src/lib/'), ...folders('src/lib'), 'src/lib/*.ts'];
+    expect(expected).toEqual(expect.arrayContaining(['src/lib/store/', 'src/server/', 'src/lib/*.ts']));
+    expect(expected.filter((folder) => !map.has(folder))).toEqual([]);
+    expect([...map.keys()].filter((folder) => !(folder.endsWith('*.ts') ? existsSync(join(ROOT, dirname(folder))) : existsSync(join(ROOT, folder))))).toEqual(
+      [],
+    );
+  });
+
+  test('each folder of src/lib may import only folders above it in the map, so the map itself has no cycle', () => {
+    const rows = [...folderMap()].filter(([folder]) => folder.startsWith('src/lib/'));
+    expect(rows.length).toBeGreaterThan(10);
+    const later = rows.flatMap(([folder, mayImport], i) => {
+      const above = rows.slice(0, i).map(([earlier]) => earlier.slice('src/lib/'.length));
+      return mayImport.filter((to) => !above.includes(to)).map((to) => `${folder} → ${to}`);
+    });
+    expect(later).toEqual([]);
+  });
+
+  test('every import between two folders of src/lib is one the map allows', () => {
+    const map = folderMap();
+    const imports = importsBetweenFolders();
+    // The scan sees what it must: the contact handlers store through the message machine.
+    expect(imports.has('contact/ → submissions/')).toBe(true);
+    const refused = [...imports].filter(([edge]) => {
+      const [from, to] = edge.split(' → ') as [string, string];
+      return !(map.get(`src/lib/${from === '*.ts' ? '*.ts' : from}`) ?? []).includes(to);
+    });
+    expect(refused.map(([edge, why]) => `${edge} (${why})`)).toEqual([]);
+  });
+});
+
+/** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens. */
+const anchorOf = (heading: string) =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+
+describe('links between the docs', () => {
+  test.each(['README.md', 'docs/development.md', 'docs/mutation-score.md', 'docs/testing.md', 'docs/guide.md', 'docs/performance.md'])(
+    'every relative link of %s reaches a file and its heading',
+    (doc) => {
+      const text = read(doc);
+      const broken: string[] = [];
+      for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:/.test(target!)) continue;
+        const [path = '', anchor] = target!.split('#');
+        const file = path === '' ? doc : normalize(join(dirname(doc), path));
+        if (!existsSync(join(ROOT, file))) {
+          broken.push(target!);
+          continue;
+        }
+        if (anchor === undefined || !file.endsWith('.md')) continue;
+        const headings = [...read(file).matchAll(/^#+ (.+)$/gm)].map((m) => anchorOf(m[1]!));
+        if (!headings.includes(anchor)) broken.push(target!);
+      }
+      expect(broken).toEqual([]);
+    },
+  );
+
+  test('the mutation report has its own file, linked from docs/development.md', () => {
+    const development = read('docs/development.md');
+    expect(development).not.toMatch(/\| folder \| score \|/);
+    expect(development).toContain('](mutation-score.md)');
+    expect(read('docs/mutation-score.md')).toMatch(/\| folder \| score \|/);
+  });
+});
+
+describe('paths the comments name', () => {
+  test('every src/, docs/, tests/ or scripts/ path in the code, its build files, the README and the docs exists', () => {
+    const files = [...sources(join(ROOT, 'src'), /\.(ts|astro|mjs)$/), ...sources(join(ROOT, 'scripts'), /\.(ts|mjs)$/), join(ROOT, 'astro.config.mjs')];
+    // The README and the docs too, but not the decision records: they are history, and name deleted files on purpose.
+    const docs = [
+      join(ROOT, 'README.md'),
+      ...readdirSync(join(ROOT, 'docs'))
+        .filter((name) => name.endsWith('.md'))
+        .map((name) => join(ROOT, 'docs', name)),
+    ];
+    expect(files.length).toBeGreaterThan(100);
+    const missing: string[] = [];
+    for (const file of [...files, ...docs]) {
+      // A path from the project's root: not the tail of a relative one (`../scripts/forms.ts`) or of a package's.
+      for (const [, path] of readFileSync(file, 'utf8').matchAll(/(?<![\w./@-])((?:src|docs|tests|scripts)\/[\w./-]*\w)/g)) {
+        if (!existsSync(join(ROOT, path!))) missing.push(`${relative(ROOT, file)}: ${path}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+});
