@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# An owner's checkout, customised as the README's "Make it yours" says, and the unit suite run in
-# it (issue 28 item 3): the suite checks the project through its own fixtures, so an owner's name,
-# language, colours, fields and forms must not fail it. CI runs this after the normal suite.
+# An owner's checkout, customised as the README's "Make it yours" says, and `npm test` run in it
+# (issue 28 item 3): the suites check the project through their own fixtures, so an owner's name,
+# language, colours, fields and forms must not fail them. CI runs it for both suites after the
+# normal runs (decision 0144).
 #
 #   bash scripts/customised-copy.sh [vitest arguments…]
+#   bash scripts/customised-copy.sh --config vitest.e2e.config.ts   (the browser tests)
 #
 # The copy is the checkout's files as they are (tracked and new, not ignored ones) in a temporary
 # folder, node_modules linked; it is removed afterwards unless KEEP_COPY=1.
