@@ -1,9 +1,13 @@
 /// <reference types="vitest/config" />
+import { resolve } from 'node:path';
 import { getViteConfig } from 'astro/config';
+import { TEST_FORMS_CONFIG, TEST_SITE_CONFIG } from './tests/support/build-site.ts';
 
 // The browser tests (npm run test:e2e): headless Chromium against the built server.
-// Through Astro's Vite config like vitest.config.ts, so both suites resolve the same way.
+// Through Astro's Vite config like vitest.config.ts, so both suites resolve the same way, with the
+// suite's own settings and forms in place of the owner's (decision 0144).
 export default getViteConfig({
+  resolve: { alias: { '#site-config': resolve(TEST_SITE_CONFIG), '#forms-config': resolve(TEST_FORMS_CONFIG) } },
   test: {
     include: ['tests/e2e/**/*.test.ts'],
     globalSetup: ['tests/support/build-site.ts'],

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { hashPassword } from '../../src/lib/admin/password.ts';
+import { TEST_CONFIGS_OPTION } from '../contact/run-inbox.ts';
+import { TEST_FORMS_CONFIG, TEST_SITE_CONFIG } from '../support/build-site.ts';
 import { type FakeSmtpServer, freePort, startSmtpServer } from '../support/smtp.ts';
 
 // `npm run dev` (astro dev) reads `.env` as `npm start` does and answers through the same
@@ -39,7 +41,17 @@ beforeAll(async () => {
   );
   dev = spawn(process.execPath, [join(ROOT, 'node_modules/astro/bin/astro.mjs'), 'dev', '--port', String(port)], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ENV_FILE: envFile, ASTRO_TELEMETRY_DISABLED: '1' },
+    // The suite's settings and forms, for the pages (SITE_CONFIG, FORMS_CONFIG) and the dispatcher
+    // that astro.config.mjs imports from source (TEST_CONFIGS_OPTION).
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      ENV_FILE: envFile,
+      ASTRO_TELEMETRY_DISABLED: '1',
+      SITE_CONFIG: TEST_SITE_CONFIG,
+      FORMS_CONFIG: TEST_FORMS_CONFIG,
+      NODE_OPTIONS: TEST_CONFIGS_OPTION,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   for (const stream of [dev.stdout!, dev.stderr!]) stream.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));

@@ -1,39 +1,25 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { fileURLToPath } from 'node:url';
 import { Window } from 'happy-dom';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { hashPassword } from '../../src/lib/admin/password.ts';
-import { buildOtherSite } from '../support/build-site.ts';
+import { buildOtherSite, TEST_SITE_CONFIG } from '../support/build-site.ts';
 import { parseMail } from '../support/mime.ts';
 import { postForm, type Site, startSite } from '../support/site.ts';
 import { type FakeSmtpServer, startSmtpServer } from '../support/smtp.ts';
 
-// The issue's promise: the `phone` field documented in forms.config.ts, added to the contact form's
-// definition and nothing else, reaches the page, the store, the owner's mail, the admin and both
-// exports. The config is forms.config.ts itself with its commented example put in the list.
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+// The issue's promise: the `phone` field documented in forms.config.ts and the guide, added to the
+// contact form's definition and nothing else (tests/fixtures/phone.forms.config.ts), reaches the
+// page, the store, the owner's mail, the admin and both exports.
 const PASSWORD = 'correct horse battery staple';
 const NAME = `phone-${process.pid}`;
-const CONFIG = join(ROOT, '.site-builds', `${NAME}.forms.config.ts`);
-
-/** forms.config.ts with its documented phone field in `contactFields`, from another folder's point of view. */
-function withDocumentedPhone(): string {
-  const source = readFileSync(join(ROOT, 'forms.config.ts'), 'utf8');
-  const example = /\/\/ (\{ name: 'phone'.*\})\n/.exec(source)?.[1];
-  if (!example) throw new Error('forms.config.ts no longer documents the phone field');
-  return source.replace('contactFields: [],', `contactFields: [${example}],`).replaceAll("from './src/", "from '../src/");
-}
 
 let built: ReturnType<typeof buildOtherSite>;
 let site: Site;
 let smtp: FakeSmtpServer;
 
 beforeAll(async () => {
-  mkdirSync(dirname(CONFIG), { recursive: true });
-  writeFileSync(CONFIG, withDocumentedPhone());
-  built = buildOtherSite(NAME, '', { FORMS_CONFIG: CONFIG });
+  built = buildOtherSite(NAME, TEST_SITE_CONFIG, { FORMS_CONFIG: 'tests/fixtures/phone.forms.config.ts' });
   smtp = await startSmtpServer();
   site = await startSite(
     {
@@ -50,7 +36,6 @@ afterAll(async () => {
   await site?.stop();
   await smtp?.close();
   built?.remove();
-  rmSync(CONFIG, { force: true });
 });
 
 async function page(path: string, cookie?: string) {

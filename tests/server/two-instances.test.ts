@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { TEST_CONFIGS_OPTION } from '../contact/run-inbox.ts';
 import { POSTGRES_SKIP_NOTE, type PostgresServer, postgresAvailable, startPostgres } from '../support/postgres.ts';
 import { postForm, type Site, startSite } from '../support/site.ts';
 import { eventually, type FakeSmtpServer, type SmtpAnswer, startSmtpServer } from '../support/smtp.ts';
@@ -13,7 +14,7 @@ const KILL_AT = 20;
 async function exportInbox(databaseUrl: string): Promise<Array<{ id: number; message: string; status: string }>> {
   const child = spawn(process.execPath, ['src/cli/inbox.ts', 'export', '--format', 'json'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', ENV_FILE: '', DATABASE_URL: databaseUrl },
+    env: { PATH: process.env.PATH ?? '', ENV_FILE: '', NODE_OPTIONS: TEST_CONFIGS_OPTION, DATABASE_URL: databaseUrl },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let stdout = '';

@@ -3,9 +3,10 @@ import { CONTACT_FORM } from '../../../src/lib/forms/contact.ts';
 import { defineForm } from '../../../src/lib/forms/definition.ts';
 import { contactForm, extraFieldNames, extraFields, fieldOf, formNamed, ownerForms } from '../../../src/lib/forms/registry.ts';
 
-// forms.config.ts, as the repository ships it, adds no field to the contact form and no form of the
-// owner's: these tests read the site's forms as they are, not a stand-in for the file.
-describe("the site's forms, from forms.config.ts", () => {
+// The suite's forms (tests/fixtures/test.forms.config.ts, which vitest.config.ts imports for
+// `#forms-config`) add no field to the contact form and no form of the owner's: these tests read
+// the registry as the site builds it from that file.
+describe("the site's forms, from the suite's forms.config.ts", () => {
   test('the contact form is the built-in one and there are no forms of the owner', () => {
     expect(contactForm).toEqual(CONTACT_FORM);
     expect(ownerForms).toEqual([]);

@@ -100,7 +100,7 @@ describe('the site setting', () => {
 });
 
 describe('the site’s own texts', () => {
-  test('this checkout’s site.config.ts speaks English, the spec’s language', async () => {
+  test('the suite’s site settings (tests/fixtures/test.site.config.ts) speak English, the spec’s language', async () => {
     const { texts } = await import('../../../src/lib/i18n/texts.ts');
     expect(texts).toBe(catalogueFor('en'));
     expect(texts.validation.invalidEmail).toBe('Please enter a valid email address');
