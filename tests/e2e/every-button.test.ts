@@ -17,7 +17,9 @@ import { launchChromium, loadsPage, openPage } from './support/browser.ts';
  * JavaScript, directly and through nginx with TLS (issue 28, item 2): the newsletter with double
  * opt-in (its confirmation link opened from the mail caught by a real SMTP server, then its
  * unsubscribe link), the contact form and an owner's form (the quote example) with the spam
- * filter on (so without JavaScript each meets the confirmation step), and the owner's actions.
+ * filter on (so without JavaScript each meets the confirmation step), each of the three refused
+ * and corrected where the refusal left the visitor, and the owner's actions, a failed delivery's
+ * Retry among them.
  * No request here carries an `Origin` the test wrote: the browser sends what it sends.
  */
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -160,7 +162,50 @@ async function sendHeldWithoutScript(page: Page, button: string, visit: Visit, t
   expect(new URL(page.url())).toMatchObject({ origin: visit.at.home, pathname: thankYouPage });
 }
 
-const CASES: Array<[string, (visit: Visit) => Promise<void>]> = [
+/** A field the browser lets through and the server refuses, what the server says, and what the visitor types instead. */
+type Refusal = { form: string; field: string; label: string; typed: string; message: string; corrected: string };
+
+/**
+ * Sends a form the server refuses and corrects it where the refusal leaves the visitor: without
+ * JavaScript the refusal is a page of its own at `<endpoint>?draft=…` (decision 0133), on the
+ * address the visitor typed, with what was typed and the message at the field; with it, the
+ * message in place on the form's page. Either way the field is then typed again.
+ */
+async function refuseThenCorrect(visit: Visit, button: string, endpoint: string, refusal: Refusal): Promise<void> {
+  const { page, at, javaScriptEnabled } = visit;
+  const field = page.getByLabel(refusal.label, { exact: true });
+  const error = page.locator(`#${refusal.form}-${refusal.field}-error`);
+  const formPage = new URL(page.url()).pathname;
+  await field.fill(refusal.typed);
+  if (javaScriptEnabled) {
+    await page.getByRole('button', { name: button, exact: true }).click();
+    await expect.poll(() => error.textContent()).toBe(refusal.message);
+    expect(new URL(page.url()).pathname).toBe(formPage);
+  } else {
+    await expect(press(page, button)).resolves.toBe(400);
+    const url = new URL(page.url());
+    expect({ origin: url.origin, pathname: url.pathname }).toEqual({ origin: at.home, pathname: endpoint });
+    expect(url.search).toMatch(/^\?draft=[\w-]{32}$/);
+    await expect(error.textContent()).resolves.toBe(refusal.message);
+  }
+  await expect(field.inputValue()).resolves.toBe(refusal.typed);
+  await expect(field.getAttribute('aria-invalid')).resolves.toBe('true');
+  await field.fill(refusal.corrected);
+}
+
+/** Signs the owner in through the admin's form. */
+async function signIn({ page, at }: Visit): Promise<void> {
+  await page.goto(`${at.home}/admin`);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await expect(press(page, 'Sign in')).resolves.toBe(200);
+  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+}
+
+/**
+ * The table: a name, the presses, and, for a case whose pages carry no script (the admin's),
+ * `{ script: false }`: JavaScript would change nothing there, so it is pressed without it only.
+ */
+const CASES: Array<[string, (visit: Visit) => Promise<void>, { script: false }?]> = [
   [
     'the newsletter with double opt-in: signup, the link from the mail, confirm, then unsubscribe',
     async ({ page, at, javaScriptEnabled, tag }) => {
@@ -223,6 +268,79 @@ const CASES: Array<[string, (visit: Visit) => Promise<void>]> = [
     },
   ],
   [
+    'the newsletter refused (an address the server does not take), corrected where the refusal left it, then sent',
+    async (visit) => {
+      const { page, at, javaScriptEnabled, tag } = visit;
+      const email = `corrected-${tag}@example.org`;
+      await page.goto(`${at.home}/`);
+      await refuseThenCorrect(visit, 'Subscribe', '/api/newsletter', {
+        form: 'newsletter',
+        field: 'email',
+        label: 'Email address',
+        typed: `corrected-${tag}@localhost`,
+        message: 'Please enter a valid email address',
+        corrected: email,
+      });
+      if (javaScriptEnabled) {
+        await page.getByRole('button', { name: 'Subscribe', exact: true }).click();
+        await page.getByRole('status').getByText('Thanks for subscribing!').waitFor();
+      } else {
+        await expect(press(page, 'Subscribe')).resolves.toBe(200);
+        expect(new URL(page.url())).toMatchObject({ origin: at.home, pathname: '/thank-you/confirm-subscription/' });
+      }
+      await confirmationLinks(at.smtp, email);
+      expect(at.smtp.received.filter((m) => m.to.some((to) => to.endsWith('@localhost')))).toEqual([]);
+    },
+  ],
+  [
+    'the contact form refused (a message too short once trimmed), corrected where the refusal left it, then sent',
+    async (visit) => {
+      const { page, at, tag } = visit;
+      const name = `Ada Corrected ${tag}`;
+      await page.goto(`${at.home}/contact`);
+      await page.getByLabel('Name', { exact: true }).fill(name);
+      await page.getByLabel('Email address', { exact: true }).fill('ada@example.org');
+      // Ten characters for the browser's own check, four for the server's once trimmed.
+      await refuseThenCorrect(visit, 'Send message', '/api/contact', {
+        form: 'contact',
+        field: 'message',
+        label: 'Message',
+        typed: 'Hi!       ',
+        message: 'Message must be at least 10 characters',
+        corrected: 'Now long enough to be sent, I hope.',
+      });
+      await expect(page.getByLabel('Name', { exact: true }).inputValue()).resolves.toBe(name);
+      await sendHeldWithoutScript(page, 'Send message', visit, "Thanks for your message! We'll get back to you soon.", '/thank-you/contact/');
+      const mail = await ownerMailFrom(at.smtp, name);
+      expect(parseMail(mail.raw).text).toContain('Now long enough to be sent, I hope.');
+    },
+  ],
+  [
+    'the quote form refused (details too short once trimmed), corrected where the refusal left it, then sent',
+    async (visit) => {
+      const { page, at, tag } = visit;
+      const name = `Grace Corrected ${tag}`;
+      await page.goto(`${at.home}/quote`);
+      await page.getByLabel('Name', { exact: true }).fill(name);
+      await page.getByLabel('Email address', { exact: true }).fill('grace@example.org');
+      await page.getByLabel('What is it for?').selectOption('shelves');
+      await page.getByLabel('You may keep my details to prepare the quote.').check();
+      await refuseThenCorrect(visit, 'Ask for a quote', '/api/forms/quote', {
+        form: 'quote',
+        field: 'details',
+        label: 'Details',
+        typed: 'Oak.      ',
+        message: 'Details must be at least 10 characters',
+        corrected: 'Three oak shelves, 90 cm wide.',
+      });
+      await expect(page.getByLabel('What is it for?').inputValue()).resolves.toBe('shelves');
+      await expect(page.getByLabel('You may keep my details to prepare the quote.').isChecked()).resolves.toBe(true);
+      await sendHeldWithoutScript(page, 'Ask for a quote', visit, 'Thank you! We will send you a quote within two working days.', '/thank-you/quote/');
+      const mail = await ownerMailFrom(at.smtp, name);
+      expect(parseMail(mail.raw).text).toContain('Details: Three oak shelves, 90 cm wide.');
+    },
+  ],
+  [
     'the owner: sign in, release, mark as spam, delete, erase a subscriber, export, sign out',
     async ({ page, at, tag }) => {
       // A message a program posted (no proof, so held as spam), and a subscriber who confirmed by mail.
@@ -270,6 +388,37 @@ const CASES: Array<[string, (visit: Visit) => Promise<void>]> = [
       await expect(page.getByRole('status').textContent()).resolves.toBe('You have signed out.');
     },
   ],
+  [
+    'the owner: retry a message whose delivery failed, once the mail server takes it again',
+    async (visit) => {
+      const { page, at, tag } = visit;
+      // A message a program posted (held as spam), released while the mail server refuses it for good.
+      const failed = `Failed Poster ${tag}`;
+      const fields = { name: failed, email: 'failed@example.org', message: 'Refused by the mail server once.', honeypot: '' };
+      expect((await postForm(`${at.site.url}/api/contact`, fields)).status).toBe(200);
+      expect(statusOf(at.site, failed)).toBe('spam');
+      await signIn(visit);
+      await page.goto(`${at.home}/admin/messages/${idOf(at.site, failed)}`);
+      at.smtp.answer(() => ({ code: 550, message: 'mailbox unavailable' }));
+      try {
+        await expect(press(page, 'Not spam')).resolves.toBe(200);
+        await eventually('the released message to fail', () => statusOf(at.site, failed) === 'failed');
+      } finally {
+        at.smtp.answer(() => 'accept');
+      }
+      expect(at.smtp.received.filter((m) => parseMail(m.raw).header('subject')[0]?.endsWith(` from ${failed}`))).toEqual([]);
+
+      await page.reload();
+      await expect(page.getByText('550 mailbox unavailable', { exact: false }).first().isVisible()).resolves.toBe(true);
+      await expect(press(page, 'Retry')).resolves.toBe(200);
+      await expect(page.getByRole('status').textContent()).resolves.toBe('The message is queued again; it will be sent within a few seconds.');
+      const mail = await ownerMailFrom(at.smtp, failed);
+      expect(parseMail(mail.raw).text).toContain('Refused by the mail server once.');
+      await eventually('the retried message to be sent', () => statusOf(at.site, failed) === 'sent');
+      await expect(press(page, 'Sign out')).resolves.toBe(200);
+    },
+    { script: false },
+  ],
 ];
 
 if (!nginxAvailable) console.warn('nginx or openssl is not installed: the buttons through the TLS proxy are skipped (CI installs nginx-light).');
@@ -292,7 +441,7 @@ describe.each([
     ['with JavaScript', true],
     ['without JavaScript', false],
   ] as const)('%s', (_, javaScriptEnabled) => {
-    test.each(CASES)('%s', async (__, run) => {
+    test.each(CASES.filter(([, , pages]) => !javaScriptEnabled || pages?.script !== false))('%s', async (__, run) => {
       const { context, page } = await openPage(browser, { javaScriptEnabled, ignoreHTTPSErrors: true });
       contexts.push(context);
       // The `Origin` of every post the browser made itself: its own, never `null`.
