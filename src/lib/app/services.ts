@@ -93,6 +93,7 @@ export function createServices(config: Config, logger: Logger): Services {
           logger,
           retryBaseMs: config.delivery.retryBaseMs,
           leaseMs: config.delivery.leaseMs,
+          maxAttempts: config.delivery.maxAttempts,
         })
       : undefined;
   const provider = createNewsletterProvider(config.newsletter, database.subscribers, {}, { doubleOptIn: config.doubleOptIn });
@@ -112,7 +113,7 @@ export function createServices(config: Config, logger: Logger): Services {
     // instance takes up what a killed one left.
     leaseMs: config.delivery.leaseMs,
   });
-  const signupQueue = createSignups(database.sql, { retryBaseMs: config.delivery.retryBaseMs });
+  const signupQueue = createSignups(database.sql, { retryBaseMs: config.delivery.retryBaseMs, maxAttempts: config.delivery.maxAttempts });
   const signupWorker = provider.name === 'local' ? undefined : createSignupWorker({ signups: signupQueue, provider, events: webhooks.events, logger });
   // A stored message is news for the mail worker and the webhook worker alike.
   const onStored = () => {

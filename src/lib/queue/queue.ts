@@ -16,7 +16,7 @@ import type { SqlSession } from '../store/sql.ts';
 export const WORKER_ID = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
 
 /** How many times a row is tried in a round unless DELIVERY_MAX_ATTEMPTS says otherwise (decision 0160). */
-export const DEFAULT_MAX_ATTEMPTS = 30;
+export const DEFAULT_MAX_ATTEMPTS = 40;
 
 /** A table the queue works on: its name, the status of a row waiting its turn (or being tried), and the one of a row given up on. */
 export type QueueTable = {

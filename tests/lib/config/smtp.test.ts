@@ -25,7 +25,7 @@ describe.skipIf(!opensslAvailable)('trusting the mail server’s certificate', (
     expect(smtp.read(base)).toEqual({
       config: {
         smtp: { url: 'smtp://mail.example.com:587', to: 'owner@example.com', from: 'site@example.com', tls: { rejectUnauthorized: true } },
-        delivery: { retryBaseMs: 30_000, leaseMs: 120_000, maxAttempts: 30 },
+        delivery: { retryBaseMs: 30_000, leaseMs: 120_000, maxAttempts: 40 },
       },
       problems: [],
     });
@@ -44,7 +44,7 @@ describe.skipIf(!opensslAvailable)('trusting the mail server’s certificate', (
       },
       deliveryRetryBaseMs: 30_000,
       deliveryLeaseMs: 120_000,
-      deliveryMaxAttempts: 30,
+      deliveryMaxAttempts: 40,
     });
   });
 
@@ -77,8 +77,8 @@ describe('the lease and the tries of a delivery', () => {
     expect(smtp.read({ DELIVERY_LEASE_MS: '2000' }).problems).toEqual([]);
   });
 
-  test('DELIVERY_MAX_ATTEMPTS: 30 unless set, at least 1', () => {
-    expect(smtp.read(base).config.delivery.maxAttempts).toBe(30);
+  test('DELIVERY_MAX_ATTEMPTS: 40 unless set, at least 1', () => {
+    expect(smtp.read(base).config.delivery.maxAttempts).toBe(40);
     expect(smtp.read({ ...base, DELIVERY_MAX_ATTEMPTS: '3' }).config.delivery.maxAttempts).toBe(3);
     expect(smtp.read({ ...base, DELIVERY_MAX_ATTEMPTS: '0' }).problems).toEqual(['DELIVERY_MAX_ATTEMPTS must be at least 1']);
   });
