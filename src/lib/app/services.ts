@@ -112,6 +112,7 @@ export function createServices(config: Config, logger: Logger): Services {
     // The mail's lease (DELIVERY_LEASE_MS): longer than a webhook's 15 s try; after it, another
     // instance takes up what a killed one left.
     leaseMs: config.delivery.leaseMs,
+    maxAttempts: config.delivery.maxAttempts,
   });
   const signupQueue = createSignups(database.sql, { retryBaseMs: config.delivery.retryBaseMs, maxAttempts: config.delivery.maxAttempts });
   const signupWorker = provider.name === 'local' ? undefined : createSignupWorker({ signups: signupQueue, provider, events: webhooks.events, logger });

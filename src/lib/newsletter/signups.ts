@@ -79,6 +79,8 @@ export function createSignups(
     failed: 'failed',
     onGiveUp: (at) => ({ set: 'done_at = ?', params: [at] }),
   });
+  // PostgreSQL: the row stays as read until the try's end is written.
+  const lockRow = sql.engine === 'postgresql' ? 'FOR UPDATE' : '';
   return {
     async enqueue(email, provider, now) {
       const at = now.toISOString();
@@ -105,7 +107,7 @@ export function createSignups(
       sql.transaction(async (tx) => {
         const held = queue.held(lease);
         const row = await tx.get<{ attempts: number | string; created_at: string }>(
-          `SELECT attempts, created_at FROM signup_queue WHERE id = ? AND status = 'waiting' AND ${held.sql}`,
+          `SELECT attempts, created_at FROM signup_queue WHERE id = ? AND status = 'waiting' AND ${held.sql} ${lockRow}`,
           [id, ...held.params],
         );
         // The lease ran out and another worker took the signup: its own outcome will be recorded.

@@ -10,6 +10,9 @@ import { openStore, type Store } from '../../../src/lib/database/database.ts';
 import { createSignups } from '../../../src/lib/newsletter/signups.ts';
 import { backoff, givesUp } from '../../../src/lib/queue/queue.ts';
 import { createSubmissionMachine } from '../../../src/lib/submissions/machine.ts';
+import { createDeliveries } from '../../../src/lib/webhooks/deliveries.ts';
+import type { Endpoint } from '../../../src/lib/webhooks/endpoints.ts';
+import { recordEvent } from '../../../src/lib/webhooks/events.ts';
 import { TEST_DATABASE, testEngines } from '../../support/stores.ts';
 
 const input = { name: 'Ada Lovelace', email: 'ada@example.org', message: 'Hello, I would like to know more.', held: undefined };
@@ -147,6 +150,63 @@ describe.each(testEngines())('the leased queue on $name', (engine) => {
       await expect(signups.claim(at(2 * MINUTE), at(3 * MINUTE))).resolves.toBeUndefined();
       await expect(signups.pending(10)).resolves.toEqual([
         expect.objectContaining({ id, status: 'failed', attempts: 2, lastError: 'gave up after 2 tries that never ended' }),
+      ]);
+    });
+  });
+
+  describe('the webhook deliveries', () => {
+    const endpoint: Endpoint = { name: 'webhook', kind: 'standard', url: 'http://127.0.0.1:9/hook', events: ['contact.received'] };
+    /** Two events, each fanned out to the one endpoint: two deliveries due at T0. */
+    const deliveriesDue = async (store: Store) => {
+      for (const id of [1, 2]) await store.sql.transaction((tx) => recordEvent(tx, 'contact.received', { id }, T0, `event-${id}`));
+      expect(await createDeliveries(store.sql).fanOut([endpoint], T0)).toBe(2);
+    };
+
+    test.skipIf(!engine.available)('two workers taking at once get different deliveries, and a third finds none', async () => {
+      const { store, other } = await open();
+      await deliveriesDue(store);
+      const mine = createDeliveries(store.sql, { worker: 'a' });
+      const theirs = createDeliveries(other.sql, { worker: 'b' });
+      const taken = await Promise.all([mine.claim(T0, at(MINUTE), 'webhook'), theirs.claim(T0, at(MINUTE), 'webhook')]);
+      expect(taken.map((t) => t?.event.id).sort()).toEqual(['event-1', 'event-2']);
+      expect(taken.map((t) => t?.lease.worker)).toEqual(['a', 'b']);
+      await expect(mine.claim(T0, at(MINUTE))).resolves.toBeUndefined();
+      await other.close();
+    });
+
+    test.skipIf(!engine.available)('a finish under a lease another worker has taken over, or under its expiry with another name, changes nothing', async () => {
+      const { store, other } = await open();
+      await store.sql.transaction((tx) => recordEvent(tx, 'contact.received', { id: 1 }, T0, 'event-1'));
+      const mine = createDeliveries(store.sql, { worker: 'a' });
+      await mine.fanOut([endpoint], T0);
+      const first = await mine.claim(T0, at(MINUTE));
+      const id = first!.delivery.id;
+      await expect(mine.finish(id, { worker: 'b', until: first!.lease.until }, { kind: 'delivered', status: 200 }, at(1_000))).resolves.toBeUndefined();
+      const second = await createDeliveries(other.sql, { worker: 'b' }).claim(at(MINUTE), at(2 * MINUTE));
+      expect(second?.delivery.id).toBe(id);
+      await expect(mine.finish(id, first!.lease, { kind: 'delivered', status: 200 }, at(MINUTE + 1))).resolves.toBeUndefined();
+      await expect(store.sql.get('SELECT status, attempts, leased_by, delivered_at FROM webhook_deliveries WHERE id = ?', [id])).resolves.toEqual({
+        status: 'pending',
+        attempts: 2,
+        leased_by: 'b',
+        delivered_at: null,
+      });
+      await expect(mine.attempts(id)).resolves.toEqual([]);
+      await other.close();
+    });
+
+    test.skipIf(!engine.available)('a delivery whose every try dies is held as failed after the most tries, its give-up on record', async () => {
+      const { store } = await open();
+      await store.sql.transaction((tx) => recordEvent(tx, 'contact.received', { id: 1 }, T0, 'event-1'));
+      const deliveries = createDeliveries(store.sql, { maxAttempts: 2 });
+      await deliveries.fanOut([endpoint], T0);
+      await expect(deliveries.claim(T0, at(MINUTE))).resolves.toMatchObject({ delivery: { attempts: 1 } });
+      await expect(deliveries.claim(at(MINUTE), at(2 * MINUTE))).resolves.toMatchObject({ delivery: { attempts: 2 } });
+      await expect(deliveries.claim(at(2 * MINUTE), at(3 * MINUTE))).resolves.toBeUndefined();
+      const [failed] = await deliveries.list(10);
+      expect(failed).toMatchObject({ status: 'failed', attempts: 2, lastError: 'gave up after 2 tries that never ended', nextAttemptAt: null });
+      await expect(deliveries.attempts(failed!.id)).resolves.toEqual([
+        { at: at(2 * MINUTE).toISOString(), status: null, error: 'gave up after 2 tries that never ended' },
       ]);
     });
   });
