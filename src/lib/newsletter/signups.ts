@@ -1,4 +1,4 @@
-import type { Sql } from '../store/sql.ts';
+import type { Sql, SqlValue } from '../store/sql.ts';
 import { backoff, createLeasedQueue, DEFAULT_MAX_ATTEMPTS, givesUp, type Lease, leaseUntil, WORKER_ID } from '../queue/queue.ts';
 import type { SubscribeOutcome } from './provider.ts';
 
@@ -115,7 +115,7 @@ export function createSignups(
         const attempts = Number(row.attempts);
         const at = now.toISOString();
         // Every write names the lease: what another worker did meanwhile is never overwritten.
-        const end = async (set: string, params: unknown[]) =>
+        const end = async (set: string, params: SqlValue[]) =>
           (
             await tx.run(`UPDATE signup_queue SET ${set}, lease_until = NULL, leased_by = NULL WHERE id = ? AND status = 'waiting' AND ${held.sql}`, [
               ...params,

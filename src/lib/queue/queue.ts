@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { SqlSession } from '../store/sql.ts';
+import type { SqlSession, SqlValue } from '../store/sql.ts';
 
 /**
  * The one leased queue under the outbox, the webhook deliveries and the signup queue
@@ -28,7 +28,7 @@ export type QueueTable = {
   /** Whether a row without `next_attempt_at` is due (the outbox's messages stored before it had one). */
   dueWhenUnset?: boolean;
   /** Further columns the give-up writes, as `column = value` SQL (the signup queue's `done_at`). */
-  onGiveUp?: (at: string) => { set: string; params: unknown[] };
+  onGiveUp?: (at: string) => { set: string; params: SqlValue[] };
 };
 
 /** The proof that a row is being tried: the worker that took it and when its lease ends. */
@@ -43,16 +43,16 @@ export interface LeasedQueue {
    * Takes the oldest due row no live lease holds (and that meets `where`), counting the try now:
    * a try that kills the process is counted all the same.
    */
-  claim(tx: SqlSession, now: Date, lease: Lease, where?: { sql: string; params: unknown[] }): Promise<Taken | undefined>;
+  claim(tx: SqlSession, now: Date, lease: Lease, where?: { sql: string; params: SqlValue[] }): Promise<Taken | undefined>;
   /**
    * Gives up every due row tried `maxAttempts` times whose last try never ended (its process
    * died during it: a poison row), with `error` as the reason; answers their ids.
    */
   giveUpDead(tx: SqlSession, now: Date, maxAttempts: number, error: string): Promise<number[]>;
   /** The condition that the row is still under `lease` (none: a row never taken); every write that ends a try carries it. */
-  held(lease: Lease | null): { sql: string; params: unknown[] };
+  held(lease: Lease | null): { sql: string; params: SqlValue[] };
   /** The condition of a row due at `now` that no live lease holds, for the queries that count or list them. */
-  due(now: Date): { sql: string; params: unknown[] };
+  due(now: Date): { sql: string; params: SqlValue[] };
 }
 
 /** The queue over `table` on one engine. */

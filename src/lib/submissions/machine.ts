@@ -1,6 +1,6 @@
 import type { FieldValue } from '../forms/definition.ts';
 import { createLeasedQueue, DEFAULT_MAX_ATTEMPTS, type Lease, leaseUntil, WORKER_ID } from '../queue/queue.ts';
-import type { Sql, SqlSession } from '../store/sql.ts';
+import type { Sql, SqlSession, SqlValue } from '../store/sql.ts';
 import { forgetEvents } from '../webhooks/deliveries.ts';
 import { messageEventId, recordEvent } from '../webhooks/events.ts';
 
@@ -261,7 +261,7 @@ export function createSubmissionMachine(sql: Sql, { events = true }: { events?: 
         // message finished without a claim (seeded, or by the previous version) counts it now.
         const held = queue.held(lease);
         const counted = lease === null ? ', attempts = attempts + 1' : '';
-        const move = (set: string, params: unknown[]) =>
+        const move = (set: string, params: SqlValue[]) =>
           tx.get<{ requested: string | null }>(
             `UPDATE submissions SET ${set}${counted}, lease_until = NULL, leased_by = NULL WHERE id = ? AND status = 'pending' AND ${held.sql} RETURNING requested`,
             [...params, id, ...held.params],

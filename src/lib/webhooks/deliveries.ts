@@ -1,5 +1,5 @@
 import { backoff, createLeasedQueue, DEFAULT_MAX_ATTEMPTS, givesUp, type Lease, leaseUntil, WORKER_ID } from '../queue/queue.ts';
-import type { Engine, Sql, SqlSession } from '../store/sql.ts';
+import type { Engine, Sql, SqlSession, SqlValue } from '../store/sql.ts';
 import type { Endpoint } from './endpoints.ts';
 import type { EventType, SiteEvent } from './events.ts';
 
@@ -200,7 +200,7 @@ export function createDeliveries(
         // Counted when it was claimed, this try included.
         const attempts = Number(row.attempts);
         // Every write names the lease: what another worker did meanwhile is never overwritten.
-        const move = async (set: string, params: unknown[]) =>
+        const move = async (set: string, params: SqlValue[]) =>
           (
             await tx.run(`UPDATE webhook_deliveries SET ${set}, lease_until = NULL, leased_by = NULL WHERE id = ? AND status = 'pending' AND ${held.sql}`, [
               ...params,
