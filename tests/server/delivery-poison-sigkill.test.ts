@@ -67,3 +67,10 @@ describe('a message whose send kills the server, again and again', () => {
     await store.close();
   });
 });
+
+describe('a lease shorter than a send', () => {
+  test('stops the start naming DELIVERY_LEASE_MS, since a second send could begin while the first still talks to the mail server', async () => {
+    const env = { SMTP_URL: 'smtp://127.0.0.1:9', CONTACT_TO: 'owner@example.com', CONTACT_FROM: 'site@example.com', DELIVERY_LEASE_MS: '30000' };
+    await expect(startSite(env)).rejects.toThrow(/DELIVERY_LEASE_MS must be more than 45000 when SMTP_URL is set/);
+  });
+});
