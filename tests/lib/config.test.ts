@@ -398,7 +398,7 @@ describe('configuration', () => {
   });
 
   test('DELIVERY_RETRY_BASE_MS shortens the first retry delay (a knob for tests and impatient owners)', () => {
-    expect(requireConfig({ DELIVERY_RETRY_BASE_MS: '250' }).delivery).toEqual({ retryBaseMs: 250, leaseMs: 120_000 });
+    expect(requireConfig({ DELIVERY_RETRY_BASE_MS: '250' }).delivery).toEqual({ retryBaseMs: 250, leaseMs: 120_000, maxAttempts: 40 });
   });
 
   test('parses ALLOWED_ORIGINS into origins', () => {
@@ -497,6 +497,7 @@ describe('secrets in what the configuration prints', () => {
       smtp: { url: 'smtp://***:***@smtp.postmarkapp.com:587', to: 'owner@example.com', from: 'site@example.com', certificate: 'checked' },
       deliveryRetryBaseMs: 30_000,
       deliveryLeaseMs: 120_000,
+      deliveryMaxAttempts: 40,
       rateLimit: { max: 10, windowSeconds: 600 },
       redisUrl: 'redis://***:***@cache.example.com:6379',
       logLevel: 'warn',
@@ -548,6 +549,7 @@ describe('secrets in what the configuration prints', () => {
       'smtp',
       'deliveryRetryBaseMs',
       'deliveryLeaseMs',
+      'deliveryMaxAttempts',
       'rateLimit',
       'redisUrl',
       'logLevel',

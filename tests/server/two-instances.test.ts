@@ -68,7 +68,9 @@ describe.skipIf(!postgresAvailable)('two instances on one PostgreSQL', () => {
       SMTP_URL: smtp.url(),
       CONTACT_TO: 'owner@example.com',
       CONTACT_FROM: 'site@example.com',
-      DELIVERY_LEASE_MS: '5000',
+      // The shortest lease allowed with SMTP: longer than the longest send (45 s), so a second
+      // instance never starts a send while the first may still be talking to the mail server.
+      DELIVERY_LEASE_MS: '46000',
     });
     sites.push(site);
     return site;
@@ -107,7 +109,7 @@ describe.skipIf(!postgresAvailable)('two instances on one PostgreSQL', () => {
       received()
         .map((mail) => markerOf(mail.raw))
         .filter((m): m is string => m !== undefined);
-    await eventually('every acknowledged message to be delivered', () => acknowledged.every((m) => delivered().includes(m)), 60_000);
+    await eventually('every acknowledged message to be delivered', () => acknowledged.every((m) => delivered().includes(m)), 90_000);
     // Recorded as sent too: the message held at the kill only once its lease has ended and
     // another instance has sent it again.
     await eventually(
@@ -116,7 +118,7 @@ describe.skipIf(!postgresAvailable)('two instances on one PostgreSQL', () => {
         const stored = new Map((await exportInbox(url)).map((row) => [markerOf(row.message), row.status]));
         return acknowledged.every((marker) => stored.get(marker) === 'sent');
       },
-      60_000,
+      90_000,
     );
 
     const copies = new Map<string, string[]>();
@@ -138,7 +140,7 @@ describe.skipIf(!postgresAvailable)('two instances on one PostgreSQL', () => {
       await expect(health.json()).resolves.toMatchObject({ success: true, database: 'PostgreSQL', pendingMessages: 0, failedMessages: 0 });
     }
     console.info(`two instances: ${acknowledged.length} acknowledged, ${received().length} delivered, ${twice.length} delivered twice`);
-  });
+  }, 180_000);
 });
 
 describe.skipIf(postgresAvailable)('two instances on one PostgreSQL', () => {

@@ -93,6 +93,7 @@ export function createServices(config: Config, logger: Logger): Services {
           logger,
           retryBaseMs: config.delivery.retryBaseMs,
           leaseMs: config.delivery.leaseMs,
+          maxAttempts: config.delivery.maxAttempts,
         })
       : undefined;
   const provider = createNewsletterProvider(config.newsletter, database.subscribers, {}, { doubleOptIn: config.doubleOptIn });
@@ -111,8 +112,9 @@ export function createServices(config: Config, logger: Logger): Services {
     // The mail's lease (DELIVERY_LEASE_MS): longer than a webhook's 15 s try; after it, another
     // instance takes up what a killed one left.
     leaseMs: config.delivery.leaseMs,
+    maxAttempts: config.delivery.maxAttempts,
   });
-  const signupQueue = createSignups(database.sql, { retryBaseMs: config.delivery.retryBaseMs });
+  const signupQueue = createSignups(database.sql, { retryBaseMs: config.delivery.retryBaseMs, maxAttempts: config.delivery.maxAttempts });
   const signupWorker = provider.name === 'local' ? undefined : createSignupWorker({ signups: signupQueue, provider, events: webhooks.events, logger });
   // A stored message is news for the mail worker and the webhook worker alike.
   const onStored = () => {

@@ -3,6 +3,8 @@ import { X509Certificate } from 'node:crypto';
 import { isAbsolute } from 'node:path';
 import * as v from 'valibot';
 import { isEmailAddress } from '../forms/email.ts';
+import { longestSendMs } from '../mail/mailer.ts';
+import { DEFAULT_MAX_ATTEMPTS } from '../queue/queue.ts';
 import type { SmtpConfig, SmtpTls } from '../mail/settings.ts';
 import { withoutCredentials } from './secrets.ts';
 import { type ConfigConcern, integer, optionalText, optionalUrlOf, readVariables, text } from './variables.ts';
@@ -13,7 +15,7 @@ export type { SmtpConfig, SmtpTls };
 export type DeliveryConfig = {
   smtp: SmtpConfig | undefined;
   /** The wait after the first failed delivery attempt; it doubles up to an hour. */
-  delivery: { retryBaseMs: number; leaseMs: number };
+  delivery: { retryBaseMs: number; leaseMs: number; maxAttempts: number };
 };
 
 // Trimmed first, so that a blank value counts as not set.
@@ -34,6 +36,8 @@ const VARIABLES = {
   SMTP_TLS_REJECT_UNAUTHORIZED: v.optional(v.picklist(['true', 'false'], 'must be true or false'), 'true'),
   // How long an instance keeps a message it is sending from the others (decision 0051).
   DELIVERY_LEASE_MS: v.optional(integer(1_000, 3_600_000), '120000'),
+  // How many tries a message, a webhook delivery or a signup gets before it waits for the owner (decision 0160).
+  DELIVERY_MAX_ATTEMPTS: v.optional(integer(1, 1_000), String(DEFAULT_MAX_ATTEMPTS)),
 };
 
 const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g;
@@ -63,7 +67,7 @@ export function readCaFile(path: string): { ok: true; ca: string[] } | { ok: fal
   return { ok: true, ca };
 }
 
-/** SMTP_URL, CONTACT_TO, CONTACT_FROM, DELIVERY_RETRY_BASE_MS, DELIVERY_LEASE_MS, SMTP_TLS_CA_FILE and SMTP_TLS_REJECT_UNAUTHORIZED. */
+/** SMTP_URL, CONTACT_TO, CONTACT_FROM, DELIVERY_RETRY_BASE_MS, DELIVERY_LEASE_MS, DELIVERY_MAX_ATTEMPTS, SMTP_TLS_CA_FILE and SMTP_TLS_REJECT_UNAUTHORIZED. */
 export const smtp: ConfigConcern<DeliveryConfig> = {
   read(env) {
     const { config: e, problems } = readVariables(VARIABLES, env);
@@ -77,8 +81,17 @@ export const smtp: ConfigConcern<DeliveryConfig> = {
       if (file.ok) Object.assign(tls, { ca: file.ca, caFile: e.SMTP_TLS_CA_FILE });
       else problems.push(file.problem);
     }
+    // A lease that ends before a send can let a second instance send the same message while the
+    // first is still talking to the mail server: refused rather than allowed to happen.
+    const longest = longestSendMs();
+    if (e.SMTP_URL && e.DELIVERY_LEASE_MS <= longest) {
+      problems.push(`DELIVERY_LEASE_MS must be more than ${longest} when SMTP_URL is set (the longest a send may take within the mailer's time limits)`);
+    }
     const smtp = e.SMTP_URL ? { url: e.SMTP_URL, to: required('CONTACT_TO', e.CONTACT_TO), from: required('CONTACT_FROM', e.CONTACT_FROM), tls } : undefined;
-    return { config: { smtp, delivery: { retryBaseMs: e.DELIVERY_RETRY_BASE_MS, leaseMs: e.DELIVERY_LEASE_MS } }, problems };
+    return {
+      config: { smtp, delivery: { retryBaseMs: e.DELIVERY_RETRY_BASE_MS, leaseMs: e.DELIVERY_LEASE_MS, maxAttempts: e.DELIVERY_MAX_ATTEMPTS } },
+      problems,
+    };
   },
   describe: ({ smtp, delivery }) => ({
     smtp: smtp
@@ -91,5 +104,6 @@ export const smtp: ConfigConcern<DeliveryConfig> = {
       : 'off (messages are stored, not sent)',
     deliveryRetryBaseMs: delivery.retryBaseMs,
     deliveryLeaseMs: delivery.leaseMs,
+    deliveryMaxAttempts: delivery.maxAttempts,
   }),
 };

@@ -1,6 +1,7 @@
 import type { Sql, SqlSession } from '../store/sql.ts';
 import type { FieldValue } from '../forms/definition.ts';
-import { type Change, createSubmissionMachine, parseFields, parseReasons, type State, type Status } from '../submissions/machine.ts';
+import type { Lease } from '../queue/queue.ts';
+import { type ClaimOptions, type Change, createSubmissionMachine, parseFields, parseReasons, type State, type Status } from '../submissions/machine.ts';
 
 /**
  * Where a contact message stands (submissions/machine.ts owns every change of it).
@@ -40,15 +41,16 @@ export type DeliveryEvent = { at: string; outcome: DeliveryOutcome; error: strin
 export type RequeueResult = { found: false } | { found: true; from: State; changed: boolean; submission: Submission };
 
 /** A message taken for sending, with the lease that proves it is this sender's. */
-export type Claimed = Submission & { lease: string };
+export type Claimed = Submission & { lease: Lease };
 
 /** The SQL of the outbox: which messages are due, what happened to each, and the owner's queries. */
 export interface Outbox {
   /**
    * Takes the oldest pending message due at `now` that no instance is sending, and leases it
-   * until `leaseUntil`: no other instance takes it before then.
+   * until `leaseUntil`: no other instance takes it before then. The attempt is counted now, and
+   * a message whose `maxAttempts` sends all died with their process is held as failed instead.
    */
-  claim(now: Date, leaseUntil: Date): Promise<Claimed | undefined>;
+  claim(now: Date, leaseUntil: Date, options?: ClaimOptions): Promise<Claimed | undefined>;
   /** Ends every lease: for SQLite at start, where one server serves a file and a lease is a dead process's. */
   releaseLeases(): Promise<number>;
   /** When the earliest pending message falls due (or its lease ends), if any is pending. */
@@ -60,11 +62,11 @@ export interface Outbox {
   /** When the first attempt of the current round was made, if one was: the start of the 24 h of retries. */
   roundStartedAt(id: number): Promise<Date | undefined>;
   /** Records that the SMTP server accepted the message (whatever happened to it meanwhile); answers its state now. */
-  markSent(id: number, at: Date, lease?: string | null): Promise<State>;
+  markSent(id: number, at: Date, lease?: Lease | null): Promise<State>;
   /** Records a transient failure and when to try again; answers the message's state now. */
-  markRetry(id: number, at: Date, nextAttemptAt: Date, error: string, lease?: string | null): Promise<State>;
+  markRetry(id: number, at: Date, nextAttemptAt: Date, error: string, lease?: Lease | null): Promise<State>;
   /** Records that the message will not be delivered, and why; answers its state now. */
-  markFailed(id: number, at: Date, error: string, lease?: string | null): Promise<State>;
+  markFailed(id: number, at: Date, error: string, lease?: Lease | null): Promise<State>;
   /** Puts a failed message back in the queue, due at once, with a fresh round of retries; of concurrent calls, one moves it. */
   requeue(id: number, at: Date): Promise<RequeueResult>;
   /**
@@ -122,8 +124,8 @@ export function createOutbox(sql: Sql): Outbox {
   const optionalDate = (at: string | null | undefined) => (at ? new Date(at) : undefined);
 
   return {
-    async claim(now, leaseUntil) {
-      const claimed = await machine.claim(now, leaseUntil);
+    async claim(now, leaseUntil, options) {
+      const claimed = await machine.claim(now, leaseUntil, options);
       if (!claimed) return undefined;
       const submission = await find(sql, claimed.id);
       return submission && { ...submission, lease: claimed.lease };

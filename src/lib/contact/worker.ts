@@ -2,6 +2,7 @@ import { describeError, type Logger } from '../log.ts';
 import type { Mailer, SendResult } from '../mail/mailer.ts';
 import type { ContactEmail } from '../mail/email.ts';
 import type { Claimed, Outbox, Submission } from './outbox.ts';
+import { backoff, DEFAULT_MAX_ATTEMPTS } from '../queue/queue.ts';
 import { createScheduler, type Timer } from '../scheduler.ts';
 
 /** When the worker looks for due messages and how long it keeps retrying, in milliseconds. */
@@ -19,6 +20,8 @@ export type DeliveryPolicy = {
    * takes, since a lease that ends mid-send lets another instance send the message too.
    */
   leaseMs: number;
+  /** The most attempts of a round (DELIVERY_MAX_ATTEMPTS), each counted as it starts: a send that kills the process counts too. */
+  maxAttempts: number;
 };
 
 /** About 30 s doubling to 1 h, for 24 h: an hour-long outage of the mail server costs no message. */
@@ -28,9 +31,10 @@ export const DELIVERY_POLICY: DeliveryPolicy = {
   retryMaxMs: 60 * 60_000,
   retryForMs: 24 * 60 * 60_000,
   leaseMs: 2 * 60_000,
+  maxAttempts: DEFAULT_MAX_ATTEMPTS,
 };
 
-/** What the worker needs; `clock`, `timer` and the policy are there for tests. */
+/** What the worker needs; `clock`, `timer`, `random` (the jitter's dice) and the policy are there for tests. */
 export type DeliveryWorkerOptions = {
   outbox: Outbox;
   mailer: Mailer;
@@ -38,6 +42,7 @@ export type DeliveryWorkerOptions = {
   logger: Logger;
   clock?: () => Date;
   timer?: Timer;
+  random?: () => number;
 } & Partial<DeliveryPolicy>;
 
 /** Delivers the outbox in the background of the server process. */
@@ -53,11 +58,16 @@ export interface DeliveryWorker {
 }
 
 /**
- * The wait before the next attempt after `attempts` failed ones: base × 2^(attempts-1), capped.
- * Hint: no jitter, since one server sends to one owner and there is no crowd to spread out.
+ * The longest wait before the next attempt after `attempts` failed ones: base × 2^(attempts-1),
+ * capped; the worker takes up to a tenth off at random (queue/queue.ts, `backoff`), so that
+ * messages that failed together in an outage are not all tried again at once.
  */
-export function retryDelay(attempts: number, policy: Pick<DeliveryPolicy, 'retryBaseMs' | 'retryMaxMs'> = DELIVERY_POLICY): number {
-  return Math.min(policy.retryMaxMs, policy.retryBaseMs * 2 ** Math.max(0, attempts - 1));
+export function retryDelay(
+  attempts: number,
+  policy: Pick<DeliveryPolicy, 'retryBaseMs' | 'retryMaxMs'> = DELIVERY_POLICY,
+  random: () => number = () => 0,
+): number {
+  return backoff(attempts, { baseMs: policy.retryBaseMs, maxMs: policy.retryMaxMs }, random)!;
 }
 
 /**
@@ -76,7 +86,9 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     retryMaxMs: options.retryMaxMs ?? DELIVERY_POLICY.retryMaxMs,
     retryForMs: options.retryForMs ?? DELIVERY_POLICY.retryForMs,
     leaseMs: options.leaseMs ?? DELIVERY_POLICY.leaseMs,
+    maxAttempts: options.maxAttempts ?? DELIVERY_POLICY.maxAttempts,
   };
+  const random = options.random ?? Math.random;
 
   async function deliverOne(submission: Claimed): Promise<void> {
     let result: SendResult;
@@ -88,7 +100,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       result = { ok: false, permanent: false, reason: `unexpected error: ${describeError(error)}` };
     }
     const at = clock();
-    const attempts = submission.attempts + 1;
+    // Counted when it was claimed, this one included.
+    const { attempts } = submission;
     const { lease } = submission;
     if (result.ok) {
       const now = await outbox.markSent(submission.id, at, lease);
@@ -113,8 +126,10 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     // Measured from the first attempt, not from storing: messages stored while no mail
     // server was configured, or while the site was down, still get their full 24 h.
     const roundStart = (await outbox.roundStartedAt(submission.id)) ?? at;
-    if (at.getTime() - roundStart.getTime() >= policy.retryForMs) {
-      const reason = `gave up after ${attempts} attempts over ${Math.round(policy.retryForMs / 3_600_000)} h; last: ${result.reason}`;
+    const outOfTime = at.getTime() - roundStart.getTime() >= policy.retryForMs;
+    if (outOfTime || attempts >= policy.maxAttempts) {
+      const over = outOfTime ? ` over ${Math.round(policy.retryForMs / 3_600_000)} h` : '';
+      const reason = `gave up after ${attempts} attempts${over}; last: ${result.reason}`;
       await outbox.markFailed(submission.id, at, reason, lease);
       logger.error('contact.delivery_failed', {
         id: submission.id,
@@ -124,7 +139,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       });
       return;
     }
-    const next = new Date(at.getTime() + retryDelay(attempts, policy));
+    const next = new Date(at.getTime() + retryDelay(attempts, policy, random));
     await outbox.markRetry(submission.id, at, next, result.reason, lease);
     logger.warn('contact.delivery_retry', { id: submission.id, attempts, nextAttemptAt: next.toISOString(), reason: withoutAddresses(result.reason) });
   }
@@ -135,7 +150,11 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     // instance takes this one. Checked before each: stop() lets the send under way finish, no more.
     while (!signal.aborted) {
       const now = clock();
-      const submission = await outbox.claim(now, new Date(now.getTime() + policy.leaseMs));
+      const submission = await outbox.claim(now, new Date(now.getTime() + policy.leaseMs), {
+        maxAttempts: policy.maxAttempts,
+        onGiveUp: (id, reason) =>
+          logger.error('contact.delivery_failed', { id, attempts: policy.maxAttempts, reason, next: 'fix the cause, then npm run inbox -- retry <id>' }),
+      });
       if (!submission) return;
       await deliverOne(submission);
     }

@@ -21,6 +21,14 @@ export type SmtpTimeouts = { connectionTimeout: number; greetingTimeout: number;
  */
 export const SMTP_TIMEOUTS: SmtpTimeouts = { connectionTimeout: 10_000, greetingTimeout: 5_000, socketTimeout: 20_000, dnsTimeout: 10_000 };
 
+/**
+ * The longest one send may take within `timeouts`: looking up the server, connecting, its
+ * greeting, and the longest silence of the conversation (DELIVERY_LEASE_MS must be longer).
+ */
+export function longestSendMs(timeouts: SmtpTimeouts = SMTP_TIMEOUTS): number {
+  return timeouts.dnsTimeout + timeouts.connectionTimeout + timeouts.greetingTimeout + timeouts.socketTimeout;
+}
+
 /** What the SMTP mailer may be given besides the server: its time limits, and where to say what to fix. */
 export type SmtpMailerOptions = { timeouts?: SmtpTimeouts; logger?: Logger };
 

@@ -38,7 +38,7 @@ export function createSignupWorker({
       const outcome = await provider.subscribe(signup.email);
       const status = await signups.finish(signup.id, lease, outcome, now());
       if (status === 'added') {
-        logger.info('newsletter.signup_added', { id: signup.id, attempts: signup.attempts + 1 });
+        logger.info('newsletter.signup_added', { id: signup.id, attempts: signup.attempts });
         await events?.record('newsletter.subscribed', { email: signup.email, provider: provider.name });
       } else if (status === 'failed') {
         logger.warn('newsletter.signup_failed', {

@@ -1,4 +1,5 @@
-import type { Sql } from '../store/sql.ts';
+import type { Sql, SqlValue } from '../store/sql.ts';
+import { backoff, createLeasedQueue, DEFAULT_MAX_ATTEMPTS, givesUp, type Lease, leaseUntil, WORKER_ID } from '../queue/queue.ts';
 import type { SubscribeOutcome } from './provider.ts';
 
 /** How long a signup is tried before it is given up (the owner can still retry it). */
@@ -30,10 +31,10 @@ export type Signup = {
 export interface Signups {
   /** Stores a signup to try again soon; answers its id. */
   enqueue(email: string, provider: string, now: Date): Promise<number>;
-  /** Takes the oldest due signup no live lease holds, until `leaseUntil`. */
-  claim(now: Date, leaseUntil: Date): Promise<{ signup: Signup; lease: string } | undefined>;
-  /** Records a try's outcome under its lease: added, tried again later, or given up; answers the new status. */
-  finish(id: number, lease: string, outcome: SubscribeOutcome, now: Date): Promise<SignupStatus | undefined>;
+  /** Takes the oldest due signup no live lease holds, until `leaseUntil`, counting the try (a signup tried too often with no end is given up first). */
+  claim(now: Date, leaseUntil: Date): Promise<{ signup: Signup; lease: Lease } | undefined>;
+  /** Records a try's outcome under its lease: added, tried again later, or given up; answers the new status, or `undefined` when the lease was lost. */
+  finish(id: number, lease: Lease, outcome: SubscribeOutcome, now: Date): Promise<SignupStatus | undefined>;
   /** Tries a failed signup again with a fresh day (the owner's "Retry"); answers whether it changed. */
   retry(id: number, now: Date): Promise<boolean>;
   /** The signups waiting or given up, newest first. */
@@ -64,9 +65,22 @@ const toSignup = (row: Row): Signup => ({
   createdAt: row.created_at,
 });
 
-/** The signup queue over the store's SQL (SQLite or PostgreSQL). */
-export function createSignups(sql: Sql, { retryBaseMs = SIGNUP_RETRY_BASE_MS }: { retryBaseMs?: number } = {}): Signups {
-  const skipLocked = sql.engine === 'postgresql' ? 'FOR UPDATE SKIP LOCKED' : '';
+/** What the signup queue may be told: the first wait, the most tries, and (for tests) the worker and the jitter's dice. */
+export type SignupOptions = { retryBaseMs?: number; maxAttempts?: number; worker?: string; random?: () => number };
+
+/** The signup queue over the store's SQL (SQLite or PostgreSQL), on the one leased queue (queue/queue.ts). */
+export function createSignups(
+  sql: Sql,
+  { retryBaseMs = SIGNUP_RETRY_BASE_MS, maxAttempts = DEFAULT_MAX_ATTEMPTS, worker = WORKER_ID, random = Math.random }: SignupOptions = {},
+): Signups {
+  const queue = createLeasedQueue(sql.engine, {
+    table: 'signup_queue',
+    waiting: 'waiting',
+    failed: 'failed',
+    onGiveUp: (at) => ({ set: 'done_at = ?', params: [at] }),
+  });
+  // PostgreSQL: the row stays as read until the try's end is written.
+  const lockRow = sql.engine === 'postgresql' ? 'FOR UPDATE' : '';
   return {
     async enqueue(email, provider, now) {
       const at = now.toISOString();
@@ -77,63 +91,54 @@ export function createSignups(sql: Sql, { retryBaseMs = SIGNUP_RETRY_BASE_MS }: 
       return Number(row!.id);
     },
 
-    claim: (now, leaseUntil) =>
+    claim: (now, until) =>
       sql.transaction(async (tx) => {
-        const at = now.toISOString();
-        const lease = leaseUntil.toISOString();
-        const row = await tx.get<Row>(
-          `UPDATE signup_queue SET lease_until = ?
-           WHERE id = (
-             SELECT id FROM signup_queue WHERE status = 'waiting' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
-             ORDER BY next_attempt_at, id LIMIT 1 ${skipLocked}
-           )
-           RETURNING id, email, provider, status, attempts, next_attempt_at, last_error, created_at`,
-          [lease, at, at],
-        );
-        return row ? { signup: toSignup(row), lease } : undefined;
+        // A signup whose tries all ended with their process (a poison one) waits for the owner, not for a crash loop.
+        await queue.giveUpDead(tx, now, maxAttempts, `gave up after ${maxAttempts} tries that never ended`);
+        const taken = await queue.claim(tx, now, leaseUntil(until, worker));
+        if (!taken) return undefined;
+        const row = await tx.get<Row>('SELECT id, email, provider, status, attempts, next_attempt_at, last_error, created_at FROM signup_queue WHERE id = ?', [
+          taken.id,
+        ]);
+        return row ? { signup: toSignup(row), lease: taken.lease } : undefined;
       }),
 
     finish: (id, lease, outcome, now) =>
       sql.transaction(async (tx) => {
+        const held = queue.held(lease);
         const row = await tx.get<{ attempts: number | string; created_at: string }>(
-          `SELECT attempts, created_at FROM signup_queue WHERE id = ? AND status = 'waiting' AND lease_until = ?`,
-          [id, lease],
+          `SELECT attempts, created_at FROM signup_queue WHERE id = ? AND status = 'waiting' AND ${held.sql} ${lockRow}`,
+          [id, ...held.params],
         );
+        // The lease ran out and another worker took the signup: its own outcome will be recorded.
         if (!row) return undefined;
-        const attempts = Number(row.attempts) + 1;
+        const attempts = Number(row.attempts);
         const at = now.toISOString();
-        if (outcome.ok) {
-          await tx.run(
-            `UPDATE signup_queue SET status = 'added', attempts = ?, last_error = NULL, next_attempt_at = NULL, lease_until = NULL, done_at = ? WHERE id = ?`,
-            [attempts, at, id],
-          );
-          return 'added';
-        }
+        // Every write names the lease: what another worker did meanwhile is never overwritten.
+        const end = async (set: string, params: SqlValue[]) =>
+          (
+            await tx.run(`UPDATE signup_queue SET ${set}, lease_until = NULL, leased_by = NULL WHERE id = ? AND status = 'waiting' AND ${held.sql}`, [
+              ...params,
+              id,
+              ...held.params,
+            ])
+          ).changes === 1;
+        if (outcome.ok) return (await end(`status = 'added', last_error = NULL, next_attempt_at = NULL, done_at = ?`, [at])) ? 'added' : undefined;
         // The provider is busy or down, or the owner's key is wrong: worth another try, for a day.
         const passing = outcome.reason === 'unavailable' || outcome.reason === 'misconfigured';
-        const wait = Math.min(retryBaseMs * 2 ** (attempts - 1), SIGNUP_RETRY_MAX_MS);
-        const next = now.getTime() + wait;
+        const wait = backoff(attempts, { baseMs: retryBaseMs, maxMs: SIGNUP_RETRY_MAX_MS }, random);
+        const next = wait === undefined ? undefined : now.getTime() + wait;
         const error = `${outcome.reason}: ${outcome.detail}`.slice(0, 200);
-        if (!passing || next - Date.parse(row.created_at) > SIGNUP_TRY_FOR_MS) {
-          await tx.run(
-            `UPDATE signup_queue SET status = 'failed', attempts = ?, last_error = ?, next_attempt_at = NULL, lease_until = NULL, done_at = ? WHERE id = ?`,
-            [attempts, error, at, id],
-          );
-          return 'failed';
+        if (!passing || next === undefined || givesUp({ attempts, maxAttempts, next, until: Date.parse(row.created_at) + SIGNUP_TRY_FOR_MS })) {
+          return (await end(`status = 'failed', last_error = ?, next_attempt_at = NULL, done_at = ?`, [error, at])) ? 'failed' : undefined;
         }
-        await tx.run(`UPDATE signup_queue SET attempts = ?, last_error = ?, next_attempt_at = ?, lease_until = NULL WHERE id = ?`, [
-          attempts,
-          error,
-          new Date(next).toISOString(),
-          id,
-        ]);
-        return 'waiting';
+        return (await end('last_error = ?, next_attempt_at = ?', [error, new Date(next).toISOString()])) ? 'waiting' : undefined;
       }),
 
     async retry(id, now) {
       const at = now.toISOString();
       const { changes } = await sql.run(
-        `UPDATE signup_queue SET status = 'waiting', attempts = 0, next_attempt_at = ?, created_at = ?, lease_until = NULL, done_at = NULL WHERE id = ? AND status = 'failed'`,
+        `UPDATE signup_queue SET status = 'waiting', attempts = 0, next_attempt_at = ?, created_at = ?, lease_until = NULL, leased_by = NULL, done_at = NULL WHERE id = ? AND status = 'failed'`,
         [at, at, id],
       );
       return changes === 1;

@@ -288,4 +288,15 @@ export const MIGRATIONS: readonly Migration[] = [
     postgresql: `ALTER TABLE form_drafts ADD COLUMN client_key TEXT;
      CREATE INDEX form_drafts_client ON form_drafts (client_key, expires_at);`,
   },
+  {
+    // The one leased queue (queue/queue.ts, decision 0160): a lease names the worker that holds it,
+    // so a finish is conditional on who claimed the row as well as on when its lease ends.
+    name: 'leases that name their worker',
+    sqlite: `ALTER TABLE submissions ADD COLUMN leased_by TEXT;
+     ALTER TABLE webhook_deliveries ADD COLUMN leased_by TEXT;
+     ALTER TABLE signup_queue ADD COLUMN leased_by TEXT;`,
+    postgresql: `ALTER TABLE submissions ADD COLUMN leased_by TEXT;
+     ALTER TABLE webhook_deliveries ADD COLUMN leased_by TEXT;
+     ALTER TABLE signup_queue ADD COLUMN leased_by TEXT;`,
+  },
 ];

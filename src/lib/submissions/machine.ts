@@ -1,5 +1,6 @@
 import type { FieldValue } from '../forms/definition.ts';
-import type { Sql, SqlSession } from '../store/sql.ts';
+import { createLeasedQueue, DEFAULT_MAX_ATTEMPTS, type Lease, leaseUntil, WORKER_ID } from '../queue/queue.ts';
+import type { Sql, SqlSession, SqlValue } from '../store/sql.ts';
 import { forgetEvents } from '../webhooks/deliveries.ts';
 import { messageEventId, recordEvent } from '../webhooks/events.ts';
 
@@ -57,6 +58,14 @@ export type Received = {
   shownPerson?: boolean | undefined;
 };
 
+/** The most attempts a message gets (DELIVERY_MAX_ATTEMPTS), and the worker that claims it (tests name two). */
+export type ClaimOptions = {
+  maxAttempts?: number;
+  worker?: string;
+  /** Told, once committed, of each message given up as a poison one, so the worker can log it. */
+  onGiveUp?: (id: number, error: string) => void;
+};
+
 /** The reason a replayed proof adds when the transaction finds its challenge used. */
 export const REPLAYED = 'proof-replayed';
 
@@ -64,10 +73,14 @@ export const REPLAYED = 'proof-replayed';
 export interface SubmissionMachine {
   /** Stores a new message, `pending` or held, consuming its proof in the same transaction. */
   receive(message: Received): Promise<{ id: number; status: 'pending' | 'spam'; reasons: readonly string[] }>;
-  /** `pending → sending`: takes the oldest due message no live lease holds, until `leaseUntil`. */
-  claim(now: Date, leaseUntil: Date): Promise<{ id: number; lease: string } | undefined>;
+  /**
+   * `pending → sending`: takes the oldest due message no live lease holds, until `until`, counting
+   * the attempt now. First, `sending → failed` for each message tried `maxAttempts` times whose
+   * last send never ended (its process died during it, again and again: a poison message).
+   */
+  claim(now: Date, until: Date, options?: ClaimOptions): Promise<{ id: number; lease: Lease } | undefined>;
   /** `sending → sent | pending | failed` (or the owner's spam or delete); a finished send is recorded whatever happened meanwhile. */
-  finish(id: number, lease: string | null, end: SendEnd): Promise<State>;
+  finish(id: number, lease: Lease | null, end: SendEnd): Promise<State>;
   /** Ends every lease (SQLite at start, where a lease is a dead process's), applying the owner's requests. */
   releaseLeases(): Promise<number>;
   /** "Spam": a pending, failed or sent message is held, its news forgotten (decision 0151); one being sent is held when its send ends. */
@@ -106,8 +119,8 @@ export function createSubmissionMachine(sql: Sql, { events = true }: { events?: 
   // PostgreSQL: the row is locked as it is taken and rows other instances are taking are skipped.
   const skipLocked = sql.engine === 'postgresql' ? 'FOR UPDATE SKIP LOCKED' : '';
   const lockRow = sql.engine === 'postgresql' ? 'FOR UPDATE' : '';
-  // The lease a sender holds, or none (a message seeded without a claim): NULL must match NULL.
-  const ownLease = sql.engine === 'postgresql' ? 'lease_until IS NOT DISTINCT FROM ?::text' : 'lease_until IS ?';
+  // The one leased queue takes and gives up messages; the machine adds the history and the owner's requests.
+  const queue = createLeasedQueue(sql.engine, { table: 'submissions', waiting: 'pending', failed: 'failed', takes: 'requested IS NULL', dueWhenUnset: true });
   const read = (tx: SqlSession, id: number) =>
     tx.get<Row>(`SELECT status, lease_until, sent_at, spam_reasons, requested FROM submissions WHERE id = ? ${lockRow}`, [id]);
   const stateOf = (row: Row, now: Date): State =>
@@ -157,7 +170,7 @@ export function createSubmissionMachine(sql: Sql, { events = true }: { events?: 
         to === 'sent'
           ? await tx.run(`UPDATE submissions SET status = 'sent' WHERE id = ? AND status = 'spam'`, [id])
           : await tx.run(
-              `UPDATE submissions SET status = 'pending', attempts = 0, next_attempt_at = ?, last_error = NULL, lease_until = NULL WHERE id = ? AND status = 'spam'`,
+              `UPDATE submissions SET status = 'pending', attempts = 0, next_attempt_at = ?, last_error = NULL, lease_until = NULL, leased_by = NULL WHERE id = ? AND status = 'spam'`,
               [at, id],
             );
       if (changes === 1 && to === 'pending') {
@@ -220,8 +233,10 @@ export function createSubmissionMachine(sql: Sql, { events = true }: { events?: 
         return { id, status, reasons };
       }, TOGETHER),
 
-    claim: (now, leaseUntil) =>
-      sql.transaction(async (tx) => {
+    claim: async (now, until, { maxAttempts = DEFAULT_MAX_ATTEMPTS, worker = WORKER_ID, onGiveUp } = {}) => {
+      const error = `gave up after ${maxAttempts} attempts that never ended (the server stopped during each send)`;
+      let gaveUp: number[] = [];
+      const taken = await sql.transaction(async (tx) => {
         const at = now.toISOString();
         // A request the owner made while a sender that has since died held the lease: applied, never sent.
         const orphans = await tx.all<{ id: number | string; requested: string }>(
@@ -229,41 +244,34 @@ export function createSubmissionMachine(sql: Sql, { events = true }: { events?: 
           [at],
         );
         for (const orphan of orphans) await applyRequest(tx, Number(orphan.id), orphan.requested);
-        const lease = leaseUntil.toISOString();
-        const row = await tx.get<{ id: number | string }>(
-          `UPDATE submissions SET lease_until = ?
-           WHERE id = (
-             SELECT id FROM submissions
-             WHERE status = 'pending' AND requested IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= ?) AND (lease_until IS NULL OR lease_until <= ?)
-             ORDER BY next_attempt_at, id LIMIT 1 ${skipLocked}
-           )
-           RETURNING id`,
-          [lease, at, at],
-        );
-        return row ? { id: Number(row.id), lease } : undefined;
-      }),
+        // Tried so often that every send died with its process: failed, for the owner to see, not a crash loop.
+        gaveUp = await queue.giveUpDead(tx, now, maxAttempts, error);
+        for (const id of gaveUp) await tx.run(HISTORY, [id, at, 'failed', error]);
+        const row = await queue.claim(tx, now, leaseUntil(until, worker));
+        return row ? { id: row.id, lease: row.lease } : undefined;
+      });
+      for (const id of gaveUp) onGiveUp?.(id, error);
+      return taken;
+    },
 
     finish: (id, lease, end) =>
       sql.transaction(async (tx): Promise<State> => {
         const at = end.at.toISOString();
+        // Each move names the lease it ends. The attempt was counted when it was claimed; a
+        // message finished without a claim (seeded, or by the previous version) counts it now.
+        const held = queue.held(lease);
+        const counted = lease === null ? ', attempts = attempts + 1' : '';
+        const move = (set: string, params: SqlValue[]) =>
+          tx.get<{ requested: string | null }>(
+            `UPDATE submissions SET ${set}${counted}, lease_until = NULL, leased_by = NULL WHERE id = ? AND status = 'pending' AND ${held.sql} RETURNING requested`,
+            [...params, id, ...held.params],
+          );
         const update =
           end.kind === 'sent'
-            ? tx.get<{ requested: string | null }>(
-                `UPDATE submissions SET status = 'sent', attempts = attempts + 1, sent_at = ?, next_attempt_at = NULL, last_error = NULL, lease_until = NULL
-                 WHERE id = ? AND status = 'pending' AND ${ownLease} RETURNING requested`,
-                [at, id, lease],
-              )
+            ? move(`status = 'sent', sent_at = ?, next_attempt_at = NULL, last_error = NULL`, [at])
             : end.kind === 'retry'
-              ? tx.get<{ requested: string | null }>(
-                  `UPDATE submissions SET attempts = attempts + 1, next_attempt_at = ?, last_error = ?, lease_until = NULL
-                   WHERE id = ? AND status = 'pending' AND ${ownLease} RETURNING requested`,
-                  [end.next.toISOString(), end.error, id, lease],
-                )
-              : tx.get<{ requested: string | null }>(
-                  `UPDATE submissions SET status = 'failed', attempts = attempts + 1, next_attempt_at = NULL, last_error = ?, lease_until = NULL
-                   WHERE id = ? AND status = 'pending' AND ${ownLease} RETURNING requested`,
-                  [end.error, id, lease],
-                );
+              ? move('next_attempt_at = ?, last_error = ?', [end.next.toISOString(), end.error])
+              : move(`status = 'failed', next_attempt_at = NULL, last_error = ?`, [end.error]);
         const moved = await update;
         const outcome = end.kind === 'retry' ? 'retrying' : end.kind;
         const error = end.kind === 'sent' ? null : end.error;
@@ -287,7 +295,7 @@ export function createSubmissionMachine(sql: Sql, { events = true }: { events?: 
           `SELECT id, requested FROM submissions WHERE status = 'pending' AND requested IS NOT NULL`,
         );
         for (const request of requests) await applyRequest(tx, Number(request.id), request.requested);
-        return (await tx.run('UPDATE submissions SET lease_until = NULL WHERE lease_until IS NOT NULL')).changes;
+        return (await tx.run('UPDATE submissions SET lease_until = NULL, leased_by = NULL WHERE lease_until IS NOT NULL')).changes;
       }),
 
     hold: (id, now) =>
@@ -307,7 +315,7 @@ export function createSubmissionMachine(sql: Sql, { events = true }: { events?: 
         }
         requireMove(from, 'spam');
         const { changes } = await tx.run(
-          `UPDATE submissions SET status = 'spam', next_attempt_at = NULL, lease_until = NULL, requested = NULL, spam_reasons = ? WHERE id = ? AND status = ?`,
+          `UPDATE submissions SET status = 'spam', next_attempt_at = NULL, lease_until = NULL, leased_by = NULL, requested = NULL, spam_reasons = ? WHERE id = ? AND status = ?`,
           [reasons, id, row.status],
         );
         if (changes === 1) await forget(tx, id);
@@ -322,7 +330,7 @@ export function createSubmissionMachine(sql: Sql, { events = true }: { events?: 
         const at = now.toISOString();
         // One conditional write decides: of two instances answering "Retry" at once, one moves it.
         const { changes } = await tx.run(
-          `UPDATE submissions SET status = 'pending', attempts = 0, next_attempt_at = ?, lease_until = NULL WHERE id = ? AND status = 'failed'`,
+          `UPDATE submissions SET status = 'pending', attempts = 0, next_attempt_at = ?, lease_until = NULL, leased_by = NULL WHERE id = ? AND status = 'failed'`,
           [at, id],
         );
         if (changes === 1) {

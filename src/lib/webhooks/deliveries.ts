@@ -1,4 +1,5 @@
-import type { Engine, Sql, SqlSession } from '../store/sql.ts';
+import { backoff, createLeasedQueue, DEFAULT_MAX_ATTEMPTS, givesUp, type Lease, leaseUntil, WORKER_ID } from '../queue/queue.ts';
+import type { Engine, Sql, SqlSession, SqlValue } from '../store/sql.ts';
 import type { Endpoint } from './endpoints.ts';
 import type { EventType, SiteEvent } from './events.ts';
 
@@ -43,12 +44,15 @@ export type TryEnd =
 export interface Deliveries {
   /** Turns recorded events into one delivery per endpoint that takes them; answers how many were made. */
   fanOut(endpoints: readonly Endpoint[], now: Date): Promise<number>;
-  /** Takes the oldest due delivery no live lease holds (to `endpoint` when named), until `leaseUntil`, with its event. */
-  claim(now: Date, leaseUntil: Date, endpoint?: string): Promise<{ delivery: Delivery; event: SiteEvent; lease: string } | undefined>;
+  /**
+   * Takes the oldest due delivery no live lease holds (to `endpoint` when named), until `leaseUntil`,
+   * with its event, counting the try; a delivery whose every try died with its process is failed first.
+   */
+  claim(now: Date, leaseUntil: Date, endpoint?: string): Promise<{ delivery: Delivery; event: SiteEvent; lease: Lease } | undefined>;
   /** The endpoints that have a delivery due that no live lease holds. */
   dueEndpoints(now: Date): Promise<string[]>;
   /** Records a try's end under the lease that took it: delivered, retried on the schedule, failed after the last, or disabled by a 410. */
-  finish(id: number, lease: string, end: TryEnd, now: Date): Promise<DeliveryStatus | undefined>;
+  finish(id: number, lease: Lease, end: TryEnd, now: Date): Promise<DeliveryStatus | undefined>;
   /**
    * The owner's "Replay": a finished delivery goes again from the start of the schedule, one
    * waiting for its next try goes now; one being sent is left to its try, which ends by `until`.
@@ -114,10 +118,19 @@ type Row = {
 
 const COLUMNS = `d.id, d.event_id, e.type, d.endpoint, d.status, d.attempts, d.next_attempt_at, d.last_status, d.last_error, d.created_at, d.delivered_at`;
 
-/** The deliveries over the store's SQL (SQLite or PostgreSQL). */
-export function createDeliveries(sql: Sql): Deliveries {
+/** What the deliveries may be told: the most tries (DELIVERY_MAX_ATTEMPTS), and for tests the worker and the jitter's dice. */
+export type DeliveriesOptions = { maxAttempts?: number; worker?: string; random?: () => number };
+
+/** The deliveries over the store's SQL (SQLite or PostgreSQL), on the one leased queue (queue/queue.ts). */
+export function createDeliveries(
+  sql: Sql,
+  { maxAttempts = DEFAULT_MAX_ATTEMPTS, worker = WORKER_ID, random = Math.random }: DeliveriesOptions = {},
+): Deliveries {
   const skipLocked = sql.engine === 'postgresql' ? 'FOR UPDATE SKIP LOCKED' : '';
   const lockRow = sql.engine === 'postgresql' ? 'FOR UPDATE' : '';
+  const queue = createLeasedQueue(sql.engine, { table: 'webhook_deliveries', waiting: 'pending', failed: 'failed' });
+  // The Standard Webhooks schedule, within the one limit of tries every queue keeps.
+  const schedule = { schedule: RETRY_SCHEDULE_MS };
   const toDelivery = (row: Row): Delivery => ({
     id: Number(row.id),
     eventId: row.event_id,
@@ -156,20 +169,14 @@ export function createDeliveries(sql: Sql): Deliveries {
         return made;
       }),
 
-    claim: (now, leaseUntil, endpoint) =>
+    claim: (now, until, endpoint) =>
       sql.transaction(async (tx) => {
-        const at = now.toISOString();
-        const lease = leaseUntil.toISOString();
-        const taken = await tx.get<{ id: number | string }>(
-          `UPDATE webhook_deliveries SET lease_until = ?
-           WHERE id = (
-             SELECT id FROM webhook_deliveries
-             WHERE status = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)${endpoint === undefined ? '' : ' AND endpoint = ?'}
-             ORDER BY next_attempt_at, id LIMIT 1 ${skipLocked}
-           )
-           RETURNING id`,
-          endpoint === undefined ? [lease, at, at] : [lease, at, at, endpoint],
-        );
+        // A delivery whose every try ended with its process (a poison one) waits for the owner's replay.
+        const error = `gave up after ${maxAttempts} tries that never ended`;
+        for (const id of await queue.giveUpDead(tx, now, maxAttempts, error)) {
+          await tx.run('INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, error) VALUES (?, ?, NULL, ?)', [id, now.toISOString(), error]);
+        }
+        const taken = await queue.claim(tx, now, leaseUntil(until, worker), endpoint === undefined ? undefined : { sql: 'endpoint = ?', params: [endpoint] });
         if (!taken) return undefined;
         const row = await tx.get<Row & { data: string; event_created_at: string }>(
           `SELECT ${COLUMNS}, e.data, e.created_at AS event_created_at FROM webhook_deliveries d JOIN events e ON e.id = d.event_id WHERE d.id = ?`,
@@ -177,20 +184,30 @@ export function createDeliveries(sql: Sql): Deliveries {
         );
         if (!row) return undefined;
         const event: SiteEvent = { id: row.event_id, type: row.type, createdAt: row.event_created_at, data: JSON.parse(row.data) as Record<string, unknown> };
-        return { delivery: toDelivery(row), event, lease };
+        return { delivery: toDelivery(row), event, lease: taken.lease };
       }),
 
     finish: (id, lease, end, now) =>
       sql.transaction(async (tx) => {
+        const held = queue.held(lease);
         const row = await tx.get<{ attempts: number | string }>(
-          `SELECT attempts FROM webhook_deliveries WHERE id = ? AND status = 'pending' AND lease_until = ?`,
-          [id, lease],
+          `SELECT attempts FROM webhook_deliveries WHERE id = ? AND status = 'pending' AND ${held.sql} ${lockRow}`,
+          [id, ...held.params],
         );
         // The lease ran out and another worker took it: its own outcome will be recorded.
         if (!row) return undefined;
         const at = now.toISOString();
-        const attempts = Number(row.attempts) + 1;
-        const status = end.kind === 'retry' ? null : end.status;
+        // Counted when it was claimed, this try included.
+        const attempts = Number(row.attempts);
+        // Every write names the lease: what another worker did meanwhile is never overwritten.
+        const move = async (set: string, params: SqlValue[]) =>
+          (
+            await tx.run(`UPDATE webhook_deliveries SET ${set}, lease_until = NULL, leased_by = NULL WHERE id = ? AND status = 'pending' AND ${held.sql}`, [
+              ...params,
+              id,
+              ...held.params,
+            ])
+          ).changes === 1;
         await tx.run('INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, error) VALUES (?, ?, ?, ?)', [
           id,
           at,
@@ -198,33 +215,21 @@ export function createDeliveries(sql: Sql): Deliveries {
           end.kind === 'retry' ? end.error : null,
         ]);
         if (end.kind === 'delivered') {
-          await tx.run(
-            `UPDATE webhook_deliveries SET status = 'delivered', attempts = ?, last_status = ?, last_error = NULL, delivered_at = ?, next_attempt_at = NULL, lease_until = NULL WHERE id = ? AND lease_until = ?`,
-            [attempts, status, at, id, lease],
-          );
+          await move(`status = 'delivered', last_status = ?, last_error = NULL, delivered_at = ?, next_attempt_at = NULL`, [end.status, at]);
           return 'delivered';
         }
         if (end.kind === 'gone') {
-          await tx.run(
-            `UPDATE webhook_deliveries SET status = 'disabled', attempts = ?, last_status = 410, last_error = 'the receiver answered 410 Gone', next_attempt_at = NULL, lease_until = NULL WHERE id = ? AND lease_until = ?`,
-            [attempts, id, lease],
-          );
+          await move(`status = 'disabled', last_status = 410, last_error = 'the receiver answered 410 Gone', next_attempt_at = NULL`, []);
           return 'disabled';
         }
-        const wait = RETRY_SCHEDULE_MS[attempts];
-        if (wait === undefined) {
-          await tx.run(
-            `UPDATE webhook_deliveries SET status = 'failed', attempts = ?, last_status = ?, last_error = ?, next_attempt_at = NULL, lease_until = NULL WHERE id = ? AND lease_until = ?`,
-            [attempts, end.status, end.error, id, lease],
-          );
+        const wait = backoff(attempts, schedule, random);
+        if (wait === undefined || givesUp({ attempts, maxAttempts, next: now.getTime() + wait })) {
+          await move(`status = 'failed', last_status = ?, last_error = ?, next_attempt_at = NULL`, [end.status, end.error]);
           return 'failed';
         }
         // A receiver's Retry-After is honoured, within a day.
         const delay = Math.min(Math.max(wait, end.retryAfterMs ?? 0), RETRY_SCHEDULE_MS.at(-1)!);
-        await tx.run(
-          `UPDATE webhook_deliveries SET attempts = ?, last_status = ?, last_error = ?, next_attempt_at = ?, lease_until = NULL WHERE id = ? AND lease_until = ?`,
-          [attempts, end.status, end.error, new Date(now.getTime() + delay).toISOString(), id, lease],
-        );
+        await move('last_status = ?, last_error = ?, next_attempt_at = ?', [end.status, end.error, new Date(now.getTime() + delay).toISOString()]);
         return 'pending';
       }),
 
@@ -237,11 +242,10 @@ export function createDeliveries(sql: Sql): Deliveries {
         );
         if (!row) return { kind: 'missing' };
         if (row.status !== 'pending') {
-          await tx.run(`UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?, lease_until = NULL WHERE id = ? AND status = ?`, [
-            at,
-            id,
-            row.status,
-          ]);
+          await tx.run(
+            `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?, lease_until = NULL, leased_by = NULL WHERE id = ? AND status = ?`,
+            [at, id, row.status],
+          );
           return { kind: 'replayed' };
         }
         // A worker is sending it: its try's end is recorded, and schedules the next if it fails.
@@ -268,12 +272,8 @@ export function createDeliveries(sql: Sql): Deliveries {
     },
 
     async dueEndpoints(now) {
-      const at = now.toISOString();
-      const rows = await sql.all<{ endpoint: string }>(
-        `SELECT DISTINCT endpoint FROM webhook_deliveries
-         WHERE status = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?) ORDER BY endpoint`,
-        [at, at],
-      );
+      const due = queue.due(now);
+      const rows = await sql.all<{ endpoint: string }>(`SELECT DISTINCT endpoint FROM webhook_deliveries WHERE ${due.sql} ORDER BY endpoint`, due.params);
       return rows.map((row) => row.endpoint);
     },
 

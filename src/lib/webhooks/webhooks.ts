@@ -27,9 +27,15 @@ export function eventsRead(endpoints: readonly Endpoint[], autoReply: boolean): 
 export function createWebhooks(
   sql: Sql,
   { endpoints, allowPrivate }: { endpoints: readonly Endpoint[]; allowPrivate: boolean },
-  { siteName, logger, autoReply, leaseMs }: { siteName: string; logger: Logger; autoReply?: WebhookWorkerDeps['autoReply']; leaseMs?: number },
+  {
+    siteName,
+    logger,
+    autoReply,
+    leaseMs,
+    maxAttempts,
+  }: { siteName: string; logger: Logger; autoReply?: WebhookWorkerDeps['autoReply']; leaseMs?: number; maxAttempts?: number },
 ): Webhooks {
-  const deliveries = createDeliveries(sql);
+  const deliveries = createDeliveries(sql, { maxAttempts });
   // The automatic reply is one more endpoint: a mail to the sender of each accepted message.
   const all = autoReply ? [...endpoints, AUTO_REPLY_ENDPOINT] : endpoints;
   const worker = eventsRead(endpoints, Boolean(autoReply))

@@ -106,7 +106,7 @@ export function createWebhookWorker({
           type: event.type,
           error: end.kind === 'retry' ? end.error : '',
         });
-      } else if (end.kind === 'retry' && delivery.attempts === 0) {
+      } else if (end.kind === 'retry' && delivery.attempts === 1) {
         // The first failure of a delivery is worth a line; its retries are in the admin.
         logger.info('webhook.delivery_retrying', { endpoint: endpoint.name, delivery: delivery.id, error: end.error });
       }

@@ -25,7 +25,7 @@ describe.skipIf(!opensslAvailable)('trusting the mail server’s certificate', (
     expect(smtp.read(base)).toEqual({
       config: {
         smtp: { url: 'smtp://mail.example.com:587', to: 'owner@example.com', from: 'site@example.com', tls: { rejectUnauthorized: true } },
-        delivery: { retryBaseMs: 30_000, leaseMs: 120_000 },
+        delivery: { retryBaseMs: 30_000, leaseMs: 120_000, maxAttempts: 40 },
       },
       problems: [],
     });
@@ -44,6 +44,7 @@ describe.skipIf(!opensslAvailable)('trusting the mail server’s certificate', (
       },
       deliveryRetryBaseMs: 30_000,
       deliveryLeaseMs: 120_000,
+      deliveryMaxAttempts: 40,
     });
   });
 
@@ -63,5 +64,22 @@ describe.skipIf(!opensslAvailable)('trusting the mail server’s certificate', (
   ])('%s stops the start naming the variable', (_, variables, problem) => {
     const env = Object.fromEntries(Object.entries(variables).map(([name, value]) => [name, value.replace('<dir>', dir)]));
     expect(smtp.read({ ...base, ...env }).problems).toEqual([problem]);
+  });
+});
+
+describe('the lease and the tries of a delivery', () => {
+  test('a lease no longer than the longest send (45 s within the mailer’s limits) is refused when mail is sent', () => {
+    expect(smtp.read({ ...base, DELIVERY_LEASE_MS: '45000' }).problems).toEqual([
+      "DELIVERY_LEASE_MS must be more than 45000 when SMTP_URL is set (the longest a send may take within the mailer's time limits)",
+    ]);
+    expect(smtp.read({ ...base, DELIVERY_LEASE_MS: '45001' }).problems).toEqual([]);
+    // Without mail, the lease keeps only webhook tries (15 s each) from the other instances.
+    expect(smtp.read({ DELIVERY_LEASE_MS: '2000' }).problems).toEqual([]);
+  });
+
+  test('DELIVERY_MAX_ATTEMPTS: 40 unless set, at least 1', () => {
+    expect(smtp.read(base).config.delivery.maxAttempts).toBe(40);
+    expect(smtp.read({ ...base, DELIVERY_MAX_ATTEMPTS: '3' }).config.delivery.maxAttempts).toBe(3);
+    expect(smtp.read({ ...base, DELIVERY_MAX_ATTEMPTS: '0' }).problems).toEqual(['DELIVERY_MAX_ATTEMPTS must be at least 1']);
   });
 });

@@ -622,7 +622,7 @@ describe('the inbox commands', () => {
 
     /** One message's event sent to both endpoints: the webhook's try failed (pending again), Slack's delivered. */
     async function deliveries() {
-      const webhooks = createDeliveries(db.sql);
+      const webhooks = createDeliveries(db.sql, { random: () => 0 });
       await db.sql.transaction((tx) => recordEvent(tx, 'contact.received', { id: 1 }, new Date('2026-06-01T11:00:00.000Z')));
       expect(await webhooks.fanOut(endpoints, new Date('2026-06-01T11:00:01.250Z'))).toBe(2);
       const at = new Date('2026-06-01T11:00:02.000Z');

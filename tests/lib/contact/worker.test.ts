@@ -71,6 +71,7 @@ function worker(mailer: Mailer, options: Partial<DeliveryWorkerOptions> = {}) {
     }),
     logger: createLogger({ level: 'debug', write: (line) => logs.push(JSON.parse(line) as Record<string, unknown>) }),
     clock: () => new Date(now),
+    random: () => 0,
     ...options,
   });
 }
@@ -229,7 +230,8 @@ describe('the delivery worker', () => {
     now += DELIVERY_POLICY.leaseMs;
     await w.deliverDue();
     expect(sent.map((e) => e.messageId)).toEqual([`<contact-${id}>`]);
-    await expect(outbox.find(id)).resolves.toMatchObject({ status: 'sent', attempts: 1 });
+    // The killed instance's attempt counts: it was counted when it was claimed.
+    await expect(outbox.find(id)).resolves.toMatchObject({ status: 'sent', attempts: 2 });
   });
 
   test('leases last two minutes, longer than any send', () => {

@@ -46,7 +46,7 @@ describe.each(testEngines())('a signup worker on $name', (engine) => {
     'one pass: the added signup is logged and its news recorded, a refused one given up and logged, a busy one left waiting',
     async () => {
       const { store } = await engine.open();
-      const signups = createSignups(store.sql, { retryBaseMs: 1_000 });
+      const signups = createSignups(store.sql, { retryBaseMs: 1_000, random: () => 0 });
       const { logger, logged } = capture();
       const events = { record: vi.fn(async (_type: string, _data: Record<string, unknown>) => {}) };
       await signups.enqueue('ada@example.org', 'mailchimp', T0);
@@ -86,7 +86,7 @@ describe.each(testEngines())('a signup worker on $name', (engine) => {
 
   test.skipIf(!engine.available)('a signup is held for a minute while the provider answers: no other instance takes it before', async () => {
     const { store } = await engine.open();
-    const signups = createSignups(store.sql, { retryBaseMs: 1_000 });
+    const signups = createSignups(store.sql, { retryBaseMs: 1_000, random: () => 0 });
     const { logger, logged } = capture();
     await signups.enqueue('slow@example.org', 'mailchimp', T0);
     let answer: () => void = () => {};
@@ -109,7 +109,8 @@ describe.each(testEngines())('a signup worker on $name', (engine) => {
     answer();
     await pass;
     expect(logged()).toEqual([]);
-    await expect(signups.pending(10)).resolves.toEqual([expect.objectContaining({ id: 1, status: 'waiting', attempts: 0 })]);
+    // Two tries counted as they were taken: the first worker's and the second instance's, still under way.
+    await expect(signups.pending(10)).resolves.toEqual([expect.objectContaining({ id: 1, status: 'waiting', attempts: 2 })]);
   });
 
   test.skipIf(!engine.available)('a pass that fails is logged as a warning to be tried again', async () => {
@@ -124,7 +125,7 @@ describe.each(testEngines())('a signup worker on $name', (engine) => {
 
   test.skipIf(!engine.available)('started, it passes at once, when poked, and when the next signup falls due; stopped, it passes no more', async () => {
     const { store } = await engine.open();
-    const signups = createSignups(store.sql, { retryBaseMs: 200 });
+    const signups = createSignups(store.sql, { retryBaseMs: 200, random: () => 0 });
     const { logger } = capture();
     mailchimp.requests.length = 0;
     mailchimp.reply(MEMBER);

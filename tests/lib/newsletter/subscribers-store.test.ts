@@ -14,7 +14,7 @@ const EVIDENCE = { page: '/blog/', text: TEXT, version: consentVersion(TEXT), cl
 describe.each(testEngines())('npm run subscribers on a store on $name', (engine) => {
   const open = async () => {
     const { store } = await engine.open();
-    const signups = createSignups(store.sql, { retryBaseMs: 1_000 });
+    const signups = createSignups(store.sql, { retryBaseMs: 1_000, random: () => 0 });
     const run = async (command: SubscribersCommand, withSignups = true) => {
       const out: string[] = [];
       const err: string[] = [];

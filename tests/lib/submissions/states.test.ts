@@ -60,7 +60,7 @@ describe.each(testEngines())('the machine’s answers on $name', (engine) => {
     test.skipIf(!engine.available)('“Spam” while the lease runs is deferred; at the very instant it runs out the message is held at once', async () => {
       const { store, machine, queued } = await open();
       const id = await queued();
-      await expect(machine.claim(T0, LEASE)).resolves.toEqual({ id, lease: LEASE.toISOString() });
+      await expect(machine.claim(T0, LEASE)).resolves.toEqual({ id, lease: { worker: expect.any(String), until: LEASE.toISOString() } });
       await expect(machine.hold(id, MIDWAY)).resolves.toEqual({ found: true, from: 'sending', changed: true, to: 'spam', deferred: true });
       await expect(row(store, id)).resolves.toMatchObject({
         status: 'pending',
@@ -101,13 +101,14 @@ describe.each(testEngines())('the machine’s answers on $name', (engine) => {
       const id = await queued();
       const first = await machine.claim(T0, LEASE);
       const secondLease = new Date('2030-01-01T10:03:00.000Z');
-      await expect(machine.claim(AFTER, secondLease)).resolves.toEqual({ id, lease: secondLease.toISOString() });
+      await expect(machine.claim(AFTER, secondLease)).resolves.toEqual({ id, lease: { worker: expect.any(String), until: secondLease.toISOString() } });
       const next = new Date('2030-01-01T11:00:00.000Z');
       await expect(machine.finish(id, first!.lease, { kind: 'retry', at: AFTER, next, error: '451 try later' })).resolves.toBe('pending');
       await expect(row(store, id)).resolves.toMatchObject({
         status: 'pending',
         sent_at: null,
-        attempts: 0,
+        // Both claims counted as they were made; the lost retry adds nothing.
+        attempts: 2,
         last_error: null,
         lease_until: secondLease.toISOString(),
       });
@@ -212,7 +213,7 @@ describe.each(testEngines())('the machine’s answers on $name', (engine) => {
       await expect(row(store, deleted)).resolves.toBeUndefined();
       await expect(row(store, waiting)).resolves.toMatchObject({ status: 'pending', lease_until: null });
       await expect(machine.releaseLeases()).resolves.toBe(0);
-      await expect(machine.claim(MIDWAY, LEASE)).resolves.toEqual({ id: plain, lease: LEASE.toISOString() });
+      await expect(machine.claim(MIDWAY, LEASE)).resolves.toEqual({ id: plain, lease: { worker: expect.any(String), until: LEASE.toISOString() } });
     });
 
     test.skipIf(!engine.available)('“Delete” of a message not being sent answers what it erased; of a missing one, not found', async () => {

@@ -1,0 +1,213 @@
+/**
+ * The one leased queue under the outbox, the signup queue and the webhook deliveries, on both
+ * engines: two workers taking at once get different rows, a finish under a lost lease changes
+ * nothing, a lease names its worker, a try is counted as it is taken, and a row whose every try
+ * died with its process (a poison row) is held as failed after the most tries.
+ */
+import { describe, expect, test } from 'vitest';
+import { createLogger } from '../../../src/lib/log.ts';
+import { openStore, type Store } from '../../../src/lib/database/database.ts';
+import { createSignups } from '../../../src/lib/newsletter/signups.ts';
+import { backoff, givesUp } from '../../../src/lib/queue/queue.ts';
+import { createSubmissionMachine } from '../../../src/lib/submissions/machine.ts';
+import { createDeliveries } from '../../../src/lib/webhooks/deliveries.ts';
+import type { Endpoint } from '../../../src/lib/webhooks/endpoints.ts';
+import { recordEvent } from '../../../src/lib/webhooks/events.ts';
+import { TEST_DATABASE, testEngines } from '../../support/stores.ts';
+
+const input = { name: 'Ada Lovelace', email: 'ada@example.org', message: 'Hello, I would like to know more.', held: undefined };
+const T0 = new Date('2030-01-01T10:00:00.000Z');
+const MINUTE = 60_000;
+const at = (ms: number) => new Date(T0.getTime() + ms);
+
+describe('the backoff and the give-up rule', () => {
+  test('doubling from the base up to the cap, less up to a tenth at random', () => {
+    const policy = { baseMs: 1_000, maxMs: 5_000 };
+    expect([1, 2, 3, 4].map((n) => backoff(n, policy, () => 0))).toEqual([1_000, 2_000, 4_000, 5_000]);
+    expect(backoff(2, policy, () => 1)).toBe(1_800);
+    expect(backoff(2, policy, () => 0.5)).toBe(1_900);
+  });
+
+  test('a schedule gives its step, and none past its end', () => {
+    expect(backoff(1, { schedule: [0, 5_000, 60_000] }, () => 0)).toBe(5_000);
+    expect(backoff(3, { schedule: [0, 5_000, 60_000] }, () => 0)).toBeUndefined();
+  });
+
+  test('given up at the most tries, past the end of the round, or with no next step', () => {
+    expect(givesUp({ attempts: 2, maxAttempts: 3, next: 100, until: 100 })).toBe(false);
+    expect(givesUp({ attempts: 3, maxAttempts: 3, next: 100, until: 100 })).toBe(true);
+    expect(givesUp({ attempts: 2, maxAttempts: 3, next: 101, until: 100 })).toBe(true);
+    expect(givesUp({ attempts: 2, maxAttempts: 3, next: undefined })).toBe(true);
+  });
+});
+
+describe.each(testEngines())('the leased queue on $name', (engine) => {
+  /** The store, and the same database opened a second time: another instance of the site. */
+  const open = async (): Promise<{ store: Store; other: Store }> => {
+    const { store, url, dataDir } = await engine.open();
+    const other = openStore({ ...TEST_DATABASE, url, dataDir }, createLogger({ level: 'silent' }));
+    await other.ready;
+    return { store, other };
+  };
+  const due = (store: Store) => store.sql.run('UPDATE submissions SET next_attempt_at = ?', [T0.toISOString()]);
+
+  describe('the outbox', () => {
+    test.skipIf(!engine.available)('two workers taking at once get different messages, and a third finds none', async () => {
+      const { store, other } = await open();
+      const mine = createSubmissionMachine(store.sql);
+      const theirs = createSubmissionMachine(other.sql);
+      const ids = [(await mine.receive(input)).id, (await mine.receive(input)).id];
+      await due(store);
+      const taken = await Promise.all([mine.claim(T0, at(MINUTE), { worker: 'a' }), theirs.claim(T0, at(MINUTE), { worker: 'b' })]);
+      expect(taken.map((t) => t?.id).sort()).toEqual(ids);
+      expect(taken.map((t) => t?.lease.worker)).toEqual(['a', 'b']);
+      await expect(mine.claim(T0, at(MINUTE), { worker: 'a' })).resolves.toBeUndefined();
+      await other.close();
+    });
+
+    test.skipIf(!engine.available)('a finish under a lease another worker has taken over, or under its expiry with another name, changes nothing', async () => {
+      const { store, other } = await open();
+      const mine = createSubmissionMachine(store.sql);
+      const { id } = await mine.receive(input);
+      await due(store);
+      const first = await mine.claim(T0, at(MINUTE), { worker: 'a' });
+      // The same expiry under another worker's name is not the lease.
+      await expect(mine.finish(id, { worker: 'b', until: first!.lease.until }, { kind: 'failed', at: at(1_000), error: '550' })).resolves.toBe('pending');
+      const second = await createSubmissionMachine(other.sql).claim(at(MINUTE), at(2 * MINUTE), { worker: 'b' });
+      expect(second?.id).toBe(id);
+      await expect(mine.finish(id, first!.lease, { kind: 'failed', at: at(MINUTE + 1), error: '550' })).resolves.toBe('pending');
+      await expect(store.sql.get('SELECT status, attempts, leased_by, last_error FROM submissions WHERE id = ?', [id])).resolves.toEqual({
+        status: 'pending',
+        attempts: 2,
+        leased_by: 'b',
+        last_error: null,
+      });
+      await other.close();
+    });
+
+    test.skipIf(!engine.available)('a message whose every send dies is counted at each claim and held as failed after the most attempts', async () => {
+      const { store } = await open();
+      const machine = createSubmissionMachine(store.sql);
+      const { id } = await machine.receive(input);
+      await due(store);
+      // Three claims whose sends never end: each lease simply runs out.
+      for (let n = 0; n < 3; n++) {
+        await expect(machine.claim(at(n * MINUTE), at((n + 1) * MINUTE), { maxAttempts: 3 })).resolves.toMatchObject({ id });
+      }
+      await expect(store.outbox.find(id)).resolves.toMatchObject({ status: 'pending', attempts: 3 });
+      await expect(machine.claim(at(3 * MINUTE), at(4 * MINUTE), { maxAttempts: 3 })).resolves.toBeUndefined();
+      await expect(store.outbox.find(id)).resolves.toMatchObject({
+        status: 'failed',
+        attempts: 3,
+        lastError: 'gave up after 3 attempts that never ended (the server stopped during each send)',
+      });
+      await expect(store.outbox.history(id)).resolves.toEqual([
+        { at: at(3 * MINUTE).toISOString(), outcome: 'failed', error: 'gave up after 3 attempts that never ended (the server stopped during each send)' },
+      ]);
+      // The owner's "Retry" gives it a fresh round.
+      await expect(machine.requeue(id, at(4 * MINUTE))).resolves.toMatchObject({ changed: true, to: 'pending' });
+      await expect(machine.claim(at(4 * MINUTE), at(5 * MINUTE), { maxAttempts: 3 })).resolves.toMatchObject({ id });
+    });
+  });
+
+  describe('the signup queue', () => {
+    test.skipIf(!engine.available)('two workers taking at once get different signups, and a third finds none', async () => {
+      const { store, other } = await open();
+      const mine = createSignups(store.sql, { retryBaseMs: 1_000, worker: 'a' });
+      const theirs = createSignups(other.sql, { retryBaseMs: 1_000, worker: 'b' });
+      const ids = [await mine.enqueue('ada@example.org', 'kit', T0), await mine.enqueue('bea@example.org', 'kit', T0)];
+      const taken = await Promise.all([mine.claim(at(1_000), at(MINUTE)), theirs.claim(at(1_000), at(MINUTE))]);
+      expect(taken.map((t) => t?.signup.id).sort()).toEqual(ids);
+      expect(taken.map((t) => t?.lease.worker)).toEqual(['a', 'b']);
+      await expect(mine.claim(at(1_000), at(MINUTE))).resolves.toBeUndefined();
+      await other.close();
+    });
+
+    test.skipIf(!engine.available)('a finish under a lease another worker has taken over, or under its expiry with another name, changes nothing', async () => {
+      const { store, other } = await open();
+      const mine = createSignups(store.sql, { retryBaseMs: 1_000, worker: 'a' });
+      const id = await mine.enqueue('ada@example.org', 'kit', T0);
+      const first = await mine.claim(at(1_000), at(MINUTE));
+      await expect(mine.finish(id, { worker: 'b', until: first!.lease.until }, { ok: true }, at(2_000))).resolves.toBeUndefined();
+      const second = await createSignups(other.sql, { retryBaseMs: 1_000, worker: 'b' }).claim(at(MINUTE), at(2 * MINUTE));
+      expect(second?.signup.id).toBe(id);
+      await expect(mine.finish(id, first!.lease, { ok: true }, at(MINUTE + 1))).resolves.toBeUndefined();
+      await expect(store.sql.get('SELECT status, attempts, leased_by, done_at FROM signup_queue WHERE id = ?', [id])).resolves.toEqual({
+        status: 'waiting',
+        attempts: 2,
+        leased_by: 'b',
+        done_at: null,
+      });
+      await other.close();
+    });
+
+    test.skipIf(!engine.available)('a signup whose every try dies is held as failed after the most tries', async () => {
+      const { store } = await open();
+      const signups = createSignups(store.sql, { retryBaseMs: 1_000, maxAttempts: 2 });
+      const id = await signups.enqueue('ada@example.org', 'kit', T0);
+      await expect(signups.claim(at(1_000), at(MINUTE))).resolves.toMatchObject({ signup: { id, attempts: 1 } });
+      await expect(signups.claim(at(MINUTE), at(2 * MINUTE))).resolves.toMatchObject({ signup: { id, attempts: 2 } });
+      await expect(signups.claim(at(2 * MINUTE), at(3 * MINUTE))).resolves.toBeUndefined();
+      await expect(signups.pending(10)).resolves.toEqual([
+        expect.objectContaining({ id, status: 'failed', attempts: 2, lastError: 'gave up after 2 tries that never ended' }),
+      ]);
+    });
+  });
+
+  describe('the webhook deliveries', () => {
+    const endpoint: Endpoint = { name: 'webhook', kind: 'standard', url: 'http://127.0.0.1:9/hook', events: ['contact.received'] };
+    /** Two events, each fanned out to the one endpoint: two deliveries due at T0. */
+    const deliveriesDue = async (store: Store) => {
+      for (const id of [1, 2]) await store.sql.transaction((tx) => recordEvent(tx, 'contact.received', { id }, T0, `event-${id}`));
+      expect(await createDeliveries(store.sql).fanOut([endpoint], T0)).toBe(2);
+    };
+
+    test.skipIf(!engine.available)('two workers taking at once get different deliveries, and a third finds none', async () => {
+      const { store, other } = await open();
+      await deliveriesDue(store);
+      const mine = createDeliveries(store.sql, { worker: 'a' });
+      const theirs = createDeliveries(other.sql, { worker: 'b' });
+      const taken = await Promise.all([mine.claim(T0, at(MINUTE), 'webhook'), theirs.claim(T0, at(MINUTE), 'webhook')]);
+      expect(taken.map((t) => t?.event.id).sort()).toEqual(['event-1', 'event-2']);
+      expect(taken.map((t) => t?.lease.worker)).toEqual(['a', 'b']);
+      await expect(mine.claim(T0, at(MINUTE))).resolves.toBeUndefined();
+      await other.close();
+    });
+
+    test.skipIf(!engine.available)('a finish under a lease another worker has taken over, or under its expiry with another name, changes nothing', async () => {
+      const { store, other } = await open();
+      await store.sql.transaction((tx) => recordEvent(tx, 'contact.received', { id: 1 }, T0, 'event-1'));
+      const mine = createDeliveries(store.sql, { worker: 'a' });
+      await mine.fanOut([endpoint], T0);
+      const first = await mine.claim(T0, at(MINUTE));
+      const id = first!.delivery.id;
+      await expect(mine.finish(id, { worker: 'b', until: first!.lease.until }, { kind: 'delivered', status: 200 }, at(1_000))).resolves.toBeUndefined();
+      const second = await createDeliveries(other.sql, { worker: 'b' }).claim(at(MINUTE), at(2 * MINUTE));
+      expect(second?.delivery.id).toBe(id);
+      await expect(mine.finish(id, first!.lease, { kind: 'delivered', status: 200 }, at(MINUTE + 1))).resolves.toBeUndefined();
+      await expect(store.sql.get('SELECT status, attempts, leased_by, delivered_at FROM webhook_deliveries WHERE id = ?', [id])).resolves.toEqual({
+        status: 'pending',
+        attempts: 2,
+        leased_by: 'b',
+        delivered_at: null,
+      });
+      await expect(mine.attempts(id)).resolves.toEqual([]);
+      await other.close();
+    });
+
+    test.skipIf(!engine.available)('a delivery whose every try dies is held as failed after the most tries, its give-up on record', async () => {
+      const { store } = await open();
+      await store.sql.transaction((tx) => recordEvent(tx, 'contact.received', { id: 1 }, T0, 'event-1'));
+      const deliveries = createDeliveries(store.sql, { maxAttempts: 2 });
+      await deliveries.fanOut([endpoint], T0);
+      await expect(deliveries.claim(T0, at(MINUTE))).resolves.toMatchObject({ delivery: { attempts: 1 } });
+      await expect(deliveries.claim(at(MINUTE), at(2 * MINUTE))).resolves.toMatchObject({ delivery: { attempts: 2 } });
+      await expect(deliveries.claim(at(2 * MINUTE), at(3 * MINUTE))).resolves.toBeUndefined();
+      const [failed] = await deliveries.list(10);
+      expect(failed).toMatchObject({ status: 'failed', attempts: 2, lastError: 'gave up after 2 tries that never ended', nextAttemptAt: null });
+      await expect(deliveries.attempts(failed!.id)).resolves.toEqual([
+        { at: at(2 * MINUTE).toISOString(), status: null, error: 'gave up after 2 tries that never ended' },
+      ]);
+    });
+  });
+});
