@@ -214,7 +214,11 @@ const CASES: Array<[string, (visit: Visit) => Promise<void>, { script: false }?]
       await page.getByLabel('Email address', { exact: true }).fill(email);
       if (javaScriptEnabled) {
         await page.locator('#newsletter-form button[type="submit"]').click();
+        // The spec's thanks, then what double opt-in asks of the person (issue 28 item 2).
         await page.getByRole('status').getByText('Thanks for subscribing!').waitFor();
+        await expect(page.getByRole('status').textContent()).resolves.toContain(
+          'Thanks for subscribing! We have sent you an email: follow the link in it to confirm your subscription.',
+        );
       } else {
         await expect(loadsPage(page, () => page.locator('#newsletter-form button[type="submit"]').click())).resolves.toBe(200);
         expect(new URL(page.url()).pathname).toBe('/thank-you/confirm-subscription/');
