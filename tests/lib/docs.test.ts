@@ -179,15 +179,18 @@ function folderMap(): Map<string, string[]> {
 }
 
 describe("docs/development.md's folder map", () => {
-  test('has a row for every folder of src/ and of src/lib, and names no folder that is gone', () => {
+  test('has a row for every folder of src/lib, and names no folder that is gone', () => {
     const map = folderMap();
     const folders = (dir: string) =>
       readdirSync(join(ROOT, dir), { withFileTypes: true })
         .filter((entry) => entry.isDirectory())
         .map((entry) => `${dir}/${entry.name}/`);
-    // src/lib itself is its folders' rows and the row of its own files.
-    const expected = [...folders('src').filter((folder) => folder !== 'src/lib/'), ...folders('src/lib'), 'src/lib/*.ts'];
-    expect(expected).toEqual(expect.arrayContaining(['src/lib/store/', 'src/server/', 'src/lib/*.ts']));
+    // src/lib itself is its folders' rows and the row of its own files. The folders beside it in
+    // src/ are asked of only one way (each row's folder exists): an owner adds folders of their
+    // own there (src/forms/ in the README's quote example), which the map need not know.
+    expect(folders('src')).toEqual(expect.arrayContaining(['src/server/', 'src/lib/']));
+    const expected = [...folders('src/lib'), 'src/lib/*.ts'];
+    expect(expected).toEqual(expect.arrayContaining(['src/lib/store/', 'src/lib/*.ts']));
     expect(expected.filter((folder) => !map.has(folder))).toEqual([]);
     expect([...map.keys()].filter((folder) => !(folder.endsWith('*.ts') ? existsSync(join(ROOT, dirname(folder))) : existsSync(join(ROOT, folder))))).toEqual(
       [],
