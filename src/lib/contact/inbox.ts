@@ -14,6 +14,7 @@ import { silentLogger, type Logger } from '../log.ts';
 import { displayValue, ownValue } from '../forms/definition.ts';
 import { extraFieldNames, fieldOf, formNamed, forms as siteForms, labelOf } from '../forms/registry.ts';
 import type { DeliveryEvent, DeliveryStatus, Outbox, Submission } from './outbox.ts';
+import { STATUSES } from '../submissions/machine.ts';
 
 /** The commands of `npm run inbox`, as parsed from its arguments. */
 export type InboxCommand =
@@ -47,9 +48,6 @@ const DIGEST_OUTCOMES: Record<DigestOutcome, { ok: boolean; text: string }> = {
   'no mail server': { ok: false, text: 'No mail server: set SMTP_URL, CONTACT_TO and CONTACT_FROM to send the digest.\n' },
   failed: { ok: false, text: 'The mail server did not take the digest (the line above says why); nothing is lost, try again later.\n' },
 };
-
-/** The statuses `list --status` takes. */
-const STATUSES: readonly DeliveryStatus[] = ['pending', 'sent', 'failed', 'spam'];
 
 /** What `npm run inbox` prints for help, and after a usage error. */
 export const INBOX_USAGE = `Usage: npm run inbox -- <command>
