@@ -15,6 +15,7 @@ import { displayValue, ownValue } from '../forms/definition.ts';
 import { extraFieldNames, fieldOf, formNamed, forms as siteForms, labelOf } from '../forms/registry.ts';
 import type { DeliveryEvent, DeliveryStatus, Outbox, Submission } from './outbox.ts';
 import { STATUSES } from '../submissions/machine.ts';
+import { EXPORT_COLUMNS } from '../forms/reserved.ts';
 
 /** The commands of `npm run inbox`, as parsed from its arguments. */
 export type InboxCommand =
@@ -286,21 +287,6 @@ const LIST_COLUMNS: TableColumn[] = [
   { header: 'EMAIL', maxWidth: 32 },
   { header: 'STATUS' },
 ];
-
-/** The fields of one message in an export, named as in JSON. */
-export const EXPORT_COLUMNS = [
-  'id',
-  'createdAt',
-  'name',
-  'email',
-  'message',
-  'status',
-  'attempts',
-  'nextAttemptAt',
-  'lastError',
-  'sentAt',
-  'spamReasons',
-] as const;
 
 /**
  * The columns of both exports for this site's forms: the fixed ones, then `form` when the site has

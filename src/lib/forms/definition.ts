@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { texts } from '../i18n/texts.ts';
 import { EMAIL_MAX_LENGTH, INVALID_EMAIL, isEmailAddress } from './email.ts';
+import { HONEYPOT_FIELD, RESERVED_FIELD_NAMES } from './reserved.ts';
 import { characterCount, cleanText, hasControlCharacters, hasControlCharactersInMultiline, visibleCount, withoutInvisible } from './text.ts';
 
 /** The kinds of field a form can hold, each an HTML control of its own (`textarea`, `select`, or an input of that type). */
@@ -88,32 +89,8 @@ export type FormDefinition = {
 /** What an owner writes: the rest has defaults. */
 export type FormDefinitionInput = Pick<FormDefinition, 'name' | 'title' | 'fields'> & Partial<Omit<FormDefinition, 'name' | 'title' | 'fields'>>;
 
-/** The name of the spam trap on the wire (docs/api/openapi.yaml). */
-export const HONEYPOT_FIELD = 'honeypot';
-
 /** The message of a filled-in spam trap. */
 export const HONEYPOT_MESSAGE = texts.validation.honeypot;
-
-/**
- * The names a field may not take: the columns of the exports and the fields the server reads
- * itself (the proof of work, Turnstile's token, the confirmation's token).
- */
-export const RESERVED_FIELD_NAMES = [
-  'id',
-  'createdAt',
-  'status',
-  'attempts',
-  'nextAttemptAt',
-  'lastError',
-  'sentAt',
-  'spamReasons',
-  'form',
-  'fields',
-  HONEYPOT_FIELD,
-  'altcha',
-  'cf-turnstile-response',
-  'token',
-] as const;
 
 /** What a ticked checkbox sends (`<input type="checkbox" value="yes">`): the one value that ticks it. */
 export const CHECKBOX_VALUE = 'yes';
@@ -221,7 +198,7 @@ export function defineForm(input: FormDefinitionInput): FormDefinition {
     const at = `${where}: fields.${index} (${field.name})`;
     if (seen.has(field.name)) throw new Error(`${at}: a second field named ${field.name}`);
     seen.add(field.name);
-    if ((RESERVED_FIELD_NAMES as readonly string[]).includes(field.name)) throw new Error(`${at}: the name ${field.name} is reserved`);
+    if (RESERVED_FIELD_NAMES.includes(field.name)) throw new Error(`${at}: the name ${field.name} is reserved`);
     requireCoherent(field, at);
   }
   return {

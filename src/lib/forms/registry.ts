@@ -1,6 +1,7 @@
 import settings from '#forms-config';
 import type { FormDefinition } from './definition.ts';
 import type { FormsSettings } from './settings.ts';
+import { STORED_IN_COLUMNS } from './reserved.ts';
 
 /**
  * The owner's forms (forms.config.ts at the project's root), as the build read them: the contact
@@ -20,9 +21,6 @@ export const ownerForms: readonly FormDefinition[] = settings.forms;
 export function formNamed(name: string, set: FormsSettings = forms): FormDefinition | undefined {
   return name === 'contact' ? set.contact : set.forms.find((form) => form.name === name);
 }
-
-/** The columns of a submission that hold the fields of the same name, whatever the form. */
-export const STORED_IN_COLUMNS: readonly string[] = ['name', 'email', 'message'];
 
 /** The fields of a form kept in a submission's `fields` (JSON): all but name, email and message. */
 export function extraFields(form: FormDefinition): FormDefinition['fields'] {
