@@ -1,5 +1,5 @@
 import type { IncomingRequest } from '../http/form.ts';
-import { type FieldValue, type FormDefinition, parseForm, visibleFieldNames } from '../forms/definition.ts';
+import { type FieldValue, type FormDefinition, parseForm, thanksPath, visibleFieldNames } from '../forms/definition.ts';
 import { contactForm, formNamed } from '../forms/registry.ts';
 import { HONEYPOT_FIELD, PROOF_FIELD, STORED_IN_COLUMNS, TURNSTILE_FIELD } from '../forms/reserved.ts';
 import { readForm } from '../http/form.ts';
@@ -138,7 +138,7 @@ export async function handleContactConfirmation(
   }
   // A message of an owner's form lands on that form's thank-you page, not the contact form's.
   const from = await store.formOf?.(id);
-  return from && from !== 'contact' && formNamed(from) ? { ...accepted(), thanks: `/thank-you/${from}/` } : accepted();
+  return from && from !== 'contact' && formNamed(from) ? { ...accepted(), thanks: thanksPath(from) } : accepted();
 }
 
 /** What a person reads when their confirmation page is too old or was tampered with. */

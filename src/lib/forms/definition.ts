@@ -59,6 +59,11 @@ export type FieldDefinition = {
   rows?: number | undefined;
 };
 
+/** A form's thank-you page (the built-in two's and each owner's form's), as a path: /thank-you/<name>/. */
+export function thanksPath(name: string): string {
+  return `/thank-you/${name}/`;
+}
+
 /** The budget of accepted posts per client: how many in how many seconds (RATE_LIMIT_* when not set). */
 export type FormLimit = { max: number; windowSeconds: number };
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { CONTACT_FORM } from '../../../src/lib/forms/contact.ts';
-import { defineForm, displayValue, type FieldDefinition, parseForm } from '../../../src/lib/forms/definition.ts';
+import { defineForm, displayValue, type FieldDefinition, parseForm, thanksPath } from '../../../src/lib/forms/definition.ts';
 import { defineForms } from '../../../src/lib/forms/settings.ts';
 
 const form = (fields: FieldDefinition[], more: Record<string, unknown> = {}) => defineForm({ name: 'quote', title: 'Request a quote', fields, ...more });
@@ -254,4 +254,14 @@ describe('displayValue', () => {
   ] as const)('%s', (_, field, value, shown) => {
     expect(displayValue(field as FieldDefinition | undefined, value)).toBe(shown);
   });
+});
+
+// One function builds a form's thank-you path: the 303 of a post without JavaScript and the
+// landing of a confirmed held message both come from it.
+test.each([
+  ['quote', '/thank-you/quote/'],
+  ['contact', '/thank-you/contact/'],
+  ['newsletter', '/thank-you/newsletter/'],
+])('a form named %s thanks at %s', (name, path) => {
+  expect(thanksPath(name)).toBe(path);
 });
