@@ -112,6 +112,11 @@ export function ownValue<T>(record: Readonly<Record<string, T>>, name: string): 
 /** The longest text a text-like field takes when its definition sets no `maxLength`. */
 export const DEFAULT_MAX_LENGTH = { text: 200, email: EMAIL_MAX_LENGTH, tel: 40, url: 2000, textarea: 5000 } as const;
 
+/** Whether a type of field holds typed text (and so takes `minLength` and `maxLength`): the types with a default length. */
+export function isTextLike(type: FieldType): type is keyof typeof DEFAULT_MAX_LENGTH {
+  return Object.hasOwn(DEFAULT_MAX_LENGTH, type);
+}
+
 /** The value of a field once validated: text, a number (or `null` when an optional one is empty), a ticked box. */
 export type FieldValue = string | number | boolean | null;
 
@@ -225,8 +230,8 @@ function requireCoherent(field: v.InferOutput<typeof FieldShape>, at: string): v
   if (field.type === 'select' && !field.choices) throw new Error(`${at}: a select needs its choices`);
   if (field.type !== 'select' && field.choices) throw new Error(`${at}: choices belong to a select only`);
   if (field.choices && new Set(field.choices.map((c) => c.value)).size !== field.choices.length) throw new Error(`${at}: two choices of one value`);
-  const textLike = ['text', 'email', 'tel', 'url', 'textarea'].includes(field.type);
-  if (!textLike && (field.minLength !== undefined || field.maxLength !== undefined)) throw new Error(`${at}: minLength and maxLength belong to text fields`);
+  if (!isTextLike(field.type) && (field.minLength !== undefined || field.maxLength !== undefined))
+    throw new Error(`${at}: minLength and maxLength belong to text fields`);
   // Against the type's default too: a text field of minLength 300 and no maxLength (200) could never be filled in.
   const longest = maxLengthOf(field) ?? Number.POSITIVE_INFINITY;
   if ((field.minLength ?? 0) > longest) throw new Error(`${at}: minLength is above maxLength (${longest})`);
@@ -245,7 +250,7 @@ function requireCoherent(field: v.InferOutput<typeof FieldShape>, at: string): v
 /** The most characters a text-like field takes: its own `maxLength`, else the default of its type. */
 export function maxLengthOf(field: FieldDefinition): number | undefined {
   if (field.maxLength !== undefined) return field.maxLength;
-  return field.type in DEFAULT_MAX_LENGTH ? DEFAULT_MAX_LENGTH[field.type as keyof typeof DEFAULT_MAX_LENGTH] : undefined;
+  return isTextLike(field.type) ? DEFAULT_MAX_LENGTH[field.type] : undefined;
 }
 
 /**
