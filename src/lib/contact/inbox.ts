@@ -12,7 +12,7 @@ import type { SpamStore } from '../spam/spam-store.ts';
 import { REASON_TEXT, type SpamReason } from '../spam/verdict.ts';
 import { silentLogger, type Logger } from '../log.ts';
 import { displayValue, ownValue } from '../forms/definition.ts';
-import { extraFieldNames, fieldOf, formNamed, forms as siteForms, labelOf } from '../forms/registry.ts';
+import { extraFieldNames, fieldOf, formTitleOf, forms as siteForms, labelOf, presentFields } from '../forms/registry.ts';
 import type { DeliveryEvent, DeliveryStatus, Outbox, Submission } from './outbox.ts';
 import { STATUSES } from '../submissions/machine.ts';
 import { EXPORT_COLUMNS } from '../forms/reserved.ts';
@@ -360,7 +360,7 @@ function spreadsheetChunks(outbox: Pick<Outbox, 'batches'>, { language, timeZone
   const presented = (s: Submission): ExportedMessage => {
     const row = exported(s, columns);
     row.status = words.statuses[s.status as keyof typeof words.statuses] ?? s.status;
-    if ('form' in row) row.form = formNamed(s.form, forms)?.title ?? s.form;
+    if ('form' in row) row.form = formTitleOf(s.form, forms);
     for (const column of columns.slice(EXPORT_COLUMNS.length)) if (column !== 'form') row[column] = displayValue(fieldOf(s.form, column, forms), row[column]);
     return row;
   };
@@ -423,12 +423,12 @@ function describe(s: Submission, history: DeliveryEvent[]): string {
     `Message #${s.id}`,
     `Received: ${s.createdAt}`,
     `From:     ${oneLine(s.name)} <${oneLine(s.email)}>`,
-    ...(s.form !== 'contact' ? [`Form:     ${oneLine(formNamed(s.form)?.title ?? s.form)} (${s.form})`] : []),
+    ...(s.form !== 'contact' ? [`Form:     ${oneLine(formTitleOf(s.form))} (${s.form})`] : []),
     `Status:   ${status}`,
     ...(s.spamReasons.length > 0 ? [`Spam:     ${s.spamReasons.map((r) => REASON_TEXT[r as SpamReason] ?? r).join('; ')}`] : []),
     '',
     printable(s.message),
-    ...Object.entries(s.fields).map(([key, value]) => oneLine(`${fieldOf(s.form, key)?.label ?? key}: ${displayValue(fieldOf(s.form, key), value)}`)),
+    ...presentFields(s.form, s.fields).map(({ label, value }) => oneLine(`${label}: ${value}`)),
     '',
     history.length === 0 ? 'Delivery history: none yet' : 'Delivery history:',
     ...history.map((e) => `  ${e.at}  ${e.outcome.padEnd(8)}  ${e.error ? oneLine(e.error) : ''}`.trimEnd()),
