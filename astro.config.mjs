@@ -1,11 +1,13 @@
 // @ts-check
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import node from '@astrojs/node';
 import { defineConfig, envField } from 'astro/config';
 import { loadEnv } from 'vite';
 // One limit for every body: our dispatcher refuses larger ones with 413 before Astro sees them.
 import { BODY_LIMIT_BYTES } from './src/lib/http/form.ts';
+import { missingFormPages } from './src/lib/forms/pages.ts';
 
 /**
  * Writes dist/build-settings.json: what the build put into the pages that the server must
@@ -22,6 +24,33 @@ function buildSettings() {
         const env = { ...loadEnv('production', process.cwd(), ''), ...process.env };
         const settings = { contactFormEndpoint: env.CONTACT_FORM_ENDPOINT || null };
         writeFileSync(new URL('../build-settings.json', dir), `${JSON.stringify(settings, null, 2)}\n`);
+      },
+    },
+  };
+}
+
+/**
+ * Stops the build when one of the owner's forms (forms.config.ts, or FORMS_CONFIG's file) names a
+ * `page` that no page of src/pages serves, naming the form and the page; under `npm run dev` it
+ * says so in the terminal instead, as the page may be the one being written.
+ * @returns {import('astro').AstroIntegration}
+ */
+function formPagesExist() {
+  let building = false;
+  return {
+    name: 'site-forms:form-pages-exist',
+    hooks: {
+      'astro:config:setup': ({ command }) => {
+        building = command === 'build';
+      },
+      'astro:routes:resolved': async ({ routes, logger }) => {
+        const file = resolve(process.env.FORMS_CONFIG || 'forms.config.ts');
+        const { default: settings } = await import(pathToFileURL(file).href);
+        const missing = missingFormPages(settings.forms, routes);
+        if (missing.length === 0) return;
+        const problem = `${missing.join('; ')} (add the page, or set the form's page to one that exists).`;
+        if (building) throw new Error(problem);
+        logger.error(problem);
       },
     },
   };
@@ -67,7 +96,7 @@ export default defineConfig({
   // Middleware mode: our server (src/server/start.ts) hands each request to the adapter with its
   // `locals`, the request's context; nothing travels through globals.
   adapter: node({ mode: 'middleware', bodySizeLimit: BODY_LIMIT_BYTES }),
-  integrations: [buildSettings(), devServer()],
+  integrations: [buildSettings(), devServer(), formPagesExist()],
   // Nothing here needs a session, and the adapter would otherwise create a file store.
   session: false,
   // Every script and stylesheet as a file under /_astro/, none inlined: the pages' CSP then

@@ -24,9 +24,18 @@ const EXAMPLE = Object.fromEntries(
 );
 
 beforeAll(async () => {
-  built = buildOtherSite(`german-default-${process.pid}`, 'tests/fixtures/german-default.site.config.ts', {
-    FORMS_CONFIG: 'tests/fixtures/german-default.forms.config.ts',
-  });
+  // Each of the owner's forms has its page, as the build requires (issue 30, item 4).
+  const page = (form: string, path: string) => `---\nimport FormPage from '../components/FormPage.astro';\n---\n\n<FormPage form="${form}" path="${path}" />\n`;
+  built = buildOtherSite(
+    `german-default-${process.pid}`,
+    'tests/fixtures/german-default.site.config.ts',
+    { FORMS_CONFIG: 'tests/fixtures/german-default.forms.config.ts' },
+    {
+      'src/pages/anfrage.astro': page('anfrage', '/anfrage'),
+      'src/pages/termine.astro': page('termin', '/termine'),
+      'src/pages/intern.astro': page('intern', '/intern'),
+    },
+  );
   smtp = await startSmtpServer();
   site = await startSite(
     // The spam filter on, and each post with the page's solved proof, as a browser's: the reply answers only such a sender (decision 0149).

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,11 +42,29 @@ function copyTree(root: string): void {
   symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'), 'dir');
 }
 
+/**
+ * Runs one step of a build in `root`; its terminal output goes to ours, and a failure throws with
+ * it, so a test can read why a build stopped.
+ */
+function step(root: string, env: NodeJS.ProcessEnv, args: string[]): void {
+  const run = spawnSync(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+  process.stderr.write(run.stderr ?? '');
+  if (run.status !== 0) throw new Error(`${args.join(' ')} failed:\n${run.stderr ?? run.error?.message ?? ''}`);
+}
+
+/** Writes each of `files` (a path from the project's root, and its text) into the copy at `root`. */
+function writeFiles(root: string, files: Record<string, string>): void {
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+}
+
 /** `astro build` then the server entry, in `root`, into its dist/ (or `outDir`). */
 function build(root: string, env: Record<string, string>, outDir = 'dist'): void {
   const all = { ...process.env, ASTRO_TELEMETRY_DISABLED: '1', CONTACT_FORM_ENDPOINT: '', ...env };
-  execFileSync(process.execPath, [ASTRO, 'build', '--silent', '--outDir', outDir], { cwd: root, env: all, stdio: ['ignore', 'ignore', 'inherit'] });
-  execFileSync(process.execPath, ['scripts/build-server.mjs', outDir], { cwd: root, env: all, stdio: ['ignore', 'ignore', 'inherit'] });
+  step(root, all, [ASTRO, 'build', '--silent', '--outDir', outDir]);
+  step(root, all, ['scripts/build-server.mjs', outDir]);
 }
 
 /**
@@ -67,13 +85,19 @@ export default function buildSite(): void {
 /**
  * Builds the whole site again with another site.config.ts (SITE_CONFIG) and more variables
  * (FORMS_CONFIG names another forms.config.ts; the suite's own unless given) into
- * .site-builds/<name>, as another owner's site would be built; answers the path of its server
- * entry and a way to remove it.
+ * .site-builds/<name>, as another owner's site would be built, with `files` written over the
+ * copy (the pages of its forms, say); answers the path of its server entry and a way to remove it.
  * Hint: both paths are read in the build's copy of the tree, so they name files of tests/fixtures.
  */
-export function buildOtherSite(name: string, siteConfig: string, more: Record<string, string> = {}): { start: string; remove(): void } {
+export function buildOtherSite(
+  name: string,
+  siteConfig: string,
+  more: Record<string, string> = {},
+  files: Record<string, string> = {},
+): { start: string; remove(): void } {
   const root = join(ROOT, '.site-builds', name);
   copyTree(root);
+  writeFiles(root, files);
   build(root, { SITE_CONFIG: siteConfig, FORMS_CONFIG: TEST_FORMS_CONFIG, ...more });
   return { start: join(root, 'dist/server/start.mjs'), remove: () => rmSync(root, { recursive: true, force: true }) };
 }
@@ -89,10 +113,7 @@ export function buildOtherSite(name: string, siteConfig: string, more: Record<st
 export function buildOwnerSite(name: string, files: Record<string, string>): { start: string; root: string; remove(): void } {
   const root = join(ROOT, '.site-builds', name);
   copyTree(root);
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, path)), { recursive: true });
-    writeFileSync(join(root, path), text);
-  }
+  writeFiles(root, files);
   build(root, {
     SITE_CONFIG: 'site.config.ts' in files ? '' : TEST_SITE_CONFIG,
     FORMS_CONFIG: 'forms.config.ts' in files ? '' : TEST_FORMS_CONFIG,

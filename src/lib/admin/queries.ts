@@ -1,14 +1,14 @@
 import type { Sql, SqlValue } from '../store/sql.ts';
 import { type ErasureParts, type ErasureResult, eraseSubscriber } from '../newsletter/erasure.ts';
 import type { FieldValue } from '../forms/definition.ts';
-import { createSubmissionMachine, parseFields } from '../submissions/machine.ts';
+import { createSubmissionMachine, parseFields, STATUSES } from '../submissions/machine.ts';
 import type { DayCount } from './chart.ts';
 
 /** Messages shown on one page of the inbox. */
 export const PAGE_SIZE = 50;
 
-/** The statuses the inbox filters by. */
-export const MESSAGE_STATUSES = ['pending', 'sent', 'failed', 'spam'] as const;
+/** The statuses the inbox filters by: the message machine's. */
+export const MESSAGE_STATUSES = STATUSES;
 
 /** One of the statuses the inbox filters by. */
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];

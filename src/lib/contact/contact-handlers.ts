@@ -1,13 +1,12 @@
 import type { IncomingRequest } from '../http/form.ts';
-import { type FieldValue, type FormDefinition, HONEYPOT_FIELD, parseForm, visibleFieldNames } from '../forms/definition.ts';
-import { contactForm, formNamed, STORED_IN_COLUMNS } from '../forms/registry.ts';
+import { type FieldValue, type FormDefinition, parseForm, thanksPath, visibleFieldNames } from '../forms/definition.ts';
+import { contactForm, formNamed } from '../forms/registry.ts';
+import { HONEYPOT_FIELD, PROOF_FIELD, STORED_IN_COLUMNS, TURNSTILE_FIELD } from '../forms/reserved.ts';
 import { readForm } from '../http/form.ts';
 import { texts } from '../i18n/texts.ts';
 import type { Logger } from '../log.ts';
 import { accepted, type FormValues, failure, INTERNAL_ERROR, invalid, type Outcome } from '../http/outcome.ts';
-import { PROOF_FIELD } from '../spam/proof.ts';
 import type { SpamService } from '../spam/service.ts';
-import { TURNSTILE_FIELD } from '../spam/turnstile.ts';
 import type { SubmissionStore } from './submission-store.ts';
 
 /** What the contact handler needs; without `spam` every valid message is accepted for delivery. */
@@ -139,7 +138,7 @@ export async function handleContactConfirmation(
   }
   // A message of an owner's form lands on that form's thank-you page, not the contact form's.
   const from = await store.formOf?.(id);
-  return from && from !== 'contact' && formNamed(from) ? { ...accepted(), thanks: `/thank-you/${from}/` } : accepted();
+  return from && from !== 'contact' && formNamed(from) ? { ...accepted(), thanks: thanksPath(from) } : accepted();
 }
 
 /** What a person reads when their confirmation page is too old or was tampered with. */

@@ -12,8 +12,10 @@ import type { SpamStore } from '../spam/spam-store.ts';
 import { REASON_TEXT, type SpamReason } from '../spam/verdict.ts';
 import { silentLogger, type Logger } from '../log.ts';
 import { displayValue, ownValue } from '../forms/definition.ts';
-import { extraFieldNames, fieldOf, formNamed, forms as siteForms, labelOf } from '../forms/registry.ts';
+import { extraFieldNames, fieldOf, formTitleOf, forms as siteForms, labelOf, presentFields } from '../forms/registry.ts';
 import type { DeliveryEvent, DeliveryStatus, Outbox, Submission } from './outbox.ts';
+import { STATUSES } from '../submissions/machine.ts';
+import { EXPORT_COLUMNS } from '../forms/reserved.ts';
 
 /** The commands of `npm run inbox`, as parsed from its arguments. */
 export type InboxCommand =
@@ -47,9 +49,6 @@ const DIGEST_OUTCOMES: Record<DigestOutcome, { ok: boolean; text: string }> = {
   'no mail server': { ok: false, text: 'No mail server: set SMTP_URL, CONTACT_TO and CONTACT_FROM to send the digest.\n' },
   failed: { ok: false, text: 'The mail server did not take the digest (the line above says why); nothing is lost, try again later.\n' },
 };
-
-/** The statuses `list --status` takes. */
-const STATUSES: readonly DeliveryStatus[] = ['pending', 'sent', 'failed', 'spam'];
 
 /** What `npm run inbox` prints for help, and after a usage error. */
 export const INBOX_USAGE = `Usage: npm run inbox -- <command>
@@ -289,21 +288,6 @@ const LIST_COLUMNS: TableColumn[] = [
   { header: 'STATUS' },
 ];
 
-/** The fields of one message in an export, named as in JSON. */
-export const EXPORT_COLUMNS = [
-  'id',
-  'createdAt',
-  'name',
-  'email',
-  'message',
-  'status',
-  'attempts',
-  'nextAttemptAt',
-  'lastError',
-  'sentAt',
-  'spamReasons',
-] as const;
-
 /**
  * The columns of both exports for this site's forms: the fixed ones, then `form` when the site has
  * forms of its own, then one per extra field of every form (decision 0131).
@@ -376,7 +360,7 @@ function spreadsheetChunks(outbox: Pick<Outbox, 'batches'>, { language, timeZone
   const presented = (s: Submission): ExportedMessage => {
     const row = exported(s, columns);
     row.status = words.statuses[s.status as keyof typeof words.statuses] ?? s.status;
-    if ('form' in row) row.form = formNamed(s.form, forms)?.title ?? s.form;
+    if ('form' in row) row.form = formTitleOf(s.form, forms);
     for (const column of columns.slice(EXPORT_COLUMNS.length)) if (column !== 'form') row[column] = displayValue(fieldOf(s.form, column, forms), row[column]);
     return row;
   };
@@ -439,12 +423,12 @@ function describe(s: Submission, history: DeliveryEvent[]): string {
     `Message #${s.id}`,
     `Received: ${s.createdAt}`,
     `From:     ${oneLine(s.name)} <${oneLine(s.email)}>`,
-    ...(s.form !== 'contact' ? [`Form:     ${oneLine(formNamed(s.form)?.title ?? s.form)} (${s.form})`] : []),
+    ...(s.form !== 'contact' ? [`Form:     ${oneLine(formTitleOf(s.form))} (${s.form})`] : []),
     `Status:   ${status}`,
     ...(s.spamReasons.length > 0 ? [`Spam:     ${s.spamReasons.map((r) => REASON_TEXT[r as SpamReason] ?? r).join('; ')}`] : []),
     '',
     printable(s.message),
-    ...Object.entries(s.fields).map(([key, value]) => oneLine(`${fieldOf(s.form, key)?.label ?? key}: ${displayValue(fieldOf(s.form, key), value)}`)),
+    ...presentFields(s.form, s.fields).map(({ label, value }) => oneLine(`${label}: ${value}`)),
     '',
     history.length === 0 ? 'Delivery history: none yet' : 'Delivery history:',
     ...history.map((e) => `  ${e.at}  ${e.outcome.padEnd(8)}  ${e.error ? oneLine(e.error) : ''}`.trimEnd()),

@@ -1,5 +1,6 @@
 import { displayValue, type FormDefinition, ownValue } from '../forms/definition.ts';
-import { contactForm, formNamed, STORED_IN_COLUMNS } from '../forms/registry.ts';
+import { contactForm, formNamed } from '../forms/registry.ts';
+import { STORED_IN_COLUMNS } from '../forms/reserved.ts';
 import { texts } from '../i18n/texts.ts';
 import { type ContactEmail, type ContactEmailSite, headerText, literalInHeader, UNSAFE_IN_HEADER } from '../mail/email.ts';
 import type { SmtpConfig } from '../mail/settings.ts';

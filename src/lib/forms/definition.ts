@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { texts } from '../i18n/texts.ts';
 import { EMAIL_MAX_LENGTH, INVALID_EMAIL, isEmailAddress } from './email.ts';
+import { HONEYPOT_FIELD, RESERVED_FIELD_NAMES } from './reserved.ts';
 import { characterCount, cleanText, hasControlCharacters, hasControlCharactersInMultiline, visibleCount, withoutInvisible } from './text.ts';
 
 /** The kinds of field a form can hold, each an HTML control of its own (`textarea`, `select`, or an input of that type). */
@@ -58,6 +59,11 @@ export type FieldDefinition = {
   rows?: number | undefined;
 };
 
+/** A form's thank-you page (the built-in two's and each owner's form's), as a path: /thank-you/<name>/. */
+export function thanksPath(name: string): string {
+  return `/thank-you/${name}/`;
+}
+
 /** The budget of accepted posts per client: how many in how many seconds (RATE_LIMIT_* when not set). */
 export type FormLimit = { max: number; windowSeconds: number };
 
@@ -88,32 +94,8 @@ export type FormDefinition = {
 /** What an owner writes: the rest has defaults. */
 export type FormDefinitionInput = Pick<FormDefinition, 'name' | 'title' | 'fields'> & Partial<Omit<FormDefinition, 'name' | 'title' | 'fields'>>;
 
-/** The name of the spam trap on the wire (docs/api/openapi.yaml). */
-export const HONEYPOT_FIELD = 'honeypot';
-
 /** The message of a filled-in spam trap. */
 export const HONEYPOT_MESSAGE = texts.validation.honeypot;
-
-/**
- * The names a field may not take: the columns of the exports and the fields the server reads
- * itself (the proof of work, Turnstile's token, the confirmation's token).
- */
-export const RESERVED_FIELD_NAMES = [
-  'id',
-  'createdAt',
-  'status',
-  'attempts',
-  'nextAttemptAt',
-  'lastError',
-  'sentAt',
-  'spamReasons',
-  'form',
-  'fields',
-  HONEYPOT_FIELD,
-  'altcha',
-  'cf-turnstile-response',
-  'token',
-] as const;
 
 /** What a ticked checkbox sends (`<input type="checkbox" value="yes">`): the one value that ticks it. */
 export const CHECKBOX_VALUE = 'yes';
@@ -129,6 +111,11 @@ export function ownValue<T>(record: Readonly<Record<string, T>>, name: string): 
 
 /** The longest text a text-like field takes when its definition sets no `maxLength`. */
 export const DEFAULT_MAX_LENGTH = { text: 200, email: EMAIL_MAX_LENGTH, tel: 40, url: 2000, textarea: 5000 } as const;
+
+/** Whether a type of field holds typed text (and so takes `minLength` and `maxLength`): the types with a default length. */
+export function isTextLike(type: FieldType): type is keyof typeof DEFAULT_MAX_LENGTH {
+  return Object.hasOwn(DEFAULT_MAX_LENGTH, type);
+}
 
 /** The value of a field once validated: text, a number (or `null` when an optional one is empty), a ticked box. */
 export type FieldValue = string | number | boolean | null;
@@ -221,7 +208,7 @@ export function defineForm(input: FormDefinitionInput): FormDefinition {
     const at = `${where}: fields.${index} (${field.name})`;
     if (seen.has(field.name)) throw new Error(`${at}: a second field named ${field.name}`);
     seen.add(field.name);
-    if ((RESERVED_FIELD_NAMES as readonly string[]).includes(field.name)) throw new Error(`${at}: the name ${field.name} is reserved`);
+    if (RESERVED_FIELD_NAMES.includes(field.name)) throw new Error(`${at}: the name ${field.name} is reserved`);
     requireCoherent(field, at);
   }
   return {
@@ -243,8 +230,8 @@ function requireCoherent(field: v.InferOutput<typeof FieldShape>, at: string): v
   if (field.type === 'select' && !field.choices) throw new Error(`${at}: a select needs its choices`);
   if (field.type !== 'select' && field.choices) throw new Error(`${at}: choices belong to a select only`);
   if (field.choices && new Set(field.choices.map((c) => c.value)).size !== field.choices.length) throw new Error(`${at}: two choices of one value`);
-  const textLike = ['text', 'email', 'tel', 'url', 'textarea'].includes(field.type);
-  if (!textLike && (field.minLength !== undefined || field.maxLength !== undefined)) throw new Error(`${at}: minLength and maxLength belong to text fields`);
+  if (!isTextLike(field.type) && (field.minLength !== undefined || field.maxLength !== undefined))
+    throw new Error(`${at}: minLength and maxLength belong to text fields`);
   // Against the type's default too: a text field of minLength 300 and no maxLength (200) could never be filled in.
   const longest = maxLengthOf(field) ?? Number.POSITIVE_INFINITY;
   if ((field.minLength ?? 0) > longest) throw new Error(`${at}: minLength is above maxLength (${longest})`);
@@ -263,7 +250,7 @@ function requireCoherent(field: v.InferOutput<typeof FieldShape>, at: string): v
 /** The most characters a text-like field takes: its own `maxLength`, else the default of its type. */
 export function maxLengthOf(field: FieldDefinition): number | undefined {
   if (field.maxLength !== undefined) return field.maxLength;
-  return field.type in DEFAULT_MAX_LENGTH ? DEFAULT_MAX_LENGTH[field.type as keyof typeof DEFAULT_MAX_LENGTH] : undefined;
+  return isTextLike(field.type) ? DEFAULT_MAX_LENGTH[field.type] : undefined;
 }
 
 /**

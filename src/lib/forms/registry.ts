@@ -1,6 +1,7 @@
 import settings from '#forms-config';
-import type { FormDefinition } from './definition.ts';
+import { displayValue, type FormDefinition } from './definition.ts';
 import type { FormsSettings } from './settings.ts';
+import { STORED_IN_COLUMNS } from './reserved.ts';
 
 /**
  * The owner's forms (forms.config.ts at the project's root), as the build read them: the contact
@@ -20,9 +21,6 @@ export const ownerForms: readonly FormDefinition[] = settings.forms;
 export function formNamed(name: string, set: FormsSettings = forms): FormDefinition | undefined {
   return name === 'contact' ? set.contact : set.forms.find((form) => form.name === name);
 }
-
-/** The columns of a submission that hold the fields of the same name, whatever the form. */
-export const STORED_IN_COLUMNS: readonly string[] = ['name', 'email', 'message'];
 
 /** The fields of a form kept in a submission's `fields` (JSON): all but name, email and message. */
 export function extraFields(form: FormDefinition): FormDefinition['fields'] {
@@ -46,4 +44,26 @@ export function labelOf(fieldName: string, set: FormsSettings = forms): string {
     if (field) return field.label;
   }
   return fieldName;
+}
+
+/** One extra field of a submission as the owner reads it: its name, its label, its value as shown. */
+export type PresentedField = { key: string; label: string; value: string };
+
+/**
+ * The extra fields of a submission of `formName` (its `fields`), each with the label its form
+ * gives it and its value as shown (a choice's label, Yes or No): the one presentation the admin
+ * and the inbox command read.
+ * Hint: a field its form no longer defines keeps its name as its label and its stored value, so
+ * nothing stored is hidden from the owner.
+ */
+export function presentFields(formName: string, fields: Readonly<Record<string, unknown>>, set: FormsSettings = forms): PresentedField[] {
+  return Object.entries(fields).map(([key, value]) => {
+    const field = fieldOf(formName, key, set);
+    return { key, label: field?.label ?? key, value: displayValue(field, value) };
+  });
+}
+
+/** A form's title by its name, or the name itself when the form is no longer defined. */
+export function formTitleOf(formName: string, set: FormsSettings = forms): string {
+  return formNamed(formName, set)?.title ?? formName;
 }

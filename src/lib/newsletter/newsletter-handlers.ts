@@ -2,6 +2,7 @@ import type { IncomingRequest } from '../http/form.ts';
 import * as v from 'valibot';
 import { INVALID_EMAIL } from '../forms/email.ts';
 import { NewsletterSchema } from '../forms/newsletter.ts';
+import { TOKEN_FIELD } from '../forms/reserved.ts';
 import { readForm } from '../http/form.ts';
 import { texts } from '../i18n/texts.ts';
 import { describeError, type Logger } from '../log.ts';
@@ -146,7 +147,7 @@ export const UNSUBSCRIBE_LINK_INVALID = texts.refusals.unsubscribeLinkInvalid;
 export async function handleNewsletterConfirmation(request: IncomingRequest, { provider, logger, events, signups, optIn }: NewsletterDeps): Promise<Outcome> {
   const form = await readForm(request);
   if (!form.ok) return form.failure;
-  const token = form.fields.token;
+  const token = form.fields[TOKEN_FIELD];
   const email = optIn && typeof token === 'string' ? await optIn.consents.confirm(token, new Date()) : undefined;
   if (!email) return failure(400, CONFIRMATION_LINK_EXPIRED);
   const outcome = await provider.subscribe(email);
@@ -179,7 +180,7 @@ export async function handleUnsubscribe(
   { provider, logger, optIn, unsubscribeLocal }: NewsletterDeps & { unsubscribeLocal?: (email: string) => Promise<boolean> },
 ): Promise<Outcome> {
   const form = await readForm(request);
-  const fromForm = form.ok ? form.fields.token : undefined;
+  const fromForm = form.ok ? form.fields[TOKEN_FIELD] : undefined;
   const token = new URL(request.url).searchParams.get('token') ?? (typeof fromForm === 'string' ? fromForm : undefined);
   const email = optIn && token ? await optIn.consents.unsubscribe(token, new Date()) : undefined;
   if (!email) return failure(400, UNSUBSCRIBE_LINK_INVALID);

@@ -1,4 +1,4 @@
-import { type FormDefinition, visibleFieldNames } from '../forms/definition.ts';
+import { type FormDefinition, thanksPath, visibleFieldNames } from '../forms/definition.ts';
 import { contactForm } from '../forms/registry.ts';
 import { type Answer, type FormValues, INTERNAL_ERROR, type Outcome } from '../http/outcome.ts';
 
@@ -18,20 +18,20 @@ export type FormPages = {
 
 /** The two forms' pages. */
 export const FORM_PAGES = {
-  newsletter: { form: 'newsletter', thanks: '/thank-you/newsletter/', fields: ['email'], page: '/' },
-  contact: { form: 'contact', thanks: '/thank-you/contact/', fields: visibleFieldNames(contactForm), page: '/contact' },
+  newsletter: { form: 'newsletter', thanks: thanksPath('newsletter'), fields: ['email'], page: '/' },
+  contact: { form: 'contact', thanks: thanksPath('contact'), fields: visibleFieldNames(contactForm), page: '/contact' },
 } as const satisfies Record<'newsletter' | 'contact', FormPages>;
 
 /** An owner's form's pages: its thank-you page, and its own fields shown again when refused. */
 export function ownerFormPages(form: FormDefinition): FormPages {
-  return { form: form.name, thanks: `/thank-you/${form.name}/`, fields: visibleFieldNames(form), page: form.page };
+  return { form: form.name, thanks: thanksPath(form.name), fields: visibleFieldNames(form), page: form.page };
 }
 
 /** The pages behind the links of the newsletter's emails (confirm, unsubscribe): the newsletter's page when refused. */
-export const NEWSLETTER_LINK_PAGES: FormPages = { form: 'newsletter', thanks: '/thank-you/newsletter/', fields: [], page: '/' };
+export const NEWSLETTER_LINK_PAGES: FormPages = { form: 'newsletter', thanks: thanksPath('newsletter'), fields: [], page: '/' };
 
 /** The confirmation of a held contact message: its page is the contact form's, its thanks the contact form's. */
-export const CONFIRM_PAGES: FormPages = { form: 'contact', thanks: '/thank-you/contact/', fields: [], page: '/contact' };
+export const CONFIRM_PAGES: FormPages = { form: 'contact', thanks: thanksPath('contact'), fields: [], page: '/contact' };
 
 /**
  * What a form's page shows again after a refused post: the status and headers of the

@@ -3,8 +3,8 @@ import { type Challenge, createChallenge, type Solution, verifySolution } from '
 import { deriveKey } from 'altcha-lib/algorithms/sha';
 import type { UsedChallenges } from './used-challenges.ts';
 
-/** The form field that carries the solved proof, named as ALTCHA's widget names it. */
-export const PROOF_FIELD = 'altcha';
+// The field's name is one of the reserved ones a form's field may not take: it lives with them.
+export { PROOF_FIELD } from '../forms/reserved.ts';
 
 /**
  * How hard and how long-lived a challenge is.

@@ -1,7 +1,7 @@
 import { OUTSIDE_TIMEOUT_MS, type OutsideCheck, postUrlEncoded } from './outside.ts';
 
-/** The form field Cloudflare's widget fills with its token. */
-export const TURNSTILE_FIELD = 'cf-turnstile-response';
+// The field's name is one of the reserved ones a form's field may not take: it lives with them.
+export { TURNSTILE_FIELD } from '../forms/reserved.ts';
 
 /** Where Cloudflare answers siteverify; tests point the client at a fake on 127.0.0.1. */
 export const TURNSTILE_BASE_URL = 'https://challenges.cloudflare.com';

@@ -10,7 +10,10 @@ import { messageEventId, recordEvent } from '../webhooks/events.ts';
  * Hint: "sending" is `pending` with a live lease rather than a value of its own, so every
  * stored value stays readable by an instance of the previous version during a rolling upgrade.
  */
-export type Status = 'pending' | 'sent' | 'failed' | 'spam';
+export type Status = (typeof STATUSES)[number];
+
+/** Every stored status, in the order the inbox command and the admin list them: the one list of them. */
+export const STATUSES = ['pending', 'sent', 'failed', 'spam'] as const;
 
 /** A state of the machine: the stored statuses, "sending" (pending under a lease), and gone. */
 export type State = Status | 'sending' | 'deleted';

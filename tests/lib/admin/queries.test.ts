@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { likePattern, MESSAGE_STATUSES, PAGE_SIZE } from '../../../src/lib/admin/queries.ts';
+import { STATUSES } from '../../../src/lib/submissions/machine.ts';
 
 describe('the LIKE pattern of a search', () => {
   test.each([
@@ -30,4 +31,9 @@ describe('the LIKE pattern of a search', () => {
 test('the inbox pages 50 messages and filters by four statuses', () => {
   expect(PAGE_SIZE).toBe(50);
   expect(MESSAGE_STATUSES).toEqual(['pending', 'sent', 'failed', 'spam']);
+});
+
+// One list of statuses: the admin's filter is the machine's own array, not a copy kept in step.
+test("the inbox's filter is the message machine's list of statuses", () => {
+  expect(MESSAGE_STATUSES).toBe(STATUSES);
 });

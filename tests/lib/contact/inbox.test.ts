@@ -4,17 +4,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { Writable } from 'node:stream';
 import { EXIT, streamOut } from '../../../src/lib/cli.ts';
-import {
-  EXPORT_COLUMNS,
-  exportChunks,
-  exported,
-  type InboxCommand,
-  type InboxIo,
-  messagesToCsv,
-  parseInboxArgs,
-  runInboxCommand,
-} from '../../../src/lib/contact/inbox.ts';
+import { exportChunks, exported, type InboxCommand, type InboxIo, messagesToCsv, parseInboxArgs, runInboxCommand } from '../../../src/lib/contact/inbox.ts';
 import { defineForm } from '../../../src/lib/forms/definition.ts';
+import { EXPORT_COLUMNS } from '../../../src/lib/forms/reserved.ts';
 import type { FormsSettings } from '../../../src/lib/forms/settings.ts';
 import { createSmtpMailer } from '../../../src/lib/mail/mailer.ts';
 import { createSpamStore } from '../../../src/lib/spam/spam-store.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { CONTACT_FORM } from '../../../src/lib/forms/contact.ts';
-import { defineForm, displayValue, type FieldDefinition, parseForm } from '../../../src/lib/forms/definition.ts';
+import { defineForm, displayValue, type FieldDefinition, isTextLike, parseForm, thanksPath } from '../../../src/lib/forms/definition.ts';
 import { defineForms } from '../../../src/lib/forms/settings.ts';
 
 const form = (fields: FieldDefinition[], more: Record<string, unknown> = {}) => defineForm({ name: 'quote', title: 'Request a quote', fields, ...more });
@@ -254,4 +254,30 @@ describe('displayValue', () => {
   ] as const)('%s', (_, field, value, shown) => {
     expect(displayValue(field as FieldDefinition | undefined, value)).toBe(shown);
   });
+});
+
+// One function builds a form's thank-you path: the 303 of a post without JavaScript and the
+// landing of a confirmed held message both come from it.
+test.each([
+  ['quote', '/thank-you/quote/'],
+  ['contact', '/thank-you/contact/'],
+  ['newsletter', '/thank-you/newsletter/'],
+])('a form named %s thanks at %s', (name, path) => {
+  expect(thanksPath(name)).toBe(path);
+});
+
+// One list of the text-like types: the check of a definition, the page's attributes and the
+// default length all ask isTextLike.
+test.each([
+  ['text', true],
+  ['email', true],
+  ['tel', true],
+  ['url', true],
+  ['textarea', true],
+  ['number', false],
+  ['select', false],
+  ['checkbox', false],
+  ['date', false],
+] as const)('a field of type %s is text-like: %s', (type, textLike) => {
+  expect(isTextLike(type)).toBe(textLike);
 });

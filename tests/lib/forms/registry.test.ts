@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'vitest';
 import { CONTACT_FORM } from '../../../src/lib/forms/contact.ts';
 import { defineForm } from '../../../src/lib/forms/definition.ts';
-import { contactForm, extraFieldNames, extraFields, fieldOf, formNamed, ownerForms } from '../../../src/lib/forms/registry.ts';
+import { contactForm, extraFieldNames, extraFields, fieldOf, formNamed, formTitleOf, ownerForms, presentFields } from '../../../src/lib/forms/registry.ts';
+import { defineForms } from '../../../src/lib/forms/settings.ts';
 
 // The suite's forms (tests/fixtures/test.forms.config.ts, which vitest.config.ts imports for
 // `#forms-config`) add no field to the contact form and no form of the owner's: these tests read
@@ -45,5 +46,35 @@ describe('the extra fields of a form: those kept in the JSON of a submission', (
     });
     expect(extraFields(quote).map((field) => field.name)).toEqual(['phone', 'budget']);
     expect(extraFields(contactForm)).toEqual([]);
+  });
+});
+
+// One presentation of a submission's extra fields and its form, read by the admin's list and
+// page and by the inbox command: labels and values as the form defines them.
+describe('a submission as the owner reads it', () => {
+  const set = defineForms({
+    forms: [
+      {
+        name: 'quote',
+        title: 'Request a quote',
+        fields: [
+          { name: 'budget', type: 'select', label: 'Budget', choices: [{ value: 'small', label: 'Under 1000' }] },
+          { name: 'rush', type: 'checkbox', label: 'In a hurry' },
+        ],
+      },
+    ],
+  });
+
+  test('each field with its label and its value as shown; a field no longer defined by its name and stored value', () => {
+    expect(presentFields('quote', { budget: 'small', rush: true, gone: 'kept' }, set)).toEqual([
+      { key: 'budget', label: 'Budget', value: 'Under 1000' },
+      { key: 'rush', label: 'In a hurry', value: 'Yes' },
+      { key: 'gone', label: 'gone', value: 'kept' },
+    ]);
+  });
+
+  test("a form's title, or its name when it is no longer defined", () => {
+    expect(formTitleOf('quote', set)).toBe('Request a quote');
+    expect(formTitleOf('retired', set)).toBe('retired');
   });
 });
