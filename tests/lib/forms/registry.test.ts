@@ -1,5 +1,4 @@
 import { describe, expect, test } from 'vitest';
-import { CONTACT_FORM } from '../../../src/lib/forms/contact.ts';
 import { defineForm } from '../../../src/lib/forms/definition.ts';
 import { contactForm, extraFieldNames, extraFields, fieldOf, formNamed, ownerForms } from '../../../src/lib/forms/registry.ts';
 
@@ -8,7 +7,12 @@ import { contactForm, extraFieldNames, extraFields, fieldOf, formNamed, ownerFor
 // the registry as the site builds it from that file.
 describe("the site's forms, from the suite's forms.config.ts", () => {
   test('the contact form is the built-in one and there are no forms of the owner', () => {
-    expect(contactForm).toEqual(CONTACT_FORM);
+    expect(contactForm.name).toBe('contact');
+    expect(contactForm.fields.map((field) => [field.name, field.type, field.required])).toEqual([
+      ['name', 'text', true],
+      ['email', 'email', true],
+      ['message', 'textarea', true],
+    ]);
     expect(ownerForms).toEqual([]);
   });
 
