@@ -4,14 +4,20 @@ import { createLogger, type Logger, silentLogger } from '../../src/lib/log.ts';
 import { type AbuseLimits, createAbuseLimits, createBoundedMemoryLimiter, MEMORY_LIMITER_MAX_KEYS } from '../../src/lib/rate-limit.ts';
 import { connectRedis } from '../../src/lib/redis.ts';
 import { type RedisServer, redisAvailable, startRedis } from '../support/redis.ts';
+import { eventually } from '../support/smtp.ts';
 
 const config = (max: number) => ({ rateLimit: { max, windowSeconds: 600 } });
 
 /** Limits shared through a Redis client of their own, closed with them, as the services own one. */
-function sharedLimits(max: number, url: string, logger: Logger = silentLogger): AbuseLimits {
+function sharedLimits(max: number, url: string, logger: Logger = silentLogger): AbuseLimits & { ready: Promise<unknown>; errors: () => number } {
   const redis = connectRedis(url, logger);
   const limits = createAbuseLimits(config(max), logger, redis);
+  let errors = 0;
+  redis.on('error', () => errors++);
   return {
+    // Connected: until then the limits are the memory's, which the shared tests must not read.
+    ready: new Promise((resolve) => redis.once('ready', resolve)),
+    errors: () => errors,
     enabled: limits.enabled,
     checkClient: limits.checkClient,
     refundClient: limits.refundClient,
@@ -139,7 +145,7 @@ describe.skipIf(!redisAvailable)('abuse limits shared through a real Redis', () 
   test('two instances share one budget', async () => {
     const one = sharedLimits(4, redis.url, silentLogger);
     const two = sharedLimits(4, redis.url, silentLogger);
-    await new Promise((r) => setTimeout(r, 200));
+    await Promise.all([one.ready, two.ready]);
     let allowed = 0;
     for (let i = 0; i < 4; i++) {
       if ((await one.checkClient('newsletter', 'shared-client')).ok) allowed++;
@@ -155,7 +161,7 @@ describe.skipIf(!redisAvailable)('abuse limits shared through a real Redis', () 
 
   test('a refund is shared too: the accepted count in Redis goes back down', async () => {
     const limits = sharedLimits(4, redis.url, silentLogger);
-    await new Promise((r) => setTimeout(r, 200));
+    await limits.ready;
     await limits.checkClient('contact', 'refunded-client');
     await limits.checkClient('contact', 'refunded-client');
     await limits.refundClient('contact', 'refunded-client');
@@ -180,11 +186,12 @@ describe.skipIf(!redisAvailable)('abuse limits shared through a real Redis', () 
     const logger = createLogger({ level: 'debug', write: (line) => lines.push(line) });
     const dead = await startRedis();
     const limits = sharedLimits(2, dead.url, logger);
-    await new Promise((r) => setTimeout(r, 200));
+    await limits.ready;
     await dead.stop();
     // Still limited, now by the in-memory insurance.
     await expect(countAllowed(() => limits.checkClient('contact', 'while-down'), 5)).resolves.toBe(2);
-    await new Promise((r) => setTimeout(r, 1500));
+    // Once: the client has failed again (it retries every half second or so), and no second line came.
+    await eventually('a second failure to reach Redis', () => limits.errors() >= 2, 10_000);
     expect(lines.filter((l) => l.includes('redis.unreachable'))).toHaveLength(1);
     await limits.close();
   });
