@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createLogger, type Logger, silentLogger } from '../../src/lib/log.ts';
-import { type AbuseLimits, createAbuseLimits, createBoundedMemoryLimiter, MEMORY_LIMITER_MAX_KEYS } from '../../src/lib/rate-limit.ts';
+import { type AbuseLimits, createAbuseLimits, createBoundedMemoryLimiter } from '../../src/lib/rate-limit.ts';
 import { connectRedis } from '../../src/lib/redis.ts';
 import { type RedisServer, redisAvailable, startRedis } from '../support/redis.ts';
 import { eventually } from '../support/smtp.ts';
@@ -211,7 +211,15 @@ describe('the in-memory budget remembers a bounded number of clients', () => {
     await expect(limiter.consume('2001:db8:0::/64')).resolves.toMatchObject({ consumedPoints: 1 });
   });
 
-  test('the server’s budgets use the bound of 20,000', () => {
-    expect(MEMORY_LIMITER_MAX_KEYS).toBe(20_000);
+  test.each([
+    [19_999, false],
+    [20_000, true],
+  ])('the server’s budgets keep 20,000 clients: after %i others, the first is forgotten: %s', async (others, forgotten) => {
+    const limits = createAbuseLimits(config(1), silentLogger);
+    await expect(limits.checkClient('contact', 'first')).resolves.toMatchObject({ ok: true });
+    await expect(limits.checkClient('contact', 'first')).resolves.toMatchObject({ ok: false });
+    for (let i = 0; i < others; i++) await limits.checkClient('contact', `other-${i}`);
+    await expect(limits.checkClient('contact', 'first')).resolves.toMatchObject({ ok: forgotten });
+    await limits.close();
   });
 });
