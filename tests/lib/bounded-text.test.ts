@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { AnswerTooLargeError, OUTSIDE_ANSWER_MAX_BYTES, readBoundedText } from '../../src/lib/bounded-text.ts';
+import { AnswerTooLargeError, readBoundedText } from '../../src/lib/bounded-text.ts';
 
 /** An answer whose body arrives in the given chunks, and whether the reader cancelled it. */
 function answer(chunks: Array<string | Uint8Array>) {
@@ -18,8 +18,9 @@ function answer(chunks: Array<string | Uint8Array>) {
 }
 
 describe('reading an outside answer within a limit', () => {
-  test('the limit is 1 MiB', () => {
-    expect(OUTSIDE_ANSWER_MAX_BYTES).toBe(1_048_576);
+  test('by default an answer of 1 MiB is read, and one a byte longer is not', async () => {
+    await expect(readBoundedText(answer(['x'.repeat(1_048_576)]).response)).resolves.toHaveLength(1_048_576);
+    await expect(readBoundedText(answer(['x'.repeat(1_048_577)]).response)).rejects.toBeInstanceOf(AnswerTooLargeError);
   });
 
   test.each([

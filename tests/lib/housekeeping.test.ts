@@ -2,17 +2,23 @@ import { describe, expect, test } from 'vitest';
 import { createHousekeeping, DAY_MS, HOUR_MS, type HousekeepingJob } from '../../src/lib/housekeeping.ts';
 import { createLogger, silentLogger } from '../../src/lib/log.ts';
 
-/** A timer that records each wait and fires only when the test says. */
+/**
+ * A timer that records each wait and fires only when the test says. `waited(n)` settles once the
+ * housekeeping has asked for its n-th wait: its pass before that wait has ended.
+ */
 function manualTimer() {
   const waits: number[] = [];
   let pending: (() => void) | undefined;
+  const listeners: Array<() => void> = [];
   return {
     waits,
     fire: () => pending?.(),
+    waited: (n: number) => new Promise<void>((resolve) => (waits.length >= n ? resolve() : listeners.push(() => waits.length >= n && resolve()))),
     timer: {
       set: (wake: () => void, ms: number) => {
         waits.push(ms);
         pending = wake;
+        for (const listener of listeners) listener();
         return waits.length;
       },
       clear: () => {},
@@ -20,37 +26,35 @@ function manualTimer() {
   };
 }
 
-const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
-
 describe('the housekeeping', () => {
   test('every job runs at start, then each at its own interval', async () => {
     let now = new Date('2026-11-25T00:00:00.000Z');
     const ran: string[] = [];
     const job = (name: string, everyMs: number): HousekeepingJob => ({ name, everyMs, run: async () => void ran.push(name) });
-    const { waits, fire, timer } = manualTimer();
+    const { waits, fire, waited, timer } = manualTimer();
     const housekeeping = createHousekeeping([job('hourly', HOUR_MS), job('daily', DAY_MS)], { logger: silentLogger, clock: () => now, timer });
     housekeeping.start();
-    await settle();
+    await waited(1);
     expect(ran).toEqual(['hourly', 'daily']);
     expect(waits.at(-1)).toBe(HOUR_MS);
     now = new Date(now.getTime() + HOUR_MS);
     fire();
-    await settle();
+    await waited(2);
     expect(ran).toEqual(['hourly', 'daily', 'hourly']);
     now = new Date(now.getTime() + 23 * HOUR_MS);
     fire();
-    await settle();
+    await waited(3);
     expect(ran).toEqual(['hourly', 'daily', 'hourly', 'hourly', 'daily']);
     await housekeeping.stop();
   });
 
   test('a job due at a time of day runs then, before its interval ends', async () => {
     const now = new Date('2026-11-25T07:00:00.000Z');
-    const { waits, timer } = manualTimer();
+    const { waits, waited, timer } = manualTimer();
     const digest: HousekeepingJob = { name: 'digest', everyMs: HOUR_MS, dueAt: () => new Date('2026-11-25T07:20:00.000Z'), run: async () => {} };
     const housekeeping = createHousekeeping([digest], { logger: silentLogger, clock: () => now, timer });
     housekeeping.start();
-    await settle();
+    await waited(1);
     expect(waits.at(-1)).toBe(20 * 60 * 1000);
     await housekeeping.stop();
   });
@@ -81,7 +85,10 @@ describe('the housekeeping', () => {
   });
 
   test('stops as one: waits for the job under way, then runs no other', async () => {
-    let release: () => void = () => {};
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let began!: () => void;
+    const slowBegan = new Promise<void>((resolve) => (began = resolve));
     const ran: string[] = [];
     const { timer } = manualTimer();
     const housekeeping = createHousekeeping(
@@ -89,27 +96,23 @@ describe('the housekeeping', () => {
         {
           name: 'slow',
           everyMs: HOUR_MS,
-          run: () =>
-            new Promise<void>((resolve) => {
-              release = () => {
-                ran.push('slow');
-                resolve();
-              };
-            }),
+          run: async () => {
+            began();
+            await gate;
+            ran.push('slow');
+          },
         },
         { name: 'next', everyMs: HOUR_MS, run: async () => void ran.push('next') },
       ],
       { logger: silentLogger, timer },
     );
     housekeeping.start();
-    await settle();
-    let stopped = false;
-    const stopping = housekeeping.stop().then(() => (stopped = true));
-    await settle();
-    expect(stopped).toBe(false);
+    await slowBegan;
+    const stopping = housekeeping.stop().then(() => ran.push('stopped'));
+    // Held until stop has been asked; whenever stop ends, it must be after the job under way.
     release();
     await stopping;
-    expect(ran).toEqual(['slow']);
+    expect(ran).toEqual(['slow', 'stopped']);
     expect(housekeeping.start()).toBe(false);
   });
 });

@@ -1,17 +1,23 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createLogger, type Logger, silentLogger } from '../../src/lib/log.ts';
-import { type AbuseLimits, createAbuseLimits, createBoundedMemoryLimiter, MEMORY_LIMITER_MAX_KEYS } from '../../src/lib/rate-limit.ts';
+import { type AbuseLimits, createAbuseLimits, createBoundedMemoryLimiter } from '../../src/lib/rate-limit.ts';
 import { connectRedis } from '../../src/lib/redis.ts';
 import { type RedisServer, redisAvailable, startRedis } from '../support/redis.ts';
+import { eventually } from '../support/smtp.ts';
 
 const config = (max: number) => ({ rateLimit: { max, windowSeconds: 600 } });
 
 /** Limits shared through a Redis client of their own, closed with them, as the services own one. */
-function sharedLimits(max: number, url: string, logger: Logger = silentLogger): AbuseLimits {
+function sharedLimits(max: number, url: string, logger: Logger = silentLogger): AbuseLimits & { ready: Promise<unknown>; errors: () => number } {
   const redis = connectRedis(url, logger);
   const limits = createAbuseLimits(config(max), logger, redis);
+  let errors = 0;
+  redis.on('error', () => errors++);
   return {
+    // Connected: until then the limits are the memory's, which the shared tests must not read.
+    ready: new Promise((resolve) => redis.once('ready', resolve)),
+    errors: () => errors,
     enabled: limits.enabled,
     checkClient: limits.checkClient,
     refundClient: limits.refundClient,
@@ -139,7 +145,7 @@ describe.skipIf(!redisAvailable)('abuse limits shared through a real Redis', () 
   test('two instances share one budget', async () => {
     const one = sharedLimits(4, redis.url, silentLogger);
     const two = sharedLimits(4, redis.url, silentLogger);
-    await new Promise((r) => setTimeout(r, 200));
+    await Promise.all([one.ready, two.ready]);
     let allowed = 0;
     for (let i = 0; i < 4; i++) {
       if ((await one.checkClient('newsletter', 'shared-client')).ok) allowed++;
@@ -155,7 +161,7 @@ describe.skipIf(!redisAvailable)('abuse limits shared through a real Redis', () 
 
   test('a refund is shared too: the accepted count in Redis goes back down', async () => {
     const limits = sharedLimits(4, redis.url, silentLogger);
-    await new Promise((r) => setTimeout(r, 200));
+    await limits.ready;
     await limits.checkClient('contact', 'refunded-client');
     await limits.checkClient('contact', 'refunded-client');
     await limits.refundClient('contact', 'refunded-client');
@@ -180,11 +186,12 @@ describe.skipIf(!redisAvailable)('abuse limits shared through a real Redis', () 
     const logger = createLogger({ level: 'debug', write: (line) => lines.push(line) });
     const dead = await startRedis();
     const limits = sharedLimits(2, dead.url, logger);
-    await new Promise((r) => setTimeout(r, 200));
+    await limits.ready;
     await dead.stop();
     // Still limited, now by the in-memory insurance.
     await expect(countAllowed(() => limits.checkClient('contact', 'while-down'), 5)).resolves.toBe(2);
-    await new Promise((r) => setTimeout(r, 1500));
+    // Once: the client has failed again (it retries every half second or so), and no second line came.
+    await eventually('a second failure to reach Redis', () => limits.errors() >= 2, 10_000);
     expect(lines.filter((l) => l.includes('redis.unreachable'))).toHaveLength(1);
     await limits.close();
   });
@@ -204,7 +211,15 @@ describe('the in-memory budget remembers a bounded number of clients', () => {
     await expect(limiter.consume('2001:db8:0::/64')).resolves.toMatchObject({ consumedPoints: 1 });
   });
 
-  test('the server’s budgets use the bound of 20,000', () => {
-    expect(MEMORY_LIMITER_MAX_KEYS).toBe(20_000);
+  test.each([
+    [19_999, false],
+    [20_000, true],
+  ])('the server’s budgets keep 20,000 clients: after %i others, the first is forgotten: %s', async (others, forgotten) => {
+    const limits = createAbuseLimits(config(1), silentLogger);
+    await expect(limits.checkClient('contact', 'first')).resolves.toMatchObject({ ok: true });
+    await expect(limits.checkClient('contact', 'first')).resolves.toMatchObject({ ok: false });
+    for (let i = 0; i < others; i++) await limits.checkClient('contact', `other-${i}`);
+    await expect(limits.checkClient('contact', 'first')).resolves.toMatchObject({ ok: forgotten });
+    await limits.close();
   });
 });

@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { parseContact } from '../../src/lib/forms/contact.ts';
+import { parseForm } from '../../src/lib/forms/definition.ts';
+import { contactForm } from '../../src/lib/forms/registry.ts';
 import { contactEndpoint, enhanceContactForm } from '../../src/scripts/contact-form.ts';
 import { answering, jsonResponse, OUTCOMES, pendingFetch, renderContactForm, requestOf, settled, submit } from './form-dom.ts';
 
@@ -298,7 +299,7 @@ describe('contact form: a full textarea with line breaks', () => {
   const endpointWithTheRealSchema = () =>
     vi.fn<typeof fetch>(async (_, init) => {
       const fields = Object.fromEntries(init!.body as FormData) as Record<string, string>;
-      const parsed = parseContact({ ...fields, message: fields.message!.replace(/\r?\n/g, '\r\n') });
+      const parsed = parseForm(contactForm, { ...fields, message: fields.message!.replace(/\r?\n/g, '\r\n') });
       return parsed.ok ? jsonResponse({ success: true }) : jsonResponse({ success: false, errors: parsed.errors }, 400);
     });
   /** `count` characters in lines of 100 (99 letters and a line break), as typed in the textarea. */

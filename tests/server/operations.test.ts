@@ -2,6 +2,7 @@ import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type FakeHttpServer, replyJson, startFakeHttpServer } from '../support/fake-http.ts';
 import { postForm, type Site, startSite } from '../support/site.ts';
+import { eventually } from '../support/smtp.ts';
 
 const valid = { name: 'Ada Lovelace', email: 'ada.lovelace@example.com', message: 'A message that must never be logged.', honeypot: '' };
 
@@ -157,8 +158,10 @@ describe('operations', () => {
       }, 1500);
     });
     const site = await startSite({ MAILCHIMP_API_KEY: 'k-us1', MAILCHIMP_LIST_ID: 'l', MAILCHIMP_API_BASE_URL: provider.url });
+    const asked = provider.requests.length;
     const pending = postForm(`${site.url}/api/newsletter`, { email: 'slow@example.com' });
-    await new Promise((r) => setTimeout(r, 300));
+    // SIGTERM while the provider call is under way: once the provider has the request.
+    await eventually('the signup to reach the provider', () => provider.requests.length > asked);
     const exit = site.stop('SIGTERM');
     const response = await pending;
     expect(response.status).toBe(200);

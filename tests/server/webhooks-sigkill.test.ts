@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
+import { runInbox } from '../contact/run-inbox.ts';
 import { type FakeHttpServer, replyJson, startFakeHttpServer } from '../support/fake-http.ts';
 import { postForm, type Site, startSite } from '../support/site.ts';
 import { eventually } from '../support/smtp.ts';
@@ -46,7 +47,14 @@ describe('a webhook delivery across a SIGKILL', () => {
     const ids = receiver.requests.map((r) => r.headers['webhook-id']);
     expect(ids).toHaveLength(2);
     expect(ids[1]).toBe(ids[0]);
-    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    // Delivered is a final state: once the row says so, no instance sends it again.
+    const delivery = async () =>
+      (await runInbox(['webhooks'], { DATA_DIR: dataDir })).stdout
+        .split('\n')[1]!
+        .split(/\s{2,}/)
+        .slice(2, 6);
+    await eventually('the delivery to be recorded as delivered', async () => (await delivery())[2] === 'delivered', 10_000);
+    await expect(delivery()).resolves.toEqual(['contact.received', 'webhook', 'delivered', '2']);
     expect(receiver.requests).toHaveLength(2);
   });
 });

@@ -71,7 +71,10 @@ describe('a contact message, told everywhere the owner works', () => {
       type: 'newsletter.subscribed',
       data: { email: 'reader@example.org', provider: 'local' },
     });
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The deliveries are written with the event, before the answer: the list is final, and names no chat.
+    const listed = await runInbox(['webhooks'], { DATA_DIR: site.dataDir });
+    const told = listed.stdout.split('\n').filter((row) => row.includes('newsletter.subscribed'));
+    expect(told.map((row) => row.split(/\s{2,}/)[3])).toEqual(['webhook']);
     expect(edge.requests).toHaveLength(1);
   });
 });

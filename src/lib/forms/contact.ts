@@ -1,5 +1,5 @@
 import { texts } from '../i18n/texts.ts';
-import { defineForm, type FormDefinition, type FormErrors, parseForm } from './definition.ts';
+import { defineForm, type FormDefinition, type FormErrors } from './definition.ts';
 
 /** The limits of docs/api/openapi.yaml, in characters (code points) after trimming. */
 export const CONTACT_LIMITS = {
@@ -73,14 +73,3 @@ export type ContactInput = { name: string; email: string; message: string; honey
 
 /** The field-to-messages map of docs/api/openapi.yaml for a failed contact submission. */
 export type ContactErrors = Partial<Record<keyof ContactInput, [string, ...string[]]>> & FormErrors;
-
-/**
- * Checks a contact submission, answering the cleaned input or the spec's `errors` object.
- * Hint: each field stops at its first problem so a visitor reads one message per field.
- */
-export function parseContact(fields: Record<string, unknown>): { ok: true; input: ContactInput } | { ok: false; errors: ContactErrors } {
-  const parsed = parseForm(CONTACT_FORM, fields);
-  if (!parsed.ok) return parsed;
-  const { name, email, message } = parsed.values;
-  return { ok: true, input: { name: String(name), email: String(email), message: String(message), honeypot: '' } };
-}

@@ -1,18 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import {
-  ARGON2ID,
-  CONCURRENT_CHECKS,
-  createPasswordCheck,
-  hasArgon2,
-  hashPassword,
-  MAX_PASSWORD_LENGTH,
-  MIN_PASSWORD_LENGTH,
-  parsePasswordHash,
-  passwordProblem,
-  SCRYPT,
-  verifyPassword,
-  WAITING_CHECKS,
-} from '../../../src/lib/admin/password.ts';
+import { createPasswordCheck, hasArgon2, hashPassword, parsePasswordHash, passwordProblem, verifyPassword } from '../../../src/lib/admin/password.ts';
 
 // The reference implementation's own vectors (phc-winner-argon2, src/test.c): password "password", salt "somesalt".
 const REFERENCE_ARGON2ID = '$argon2id$v=19$m=256,t=2,p=1$c29tZXNhbHQ$nf65EOgLrQMR/uIPnA4rEsF5h7TKyQwu9U1bMCHGi/4';
@@ -150,7 +137,8 @@ describe('checking sign-ins', () => {
       running--;
       return password === 'right';
     };
-    const check = createPasswordCheck(parsed(REFERENCE_ARGON2ID), 2, slow);
+    // Two by default (the ten admitted below are these two and eight waiting).
+    const check = createPasswordCheck(parsed(REFERENCE_ARGON2ID), undefined, slow);
     const answers = await Promise.all(['right', 'wrong', 'right', 'wrong', 'right'].map((password) => check(password)));
     expect(answers).toEqual([true, false, true, false, true]);
     expect(most).toBe(2);
@@ -195,14 +183,8 @@ describe('checking sign-ins', () => {
 describe('this Node', () => {
   test('has argon2id (Node 24.7 and later), so a hash is argon2id unless told otherwise, and an argon2id hash is read', async () => {
     expect(hasArgon2()).toBe(true);
-    await expect(hashPassword('correct horse battery')).resolves.toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    await expect(hashPassword('correct horse battery')).resolves.toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/);
     expect(parsePasswordHash(REFERENCE_ARGON2ID)).toMatchObject({ ok: true, hash: { algorithm: 'argon2id' } });
-  });
-
-  test('the parameters and bounds are those the documentation names', () => {
-    expect([MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH, CONCURRENT_CHECKS, WAITING_CHECKS]).toEqual([12, 1024, 2, 8]);
-    expect(ARGON2ID).toEqual({ memory: 19_456, passes: 2, parallelism: 1, tagLength: 32 });
-    expect(SCRYPT).toEqual({ logN: 17, r: 8, p: 1, keyLength: 32 });
   });
 });
 

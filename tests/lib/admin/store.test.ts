@@ -70,15 +70,17 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
       const refused = (at: string, client = 'c0ffee') => audit.recordRepeated({ at, action: 'sign-in-failed', detail: 'refused: too many attempts', client });
       for (let i = 0; i < 50; i++) await refused(`2026-11-22T10:${String(i % 14).padStart(2, '0')}:00.000Z`);
       await refused('2026-11-22T10:05:00.000Z', 'other');
-      await refused('2026-11-22T10:31:00.000Z');
+      // The quarter-hour runs from the row's first refusal: 10:15:00 is within it, a millisecond later is not.
+      await refused('2026-11-22T10:15:00.000Z');
+      await refused('2026-11-22T10:15:00.001Z');
       await audit.record({ at: '2025-01-01T00:00:00.000Z', action: 'sign-in', detail: '', client: 'c0ffee' });
       const { entries, total } = await audit.list(50, 0);
       expect(total).toBe(4);
       expect(entries.map((e) => [e.at, e.client, e.repeats])).toEqual([
         ['2025-01-01T00:00:00.000Z', 'c0ffee', 1],
-        ['2026-11-22T10:31:00.000Z', 'c0ffee', 1],
+        ['2026-11-22T10:15:00.001Z', 'c0ffee', 1],
         ['2026-11-22T10:05:00.000Z', 'other', 1],
-        ['2026-11-22T10:00:00.000Z', 'c0ffee', 50],
+        ['2026-11-22T10:00:00.000Z', 'c0ffee', 51],
       ]);
       await expect(audit.deleteBefore(new Date('2026-01-01T00:00:00.000Z'))).resolves.toBe(1);
       await expect(audit.list(50, 0)).resolves.toMatchObject({ total: 3 });
@@ -213,10 +215,12 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
         entries: [{ at: now.toISOString(), action: 'retention', detail: '1 older than 30 days', client: 'server', repeats: 1 }],
         total: 1,
       });
-      // Without RETENTION_DAYS the audit log is still pruned, after a year.
+      // Without RETENTION_DAYS the audit log is still pruned, after a year: 366 days go, 364 stay.
       await audit.record({ at: new Date(now.getTime() - 366 * DAY).toISOString(), action: 'sign-in', detail: '', client: 'abc' });
+      await audit.record({ at: new Date(now.getTime() - 364 * DAY).toISOString(), action: 'sign-in', detail: 'kept', client: 'abc' });
       await expect(applyRetention({ ...parts, retentionDays: undefined }, now)).resolves.toEqual({ sessions: 0, messages: 0, auditEntries: 1, events: 0 });
       expect((await store.outbox.list()).map((s) => s.name)).toEqual(['Young']);
+      expect((await audit.list(10, 0)).entries.map((e) => e.detail)).toContain('kept');
     });
 
     test('the admin over the store: the overview, one message with its history and reasons, retry only of a failed one', async () => {

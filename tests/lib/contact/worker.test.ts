@@ -451,11 +451,13 @@ describe('the delivery worker running in the background', () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const sent: string[] = [];
+    const order: string[] = [];
     const w = worker(
       {
         async send(email) {
           sent.push(email.messageId);
           await gate;
+          order.push('send answered');
           return { ok: true };
         },
       },
@@ -463,12 +465,11 @@ describe('the delivery worker running in the background', () => {
     );
     w.start();
     await eventually('the first send to begin', () => sent.length === 1);
-    let stopped = false;
-    const stopping = w.stop().then(() => (stopped = true));
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(stopped).toBe(false);
+    const stopping = w.stop().then(() => order.push('stopped'));
+    // The send is held until stop has been asked; whenever stop ends, it must be after the answer.
     release();
     await stopping;
+    expect(order).toEqual(['send answered', 'stopped']);
     expect(sent).toEqual([`<contact-${a}>`]);
     expect((await outbox.find(a))?.status).toBe('sent');
     expect((await outbox.find(b))?.status).toBe('pending');

@@ -1,6 +1,11 @@
 import { describe, expect, test } from 'vitest';
-import { CONTACT_MESSAGES, parseContact } from '../../../src/lib/forms/contact.ts';
+import { CONTACT_MESSAGES } from '../../../src/lib/forms/contact.ts';
+import { parseForm } from '../../../src/lib/forms/definition.ts';
 import { INVALID_EMAIL } from '../../../src/lib/forms/email.ts';
+import { contactForm } from '../../../src/lib/forms/registry.ts';
+
+/** A contact post checked as the handler checks it (src/lib/contact/contact-handlers.ts). */
+const checkContact = (fields: Record<string, unknown>) => parseForm(contactForm, fields);
 
 const valid = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello there, this is a message.', honeypot: '' };
 const chars = (n: number, c = 'a') => c.repeat(n);
@@ -25,7 +30,7 @@ describe('contact name', () => {
     ['two letters between zero-width spaces', '\u200bAb\u200b', true],
     ['two CJK characters', '李白', true],
   ])('%s is %s', (_, name, accepted) => {
-    const result = parseContact({ ...valid, name });
+    const result = checkContact({ ...valid, name });
     expect(result.ok).toBe(accepted);
     if (!result.ok) expect(result.errors).toEqual({ name: [CONTACT_MESSAGES.nameLength] });
   });
@@ -38,7 +43,7 @@ describe('contact name', () => {
     ['a bidi override', 'Ada\u202ex'],
     ['a bidi isolate', 'Ada\u2066x'],
   ])('rejects a name with %s', (_, name) => {
-    expect(parseContact({ ...valid, name })).toEqual({ ok: false, errors: { name: [CONTACT_MESSAGES.nameCharacters] } });
+    expect(checkContact({ ...valid, name })).toEqual({ ok: false, errors: { name: [CONTACT_MESSAGES.nameCharacters] } });
   });
 
   // Characters that show as nothing are taken out before the name is counted (decision 0150):
@@ -51,14 +56,14 @@ describe('contact name', () => {
     ['a BOM and a space in front', '\ufeff Ann', 'Ann'],
     ['zero-width spaces around', '\u200bAb\u200b', 'Ab'],
   ])('stores a name with %s as the name a reader sees', (_, name, stored) => {
-    expect(parseContact({ ...valid, name })).toEqual({ ok: true, input: { ...valid, name: stored } });
+    expect(checkContact({ ...valid, name })).toEqual({ ok: true, values: { ...valid, name: stored } });
   });
 
   test.each([
     ['one letter among tag characters', 'A\u{E0041}\u{E0042}'],
     ['one letter and a BOM', 'A\ufeff'],
   ])('refuses %s with the spec’s length message: what is left is one character', (_, name) => {
-    expect(parseContact({ ...valid, name })).toEqual({ ok: false, errors: { name: ['Name must be between 2 and 100 characters'] } });
+    expect(checkContact({ ...valid, name })).toEqual({ ok: false, errors: { name: ['Name must be between 2 and 100 characters'] } });
   });
 });
 
@@ -69,7 +74,7 @@ describe('contact message', () => {
     [5000, true, undefined],
     [5001, false, CONTACT_MESSAGES.messageTooLong],
   ])('%i characters: accepted %s', (length, accepted, message) => {
-    const result = parseContact({ ...valid, message: chars(length) });
+    const result = checkContact({ ...valid, message: chars(length) });
     expect(result).toEqual(accepted ? expect.objectContaining({ ok: true }) : { ok: false, errors: { message: [message] } });
   });
 
@@ -83,9 +88,9 @@ describe('contact message', () => {
     ['5,000 characters, all line breaks between two letters', true, `a${'\r\n'.repeat(4998)}b`],
     ['5,001 characters, all line breaks between two letters', false, `a${'\r\n'.repeat(4999)}b`],
   ])('a message of %s: accepted %s', (_, accepted, message) => {
-    const result = parseContact({ ...valid, message });
+    const result = checkContact({ ...valid, message });
     expect(result).toEqual(
-      accepted ? { ok: true, input: expect.objectContaining({ message }) } : { ok: false, errors: { message: ['Message must be at most 5000 characters'] } },
+      accepted ? { ok: true, values: expect.objectContaining({ message }) } : { ok: false, errors: { message: ['Message must be at most 5000 characters'] } },
     );
   });
 
@@ -93,33 +98,33 @@ describe('contact message', () => {
     ['abcd\r\nefgh', false],
     ['abcd\r\nefghi', true],
   ])('a CR LF counts as one character at the lower limit too: %j accepted %s', (message, accepted) => {
-    expect(parseContact({ ...valid, message })).toEqual(
-      accepted ? { ok: true, input: expect.objectContaining({ message }) } : { ok: false, errors: { message: ['Message must be at least 10 characters'] } },
+    expect(checkContact({ ...valid, message })).toEqual(
+      accepted ? { ok: true, values: expect.objectContaining({ message }) } : { ok: false, errors: { message: ['Message must be at least 10 characters'] } },
     );
   });
 
   test('rejects a 9-character message with the message of the spec', () => {
-    expect(parseContact({ ...valid, message: '123456789' })).toEqual({
+    expect(checkContact({ ...valid, message: '123456789' })).toEqual({
       ok: false,
       errors: { message: ['Message must be at least 10 characters'] },
     });
   });
 
   test('counts 10 emoji as 10 characters', () => {
-    expect(parseContact({ ...valid, message: chars(10, '😀') }).ok).toBe(true);
+    expect(checkContact({ ...valid, message: chars(10, '😀') }).ok).toBe(true);
   });
 
   test('does not count surrounding white space', () => {
-    expect(parseContact({ ...valid, message: `   ${chars(9)}\n\n  ` }).ok).toBe(false);
+    expect(checkContact({ ...valid, message: `   ${chars(9)}\n\n  ` }).ok).toBe(false);
   });
 
   test('keeps line breaks inside a message', () => {
-    const result = parseContact({ ...valid, message: 'Line one\r\nLine two' });
-    expect(result).toEqual({ ok: true, input: expect.objectContaining({ message: 'Line one\r\nLine two' }) });
+    const result = checkContact({ ...valid, message: 'Line one\r\nLine two' });
+    expect(result).toEqual({ ok: true, values: expect.objectContaining({ message: 'Line one\r\nLine two' }) });
   });
 
   test('rejects NUL inside a message', () => {
-    expect(parseContact({ ...valid, message: 'Hello there\u0000 friend' })).toEqual({
+    expect(checkContact({ ...valid, message: 'Hello there\u0000 friend' })).toEqual({
       ok: false,
       errors: { message: [CONTACT_MESSAGES.messageCharacters] },
     });
@@ -135,7 +140,7 @@ describe('contact honeypot', () => {
   ])('%s: accepted %s', (_, override, accepted) => {
     const fields: Record<string, unknown> = { ...valid, ...override };
     if (override.honeypot === undefined) delete fields.honeypot;
-    const result = parseContact(fields);
+    const result = checkContact(fields);
     expect(result.ok).toBe(accepted);
     if (!result.ok) expect(result.errors).toEqual({ honeypot: ['This field must be left empty'] });
   });
@@ -143,7 +148,7 @@ describe('contact honeypot', () => {
 
 describe('contact form as a whole', () => {
   test('reports every failing field at once and leaves good fields out', () => {
-    const result = parseContact({ name: 'A', email: 'nope', message: 'short', honeypot: 'x' });
+    const result = checkContact({ name: 'A', email: 'nope', message: 'short', honeypot: 'x' });
     expect(result).toEqual({
       ok: false,
       errors: {
@@ -156,7 +161,7 @@ describe('contact form as a whole', () => {
   });
 
   test('reports one message per field, the first problem found', () => {
-    expect(parseContact({ ...valid, name: '\u0000', message: '\u0000 short' })).toEqual({
+    expect(checkContact({ ...valid, name: '\u0000', message: '\u0000 short' })).toEqual({
       ok: false,
       errors: {
         name: ['Name must not contain line breaks or control characters'],
@@ -166,7 +171,7 @@ describe('contact form as a whole', () => {
   });
 
   test('treats missing fields as empty', () => {
-    expect(parseContact({})).toEqual({
+    expect(checkContact({})).toEqual({
       ok: false,
       errors: { name: [CONTACT_MESSAGES.nameLength], email: [INVALID_EMAIL], message: [CONTACT_MESSAGES.messageTooShort] },
     });
@@ -174,14 +179,14 @@ describe('contact form as a whole', () => {
 
   test('refuses a file where text is expected', () => {
     const file = new File(['x'], 'x.txt');
-    const result = parseContact({ ...valid, name: file });
+    const result = checkContact({ ...valid, name: file });
     expect(result).toEqual({ ok: false, errors: { name: [CONTACT_MESSAGES.nameLength] } });
   });
 
   test('answers the cleaned input', () => {
-    expect(parseContact({ ...valid, name: '  Ade\u0301le  ', email: ' ada@example.com ' })).toEqual({
+    expect(checkContact({ ...valid, name: '  Ade\u0301le  ', email: ' ada@example.com ' })).toEqual({
       ok: true,
-      input: { ...valid, name: 'Ad\u00e9le', email: 'ada@example.com' },
+      values: { ...valid, name: 'Ad\u00e9le', email: 'ada@example.com' },
     });
   });
 });

@@ -1,5 +1,4 @@
 import { describe, expect, test } from 'vitest';
-import { CONTACT_FORM } from '../../../src/lib/forms/contact.ts';
 import { defineForm } from '../../../src/lib/forms/definition.ts';
 import { contactForm, extraFieldNames, extraFields, fieldOf, formNamed, formTitleOf, ownerForms, presentFields } from '../../../src/lib/forms/registry.ts';
 import { defineForms } from '../../../src/lib/forms/settings.ts';
@@ -9,7 +8,12 @@ import { defineForms } from '../../../src/lib/forms/settings.ts';
 // the registry as the site builds it from that file.
 describe("the site's forms, from the suite's forms.config.ts", () => {
   test('the contact form is the built-in one and there are no forms of the owner', () => {
-    expect(contactForm).toEqual(CONTACT_FORM);
+    expect(contactForm.name).toBe('contact');
+    expect(contactForm.fields.map((field) => [field.name, field.type, field.required])).toEqual([
+      ['name', 'text', true],
+      ['email', 'email', true],
+      ['message', 'textarea', true],
+    ]);
     expect(ownerForms).toEqual([]);
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { CONFIRMATION_TTL_MS, readConfirmation, signConfirmation } from '../../../src/lib/spam/confirmation.ts';
+import { readConfirmation, signConfirmation } from '../../../src/lib/spam/confirmation.ts';
 
 const SECRET = 'confirmation-test-secret';
 const NOW = Date.parse('2026-11-24T12:00:00.000Z');
@@ -8,13 +8,12 @@ describe('the token of a confirmation page', () => {
   test('names its message, is good for a day, and reads back to the same id', () => {
     const token = signConfirmation(42, SECRET, NOW);
     expect(token).toMatch(/^42\.1795608000\.[\w-]{43}$/);
-    expect(CONFIRMATION_TTL_MS).toBe(86_400_000);
     expect(readConfirmation(token, SECRET, NOW)).toBe(42);
-    expect(readConfirmation(token, SECRET, NOW + CONFIRMATION_TTL_MS - 1000)).toBe(42);
+    expect(readConfirmation(token, SECRET, NOW + 86_399_000)).toBe(42);
   });
 
   test.each([
-    ['expired', (t: string) => t, SECRET, NOW + CONFIRMATION_TTL_MS],
+    ['expired', (t: string) => t, SECRET, NOW + 86_400_000],
     ['signed with another secret', (t: string) => t, 'another-secret', NOW],
     ['for another message', (t: string) => t.replace(/^42\./, '43.'), SECRET, NOW],
     ['with a later expiry', (t: string) => t.replace('.1795608000.', '.1795608099.'), SECRET, NOW],

@@ -164,6 +164,7 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL store', () => {
   test('a server that cannot be reached: opening answers, ready and every statement reject with why, and closing works', async () => {
     const sql = open('postgres://postgres@127.0.0.1:1/forms', { connectTimeoutMs: 1_000 });
     // Nobody has asked for anything yet: the failed migration must not be an unhandled rejection.
+    // The pause is what is tested: a refused connection fails within it while nothing listens.
     await sleep(200);
     await expect(sql.ready).rejects.toThrow('connect ECONNREFUSED 127.0.0.1:1');
     await expect(sql.all('SELECT 1')).rejects.toThrow('connect ECONNREFUSED 127.0.0.1:1');
@@ -208,7 +209,8 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL store', () => {
       process.on('warning', onWarning);
       try {
         for (let i = 0; i < 12; i++) await sql.transaction((tx) => tx.get('SELECT 1'));
-        await sleep(50);
+        // Node emits a warning on the next tick: by the next turn of the event loop it has come, or never will.
+        await new Promise((resolve) => setImmediate(resolve));
       } finally {
         process.off('warning', onWarning);
       }
@@ -268,6 +270,7 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL store', () => {
       const sql = open(url);
       await sql.get('SELECT 1');
       await cutIdle(url);
+      // The pause is what is tested: the cut reaches the idle client within it, with no listener of ours.
       await sleep(200);
       await expect(sql.get('SELECT 1 AS one')).resolves.toEqual({ one: 1 });
     });
