@@ -1,6 +1,5 @@
-import { displayValue, type FormDefinition, ownValue } from '../forms/definition.ts';
-import { contactForm, formNamed } from '../forms/registry.ts';
-import { STORED_IN_COLUMNS } from '../forms/reserved.ts';
+import type { FormDefinition } from '../forms/definition.ts';
+import { contactForm, formNamed, forms, presentFields } from '../forms/registry.ts';
 import { texts } from '../i18n/texts.ts';
 import { type ContactEmail, type ContactEmailSite, headerText, literalInHeader, UNSAFE_IN_HEADER } from '../mail/email.ts';
 import type { SmtpConfig } from '../mail/settings.ts';
@@ -48,26 +47,16 @@ export function composeContactEmail(submission: ContactEmailSource, smtp: SmtpCo
 
 /**
  * The body of the owner's mail: the contact form's message, then each extra field with its
- * label; an owner's form lists every field but name and email (in the signature) in form order.
- * Hint: a field no longer in the definition is still listed, by its name, so nothing stored is hidden.
+ * label (`presentFields`, as the admin shows them); an owner's form lists every field but name
+ * and email (in the signature) in form order, its message at its place.
  */
 function bodyOf(submission: ContactEmailSource, form: FormDefinition | undefined): string {
-  const fields = submission.fields ?? {};
-  const lines: string[] = [];
-  const line = (label: string, value: string) => lines.push(value.includes('\n') ? `${label}:\n${value}` : `${label}: ${value}`);
-  const listed = new Set<string>();
-  const owners = form && form.name !== 'contact';
-  for (const field of form?.fields ?? []) {
-    listed.add(field.name);
-    if (field.name === 'name' || field.name === 'email') continue;
-    if (field.name === 'message') {
-      if (owners) line(field.label, submission.message);
-      continue;
-    }
-    if (STORED_IN_COLUMNS.includes(field.name)) continue;
-    line(field.label, displayValue(field, ownValue(fields, field.name)) || texts.values.empty);
-  }
-  for (const [key, value] of Object.entries(fields)) if (!listed.has(key)) line(key, displayValue(undefined, value));
+  const owners = form !== undefined && form.name !== 'contact';
+  const presented = presentFields(form?.name ?? submission.form ?? 'contact', submission.fields ?? {}, forms, owners ? submission.message : undefined);
+  const lines = presented.map(({ label, value }) => {
+    const shown = value || texts.values.empty;
+    return shown.includes('\n') ? `${label}:\n${shown}` : `${label}: ${shown}`;
+  });
   if (owners) return lines.join('\n');
   return lines.length > 0 ? `${submission.message}\n\n${lines.join('\n')}` : submission.message;
 }

@@ -1,5 +1,5 @@
 import settings from '#forms-config';
-import { displayValue, type FormDefinition } from './definition.ts';
+import { displayValue, type FormDefinition, ownValue } from './definition.ts';
 import type { FormsSettings } from './settings.ts';
 import { STORED_IN_COLUMNS } from './reserved.ts';
 
@@ -50,17 +50,24 @@ export function labelOf(fieldName: string, set: FormsSettings = forms): string {
 export type PresentedField = { key: string; label: string; value: string };
 
 /**
- * The extra fields of a submission of `formName` (its `fields`), each with the label its form
- * gives it and its value as shown (a choice's label, Yes or No): the one presentation the admin
- * and the inbox command read.
- * Hint: a field its form no longer defines keeps its name as its label and its stored value, so
- * nothing stored is hidden from the owner.
+ * The extra fields of a submission of `formName` (its `fields`), in its form's order, each with
+ * the label its form gives it and its value as shown (a choice's label, Yes or No, '' when
+ * empty): the one presentation the owner's mail, the admin and the inbox command read.
+ * `message`, given, is shown at the message field's place (an owner's form's mail lists it there).
+ * Hint: a field its form no longer defines follows, with its name as its label and its stored
+ * value, so nothing stored is hidden from the owner.
  */
-export function presentFields(formName: string, fields: Readonly<Record<string, unknown>>, set: FormsSettings = forms): PresentedField[] {
-  return Object.entries(fields).map(([key, value]) => {
-    const field = fieldOf(formName, key, set);
-    return { key, label: field?.label ?? key, value: displayValue(field, value) };
-  });
+export function presentFields(formName: string, fields: Readonly<Record<string, unknown>>, set: FormsSettings = forms, message?: string): PresentedField[] {
+  const presented: PresentedField[] = [];
+  const listed = new Set<string>();
+  for (const field of formNamed(formName, set)?.fields ?? []) {
+    listed.add(field.name);
+    if (field.name === 'message' && message !== undefined) presented.push({ key: field.name, label: field.label, value: message });
+    else if (!STORED_IN_COLUMNS.includes(field.name))
+      presented.push({ key: field.name, label: field.label, value: displayValue(field, ownValue(fields, field.name)) });
+  }
+  for (const [key, value] of Object.entries(fields)) if (!listed.has(key)) presented.push({ key, label: key, value: displayValue(undefined, value) });
+  return presented;
 }
 
 /** A form's title by its name, or the name itself when the form is no longer defined. */

@@ -77,6 +77,35 @@ describe('a submission as the owner reads it', () => {
     ]);
   });
 
+  test("in the form's order whatever order they were stored in; an empty one stays, as ''", () => {
+    expect(presentFields('quote', { rush: false, gone: 'kept', budget: '' }, set)).toEqual([
+      { key: 'budget', label: 'Budget', value: '' },
+      { key: 'rush', label: 'In a hurry', value: 'No' },
+      { key: 'gone', label: 'gone', value: 'kept' },
+    ]);
+  });
+
+  test("the message, given, at its field's place; never otherwise, as it has a column of its own", () => {
+    const withMessage = defineForms({
+      forms: [
+        {
+          name: 'visit',
+          title: 'Book a visit',
+          fields: [
+            { name: 'name', type: 'text', label: 'Name' },
+            { name: 'message', type: 'textarea', label: 'What to bring' },
+            { name: 'day', type: 'text', label: 'Day' },
+          ],
+        },
+      ],
+    });
+    expect(presentFields('visit', { day: 'Monday' }, withMessage, 'A ladder')).toEqual([
+      { key: 'message', label: 'What to bring', value: 'A ladder' },
+      { key: 'day', label: 'Day', value: 'Monday' },
+    ]);
+    expect(presentFields('visit', { day: 'Monday' }, withMessage)).toEqual([{ key: 'day', label: 'Day', value: 'Monday' }]);
+  });
+
   test("a form's title, or its name when it is no longer defined", () => {
     expect(formTitleOf('quote', set)).toBe('Request a quote');
     expect(formTitleOf('retired', set)).toBe('retired');
