@@ -38,8 +38,10 @@ export const silentLogger: Logger = createLogger({ level: 'silent' });
 
 /** The name and message of an error, without its stack, for a log line. */
 export function describeError(error: unknown): string {
-  if (error instanceof Error) return `${error.name}: ${error.message}`;
-  return String(error);
+  if (!(error instanceof Error)) return String(error);
+  // A store error names the statement it came from (store/state.ts `nameStatement`).
+  const statement = (error as { statement?: unknown }).statement;
+  return typeof statement === 'string' ? `${error.name}: ${error.message} (statement: ${statement})` : `${error.name}: ${error.message}`;
 }
 
 /** How a logger bounds the lines clients cause: per client and event, and in all. */

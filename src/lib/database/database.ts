@@ -4,9 +4,9 @@ import type { Logger } from '../log.ts';
 import { createSubscriberList, type SubscriberList } from '../newsletter/local.ts';
 import type { DatabaseConfig } from './settings.ts';
 import { openPostgres } from '../store/postgres.ts';
-import { type Engine, engineName, type Sql } from '../store/sql.ts';
+import { type Engine, engineName, type Sql, type SqlSession } from '../store/sql.ts';
 import { openSqlite } from '../store/sqlite.ts';
-import { createDatabaseState, type DatabaseState } from '../store/state.ts';
+import { createDatabaseState, type DatabaseState, isStatementFault, nameStatement } from '../store/state.ts';
 
 /** What the health check learns about the database. */
 export type DatabaseHealth = {
@@ -122,13 +122,19 @@ function isLocked(error: unknown): boolean {
   return ((error as { errcode?: number }).errcode ?? 0) % 256 === 5 || (cause !== undefined && isLocked(cause));
 }
 
-/**
- * Whether PostgreSQL refused a value a statement carried (SQLSTATE class 22, "data exception",
- * such as a NUL in text): the server answered, so it is no outage.
- */
-function isDataException(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && code.startsWith('22');
+/** A transaction's statements, each failure named by its statement (`nameStatement`). */
+function named(tx: SqlSession): SqlSession {
+  const naming =
+    (text: string) =>
+    (error: unknown): never => {
+      nameStatement(error, text);
+      throw error;
+    };
+  return {
+    all: (text, params) => tx.all(text, params).catch(naming(text)),
+    get: (text, params) => tx.get(text, params).catch(naming(text)),
+    run: (text, params) => tx.run(text, params).catch(naming(text)),
+  };
 }
 
 /**
@@ -143,7 +149,7 @@ function monitored(sql: Sql, state: DatabaseState, probeProvesRecovery: boolean)
   // sqlite3 shell): then the probe's committed write proves the database takes writes again,
   // and health recovers by itself instead of waiting for the next post.
   let onlyLocked = true;
-  const watch = async <T>(work: Promise<T>, write: boolean): Promise<T> => {
+  const watch = async <T>(work: Promise<T>, write: boolean, statement?: string): Promise<T> => {
     try {
       const result = await work;
       if (write) {
@@ -152,8 +158,9 @@ function monitored(sql: Sql, state: DatabaseState, probeProvesRecovery: boolean)
       }
       return result;
     } catch (error) {
-      // A value the statement carried was refused: the statement's fault, not the database's.
-      if (isDataException(error)) throw error;
+      if (statement !== undefined) nameStatement(error, statement);
+      // The statement's fault (our bug, a refused value), not the database's: health is unaffected.
+      if (isStatementFault(error)) throw error;
       onlyLocked = (state.failure === undefined || onlyLocked) && isLocked(error);
       state.failed(error);
       throw error;
@@ -162,10 +169,14 @@ function monitored(sql: Sql, state: DatabaseState, probeProvesRecovery: boolean)
   return {
     engine: sql.engine,
     ready: sql.ready,
-    all: (text, params) => watch(sql.all(text, params), false),
-    get: (text, params) => watch(sql.get(text, params), false),
-    run: (text, params) => watch(sql.run(text, params), true),
-    transaction: (work, options) => watch(sql.transaction(work, options), true),
+    all: (text, params) => watch(sql.all(text, params), false, text),
+    get: (text, params) => watch(sql.get(text, params), false, text),
+    run: (text, params) => watch(sql.run(text, params), true, text),
+    transaction: (work, options) =>
+      watch(
+        sql.transaction((tx) => work(named(tx)), options),
+        true,
+      ),
     // A probe that finds the file locked has not failed: it did not wait, by design.
     runOnce: async (text, params) => {
       try {
