@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { once } from 'node:events';
+import type { AddressInfo, Socket } from 'node:net';
 
 /** One request as the fake provider received it. */
 export type ReceivedRequest = { method: string; url: string; headers: IncomingMessage['headers']; body: string; receivedAt: number };
@@ -15,6 +16,8 @@ export type FakeHttpServer = {
   load: { inFlight: number; maxInFlight: number };
   /** The reply for every following request, until changed. */
   reply(handler: FakeReply): void;
+  /** Settles once every connection made to it so far has closed (answered and let go, reset, or abandoned). */
+  connectionsClosed(): Promise<void>;
   close(): Promise<void>;
 };
 
@@ -35,6 +38,11 @@ export async function startFakeHttpServer(initial: FakeReply = replyJson(200, {}
     requests.push(received);
     await handler(received, res, req);
   });
+  const connections = new Set<Socket>();
+  server.on('connection', (socket) => {
+    connections.add(socket);
+    socket.once('close', () => connections.delete(socket));
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -44,6 +52,7 @@ export async function startFakeHttpServer(initial: FakeReply = replyJson(200, {}
     reply(next) {
       handler = next;
     },
+    connectionsClosed: () => Promise.all([...connections].map((socket) => once(socket, 'close'))).then(() => undefined),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

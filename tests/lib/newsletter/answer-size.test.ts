@@ -8,6 +8,7 @@ import { createKitProvider } from '../../../src/lib/newsletter/kit.ts';
 import { createMailchimpProvider } from '../../../src/lib/newsletter/mailchimp.ts';
 import type { NewsletterProvider } from '../../../src/lib/newsletter/provider.ts';
 import { createResendProvider } from '../../../src/lib/newsletter/resend.ts';
+import { watchClientSockets } from '../../support/client-sockets.ts';
 import { type FakeHttpServer, type FakeReply, startFakeHttpServer } from '../../support/fake-http.ts';
 
 let provider: FakeHttpServer;
@@ -80,19 +81,26 @@ describe.each(PROVIDERS)('%s answering more than any subscription needs', (_, cr
     },
   );
 
-  test('an answer with a broken chunk: unavailable', async () => {
+  test('an answer with a broken chunk: unavailable, and no error is left to surface later', async () => {
     provider.reply(brokenChunk());
+    const sockets = watchClientSockets();
     await expect(attempt(create)).resolves.toMatchObject({ ok: false, reason: 'unavailable' });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Until the connection has closed: a late 'error' would have fired by then, and vitest fails the run on one nobody handles.
+    expect(sockets.count).toBeGreaterThan(0);
+    await sockets.closed();
+    sockets.stop();
   });
 
   test.each(['application/json', 'application/octet-stream', 'image/png'])(
     'a %s answer cut half-way: unavailable, and no error is left to surface later',
     async (type) => {
       provider.reply(cutAfterAWhile(type));
+      const sockets = watchClientSockets();
       await expect(attempt(create)).resolves.toMatchObject({ ok: false, reason: 'unavailable' });
-      // Time for a late 'error' event to fire; vitest fails the run on one nobody handles.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Until the connection has closed: a late 'error' would have fired by then, and vitest fails the run on one nobody handles.
+      expect(sockets.count).toBeGreaterThan(0);
+      await sockets.closed();
+      sockets.stop();
     },
   );
 });
