@@ -40,17 +40,20 @@ await build({
 });
 
 /**
- * The words /forms.js shows when a form on another site names none: the site's language's
- * (decision 0168), read from the catalogue as the pages read it, so the script ships one language.
+ * The words /forms.js shows when a form on another site names none: the site's language's and each
+ * form's own (decision 0168), read as the pages read them, so the script ships one language.
  */
 async function siteWords() {
   const { default: settings } = await import(pathToFileURL(resolve(process.env.SITE_CONFIG || 'site.config.ts')).href);
   const { catalogueFor } = await import(pathToFileURL(resolve('src/lib/i18n/catalogues.ts')).href);
+  const { default: forms } = await import(pathToFileURL(resolve(process.env.FORMS_CONFIG || 'forms.config.ts')).href);
   const texts = catalogueFor(settings.language);
+  const words = (form) => ({ busy: form.busyLabel, thanks: form.thanks });
   return {
     failed: texts.client.failed,
     newsletter: { busy: texts.newsletter.busy, thanks: texts.newsletter.thanks, confirmThanks: texts.newsletter.confirmThanks },
-    contact: { busy: texts.contact.busy, thanks: texts.contact.thanks },
+    contact: words(forms.contact),
+    forms: Object.fromEntries(forms.forms.map((form) => [form.name, words(form)])),
     form: { busy: texts.formDefaults.busy, thanks: texts.formDefaults.thanks },
   };
 }

@@ -17,6 +17,8 @@ export type SiteWords = {
   failed: string;
   newsletter: { busy: string; thanks: string; confirmThanks: string };
   contact: { busy: string; thanks: string };
+  /** An owner's form's words by its name (forms.config.ts), and `form` for a name the build did not know. */
+  forms: Record<string, { busy: string; thanks: string }>;
   form: { busy: string; thanks: string };
 };
 
@@ -32,11 +34,12 @@ const TAKEN = 'formsEnhanced';
 export function enhanceForeignForms(document: Document, server: string, words: SiteWords, fetchImpl: typeof fetch = fetch): number {
   let taken = 0;
   for (const form of document.querySelectorAll<HTMLFormElement>('form')) {
-    const kind = kindOf(form, server);
-    if (!kind || form.dataset[TAKEN]) continue;
+    const target = targetOf(form, server);
+    if (!target || form.dataset[TAKEN]) continue;
     form.dataset[TAKEN] = 'true';
+    const { kind } = target;
     try {
-      complete(form, kind, words);
+      complete(form, target, words);
       // The action, resolved by the browser: the challenge and the post go to this server.
       const endpoint = form.action;
       const proof = prepareProof(form, challengeUrl(endpoint, document.baseURI), fetchImpl);
@@ -52,21 +55,22 @@ export function enhanceForeignForms(document: Document, server: string, words: S
 }
 
 /** Which of this server's forms a form posts to, by its action; undefined for any other form. */
-function kindOf(form: HTMLFormElement, server: string): Kind | undefined {
+function targetOf(form: HTMLFormElement, server: string): { kind: Kind; name: string } | undefined {
   // `getAttribute`: a field named "action" would shadow the property.
   const action = urlOf(form.getAttribute('action') ?? '', form.ownerDocument.baseURI);
   if (!action || action.origin !== server || form.method.toLowerCase() !== 'post') return undefined;
-  if (action.pathname === '/api/newsletter') return 'newsletter';
-  if (action.pathname === '/api/contact') return 'contact';
-  return /^\/api\/forms\/[a-z][a-z0-9_-]*$/.test(action.pathname) ? 'form' : undefined;
+  if (action.pathname === '/api/newsletter') return { kind: 'newsletter', name: 'newsletter' };
+  if (action.pathname === '/api/contact') return { kind: 'contact', name: 'contact' };
+  const name = /^\/api\/forms\/([a-z][a-z0-9_-]*)$/.exec(action.pathname)?.[1];
+  return name ? { kind: 'form', name } : undefined;
 }
 
 /**
  * Adds what the scripts read and write that the owner's markup lacks: the words, a submit
  * button's type, the alert and the status regions, and an error box after each field.
  */
-function complete(form: HTMLFormElement, kind: Kind, words: SiteWords): void {
-  const own = words[kind];
+function complete(form: HTMLFormElement, { kind, name }: { kind: Kind; name: string }, words: SiteWords): void {
+  const own = kind === 'form' ? (Object.hasOwn(words.forms, name) ? words.forms[name]! : words.form) : words[kind];
   form.dataset.busy ||= own.busy;
   form.dataset.thanks ||= own.thanks;
   form.dataset.failed ||= words.failed;

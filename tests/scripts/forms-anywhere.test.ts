@@ -12,6 +12,7 @@ const WORDS: SiteWords = {
   failed: 'Something went wrong. Please try again.',
   newsletter: { busy: 'Subscribing...', thanks: 'Thanks for subscribing!', confirmThanks: 'Check your inbox.' },
   contact: { busy: 'Sending...', thanks: "Thanks for your message! We'll get back to you soon." },
+  forms: { callback: { busy: 'Calling...', thanks: 'We will call you back today.' } },
   form: { busy: 'Sending...', thanks: 'Thank you! We have received it.' },
 };
 
@@ -107,6 +108,15 @@ describe('what a form of the owner’s gets', () => {
     newsletter!.requestSubmit();
     await until(() => contact!.textContent?.trim() === WORDS.contact.thanks && newsletter!.textContent?.trim() === 'Welcome aboard!');
     expect(contact!.querySelector('[role="status"]')).not.toBeNull();
+  });
+
+  test('an owner’s form’s own thanks, from the build, by its name', async () => {
+    document.body.innerHTML = OWNER_PAGE;
+    const { fetchImpl } = server({ '/api/forms/callback': { status: 200, body: { success: true } } });
+    enhanceForeignForms(document, SERVER, WORDS, fetchImpl);
+    const callback = forms()[2]!;
+    callback.requestSubmit();
+    await until(() => callback.textContent?.trim() === 'We will call you back today.');
   });
 
   test('a refusal about the whole form in its alert', async () => {
