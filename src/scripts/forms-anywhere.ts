@@ -79,7 +79,8 @@ function complete(form: HTMLFormElement, { kind, name }: { kind: Kind; name: str
   if (!form.querySelector('button[type="submit"]')) form.querySelector('button:not([type])')?.setAttribute('type', 'submit');
   const prefix = form.id || `forms-${kind}-${Math.random().toString(36).slice(2, 8)}`;
   for (const field of form.querySelectorAll<HTMLInputElement>('input[name], select[name], textarea[name]')) {
-    if (field.type === 'hidden' || field.type === 'submit' || field.name === 'honeypot' || form.querySelector(`[data-error-for="${CSS.escape(field.name)}"]`)) continue;
+    if (field.type === 'hidden' || field.type === 'submit' || field.name === 'honeypot' || form.querySelector(`[data-error-for="${CSS.escape(field.name)}"]`))
+      continue;
     const box = element(form, 'p', { id: `${prefix}-${field.name}-error`, class: 'field-error', 'data-error-for': field.name });
     // After the label when the field sits in one (a checkbox), so the message stays outside the label's text.
     (field.parentElement?.tagName === 'LABEL' ? field.parentElement : field).after(box);

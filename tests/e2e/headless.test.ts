@@ -70,7 +70,8 @@ beforeAll(async () => {
   let formsUrl = '';
   owner = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
-    const html = path === '/thanks.html' ? '<!doctype html><html lang="en"><title>Thanks</title><h1>Thank you, from our own site</h1></html>' : ownerPage(formsUrl);
+    const html =
+      path === '/thanks.html' ? '<!doctype html><html lang="en"><title>Thanks</title><h1>Thank you, from our own site</h1></html>' : ownerPage(formsUrl);
     res.writeHead(path === '/' || path === '/thanks.html' ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' });
     res.end(html);
   });
@@ -102,7 +103,11 @@ async function visit(javaScriptEnabled: boolean): Promise<Page> {
 function stored(name: string): Array<{ form: string; status: string; fields: string | null }> {
   const db = new DatabaseSync(join(site.dataDir, 'forms.db'), { readOnly: true });
   try {
-    return db.prepare('SELECT form, status, fields FROM submissions WHERE name = ? ORDER BY id').all(name) as Array<{ form: string; status: string; fields: string | null }>;
+    return db.prepare('SELECT form, status, fields FROM submissions WHERE name = ? ORDER BY id').all(name) as Array<{
+      form: string;
+      status: string;
+      fields: string | null;
+    }>;
   } finally {
     db.close();
   }

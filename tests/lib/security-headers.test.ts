@@ -61,7 +61,11 @@ describe('the security headers of every answer', () => {
   // answered with a redirect to the owner's site, which `form-action` must let the browser follow.
   test.each([
     ['no allowed origins: the site only', [], "form-action 'self';"],
-    ['the allowed origins: a redirect after a post may go there', ['https://www.example.org', 'http://127.0.0.1:8080'], "form-action 'self' https://www.example.org http://127.0.0.1:8080;"],
+    [
+      'the allowed origins: a redirect after a post may go there',
+      ['https://www.example.org', 'http://127.0.0.1:8080'],
+      "form-action 'self' https://www.example.org http://127.0.0.1:8080;",
+    ],
   ])('from the configuration: %s', (_, allowedOrigins, formAction) => {
     const headers = securityHeadersFor({ publicUrl: 'https://forms.example.com', contactEndpointOrigin: undefined, allowedOrigins });
     expect(headers['content-security-policy']).toContain(formAction);

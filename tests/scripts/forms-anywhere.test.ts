@@ -121,7 +121,9 @@ describe('what a form of the owner’s gets', () => {
 
   test('a refusal about the whole form in its alert', async () => {
     document.body.innerHTML = OWNER_PAGE;
-    const { fetchImpl } = server({ '/api/forms/callback': { status: 429, body: { success: false, error: 'Too many attempts. Please try again in 10 minutes.' } } });
+    const { fetchImpl } = server({
+      '/api/forms/callback': { status: 429, body: { success: false, error: 'Too many attempts. Please try again in 10 minutes.' } },
+    });
     enhanceForeignForms(document, SERVER, WORDS, fetchImpl);
     const callback = forms()[2]!;
     callback.requestSubmit();

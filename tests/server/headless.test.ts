@@ -90,11 +90,7 @@ describe('`_next` after a success, for a person without JavaScript', () => {
 
 describe('a refused post from the owner’s page', () => {
   test('this server’s page: what was typed, the messages, `_next` carried on and a link back to the owner’s page', async () => {
-    const response = await navigate(
-      '/api/contact',
-      { ...TYPED, email: 'not an address', _next: THANKS },
-      { referer: `${OWNER}/contact/` },
-    );
+    const response = await navigate('/api/contact', { ...TYPED, email: 'not an address', _next: THANKS }, { referer: `${OWNER}/contact/` });
     expect(response.status).toBe(303);
     const location = response.headers.get('location') ?? '';
     expect(location).toMatch(/^\/api\/contact\?draft=[\w-]{32}$/);
@@ -127,7 +123,11 @@ describe('a refused post from the owner’s page', () => {
   });
 
   test('a post from this server’s own page shows no link back', async () => {
-    const response = await navigate('/api/contact', { ...TYPED, email: 'not an address' }, { origin: 'https://forms.example.com', referer: 'https://forms.example.com/contact' });
+    const response = await navigate(
+      '/api/contact',
+      { ...TYPED, email: 'not an address' },
+      { origin: 'https://forms.example.com', referer: 'https://forms.example.com/contact' },
+    );
     const doc = parse(await (await fetch(`${site.url}${response.headers.get('location')}`, { headers: NAVIGATION })).text());
     expect(doc.querySelector('a[data-back]')).toBeNull();
     expect(doc.querySelector('input[name="_next"]')).toBeNull();

@@ -7,9 +7,6 @@
  * sent on is the address as the URL parser wrote it again, so the browser reads the same host.
  */
 
-// The field's name is one of the reserved ones a form's field may not take: it lives with them.
-export { NEXT_FIELD } from '../forms/reserved.ts';
-
 /** The origins a person may be sent to: this site's, when `PUBLIC_URL` names it, and the allowed ones. */
 export type NextSettings = { publicUrl: string | undefined; allowedOrigins: readonly string[] };
 

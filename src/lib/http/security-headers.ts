@@ -25,7 +25,7 @@ const HSTS_MAX_AGE_SECONDS = 31_536_000;
 
 /**
  * The policy every page and answer carries: only the site's own scripts, styles, images and
- * connections, forms posted only to the site, and no framing by anyone.
+ * connections, forms posted only to the site (and their redirects to `ALLOWED_ORIGINS`, 0167), and no framing by anyone.
  */
 export function contentSecurityPolicy(settings: Pick<SecurityHeaderSettings, 'extraSources' | 'development'> = {}): string {
   const extra = (key: keyof ExtraSources) => (settings.extraSources ?? []).flatMap((sources) => sources[key] ?? []);

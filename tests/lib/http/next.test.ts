@@ -55,7 +55,9 @@ describe('where a person goes after a post: `_next`', () => {
 
 describe('the link back to the owner’s page on a refusal', () => {
   test('the Referer when it is on an allowed origin', () => {
-    expect(backLink({ referer: 'https://www.example.org/contact/', next: 'https://www.example.org/thanks' }, SETTINGS)).toBe('https://www.example.org/contact/');
+    expect(backLink({ referer: 'https://www.example.org/contact/', next: 'https://www.example.org/thanks' }, SETTINGS)).toBe(
+      'https://www.example.org/contact/',
+    );
   });
 
   test('the home of `_next`’s origin when the Referer is this site’s own (a second try from the refusal page)', () => {
