@@ -3,6 +3,7 @@
 // (`node src/server/start.ts`), but Node's type stripping costs about 18 MB of memory
 // for the life of the process (docs/performance.md).
 import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 /** The site's settings, bundled in: site.config.ts, or the file SITE_CONFIG names (as astro.config.mjs reads it). */
@@ -36,4 +37,39 @@ await build({
   sourcemap: true,
   logLevel: 'warning',
   plugins: [siteConfig, formsConfig],
+});
+
+/**
+ * The words /forms.js shows when a form on another site names none: the site's language's and each
+ * form's own (decision 0168), read as the pages read them, so the script ships one language.
+ */
+async function siteWords() {
+  const { default: settings } = await import(pathToFileURL(resolve(process.env.SITE_CONFIG || 'site.config.ts')).href);
+  const { catalogueFor } = await import(pathToFileURL(resolve('src/lib/i18n/catalogues.ts')).href);
+  const { default: forms } = await import(pathToFileURL(resolve(process.env.FORMS_CONFIG || 'forms.config.ts')).href);
+  const texts = catalogueFor(settings.language);
+  const words = (form) => ({ busy: form.busyLabel, thanks: form.thanks });
+  return {
+    failed: texts.client.failed,
+    newsletter: { busy: texts.newsletter.busy, thanks: texts.newsletter.thanks, confirmThanks: texts.newsletter.confirmThanks },
+    contact: words(forms.contact),
+    forms: Object.fromEntries(forms.forms.map((form) => [form.name, words(form)])),
+    form: { busy: texts.formDefaults.busy, thanks: texts.formDefaults.thanks },
+  };
+}
+
+// /forms.js: the forms' script for pages of the owner's site elsewhere, under a name that stays
+// the same from build to build (their script tag names it), as a classic script so that
+// `document.currentScript` tells it where this server is.
+await build({
+  entryPoints: ['src/scripts/forms-js.ts'],
+  outfile: `${outDir}/client/forms.js`,
+  bundle: true,
+  platform: 'browser',
+  format: 'iife',
+  target: 'es2022',
+  minify: true,
+  legalComments: 'none',
+  define: { SITE_WORDS: JSON.stringify(await siteWords()) },
+  logLevel: 'warning',
 });

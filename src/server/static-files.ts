@@ -28,6 +28,9 @@ const CONTENT_TYPES: Record<string, string> = {
   '.webm': 'video/webm',
 };
 
+/** The forms' script for pages of the owner's site elsewhere, built by scripts/build-server.mjs. */
+const FORMS_SCRIPT = '/forms.js';
+
 /** Files above this size, or past the total, are streamed from the disk at each request. */
 const LIMITS = { file: 512 * 1024, total: 16 * 1024 * 1024 };
 
@@ -46,8 +49,13 @@ export function loadStaticFiles(clientDir: string): Map<string, StaticFile> {
     const status = name === '/404.html' || name === '/500.html' ? 404 : 200;
     const type = CONTENT_TYPES[extname(path)];
     const stat = statSync(path);
-    // Vite's hashed assets never change under their name; pages may change with each build.
-    const cacheControl = name.startsWith('/_astro/') ? 'public, max-age=31536000, immutable' : 'public, max-age=0, must-revalidate';
+    // Vite's hashed assets never change under their name; pages may change with each build; /forms.js
+    // keeps its name for other sites' script tags, so a new build reaches them within ten minutes (decision 0168).
+    const cacheControl = name.startsWith('/_astro/')
+      ? 'public, max-age=31536000, immutable'
+      : name === FORMS_SCRIPT
+        ? 'public, max-age=600'
+        : 'public, max-age=0, must-revalidate';
     let file: StaticFile;
     if (type && stat.size <= LIMITS.file && total + stat.size <= LIMITS.total) {
       total += stat.size;

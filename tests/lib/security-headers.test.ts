@@ -57,6 +57,20 @@ describe('the security headers of every answer', () => {
     expect(headers['strict-transport-security']).toBe('max-age=31536000');
   });
 
+  // Decision 0167: a refused post's page on this server carries `_next`, and its corrected post is
+  // answered with a redirect to the owner's site, which `form-action` must let the browser follow.
+  test.each([
+    ['no allowed origins: the site only', [], "form-action 'self';"],
+    [
+      'the allowed origins: a redirect after a post may go there',
+      ['https://www.example.org', 'http://127.0.0.1:8080'],
+      "form-action 'self' https://www.example.org http://127.0.0.1:8080;",
+    ],
+  ])('from the configuration: %s', (_, allowedOrigins, formAction) => {
+    const headers = securityHeadersFor({ publicUrl: 'https://forms.example.com', contactEndpointOrigin: undefined, allowedOrigins });
+    expect(headers['content-security-policy']).toContain(formAction);
+  });
+
   test('from the configuration under astro dev: the relaxed policy', () => {
     const headers = securityHeadersFor({ publicUrl: undefined, contactEndpointOrigin: undefined }, { development: true });
     expect(headers['content-security-policy']).toContain("script-src 'self' 'unsafe-inline';");

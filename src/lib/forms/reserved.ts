@@ -36,10 +36,13 @@ export const TURNSTILE_FIELD = 'cf-turnstile-response';
 /** The field of the newsletter's confirmation and unsubscribe forms that carries the consent's token. */
 export const TOKEN_FIELD = 'token';
 
+/** Where a person without JavaScript goes after a post from the owner's own site (decision 0167). */
+export const NEXT_FIELD = '_next';
+
 /**
  * The names a field may not take: the columns of the exports (but the three the contact form
  * fills), `form` and `fields`, which the export and the webhooks add, and the fields the server
- * reads itself (the spam trap, the proof of work, Turnstile's token, the confirmation's token).
+ * reads itself (the spam trap, the proof of work, Turnstile's token, the confirmation's token, `_next`).
  */
 export const RESERVED_FIELD_NAMES: readonly string[] = [
   ...EXPORT_COLUMNS.filter((column) => !STORED_IN_COLUMNS.includes(column)),
@@ -49,4 +52,5 @@ export const RESERVED_FIELD_NAMES: readonly string[] = [
   PROOF_FIELD,
   TURNSTILE_FIELD,
   TOKEN_FIELD,
+  NEXT_FIELD,
 ];

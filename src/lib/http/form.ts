@@ -32,12 +32,24 @@ export type FormResult = { ok: true; fields: FormFields } | { ok: false; failure
 
 const FORM_TYPES = ['multipart/form-data', 'application/x-www-form-urlencoded'];
 
+/** Each request's form as first read, so the pipeline can read `_next` after the handler without parsing twice. */
+const READ = new WeakMap<IncomingRequest, { limit: number; result: Promise<FormResult> }>();
+
 /**
  * Reads a form post as browsers send it, refusing other content types (415), bodies past
  * the limit (413) and bodies that do not parse (400) with the JSON shape of the spec.
- * Hint: the body is read with our own byte count so the limit holds without a Content-Length.
+ * Hint: the body is read with our own byte count so the limit holds without a Content-Length;
+ * a second read of the same request with the same limit gets the first's answer.
  */
-export async function readForm(request: IncomingRequest, limit = BODY_LIMIT_BYTES): Promise<FormResult> {
+export function readForm(request: IncomingRequest, limit = BODY_LIMIT_BYTES): Promise<FormResult> {
+  const read = READ.get(request);
+  if (read?.limit === limit) return read.result;
+  const result = parseFormOf(request, limit);
+  READ.set(request, { limit, result });
+  return result;
+}
+
+async function parseFormOf(request: IncomingRequest, limit: number): Promise<FormResult> {
   const contentType = request.headers.get('content-type') ?? '';
   const mediaType = contentType.split(';', 1)[0]!.trim().toLowerCase();
   if (!FORM_TYPES.includes(mediaType)) {

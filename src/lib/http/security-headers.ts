@@ -3,7 +3,7 @@
  * a file under `/_astro/` (astro.config.mjs: nothing inlined), so `'self'` covers them.
  * Hint: Cloudflare Turnstile, when `TURNSTILE_SITE_KEY` is set, is `TURNSTILE_SOURCES`.
  */
-export type ExtraSources = { script?: readonly string[]; frame?: readonly string[]; connect?: readonly string[] };
+export type ExtraSources = { script?: readonly string[]; frame?: readonly string[]; connect?: readonly string[]; form?: readonly string[] };
 
 /** What Cloudflare Turnstile's widget needs: its script, and its iframe. */
 export const TURNSTILE_SOURCES: ExtraSources = {
@@ -25,7 +25,7 @@ const HSTS_MAX_AGE_SECONDS = 31_536_000;
 
 /**
  * The policy every page and answer carries: only the site's own scripts, styles, images and
- * connections, forms posted only to the site, and no framing by anyone.
+ * connections, forms posted only to the site (and their redirects to `ALLOWED_ORIGINS`, 0167), and no framing by anyone.
  */
 export function contentSecurityPolicy(settings: Pick<SecurityHeaderSettings, 'extraSources' | 'development'> = {}): string {
   const extra = (key: keyof ExtraSources) => (settings.extraSources ?? []).flatMap((sources) => sources[key] ?? []);
@@ -39,7 +39,7 @@ export function contentSecurityPolicy(settings: Pick<SecurityHeaderSettings, 'ex
     ['frame-src', extra('frame').length > 0 ? extra('frame') : ["'none'"]],
     ['object-src', ["'none'"]],
     ['base-uri', ["'self'"]],
-    ['form-action', ["'self'"]],
+    ['form-action', ["'self'", ...extra('form')]],
     ['frame-ancestors', ["'none'"]],
   ];
   return directives.map(([name, sources]) => `${name} ${[...new Set(sources)].join(' ')}`).join('; ');
@@ -74,6 +74,7 @@ export function securityHeadersFor(
     publicUrl: string | undefined;
     contactEndpointOrigin: string | undefined;
     spam?: { enabled: boolean; turnstile: unknown } | undefined;
+    allowedOrigins?: readonly string[] | undefined;
   },
   options: { development?: boolean } = {},
 ): Record<string, string> {
@@ -81,5 +82,8 @@ export function securityHeadersFor(
   if (config.contactEndpointOrigin) extraSources.push({ connect: [config.contactEndpointOrigin] });
   // The forms load Cloudflare's widget only when the spam filter is on and Turnstile is configured.
   if (config.spam?.enabled && config.spam.turnstile) extraSources.push(TURNSTILE_SOURCES);
+  // A form shown again on this server for the owner's site elsewhere is answered with a redirect
+  // to their `_next` (decision 0167); browsers hold that redirect to `form-action` too.
+  if (config.allowedOrigins?.length) extraSources.push({ form: config.allowedOrigins });
   return securityHeaders({ publicUrl: config.publicUrl, extraSources, development: options.development });
 }

@@ -19,6 +19,7 @@ export const de: Catalogue = {
     errorTitle: (title) => `Fehler: ${title}`,
     confirmTitle: (title) => `Nachricht bestätigen · ${title}`,
     backHome: 'Zurück zur Startseite',
+    backTo: (host) => `Zurück zu ${host}`,
   },
 
   client: {

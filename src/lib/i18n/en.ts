@@ -24,6 +24,8 @@ export const en = {
     /** The tab title of the page that asks a person without JavaScript to confirm their message. */
     confirmTitle: (title: string) => `Confirm your message · ${title}`,
     backHome: 'Back to the home page',
+    /** The link of a refused post's page back to the owner's site elsewhere, named by its host (decision 0167). */
+    backTo: (host: string) => `Back to ${host}`,
   },
 
   /** What the form script shows when the request or the reading of its answer fails (spec 4.3). */

@@ -46,6 +46,10 @@ export type FormView = {
   formError: string | undefined;
   /** Set when the person is asked to confirm a held message: the token the button posts. */
   confirm?: { token: string } | undefined;
+  /** The owner's page a success goes to (`_next`, decision 0167): carried on by the form shown again. */
+  next?: string | undefined;
+  /** The owner's page to go back to, when the post came from another site's page (decision 0167). */
+  back?: string | undefined;
 };
 
 /** The headers of a refusal that a browser should still get; the others are for scripts (`Allow`). */

@@ -6,6 +6,8 @@ import { texts } from '../i18n/texts.ts';
 import { type AdminRefusalView, renderAdminOutcome, runAdminRoute } from './admin-route.ts';
 import { describeError } from '../log.ts';
 import { isDocumentNavigation } from '../http/navigation.ts';
+import { backLink, nextAddress } from '../http/next.ts';
+import { NEXT_FIELD } from '../forms/reserved.ts';
 import { applyOriginPolicy } from '../http/origin.ts';
 import type { Services } from '../app/services.ts';
 import { type Answer, type FormValues, failure, INTERNAL_ERROR, methodNotAllowed, type Outcome, renderJson, tooManyRequests } from '../http/outcome.ts';
@@ -57,6 +59,8 @@ export async function runPipeline({ request, target, socketAddress, services }: 
     logger.error('api.unexpected_error', { route: route.path, error: describeError(error) });
     reply = render(failure(500, INTERNAL_ERROR), pages);
   }
+  // The owner's own pages, for a post from their site elsewhere (decision 0167).
+  if (pages && handler) reply = await onward(reply, request, route.path, services);
   // The status the post was answered with, before a refusal's page becomes a redirect to it.
   const status = reply.status;
   if (pages && isFormView(reply)) reply = await redirectToDraft(reply, { route: route.path, client: clientKey(ip) }, hashClient(ip), services);
@@ -69,6 +73,27 @@ export async function runPipeline({ request, target, socketAddress, services }: 
       client: hashClient(ip),
     });
   }
+  return reply;
+}
+
+/**
+ * A person's post from a page of the owner's own site (forms for any static site, decision 0167):
+ * a success goes to the page its `_next` names, when that is on this site's or an allowed origin;
+ * a refusal's page carries `_next` on and links back to the owner's page.
+ * Hint: the form was read by the handler already (`readForm` answers the same read); a `_next`
+ * that is not followed is logged without its value, which is the visitor's text.
+ */
+async function onward(reply: Reply, request: IncomingRequest, route: string, { config, logger }: Services): Promise<Reply> {
+  const form = await readForm(request);
+  const value = form.ok ? form.fields[NEXT_FIELD] : undefined;
+  const next = nextAddress(value, config);
+  if (value !== undefined && next === undefined) logger.warn('form.next_ignored', { route });
+  if (isFormView(reply)) {
+    const back = backLink({ referer: request.headers.get('referer') ?? undefined, next }, config);
+    return next || back ? { ...reply, next, back } : reply;
+  }
+  // Only a success is a 303 here: a refusal is still a page, made a redirect to its draft below.
+  if (next && reply.status === 303) reply.headers.location = next;
   return reply;
 }
 

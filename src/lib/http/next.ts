@@ -1,0 +1,47 @@
+/**
+ * `_next`: the hidden field of a form on the owner's own site (another origin, listed in
+ * `ALLOWED_ORIGINS`) that names the page a person without JavaScript goes to after a success,
+ * and the link back to the owner's page on a refusal (decision 0167).
+ * Hint: never an open redirect. Only an absolute http(s) address whose origin is `PUBLIC_URL`'s
+ * or one of `ALLOWED_ORIGINS` is taken, without userinfo, whitespace or backslashes, and what is
+ * sent on is the address as the URL parser wrote it again, so the browser reads the same host.
+ */
+
+/** The origins a person may be sent to: this site's, when `PUBLIC_URL` names it, and the allowed ones. */
+export type NextSettings = { publicUrl: string | undefined; allowedOrigins: readonly string[] };
+
+/** Longer than any thank-you page's address; past it the field is ignored rather than carried around. */
+const MAX_LENGTH = 2000;
+
+// Whitespace, control characters and backslashes: each is something a URL parser drops or
+// turns into a slash, which is how a second reader is made to see another host.
+const UNSAFE = /[\s\\\u0000-\u001f\u007f]/;
+
+/**
+ * The address a post's `_next` names, normalised, when a person may be sent there; otherwise
+ * undefined (the field is then ignored and the form's own thank-you page is used).
+ * Hint: this site's origin is `PUBLIC_URL` only, never read from `Host` (decision 0030).
+ */
+export function nextAddress(value: unknown, settings: NextSettings): string | undefined {
+  if (typeof value !== 'string' || value === '' || value.length > MAX_LENGTH || UNSAFE.test(value)) return undefined;
+  const url = URL.parse(value);
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password) return undefined;
+  // The value must have been absolute as written: `//host` needs a base and `URL.parse` refuses it.
+  if (!isListed(url.origin, settings)) return undefined;
+  return url.href;
+}
+
+/**
+ * The owner's page a refusal page links back to: the `Referer` when it is on an allowed origin
+ * (the page the form was on, or that origin's home, as browsers send it across sites), else the
+ * home of `_next`'s origin; none for a post from this site's own pages.
+ */
+export function backLink({ referer, next }: { referer: string | undefined; next: string | undefined }, settings: NextSettings): string | undefined {
+  const fromReferer = nextAddress(referer, { publicUrl: undefined, allowedOrigins: settings.allowedOrigins });
+  if (fromReferer) return fromReferer;
+  return next ? `${new URL(next).origin}/` : undefined;
+}
+
+function isListed(origin: string, { publicUrl, allowedOrigins }: NextSettings): boolean {
+  return origin === publicUrl || allowedOrigins.includes(origin);
+}
