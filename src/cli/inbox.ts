@@ -10,7 +10,6 @@ import { createLogger } from '../lib/log.ts';
 import { createAkismetClient } from '../lib/spam/akismet.ts';
 import { createSmtpMailer } from '../lib/mail/mailer.ts';
 import { sendDigest } from '../lib/spam/upkeep.ts';
-import { createSpamStore } from '../lib/spam/spam-store.ts';
 import { site, siteForMail } from '../lib/site/site.ts';
 import { createDeliveries } from '../lib/webhooks/deliveries.ts';
 import { runTool } from './run.ts';
@@ -23,7 +22,7 @@ await runTool({
     const { akismet } = spamConfig.read(process.env).config.spam;
     const config = readConfig(process.env);
     const blog = (config.ok && config.config.publicUrl) || 'http://localhost';
-    const spam = createSpamStore(store.sql);
+    const spam = store.spam;
     const logger = createLogger({ level: 'warn', write: err });
     return runInboxCommand(command, {
       outbox: store.outbox,

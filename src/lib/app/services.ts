@@ -1,7 +1,7 @@
 import { type Admin, createAdmin } from '../admin/admin.ts';
 import { retentionJobs } from '../admin/retention.ts';
 import { createAdminQueries } from '../admin/queries.ts';
-import type { Config } from '../config/config.ts';
+import { type Config, storeOptionsOf } from '../config/config.ts';
 import { exportChunks, spreadsheetOf } from '../contact/inbox.ts';
 import { createHousekeeping } from '../housekeeping.ts';
 import { createFormDrafts, type FormDrafts, formDraftsJob } from '../store/drafts.ts';
@@ -14,7 +14,7 @@ import { type Consents, createConsents } from '../newsletter/consents.ts';
 import { createOptIn, type OptIn } from '../newsletter/opt-in.ts';
 import { createSignupWorker, type SignupWorker } from '../newsletter/signup-worker.ts';
 import { createSignups, type Signups } from '../newsletter/signups.ts';
-import { createWebhooks, type EventRecorder, eventsRead, type Webhooks } from '../webhooks/webhooks.ts';
+import { createWebhooks, type EventRecorder, type Webhooks } from '../webhooks/webhooks.ts';
 import type { SubmissionStore } from '../contact/submission-store.ts';
 import { createDeliveryWorker, type DeliveryWorker } from '../contact/worker.ts';
 import type { Logger } from '../log.ts';
@@ -77,11 +77,7 @@ export function createServices(config: Config, logger: Logger): Services {
   // One Redis client for the limits and the admin's throttle, closed with the rest.
   const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
   const smtp = config.smtp;
-  // The automatic reply needs SMTP; with it or an endpoint, each message's news is recorded.
-  const database = openStore(
-    { ...config.database, dataDir: config.dataDir, events: eventsRead(config.webhooks.endpoints, Boolean(config.autoReply && smtp)) },
-    logger,
-  );
+  const database = openStore(storeOptionsOf(config), logger);
   const mailSite = siteForMail(config);
   const mailer: Mailer | undefined = smtp ? createSmtpMailer(smtp, { logger }) : undefined;
   const worker =
@@ -152,7 +148,7 @@ export function createServices(config: Config, logger: Logger): Services {
   // One housekeeping for every periodic job: retention of each kind, the used challenges, the digest, the drafts.
   const retention = retentionJobs({
     sessions: admin?.sessions,
-    queries: admin?.queries ?? createAdminQueries(database.sql, { limits }),
+    queries: admin?.queries ?? createAdminQueries(database.sql, database.messages, { limits }),
     audit: admin?.audit,
     retentionDays: config.retentionDays,
     webhooks: webhooks.deliveries,
