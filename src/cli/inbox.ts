@@ -5,7 +5,8 @@
  */
 import { readConfig } from '../lib/config/config.ts';
 import { spam as spamConfig } from '../lib/config/spam.ts';
-import { INBOX_USAGE, parseInboxArgs, runInboxCommand, spreadsheetOf } from '../lib/contact/inbox.ts';
+import { spreadsheetOf } from '../lib/contact/export.ts';
+import { INBOX_USAGE, parseInboxArgs, runInboxCommand } from './inbox/commands.ts';
 import { createLogger } from '../lib/log.ts';
 import { createAkismetClient } from '../lib/spam/akismet.ts';
 import { createSmtpMailer } from '../lib/mail/mailer.ts';

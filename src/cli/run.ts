@@ -4,7 +4,7 @@ import { EXIT, streamOut } from '../lib/cli.ts';
 import { loadEnvFile, readStoreOptions } from '../lib/config/config.ts';
 import { createLogger, describeError } from '../lib/log.ts';
 import { withoutCredentials } from '../lib/config/secrets.ts';
-import { DATABASE_FILE } from '../lib/store/sqlite.ts';
+import { DATABASE_FILE } from '../lib/sql/sqlite.ts';
 import { openStore, type Store } from '../lib/database/database.ts';
 
 /** What a tool is: its usage text, how it reads its arguments, and what it does with the store. */

@@ -25,7 +25,7 @@ afterEach(async () => {
 
 /** How many `contact.received` events name the message `id`. */
 async function receivedEvents(s: Services, id: number): Promise<number> {
-  const rows = await s.database.sql.all<{ data: string }>("SELECT data FROM events WHERE type = 'contact.received'", []);
+  const rows = await s.store.sql.all<{ data: string }>("SELECT data FROM events WHERE type = 'contact.received'", []);
   return rows.filter((row) => (JSON.parse(row.data) as { id: number }).id === id).length;
 }
 
@@ -36,7 +36,7 @@ describe.each([
   test('the same events for the same action', async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'site-forms-inbox-events-'));
     services = createServices(requireConfig({ DATA_DIR: dataDir, ...env }), createLogger({ level: 'silent' }));
-    await services.database.ready;
+    await services.store.ready;
     const byServer = await services.spam.store.hold(HELD, { reasons: ['honeypot'] });
     const byTool = await services.spam.store.hold(HELD, { reasons: ['honeypot'] });
 

@@ -1,4 +1,4 @@
-import type { Sql, SqlValue } from '../store/sql.ts';
+import type { Sql, SqlValue } from '../sql/sql.ts';
 import { type ErasureParts, type ErasureResult, eraseSubscriber } from '../newsletter/erasure.ts';
 import type { FieldValue } from '../forms/definition.ts';
 import { parseFields, STATUSES, type SubmissionMachine } from '../submissions/machine.ts';

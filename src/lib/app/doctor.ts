@@ -5,7 +5,7 @@ import { verifySmtp } from '../mail/mailer.ts';
 import { requireWhenNeeded } from '../lazy.ts';
 import { createLogger, describeError } from '../log.ts';
 import { checkProviderKeys } from '../newsletter/key-check.ts';
-import { DATABASE_FILE } from '../store/sqlite.ts';
+import { DATABASE_FILE } from '../sql/sqlite.ts';
 import { openStore, type Store } from '../database/database.ts';
 
 /** What one check found: fine, worth a look, or something that stops the site working as configured. */

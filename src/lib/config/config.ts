@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { admin } from './admin.ts';
+import { admin } from './owner-inbox.ts';
 import { autoReply } from './auto-reply.ts';
 import { consent } from './consent.ts';
 import { database } from './database.ts';

@@ -3,7 +3,7 @@ import { contactForm, formNamed } from '../forms/registry.ts';
 import { STORED_IN_COLUMNS } from '../forms/reserved.ts';
 import { texts } from '../i18n/texts.ts';
 import { type ContactEmail, type ContactEmailSite, headerText, literalInHeader, UNSAFE_IN_HEADER } from '../mail/email.ts';
-import type { SmtpConfig } from '../mail/settings.ts';
+import type { SmtpConfig } from '../mail/mailer-settings.ts';
 import type { Submission } from './outbox.ts';
 
 /** What of a submission goes into its email; a form's own fields (decision 0131) when it has any. */

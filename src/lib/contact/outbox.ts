@@ -1,4 +1,4 @@
-import type { Sql, SqlSession } from '../store/sql.ts';
+import type { Sql, SqlSession } from '../sql/sql.ts';
 import type { FieldValue } from '../forms/definition.ts';
 import type { Lease } from '../queue/queue.ts';
 import { type ClaimOptions, type Change, parseFields, parseReasons, type State, type Status, type SubmissionMachine } from '../submissions/machine.ts';

@@ -1,5 +1,5 @@
 import type { ContactInput } from '../forms/contact.ts';
-import type { Sql } from '../store/sql.ts';
+import type { Sql } from '../sql/sql.ts';
 import type { SubmissionMachine } from '../submissions/machine.ts';
 
 /** Where validated contact submissions are kept until they are delivered. */

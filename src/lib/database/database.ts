@@ -2,13 +2,13 @@ import { createOutbox, type Outbox } from '../contact/outbox.ts';
 import { createSubmissionStore, type SubmissionStore } from '../contact/submission-store.ts';
 import type { Logger } from '../log.ts';
 import { createSubscriberList, type SubscriberList } from '../newsletter/local.ts';
-import type { DatabaseConfig } from './settings.ts';
+import type { DatabaseConfig } from './connection-settings.ts';
 import { createSpamStore, type SpamStore } from '../spam/spam-store.ts';
 import { createSubmissionMachine, type SubmissionMachine } from '../submissions/machine.ts';
-import { openPostgres } from '../store/postgres.ts';
-import { type Engine, engineName, type Sql } from '../store/sql.ts';
-import { openSqlite } from '../store/sqlite.ts';
-import { createDatabaseState, type DatabaseState } from '../store/state.ts';
+import { openPostgres } from '../sql/postgres.ts';
+import { type Engine, engineName, type Sql } from '../sql/sql.ts';
+import { openSqlite } from '../sql/sqlite.ts';
+import { createDatabaseState, type DatabaseState } from '../sql/state.ts';
 
 /** What the health check learns about the database. */
 export type DatabaseHealth = {

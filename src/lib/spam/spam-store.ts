@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type Change, parseReasons, type SubmissionMachine } from '../submissions/machine.ts';
 import type { ContactInput } from '../forms/contact.ts';
-import type { Sql } from '../store/sql.ts';
+import type { Sql } from '../sql/sql.ts';
 import { type DigestTime, digestDue, type HeldDigest } from './digest.ts';
 import type { UsedChallenges } from './used-challenges.ts';
 

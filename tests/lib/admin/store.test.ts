@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { createAdmin, createAdminStores } from '../../../src/lib/admin/admin.ts';
+import { createAdmin, createAdminStores } from '../../../src/lib/admin/owner-inbox.ts';
 import { applyRetention } from '../../../src/lib/admin/retention.ts';
 import { parsePasswordHash } from '../../../src/lib/admin/password.ts';
 import { createSessions } from '../../../src/lib/admin/session.ts';

@@ -4,7 +4,7 @@ import { createAdminQueries } from '../../../src/lib/admin/queries.ts';
 import { createLogger } from '../../../src/lib/log.ts';
 import { createAbuseLimits } from '../../../src/lib/rate-limit.ts';
 import { connectRedis } from '../../../src/lib/redis.ts';
-import { createFormDrafts } from '../../../src/lib/store/drafts.ts';
+import { createFormDrafts } from '../../../src/lib/sql/drafts.ts';
 import { createDeliveries } from '../../../src/lib/webhooks/deliveries.ts';
 import { recordEvent } from '../../../src/lib/webhooks/events.ts';
 import { createWebhookWorker } from '../../../src/lib/webhooks/worker.ts';

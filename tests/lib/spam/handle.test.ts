@@ -66,7 +66,7 @@ function deps(config: Partial<SpamConfig['spam']> = {}) {
     { ...ON, ...config },
     { secret: SECRET, used: store.usedChallenges, logger: silentLogger, blog: 'https://www.example.com' },
   );
-  return { store: db.submissions, logger: createLogger({ level: 'info', write: (l) => lines.push(l) }), onStored: vi.fn(), spam: { service, store } };
+  return { submissions: db.submissions, logger: createLogger({ level: 'info', write: (l) => lines.push(l) }), onStored: vi.fn(), spam: { service, store } };
 }
 
 describe('the contact handler with the spam filter', () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { EXIT } from '../../../src/lib/cli.ts';
-import { type InboxCommand, parseInboxArgs, runInboxCommand } from '../../../src/lib/contact/inbox.ts';
+import { type InboxCommand, parseInboxArgs, runInboxCommand } from '../../../src/cli/inbox/commands.ts';
 import { createLogger } from '../../../src/lib/log.ts';
 import { createAkismetClient } from '../../../src/lib/spam/akismet.ts';
 import type { SpamStore } from '../../../src/lib/spam/spam-store.ts';

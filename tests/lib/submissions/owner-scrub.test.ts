@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { createAutoReply } from '../../../src/lib/contact/auto-reply.ts';
-import { runInboxCommand } from '../../../src/lib/contact/inbox.ts';
+import { runInboxCommand } from '../../../src/cli/inbox/commands.ts';
 import type { Store } from '../../../src/lib/database/database.ts';
 import { createLogger } from '../../../src/lib/log.ts';
 import { createSmtpMailer } from '../../../src/lib/mail/mailer.ts';

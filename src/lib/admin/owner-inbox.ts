@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { DeliveryEvent, Submission } from '../contact/outbox.ts';
 import type { Logger } from '../log.ts';
-import { engineName } from '../store/sql.ts';
+import { engineName } from '../sql/sql.ts';
 import type { Store } from '../database/database.ts';
 import type { Signups } from '../newsletter/signups.ts';
 import type { Deliveries } from '../webhooks/deliveries.ts';
