@@ -1,4 +1,5 @@
-// StrykerJS (npm run test:mutation): mutates every file of src/lib and src/scripts and runs
+// StrykerJS (npm run test:mutation): mutates every file of src/lib, src/scripts and the inbox
+// command's code (src/cli/inbox/, moved out of src/lib/contact/ by issue 30) and runs
 // the unit and handler tests against each mutant. Not in CI: it takes minutes (docs/testing.md).
 // A shorter run over one area: npm run test:mutation -- --mutate 'src/lib/forms/**/*.ts'
 // MUTATION_REPORT names the reports of a partial run (reports/mutation/<name>.json and .html),
@@ -12,7 +13,7 @@ export default {
   // related: a mutant that runs at import (a schema, a table) is tried against the test files that
   // import its file, not against all of them: 47 s each otherwise.
   vitest: { configFile: 'vitest.stryker.config.ts', related: true },
-  mutate: ['src/lib/**/*.ts', 'src/scripts/**/*.ts'],
+  mutate: ['src/lib/**/*.ts', 'src/scripts/**/*.ts', 'src/cli/inbox/**/*.ts'],
   // Only the tests that reach a mutant run against it.
   coverageAnalysis: 'perTest',
   // Two cores on the machines this runs on; each worker is a vitest process of its own.

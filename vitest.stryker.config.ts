@@ -4,14 +4,15 @@ import { getViteConfig } from 'astro/config';
 import { TEST_FORMS_CONFIG, TEST_SITE_CONFIG } from './tests/support/build-site.ts';
 
 // The tests StrykerJS runs against each mutant (npm run test:mutation): the unit and handler
-// tests, which call src/lib and src/scripts in this process. Left out: the suites that start
-// the built server or a command in a child process (tests/server, tests/contact, tests/cli,
-// e2e), which run the unmutated build and so could kill no mutant, only cost minutes.
+// tests, which call src/lib, src/scripts and the inbox command's code (src/cli/inbox/) in this
+// process. Left out: the suites that start the built server or a command in a child process
+// (tests/server, tests/contact, the rest of tests/cli, e2e), which run the unmutated build and
+// so could kill no mutant, only cost minutes.
 export default getViteConfig({
   // The suite's own settings and forms, as vitest.config.ts (decision 0144).
   resolve: { alias: { '#site-config': resolve(TEST_SITE_CONFIG), '#forms-config': resolve(TEST_FORMS_CONFIG) } },
   test: {
-    include: ['tests/lib/**/*.test.ts', 'tests/scripts/**/*.test.ts'],
+    include: ['tests/lib/**/*.test.ts', 'tests/scripts/**/*.test.ts', 'tests/cli/inbox/**/*.test.ts'],
     // It weighs the built pages in dist/, which the mutants never reach.
     exclude: ['tests/scripts/weight.test.ts'],
     testTimeout: 30_000,

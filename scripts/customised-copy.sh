@@ -20,7 +20,7 @@ cd "$copy"
 
 # The site: another name, German, the owner's own colours and sender.
 cat >site.config.ts <<'EOF'
-import { defineSite } from './src/lib/site/settings.ts';
+import { defineSite } from './src/lib/site/define-site.ts';
 
 export default defineSite({
   name: 'Tischlerei Berger',
@@ -76,7 +76,7 @@ EOF
 cat >forms.config.ts <<'EOF'
 import callback from './src/forms/callback.form.ts';
 import quote from './src/forms/quote.form.ts';
-import { defineForms } from './src/lib/forms/settings.ts';
+import { defineForms } from './src/lib/forms/define-forms.ts';
 
 export default defineForms({
   contactFields: [{ name: 'phone', type: 'tel', label: 'Telefon', required: true, autocomplete: 'tel' }],

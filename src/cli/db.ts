@@ -8,10 +8,10 @@ import { EXIT } from '../lib/cli.ts';
 import { loadEnvFile, readDataDir } from '../lib/config/config.ts';
 import { readDatabaseConfig } from '../lib/config/database.ts';
 import { withoutCredentials } from '../lib/config/secrets.ts';
-import { copyStore, DB_USAGE, parseDbArgs, reportCopy } from '../lib/store/copy.ts';
-import { openPostgres } from '../lib/store/postgres.ts';
-import { DATABASE_FILE, openSqlite } from '../lib/store/sqlite.ts';
-import { describeDatabaseError } from '../lib/store/state.ts';
+import { copyStore, DB_USAGE, parseDbArgs, reportCopy } from '../lib/sql/copy.ts';
+import { openPostgres } from '../lib/sql/postgres.ts';
+import { DATABASE_FILE, openSqlite } from '../lib/sql/sqlite.ts';
+import { describeDatabaseError } from '../lib/sql/state.ts';
 
 loadEnvFile();
 const out = (text: string) => void process.stdout.write(text);

@@ -5,12 +5,12 @@
  */
 import { readConfig } from '../lib/config/config.ts';
 import { spam as spamConfig } from '../lib/config/spam.ts';
-import { INBOX_USAGE, parseInboxArgs, runInboxCommand, spreadsheetOf } from '../lib/contact/inbox.ts';
+import { spreadsheetOf } from '../lib/contact/export.ts';
+import { INBOX_USAGE, parseInboxArgs, runInboxCommand } from './inbox/commands.ts';
 import { createLogger } from '../lib/log.ts';
 import { createAkismetClient } from '../lib/spam/akismet.ts';
 import { createSmtpMailer } from '../lib/mail/mailer.ts';
 import { sendDigest } from '../lib/spam/upkeep.ts';
-import { createSpamStore } from '../lib/spam/spam-store.ts';
 import { site, siteForMail } from '../lib/site/site.ts';
 import { createDeliveries } from '../lib/webhooks/deliveries.ts';
 import { runTool } from './run.ts';
@@ -23,7 +23,7 @@ await runTool({
     const { akismet } = spamConfig.read(process.env).config.spam;
     const config = readConfig(process.env);
     const blog = (config.ok && config.config.publicUrl) || 'http://localhost';
-    const spam = createSpamStore(store.sql);
+    const spam = store.spam;
     const logger = createLogger({ level: 'warn', write: err });
     return runInboxCommand(command, {
       outbox: store.outbox,

@@ -1,11 +1,10 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { EXIT, streamOut } from '../lib/cli.ts';
-import { loadEnvFile, readDataDir } from '../lib/config/config.ts';
+import { loadEnvFile, readStoreOptions } from '../lib/config/config.ts';
 import { createLogger, describeError } from '../lib/log.ts';
-import { readDatabaseConfig } from '../lib/config/database.ts';
 import { withoutCredentials } from '../lib/config/secrets.ts';
-import { DATABASE_FILE } from '../lib/store/sqlite.ts';
+import { DATABASE_FILE } from '../lib/sql/sqlite.ts';
 import { openStore, type Store } from '../lib/database/database.ts';
 
 /** What a tool is: its usage text, how it reads its arguments, and what it does with the store. */
@@ -36,24 +35,26 @@ export async function runTool<Command extends { name: string }>(tool: Tool<Comma
     out(tool.usage);
     return;
   }
-  const database = readDatabaseConfig(process.env);
-  if (database.problems.length > 0) {
-    err(`${database.problems.join('\n')}\n`);
+  // The server's options, news included: what a tool does is recorded as the server would record it.
+  const read = readStoreOptions(process.env);
+  if (!read.ok) {
+    err(`${read.problems.join('\n')}\n`);
     process.exit(EXIT.usage);
   }
-  const dataDir = readDataDir(process.env);
+  const { options } = read;
+  const { dataDir } = options;
   // Opening would create an empty database: a mistyped DATA_DIR would then look like an empty list.
-  if (!database.config.url && !existsSync(join(dataDir, DATABASE_FILE))) {
+  if (!options.url && !existsSync(join(dataDir, DATABASE_FILE))) {
     err(`No database in ${resolve(dataDir)} (${DATABASE_FILE} is created when the server first starts). Is DATA_DIR right?\n`);
     process.exit(EXIT.notFound);
   }
   // The store logs an outage as the server does; a tool shows only the line below.
-  const store = openStore({ ...database.config, dataDir }, createLogger({ level: 'silent' }));
+  const store = openStore(options, createLogger({ level: 'silent' }));
   try {
     // exitCode rather than exit(): a large export to a pipe must be flushed before the process ends.
     process.exitCode = await tool.run(parsed.command, { store, out, err });
   } catch (error) {
-    const where = database.config.url ? withoutCredentials(database.config.url) : resolve(dataDir, DATABASE_FILE);
+    const where = options.url ? withoutCredentials(options.url) : resolve(dataDir, DATABASE_FILE);
     err(`Cannot read the database at ${where}: ${describeError(error)}\n`);
     process.exitCode = EXIT.notFound;
   } finally {

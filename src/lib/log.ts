@@ -39,7 +39,7 @@ export const silentLogger: Logger = createLogger({ level: 'silent' });
 /** The name and message of an error, without its stack, for a log line. */
 export function describeError(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
-  // A store error names the statement it came from (store/state.ts `nameStatement`).
+  // A store error names the statement it came from (sql/state.ts `nameStatement`).
   const statement = (error as { statement?: unknown }).statement;
   return typeof statement === 'string' ? `${error.name}: ${error.message} (statement: ${statement})` : `${error.name}: ${error.message}`;
 }

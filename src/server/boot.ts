@@ -29,10 +29,10 @@ export async function boot(): Promise<Services> {
   let services: Services | undefined;
   try {
     services = createServices(config, logger);
-    await services.database.ready;
+    await services.store.ready;
     // One server per SQLite file: a lease found there was taken by a process that is gone
     // (killed mid-send), and its message goes again now rather than when the lease ends.
-    if (services.database.engine === 'sqlite') await services.database.outbox.releaseLeases();
+    if (services.store.engine === 'sqlite') await services.store.outbox.releaseLeases();
     // The challenge secret is read once, now: GET /api/challenge then needs no database.
     await services.spam.service.prepare();
   } catch (error) {

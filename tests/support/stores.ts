@@ -7,7 +7,7 @@ import { openStore, type Store } from '../../src/lib/database/database.ts';
 import { POSTGRES_SKIP_NOTE, type PostgresServer, postgresAvailable, startPostgres } from './postgres.ts';
 
 /** Settings a test store uses unless a test says otherwise. */
-export const TEST_DATABASE = { poolSize: 4, connectTimeoutMs: 2_000, statementTimeoutMs: 2_000 };
+export const TEST_DATABASE = { poolSize: 4, connectTimeoutMs: 2_000, statementTimeoutMs: 2_000, events: true };
 
 /** One engine the behaviour suite runs against. */
 export type TestEngine = {

@@ -1,4 +1,4 @@
-import type { Admin, MessageDetail } from './admin.ts';
+import type { Admin, MessageDetail } from './owner-inbox.ts';
 import { formNamed } from '../forms/registry.ts';
 import { MESSAGE_STATUSES, type MessageQuery, type MessageStatus } from './queries.ts';
 import { readSessionToken, type Session, type Sessions } from './session.ts';

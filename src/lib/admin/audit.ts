@@ -1,4 +1,4 @@
-import type { Sql } from '../store/sql.ts';
+import type { Sql } from '../sql/sql.ts';
 
 /** What the audit log records: every sign-in, and everything the owner does to the data. */
 export type AuditAction =

@@ -1,7 +1,7 @@
-import type { Sql, SqlValue } from '../store/sql.ts';
+import type { Sql, SqlValue } from '../sql/sql.ts';
 import { type ErasureParts, type ErasureResult, eraseSubscriber } from '../newsletter/erasure.ts';
 import type { FieldValue } from '../forms/definition.ts';
-import { createSubmissionMachine, parseFields, STATUSES } from '../submissions/machine.ts';
+import { parseFields, STATUSES, type SubmissionMachine } from '../submissions/machine.ts';
 import type { DayCount } from './chart.ts';
 
 /** Messages shown on one page of the inbox. */
@@ -73,8 +73,7 @@ export interface AdminQueries {
  * Hint: search is a case-insensitive substring match (`LIKE` with its wildcards escaped),
  * which is plenty for one site's inbox and needs no search index.
  */
-export function createAdminQueries(sql: Sql, { limits }: Pick<ErasureParts, 'limits'> = {}): AdminQueries {
-  const machine = createSubmissionMachine(sql);
+export function createAdminQueries(sql: Sql, machine: SubmissionMachine, { limits }: Pick<ErasureParts, 'limits'> = {}): AdminQueries {
   // Case folded beyond ASCII on both engines: SQLite's lower() knows only A–Z (sqlite.ts adds fold()).
   const fold = (column: string) => (sql.engine === 'sqlite' ? `fold(${column})` : `lower(${column})`);
   return {

@@ -1,4 +1,4 @@
-import type { Sql } from '../store/sql.ts';
+import type { Sql } from '../sql/sql.ts';
 import type { SessionRecord, SessionStore } from './session.ts';
 
 type Row = { token_hash: string; created_at: string; last_seen_at: string };

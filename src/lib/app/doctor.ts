@@ -1,11 +1,11 @@
 import { resolve } from 'node:path';
-import { type Config, readConfig } from '../config/config.ts';
+import { type Config, readConfig, storeOptionsOf } from '../config/config.ts';
 import { withoutCredentials } from '../config/secrets.ts';
 import { verifySmtp } from '../mail/mailer.ts';
 import { requireWhenNeeded } from '../lazy.ts';
 import { createLogger, describeError } from '../log.ts';
 import { checkProviderKeys } from '../newsletter/key-check.ts';
-import { DATABASE_FILE } from '../store/sqlite.ts';
+import { DATABASE_FILE } from '../sql/sqlite.ts';
 import { openStore, type Store } from '../database/database.ts';
 
 /** What one check found: fine, worth a look, or something that stops the site working as configured. */
@@ -37,7 +37,7 @@ async function checkDatabase(config: Config): Promise<Finding> {
   // Opened inside the try: a DATA_DIR that is a file, or a file that is not SQLite, throws here, and is a finding too.
   let store: Store | undefined;
   try {
-    store = openStore({ ...config.database, dataDir: config.dataDir }, createLogger({ level: 'silent' }));
+    store = openStore(storeOptionsOf(config), createLogger({ level: 'silent' }));
     await store.ready;
     const health = await store.health();
     if (health.problem) return { part: 'database', result: 'error', detail: `${where}: ${health.problem}` };

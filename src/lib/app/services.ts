@@ -1,10 +1,10 @@
-import { type Admin, createAdmin } from '../admin/admin.ts';
+import { type Admin, createAdmin } from '../admin/owner-inbox.ts';
 import { retentionJobs } from '../admin/retention.ts';
 import { createAdminQueries } from '../admin/queries.ts';
-import type { Config } from '../config/config.ts';
-import { exportChunks, spreadsheetOf } from '../contact/inbox.ts';
+import { type Config, storeOptionsOf } from '../config/config.ts';
+import { exportChunks, spreadsheetOf } from '../contact/export.ts';
 import { createHousekeeping } from '../housekeeping.ts';
-import { createFormDrafts, type FormDrafts, formDraftsJob } from '../store/drafts.ts';
+import { createFormDrafts, type FormDrafts, formDraftsJob } from '../sql/drafts.ts';
 import type { Scheduler } from '../scheduler.ts';
 import { createSmtpMailer, type Mailer } from '../mail/mailer.ts';
 import { createAutoReply, pruneAutoReplies } from '../contact/auto-reply.ts';
@@ -14,7 +14,7 @@ import { type Consents, createConsents } from '../newsletter/consents.ts';
 import { createOptIn, type OptIn } from '../newsletter/opt-in.ts';
 import { createSignupWorker, type SignupWorker } from '../newsletter/signup-worker.ts';
 import { createSignups, type Signups } from '../newsletter/signups.ts';
-import { createWebhooks, type EventRecorder, eventsRead, type Webhooks } from '../webhooks/webhooks.ts';
+import { createWebhooks, type EventRecorder, type Webhooks } from '../webhooks/webhooks.ts';
 import type { SubmissionStore } from '../contact/submission-store.ts';
 import { createDeliveryWorker, type DeliveryWorker } from '../contact/worker.ts';
 import type { Logger } from '../log.ts';
@@ -30,10 +30,11 @@ import { openStore, type Store } from '../database/database.ts';
 export type Services = {
   config: Config;
   logger: Logger;
-  /** Everything the service keeps: SQLite in DATA_DIR, or PostgreSQL at DATABASE_URL. */
-  database: Store;
+  /** Everything the service keeps: SQLite in DATA_DIR, or PostgreSQL at DATABASE_URL, with a repository per concern. */
+  store: Store;
   provider: NewsletterProvider;
-  store: SubmissionStore;
+  /** Where the handlers keep each post (`store.submissions`). */
+  submissions: SubmissionStore;
   limits: AbuseLimits;
   /** Refused posts of people without JavaScript, kept briefly for the page they are redirected to (decision 0133). */
   drafts: FormDrafts;
@@ -70,24 +71,20 @@ export type Services = {
 };
 
 /**
- * Builds the services: opens the store (PostgreSQL finishes connecting in the background; await `database.ready`), the chosen newsletter provider and, when SMTP
+ * Builds the services: opens the store (PostgreSQL finishes connecting in the background; await `store.ready`), the chosen newsletter provider and, when SMTP
  * is configured, the delivery worker (not started: the server starts it once listening).
  */
 export function createServices(config: Config, logger: Logger): Services {
   // One Redis client for the limits and the admin's throttle, closed with the rest.
   const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
   const smtp = config.smtp;
-  // The automatic reply needs SMTP; with it or an endpoint, each message's news is recorded.
-  const database = openStore(
-    { ...config.database, dataDir: config.dataDir, events: eventsRead(config.webhooks.endpoints, Boolean(config.autoReply && smtp)) },
-    logger,
-  );
+  const store = openStore(storeOptionsOf(config), logger);
   const mailSite = siteForMail(config);
   const mailer: Mailer | undefined = smtp ? createSmtpMailer(smtp, { logger }) : undefined;
   const worker =
     smtp && mailer
       ? createDeliveryWorker({
-          outbox: database.outbox,
+          outbox: store.outbox,
           mailer,
           compose: (submission) => composeContactEmail(submission, smtp, mailSite),
           logger,
@@ -96,16 +93,16 @@ export function createServices(config: Config, logger: Logger): Services {
           maxAttempts: config.delivery.maxAttempts,
         })
       : undefined;
-  const provider = createNewsletterProvider(config.newsletter, database.subscribers, {}, { doubleOptIn: config.doubleOptIn });
-  const consents = createConsents(database.sql);
+  const provider = createNewsletterProvider(config.newsletter, store.subscribers, {}, { doubleOptIn: config.doubleOptIn });
+  const consents = createConsents(store.sql);
   // The site sends the confirmation itself for the local list and Resend; Mailchimp and Kit send their own.
   const ownConfirmation = provider.name === 'local' || provider.name === 'resend';
   const optIn =
     config.doubleOptIn && ownConfirmation && smtp && mailer && config.publicUrl
       ? createOptIn({ consents, mailer, smtp, site, publicUrl: config.publicUrl })
       : undefined;
-  const autoReply = config.autoReply && smtp && mailer ? createAutoReply({ settings: config.autoReply, smtp, mailer, site, sql: database.sql }) : undefined;
-  const webhooks = createWebhooks(database.sql, config.webhooks, {
+  const autoReply = config.autoReply && smtp && mailer ? createAutoReply({ settings: config.autoReply, smtp, mailer, site, sql: store.sql }) : undefined;
+  const webhooks = createWebhooks(store.sql, config.webhooks, {
     siteName: site.name,
     logger,
     autoReply,
@@ -114,22 +111,22 @@ export function createServices(config: Config, logger: Logger): Services {
     leaseMs: config.delivery.leaseMs,
     maxAttempts: config.delivery.maxAttempts,
   });
-  const signupQueue = createSignups(database.sql, { retryBaseMs: config.delivery.retryBaseMs, maxAttempts: config.delivery.maxAttempts });
+  const signupQueue = createSignups(store.sql, { retryBaseMs: config.delivery.retryBaseMs, maxAttempts: config.delivery.maxAttempts });
   const signupWorker = provider.name === 'local' ? undefined : createSignupWorker({ signups: signupQueue, provider, events: webhooks.events, logger });
   // A stored message is news for the mail worker and the webhook worker alike.
   const onStored = () => {
     worker?.poke();
     webhooks.worker?.poke();
   };
-  const spam = createSpamParts(config, database, mailer, logger);
+  const spam = createSpamParts(config, store, mailer, logger);
   // The owner's corrections, as `npm run inbox -- release/spam` makes them, with Akismet told.
-  const corrections = { spam: spam.store, outbox: database.outbox, akismet: spam.service.akismet, logger };
+  const corrections = { spam: spam.store, outbox: store.outbox, akismet: spam.service.akismet, logger };
   const limits = createAbuseLimits(config, logger, redis);
   const admin = config.admin
     ? createAdmin(
         { passwordHash: config.admin.passwordHash, retentionDays: config.retentionDays },
         {
-          store: database,
+          store,
           logger,
           providerName: provider.name,
           redis,
@@ -143,7 +140,7 @@ export function createServices(config: Config, logger: Logger): Services {
             },
             reasons: async (id) => (await spam.store.details(id))?.reasons ?? [],
           },
-          exportMessages: (format, { excel }) => exportChunks(database.outbox, format, excel ? { spreadsheet: spreadsheetOf(site) } : {}),
+          exportMessages: (format, { excel }) => exportChunks(store.outbox, format, excel ? { spreadsheet: spreadsheetOf(site) } : {}),
           webhooks: webhooks.deliveries,
           signups: signupQueue,
         },
@@ -152,14 +149,14 @@ export function createServices(config: Config, logger: Logger): Services {
   // One housekeeping for every periodic job: retention of each kind, the used challenges, the digest, the drafts.
   const retention = retentionJobs({
     sessions: admin?.sessions,
-    queries: admin?.queries ?? createAdminQueries(database.sql, { limits }),
+    queries: admin?.queries ?? createAdminQueries(store.sql, store.messages, { limits }),
     audit: admin?.audit,
     retentionDays: config.retentionDays,
     webhooks: webhooks.deliveries,
-    autoReplies: { prune: (before) => pruneAutoReplies(database.sql, before) },
+    autoReplies: { prune: (before) => pruneAutoReplies(store.sql, before) },
     logger,
   });
-  const drafts = createFormDrafts(database.sql);
+  const drafts = createFormDrafts(store.sql);
   const housekeeping = createHousekeeping([...retention, ...spam.jobs, formDraftsJob(drafts)], { logger });
   let stopping: Promise<void> | undefined;
   const stopBackground = () => {
@@ -169,9 +166,9 @@ export function createServices(config: Config, logger: Logger): Services {
   return {
     config,
     logger,
-    database,
+    store,
     provider,
-    store: database.submissions,
+    submissions: store.submissions,
     limits,
     drafts,
     worker,
@@ -183,7 +180,7 @@ export function createServices(config: Config, logger: Logger): Services {
     events: webhooks.events,
     optIn,
     consents: config.doubleOptIn && !ownConfirmation ? consents : undefined,
-    unsubscribeLocal: (email: string) => database.subscribers.remove(email),
+    unsubscribeLocal: (email: string) => store.subscribers.remove(email),
     signups: {
       queue: signupQueue,
       worker: signupWorker,
@@ -202,7 +199,7 @@ export function createServices(config: Config, logger: Logger): Services {
       await stopBackground();
       await limits.close();
       redis?.disconnect();
-      await database.close();
+      await store.close();
     },
   };
 }

@@ -5,7 +5,7 @@ import type { Logger } from '../log.ts';
 import type { Store } from '../database/database.ts';
 import { siteForMail } from '../site/site.ts';
 import { createSpamService, type SpamService } from '../spam/service.ts';
-import { createSpamStore, type SpamStore } from '../spam/spam-store.ts';
+import type { SpamStore } from '../spam/spam-store.ts';
 import { spamJobs } from '../spam/upkeep.ts';
 import type { UsedChallenges } from '../spam/used-challenges.ts';
 
@@ -24,7 +24,7 @@ export type SpamParts = {
  * (docs/decisions/0120-one-state-machine.md). The challenge secret is made once and kept there too (decision 0091).
  */
 export function createSpamParts(config: Config, database: Store, mailer: Mailer | undefined, logger: Logger): SpamParts {
-  const store = createSpamStore(database.sql, { events: database.keepsEvents });
+  const store = database.spam;
   const used: UsedChallenges = store.usedChallenges;
   const service = createSpamService(config.spam, {
     secret: () => store.proofSecret(),

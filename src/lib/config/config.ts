@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { admin } from './admin.ts';
+import { admin } from './owner-inbox.ts';
 import { autoReply } from './auto-reply.ts';
 import { consent } from './consent.ts';
 import { database } from './database.ts';
@@ -14,6 +14,9 @@ import { spam } from './spam.ts';
 import { webhooks } from './webhooks.ts';
 import type { ConfigConcern, Env } from './variables.ts';
 import { fromProjectRoot } from '../project-root.ts';
+import type { StoreOptions } from '../database/database.ts';
+import { eventsRead } from '../webhooks/webhooks.ts';
+import { readDataDir } from './server.ts';
 
 export type { KitConfig, MailchimpConfig, NewsletterConfig, ProviderName, ResendConfig } from './newsletter.ts';
 export { PROVIDER_NAMES } from './newsletter.ts';
@@ -94,4 +97,26 @@ export function loadEnvFile(): void {
   // WorkingDirectory must read the same file as `npm start` (issue 11, item 2).
   const file = name && fromProjectRoot(name);
   if (file && existsSync(file)) process.loadEnvFile(file);
+}
+
+/**
+ * How the store is opened, the same for the server and every command-line tool: where it is,
+ * and whether each message's news is recorded (only when a webhook, chat alert or automatic
+ * reply reads it), so `npm run inbox -- release` records what the server's "Not spam" would.
+ */
+export function storeOptionsOf(config: Pick<Config, 'database' | 'dataDir' | 'webhooks' | 'autoReply' | 'smtp'>): StoreOptions {
+  return { ...config.database, dataDir: config.dataDir, events: eventsRead(config.webhooks.endpoints, Boolean(config.autoReply && config.smtp)) };
+}
+
+/**
+ * The store's options from an environment, reading only the concerns they depend on (the
+ * database, the webhooks and alerts, the automatic reply and its mail server), so a tool still
+ * works while another part of the configuration is being fixed.
+ */
+export function readStoreOptions(env: Env): { ok: true; options: StoreOptions } | { ok: false; problems: string[] } {
+  const readings = [database.read(env), webhooks.read(env), autoReply.read(env), smtp.read(env)] as const;
+  const problems = firstPerVariable(readings.flatMap((reading) => reading.problems));
+  if (problems.length > 0) return { ok: false, problems };
+  const [db, hooks, reply, mail] = readings;
+  return { ok: true, options: storeOptionsOf({ ...db.config, ...hooks.config, ...reply.config, ...mail.config, dataDir: readDataDir(env) }) };
 }

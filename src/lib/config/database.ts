@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import type { DatabaseConfig } from '../database/settings.ts';
+import type { DatabaseConfig } from '../database/connection-settings.ts';
 import { withoutCredentials } from './secrets.ts';
 import { type ConfigConcern, type Env, integer, readVariables, text } from './variables.ts';
 

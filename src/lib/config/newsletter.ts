@@ -8,7 +8,7 @@ import {
   type ProviderName,
   type ResendConfig,
   type ResendTarget,
-} from '../newsletter/settings.ts';
+} from '../newsletter/provider-settings.ts';
 import { mask, withoutCredentials } from './secrets.ts';
 import { type ConfigConcern, optionalText, optionalUrl, readVariables, text } from './variables.ts';
 

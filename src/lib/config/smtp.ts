@@ -5,7 +5,7 @@ import * as v from 'valibot';
 import { isEmailAddress } from '../forms/email.ts';
 import { longestSendMs } from '../mail/mailer.ts';
 import { DEFAULT_MAX_ATTEMPTS } from '../queue/queue.ts';
-import type { SmtpConfig, SmtpTls } from '../mail/settings.ts';
+import type { SmtpConfig, SmtpTls } from '../mail/mailer-settings.ts';
 import { withoutCredentials } from './secrets.ts';
 import { type ConfigConcern, integer, optionalText, optionalUrlOf, readVariables, text } from './variables.ts';
 

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import type { SpamConfig, TurnstileConfig } from '../spam/settings.ts';
+import type { SpamConfig, TurnstileConfig } from '../spam/filter-settings.ts';
 import { DEFAULT_THRESHOLD, DEFAULT_WEIGHTS, type WeighedReason } from '../spam/weights.ts';
 import { mask } from './secrets.ts';
 import { type ConfigConcern, integer, optionalText, optionalUrl, readVariables } from './variables.ts';

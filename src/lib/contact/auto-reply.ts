@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { SmtpConfig } from '../mail/settings.ts';
-import type { Sql, SqlSession } from '../store/sql.ts';
+import type { SmtpConfig } from '../mail/mailer-settings.ts';
+import type { Sql, SqlSession } from '../sql/sql.ts';
 import type { TryEnd } from '../webhooks/deliveries.ts';
 import type { SiteEvent } from '../webhooks/events.ts';
 import { texts } from '../i18n/texts.ts';

@@ -11,7 +11,7 @@ import type { SubmissionStore } from './submission-store.ts';
 
 /** What the contact handler needs; without `spam` every valid message is accepted for delivery. */
 export type ContactDeps = {
-  store: Pick<SubmissionStore, 'receive'>;
+  submissions: Pick<SubmissionStore, 'receive'>;
   logger: Logger;
   onStored?: (id: number) => void;
   spam?: { service: SpamService } | undefined;
@@ -40,7 +40,7 @@ export function formHandler(form: FormDefinition): (request: IncomingRequest, de
 export async function handleSubmission(
   definition: FormDefinition,
   request: IncomingRequest,
-  { store, logger, onStored, spam }: ContactDeps,
+  { submissions, logger, onStored, spam }: ContactDeps,
   { ip, person = false }: RequestContext = { ip: '' },
 ): Promise<Outcome> {
   const form = await readForm(request);
@@ -75,7 +75,7 @@ export async function handleSubmission(
     // The visitor's address and browser are kept only for Akismet, which asks for them with a correction.
     const origin = spam?.service.akismet ? { ip, userAgent } : {};
     const held = verdict?.spam || (person && verdict?.confirmable) ? verdict.reasons : undefined;
-    stored = await store.receive({
+    stored = await submissions.receive({
       ...columns,
       form: definition.name,
       fields,
@@ -85,7 +85,7 @@ export async function handleSubmission(
       ...origin,
     });
   } catch {
-    // The store has logged the cause, once per outage rather than once per post (store/state.ts).
+    // The store has logged the cause, once per outage rather than once per post (sql/state.ts).
     // The proof was consumed in the failed transaction, so it is still good for the next try.
     return failure(500, INTERNAL_ERROR, { values });
   }
@@ -121,23 +121,23 @@ function splitValues(values: Record<string, FieldValue>): { columns: { name: str
 export async function handleContactConfirmation(
   request: IncomingRequest,
   {
-    store,
+    submissions,
     logger,
     onStored,
     spam,
-  }: Omit<ContactDeps, 'store'> & { store: Pick<SubmissionStore, 'confirmBySender'> & Partial<Pick<SubmissionStore, 'formOf'>> },
+  }: Omit<ContactDeps, 'submissions'> & { submissions: Pick<SubmissionStore, 'confirmBySender'> & Partial<Pick<SubmissionStore, 'formOf'>> },
 ): Promise<Outcome> {
   const form = await readForm(request);
   if (!form.ok) return form.failure;
   const id = spam ? await spam.service.confirmed(form.fields.token) : undefined;
   if (id === undefined) return failure(400, CONFIRMATION_EXPIRED);
-  const change = await store.confirmBySender(id);
+  const change = await submissions.confirmBySender(id);
   if (change.found && change.changed && change.to === 'pending') {
     logger.info('contact.confirmed_by_sender', { id });
     onStored?.(id);
   }
   // A message of an owner's form lands on that form's thank-you page, not the contact form's.
-  const from = await store.formOf?.(id);
+  const from = await submissions.formOf?.(id);
   return from && from !== 'contact' && formNamed(from) ? { ...accepted(), thanks: thanksPath(from) } : accepted();
 }
 

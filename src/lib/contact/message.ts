@@ -2,7 +2,7 @@ import type { FormDefinition } from '../forms/definition.ts';
 import { contactForm, formNamed, forms, presentFields } from '../forms/registry.ts';
 import { texts } from '../i18n/texts.ts';
 import { type ContactEmail, type ContactEmailSite, headerText, literalInHeader, UNSAFE_IN_HEADER } from '../mail/email.ts';
-import type { SmtpConfig } from '../mail/settings.ts';
+import type { SmtpConfig } from '../mail/mailer-settings.ts';
 import type { Submission } from './outbox.ts';
 
 /** What of a submission goes into its email; a form's own fields (decision 0131) when it has any. */

@@ -1,7 +1,7 @@
-import type { Sql, SqlSession } from '../store/sql.ts';
+import type { Sql, SqlSession } from '../sql/sql.ts';
 import type { FieldValue } from '../forms/definition.ts';
 import type { Lease } from '../queue/queue.ts';
-import { type ClaimOptions, type Change, createSubmissionMachine, parseFields, parseReasons, type State, type Status } from '../submissions/machine.ts';
+import { type ClaimOptions, type Change, parseFields, parseReasons, type State, type Status, type SubmissionMachine } from '../submissions/machine.ts';
 
 /**
  * Where a contact message stands (submissions/machine.ts owns every change of it).
@@ -112,9 +112,7 @@ const COLUMNS = 'id, created_at, name, email, message, status, attempts, next_at
  * so a message whose sender died is sent again when the lease ends, with the same Message-ID
  * (decision 0051).
  */
-export function createOutbox(sql: Sql): Outbox {
-  const machine = createSubmissionMachine(sql);
-
+export function createOutbox(sql: Sql, machine: SubmissionMachine): Outbox {
   const find = async (session: SqlSession, id: number) => {
     const row = await session.get<Row>(`SELECT ${COLUMNS} FROM submissions WHERE id = ?`, [id]);
     return row && toSubmission(row);

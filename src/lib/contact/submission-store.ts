@@ -1,6 +1,6 @@
 import type { ContactInput } from '../forms/contact.ts';
-import type { Sql } from '../store/sql.ts';
-import { createSubmissionMachine, type SubmissionMachine } from '../submissions/machine.ts';
+import type { Sql } from '../sql/sql.ts';
+import type { SubmissionMachine } from '../submissions/machine.ts';
 
 /** Where validated contact submissions are kept until they are delivered. */
 export interface SubmissionStore {
@@ -18,8 +18,7 @@ export interface SubmissionStore {
  * The outbox's intake: every submission starts `pending` and due at once, unless held.
  * Hint: without a mail server they simply wait, and are delivered once one is configured.
  */
-export function createSubmissionStore(sql: Sql, options: { events?: boolean } = {}): SubmissionStore {
-  const machine = createSubmissionMachine(sql, options);
+export function createSubmissionStore(sql: Sql, machine: SubmissionMachine): SubmissionStore {
   return {
     save: async ({ name, email, message }) => (await machine.receive({ name, email, message, held: undefined })).id,
     receive: (message) => machine.receive(message),

@@ -165,7 +165,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     // Wake for the next retry when it falls due before the next poll.
     nextDueAt: () => outbox.nextDueAt(),
     pollIntervalMs: policy.pollIntervalMs,
-    // The store has logged the cause already, once per outage (store/state.ts); a line per
+    // The store has logged the cause already, once per outage (sql/state.ts); a line per
     // poll would repeat it every few seconds.
     onError: (error) => logger.debug('contact.outbox_error', { error: describeError(error) }),
     clock,

@@ -2,11 +2,13 @@ import { createOutbox, type Outbox } from '../contact/outbox.ts';
 import { createSubmissionStore, type SubmissionStore } from '../contact/submission-store.ts';
 import type { Logger } from '../log.ts';
 import { createSubscriberList, type SubscriberList } from '../newsletter/local.ts';
-import type { DatabaseConfig } from './settings.ts';
-import { openPostgres } from '../store/postgres.ts';
-import { type Engine, engineName, type Sql, type SqlSession } from '../store/sql.ts';
-import { openSqlite } from '../store/sqlite.ts';
-import { createDatabaseState, type DatabaseState, isStatementFault, nameStatement } from '../store/state.ts';
+import type { DatabaseConfig } from './connection-settings.ts';
+import { createSpamStore, type SpamStore } from '../spam/spam-store.ts';
+import { createSubmissionMachine, type SubmissionMachine } from '../submissions/machine.ts';
+import { openPostgres } from '../sql/postgres.ts';
+import { type Engine, engineName, type Sql, type SqlSession, type SqlValue } from '../sql/sql.ts';
+import { openSqlite } from '../sql/sqlite.ts';
+import { createDatabaseState, type DatabaseState, isStatementFault, nameStatement } from '../sql/state.ts';
 
 /** What the health check learns about the database. */
 export type DatabaseHealth = {
@@ -33,8 +35,15 @@ export interface Store {
   readonly ready: Promise<void>;
   /** The statements themselves, for repositories; every failure is recorded in `state`. */
   readonly sql: Sql;
+  /**
+   * The one machine over every contact message, built with this store's `events`: every
+   * repository below and the admin's actions go through it (issue 30, item 2).
+   */
+  readonly messages: SubmissionMachine;
   readonly submissions: SubmissionStore;
   readonly outbox: Outbox;
+  /** The spam filter's records: held messages, the owner's corrections, used challenges, the digest. */
+  readonly spam: SpamStore;
   readonly subscribers: SubscriberList;
   readonly state: DatabaseState;
   /** Whether the news of each message is recorded for webhooks (StoreOptions' `events`). */
@@ -48,8 +57,10 @@ export interface Store {
 /**
  * Where the store is: PostgreSQL when `url` is set, otherwise the SQLite file in `dataDir`;
  * `events: false` when nothing reads the news of a message (no webhook, alert or automatic reply).
+ * Hint: required, and read from the configuration by `storeOptionsOf` (config/config.ts) for the
+ * server and every command-line tool alike, so no opener records news the server would not.
  */
-export type StoreOptions = DatabaseConfig & { dataDir: string; events?: boolean };
+export type StoreOptions = DatabaseConfig & { dataDir: string; events: boolean };
 
 /**
  * Opens the store the configuration names. SQLite is open and migrated when this answers;
@@ -78,16 +89,20 @@ export function openStore(options: StoreOptions, logger: Logger): Store {
     raw = sqlite;
   }
   const sql = monitored(raw, state, engine === 'postgresql');
-  const outbox = createOutbox(sql);
+  // Each repository built once, here, over one machine with one setting for the news.
+  const messages = createSubmissionMachine(sql, { events: options.events });
+  const outbox = createOutbox(sql, messages);
   return {
     engine,
     ready: sql.ready,
     sql,
-    submissions: createSubmissionStore(sql, { events: options.events ?? true }),
+    messages,
+    submissions: createSubmissionStore(sql, messages),
     outbox,
+    spam: createSpamStore(sql, messages),
     subscribers: createSubscriberList(sql),
     state,
-    keepsEvents: options.events ?? true,
+    keepsEvents: options.events,
     async health() {
       // One attempt, no wait for a lock another process holds: health must answer at once.
       let probe: 'ok' | 'locked' | 'failed' = 'ok';
@@ -131,8 +146,8 @@ function named(tx: SqlSession): SqlSession {
       throw error;
     };
   return {
-    all: (text, params) => tx.all(text, params).catch(naming(text)),
-    get: (text, params) => tx.get(text, params).catch(naming(text)),
+    all: <T>(text: string, params?: readonly SqlValue[]) => tx.all<T>(text, params).catch(naming(text)),
+    get: <T>(text: string, params?: readonly SqlValue[]) => tx.get<T>(text, params).catch(naming(text)),
     run: (text, params) => tx.run(text, params).catch(naming(text)),
   };
 }

@@ -1,6 +1,6 @@
 import settings from '#forms-config';
 import { displayValue, type FormDefinition, ownValue } from './definition.ts';
-import type { FormsSettings } from './settings.ts';
+import type { FormsSettings } from './define-forms.ts';
 import { STORED_IN_COLUMNS } from './reserved.ts';
 
 /**

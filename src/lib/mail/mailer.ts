@@ -1,5 +1,5 @@
 import { getCACertificates } from 'node:tls';
-import type { SmtpConfig } from './settings.ts';
+import type { SmtpConfig } from './mailer-settings.ts';
 import { requireWhenNeeded } from '../lazy.ts';
 import type { Logger } from '../log.ts';
 import type { ContactEmail } from './email.ts';

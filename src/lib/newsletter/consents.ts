@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Sql } from '../store/sql.ts';
+import type { Sql } from '../sql/sql.ts';
 
 /** How long a confirmation link works. */
 export const CONFIRMATION_TTL_MS = 48 * 3600 * 1000;

@@ -1,7 +1,7 @@
 import { describeError } from '../log.ts';
 import type { AbuseLimits } from '../rate-limit.ts';
-import { forgetDraftsHolding } from '../store/drafts.ts';
-import type { Sql } from '../store/sql.ts';
+import { forgetDraftsHolding } from '../sql/drafts.ts';
+import type { Sql } from '../sql/sql.ts';
 import { forgetEvents } from '../webhooks/deliveries.ts';
 
 /** What an erasure reaches: the store, and the per-address counts (the server's limits, or Redis alone for a command). */
@@ -24,7 +24,7 @@ export async function eraseSubscriber({ sql, limits }: ErasureParts, email: stri
   // refuse a NUL as a parameter: such an address is simply not there.
   if (CONTROL.test(email)) return { found: false };
   const address = email.toLowerCase();
-  // Case folded beyond ASCII on both engines (SQLite's lower() knows only A–Z; store/sqlite.ts adds fold()).
+  // Case folded beyond ASCII on both engines (SQLite's lower() knows only A–Z; sql/sqlite.ts adds fold()).
   const lower = sql.engine === 'sqlite' ? 'fold' : 'lower';
   const stored = await sql.transaction(async (tx) => {
     let removed = 0;

@@ -1,5 +1,5 @@
 import { readBoundedText } from '../bounded-text.ts';
-import type { KitConfig, MailchimpConfig, NewsletterConfig, ResendConfig } from './settings.ts';
+import type { KitConfig, MailchimpConfig, NewsletterConfig, ResendConfig } from './provider-settings.ts';
 import { describeNetworkError, isRedirect } from './provider.ts';
 
 /** How long the read-only check at start may wait for a provider. */

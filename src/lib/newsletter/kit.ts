@@ -1,4 +1,4 @@
-import type { KitConfig } from './settings.ts';
+import type { KitConfig } from './provider-settings.ts';
 import { readBoundedText } from '../bounded-text.ts';
 import { describeNetworkError, isRedirect, misconfigured, type NewsletterProvider, type SubscribeOutcome, unavailable } from './provider.ts';
 

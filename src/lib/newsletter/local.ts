@@ -1,4 +1,4 @@
-import type { Sql } from '../store/sql.ts';
+import type { Sql } from '../sql/sql.ts';
 import type { NewsletterProvider } from './provider.ts';
 
 /** One subscriber of the local provider, as exported; with double opt-in, the record of their consent. */

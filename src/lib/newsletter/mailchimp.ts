@@ -1,7 +1,7 @@
 import { Agent as HttpAgent } from 'node:http';
 import { OUTSIDE_ANSWER_MAX_BYTES } from '../bounded-text.ts';
 import { Agent as HttpsAgent } from 'node:https';
-import type { MailchimpConfig } from './settings.ts';
+import type { MailchimpConfig } from './provider-settings.ts';
 import { requireWhenNeeded } from '../lazy.ts';
 import { describeNetworkError, isRedirect, misconfigured, type NewsletterProvider, type SubscribeOutcome, unavailable } from './provider.ts';
 

@@ -2,7 +2,7 @@ import type { IncomingRequest } from '../http/form.ts';
 import { texts } from '../i18n/texts.ts';
 import { type ContactEmail, headerText } from '../mail/email.ts';
 import type { Mailer } from '../mail/mailer.ts';
-import type { SmtpConfig } from '../mail/settings.ts';
+import type { SmtpConfig } from '../mail/mailer-settings.ts';
 import { type ConsentEvidence, type Consents, consentVersion, truncatedClient } from './consents.ts';
 
 /** Where a newsletter page's visitor lands after asking to subscribe with double opt-in: "check your inbox". */

@@ -1,4 +1,4 @@
-import type { ProviderName } from './settings.ts';
+import type { ProviderName } from './provider-settings.ts';
 
 /** Why a provider did not add an address; each maps to one answer in `newsletter-handlers.ts`. */
 export type SubscribeFailure =

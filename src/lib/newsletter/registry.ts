@@ -1,4 +1,4 @@
-import type { NewsletterConfig } from './settings.ts';
+import type { NewsletterConfig } from './provider-settings.ts';
 import { createKitProvider } from './kit.ts';
 import { createLocalProvider, type SubscriberList } from './local.ts';
 import { createMailchimpProvider } from './mailchimp.ts';

@@ -1,4 +1,4 @@
-import type { ResendConfig } from './settings.ts';
+import type { ResendConfig } from './provider-settings.ts';
 import { readBoundedText } from '../bounded-text.ts';
 import { requireWhenNeeded } from '../lazy.ts';
 import { isRedirect, misconfigured, type NewsletterProvider, type SubscribeOutcome, unavailable } from './provider.ts';

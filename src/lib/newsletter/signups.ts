@@ -1,4 +1,4 @@
-import type { Sql, SqlValue } from '../store/sql.ts';
+import type { Sql, SqlValue } from '../sql/sql.ts';
 import { backoff, createLeasedQueue, DEFAULT_MAX_ATTEMPTS, givesUp, type Lease, leaseUntil, WORKER_ID } from '../queue/queue.ts';
 import type { SubscribeOutcome } from './provider.ts';
 

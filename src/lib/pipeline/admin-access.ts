@@ -1,5 +1,5 @@
 import { publicOrigin } from '../http/origin.ts';
-import type { Admin } from '../admin/admin.ts';
+import type { Admin } from '../admin/owner-inbox.ts';
 import { openAdminPage } from '../admin/admin-page.ts';
 import type { Session } from '../admin/session.ts';
 

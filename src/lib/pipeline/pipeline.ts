@@ -113,7 +113,7 @@ async function redirectToDraft(view: FormView, key: { route: string; client: str
   try {
     id = await drafts.save({ ...key, content: draftOfView(view) });
   } catch (error) {
-    // A warning: the store has already logged the outage itself, once (store/state.ts).
+    // A warning: the store has already logged the outage itself, once (sql/state.ts).
     logger.warn('form.draft_not_kept', { route: key.route, reason: describeError(error), client: logClient });
     return view;
   }

@@ -51,7 +51,7 @@ export const ROUTES: readonly Route[] = [
   { path: '/api/contact/confirm', kind: 'form', limit: 'contact-confirm', pages: CONFIRM_PAGES, methods: { POST: handleContactConfirmation } },
   // The proof-of-work challenge the forms' script solves (issue 13); JSON with `success` like every answer here.
   { path: '/api/challenge', kind: 'api', methods: { GET: async (_, { spam }) => ({ kind: 'data', status: 200, body: await spam.service.challenge() }) } },
-  { path: '/api/health', kind: 'api', methods: { GET: (_, { database, provider }) => handleHealth({ store: database, providerName: provider.name }) } },
+  { path: '/api/health', kind: 'api', methods: { GET: (_, { store, provider }) => handleHealth({ store, providerName: provider.name }) } },
   ...ADMIN_ROUTES,
   // The owner's forms (forms.config.ts): the contact form's road, each with its own budget and pages (decision 0131).
   ...ownerForms.map(

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { SqlSession, SqlValue } from '../store/sql.ts';
+import type { SqlSession, SqlValue } from '../sql/sql.ts';
 
 /**
  * The one leased queue under the outbox, the webhook deliveries and the signup queue

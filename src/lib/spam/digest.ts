@@ -1,4 +1,4 @@
-import type { SmtpConfig } from '../mail/settings.ts';
+import type { SmtpConfig } from '../mail/mailer-settings.ts';
 import { texts } from '../i18n/texts.ts';
 import { type ContactEmail, type ContactEmailSite, headerText } from '../mail/email.ts';
 import type { SpamReason } from './verdict.ts';

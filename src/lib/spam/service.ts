@@ -1,6 +1,6 @@
 import type { Challenge } from 'altcha-lib';
 import { texts } from '../i18n/texts.ts';
-import type { SpamConfig } from './settings.ts';
+import type { SpamConfig } from './filter-settings.ts';
 import type { Logger } from '../log.ts';
 import { createAkismetClient } from './akismet.ts';
 import { readConfirmation, signConfirmation } from './confirmation.ts';

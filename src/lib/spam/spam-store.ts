@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { type Change, createSubmissionMachine, parseReasons } from '../submissions/machine.ts';
+import { type Change, parseReasons, type SubmissionMachine } from '../submissions/machine.ts';
 import type { ContactInput } from '../forms/contact.ts';
-import type { Sql } from '../store/sql.ts';
+import type { Sql } from '../sql/sql.ts';
 import { type DigestTime, digestDue, type HeldDigest } from './digest.ts';
 import type { UsedChallenges } from './used-challenges.ts';
 
@@ -46,8 +46,7 @@ const HELD_PREVIEW_CHARACTERS = 300;
 const SECRET_SETTING = 'proof_secret';
 
 /** The spam filter's repository over the store's SQL (SQLite or PostgreSQL). */
-export function createSpamStore(sql: Sql, options: { events?: boolean } = {}): SpamStore {
-  const machine = createSubmissionMachine(sql, options);
+export function createSpamStore(sql: Sql, machine: SubmissionMachine): SpamStore {
   const setting = async (name: string) => (await sql.get<{ value: string }>('SELECT value FROM settings WHERE name = ?', [name]))?.value;
   return {
     async hold(input, { reasons, ip, userAgent }) {

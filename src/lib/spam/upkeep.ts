@@ -1,4 +1,4 @@
-import type { SmtpConfig } from '../mail/settings.ts';
+import type { SmtpConfig } from '../mail/mailer-settings.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import type { ContactEmailSite } from '../mail/email.ts';
 import { HOUR_MS, type HousekeepingJob } from '../housekeeping.ts';

@@ -1,6 +1,6 @@
 import type { FieldValue } from '../forms/definition.ts';
 import { createLeasedQueue, DEFAULT_MAX_ATTEMPTS, type Lease, leaseUntil, WORKER_ID } from '../queue/queue.ts';
-import type { Sql, SqlSession, SqlValue } from '../store/sql.ts';
+import type { Sql, SqlSession, SqlValue } from '../sql/sql.ts';
 import { forgetEvents } from '../webhooks/deliveries.ts';
 import { messageEventId, recordEvent } from '../webhooks/events.ts';
 
@@ -106,7 +106,7 @@ export interface SubmissionMachine {
   removeReceivedBefore(cutoff: Date, now: Date, options?: { heldOnly?: boolean }): Promise<number>;
 }
 
-/** A visitor's message waits at most one turn of the event loop to share its commit (store/sqlite.ts). */
+/** A visitor's message waits at most one turn of the event loop to share its commit (sql/sqlite.ts). */
 const TOGETHER = { together: true } as const;
 
 const HISTORY = 'INSERT INTO delivery_attempts (submission_id, attempted_at, outcome, error) VALUES (?, ?, ?, ?)';

@@ -1,5 +1,5 @@
 import { backoff, createLeasedQueue, DEFAULT_MAX_ATTEMPTS, givesUp, type Lease, leaseUntil, WORKER_ID } from '../queue/queue.ts';
-import type { Engine, Sql, SqlSession, SqlValue } from '../store/sql.ts';
+import type { Engine, Sql, SqlSession, SqlValue } from '../sql/sql.ts';
 import type { Endpoint } from './endpoints.ts';
 import type { EventType, SiteEvent } from './events.ts';
 

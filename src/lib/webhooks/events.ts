@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { SqlSession } from '../store/sql.ts';
+import type { SqlSession } from '../sql/sql.ts';
 
 /** Every event the site tells webhooks and chat alerts about. */
 export const EVENT_TYPES = ['contact.received', 'contact.held', 'newsletter.subscribed', 'newsletter.confirmed'] as const;

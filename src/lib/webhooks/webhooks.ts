@@ -1,5 +1,5 @@
 import type { Logger } from '../log.ts';
-import type { Sql } from '../store/sql.ts';
+import type { Sql } from '../sql/sql.ts';
 import { createDeliveries, type Deliveries } from './deliveries.ts';
 import type { Endpoint } from './endpoints.ts';
 import { type EventType, recordEvent } from './events.ts';

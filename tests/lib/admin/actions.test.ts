@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, onTestFinished, test, vi } from 'vitest';
-import { exportChunks } from '../../../src/lib/contact/inbox.ts';
+import { exportChunks } from '../../../src/lib/contact/export.ts';
 import type { Submission } from '../../../src/lib/contact/outbox.ts';
 import { type AdminDeps, BUSY_SIGN_IN, FORBIDDEN_MESSAGE, handleAdminPost } from '../../../src/lib/admin/actions.ts';
 import type { AuditEntry } from '../../../src/lib/admin/audit.ts';
@@ -183,7 +183,7 @@ describe('signing in', () => {
     const outcome = await handleAdminPost('sign-in', post('/admin/actions/sign-in', fields), deps, context);
     expect(outcome).toEqual({ kind: 'redirect', location: '/admin?failed=1' });
     expect(records.size).toBe(0);
-    // Counted per client and quarter-hour, as refusals are (the real log: tests/lib/admin/admin.test.ts).
+    // Counted per client and quarter-hour, as refusals are (the real log: tests/lib/admin/owner-inbox.test.ts).
     expect(audit).toEqual([{ at: '2026-11-22T10:00:00.000Z', action: 'sign-in-failed', detail: 'wrong password', client: 'c0ffee', repeats: -1 }]);
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { createAdmin, createAdminStores } from '../../../src/lib/admin/admin.ts';
+import { createAdmin, createAdminStores } from '../../../src/lib/admin/owner-inbox.ts';
 import { applyRetention } from '../../../src/lib/admin/retention.ts';
 import { parsePasswordHash } from '../../../src/lib/admin/password.ts';
 import { createSessions } from '../../../src/lib/admin/session.ts';
@@ -31,7 +31,7 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
   describe.skipIf(!available)(name, () => {
     test('sessions: stored by hash, touched, ended, and swept when idle or too old', async () => {
       const { store } = await open();
-      const { sessionStore } = createAdminStores(store.sql);
+      const { sessionStore } = createAdminStores(store);
       let now = new Date('2026-11-22T08:00:00.000Z');
       const sessions = createSessions(sessionStore, () => now);
       const a = await sessions.start();
@@ -50,7 +50,7 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
 
     test('the audit log: newest first, paged, counted', async () => {
       const { store } = await open();
-      const { audit } = createAdminStores(store.sql);
+      const { audit } = createAdminStores(store);
       for (const [i, action] of (['sign-in', 'export-messages', 'delete-message'] as const).entries()) {
         await audit.record({ at: `2026-11-22T08:0${i}:00.000Z`, action, detail: `#${i}`, client: 'abc' });
       }
@@ -66,7 +66,7 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
 
     test('the audit log: a refusal repeated within a quarter-hour is one row with a count, and old entries are pruned', async () => {
       const { store } = await open();
-      const { audit } = createAdminStores(store.sql);
+      const { audit } = createAdminStores(store);
       const refused = (at: string, client = 'c0ffee') => audit.recordRepeated({ at, action: 'sign-in-failed', detail: 'refused: too many attempts', client });
       for (let i = 0; i < 50; i++) await refused(`2026-11-22T10:${String(i % 14).padStart(2, '0')}:00.000Z`);
       await refused('2026-11-22T10:05:00.000Z', 'other');
@@ -88,7 +88,7 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
 
     test('search folds case beyond ASCII, and a search with NUL or another control finds nothing and is no outage', async () => {
       const { store } = await open();
-      const { queries } = createAdminStores(store.sql);
+      const { queries } = createAdminStores(store);
       await message(store, 'Émile Zola', { message: 'J’ACCUSE… une lettre ouverte.' });
       await message(store, 'Ada Lovelace');
       const names = async (search: string) => (await queries.messages({ page: 1, search })).rows.map((r) => r.name);
@@ -105,7 +105,7 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
 
     test('messages: newest first, 50 a page, filtered by status, searched in name, email and text', async () => {
       const { store } = await open();
-      const { queries } = createAdminStores(store.sql);
+      const { queries } = createAdminStores(store);
       for (let i = 0; i < 53; i++)
         await message(store, `Person ${String(i).padStart(2, '0')}`, { createdAt: new Date(Date.UTC(2026, 10, 1) + i * MINUTE).toISOString() });
       await message(store, 'Ada Lovelace', { email: 'ada@engine.example', message: 'About 100% of the ENGINE_ROOM.', status: 'failed' });
@@ -144,7 +144,7 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
 
     test('messages: filtered by the form they came from', async () => {
       const { store } = await open();
-      const { queries } = createAdminStores(store.sql);
+      const { queries } = createAdminStores(store);
       await message(store, 'Contact Person');
       const machine = createSubmissionMachine(store.sql);
       await machine.receive({ name: 'Quote Person', email: 'q@example.org', message: '', form: 'quote', fields: { topic: 'table' }, held: undefined });
@@ -161,7 +161,7 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
 
     test('counts per status and per day, and delivery health', async () => {
       const { store } = await open();
-      const { queries } = createAdminStores(store.sql);
+      const { queries } = createAdminStores(store);
       await message(store, 'A', { createdAt: '2026-11-20T23:59:59.999Z', status: 'sent' });
       await message(store, 'B', { createdAt: '2026-11-21T00:00:00.000Z', status: 'failed' });
       await message(store, 'C', { createdAt: '2026-11-21T12:00:00.000Z' });
@@ -186,7 +186,7 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
 
     test('deleting a message erases it and its delivery history, and nothing else', async () => {
       const { store } = await open();
-      const { queries } = createAdminStores(store.sql);
+      const { queries } = createAdminStores(store);
       const gone = await message(store, 'Gone');
       const kept = await message(store, 'Kept');
       for (const id of [gone, kept]) await store.outbox.markRetry(id, new Date(), new Date(), 'timeout');
@@ -200,7 +200,7 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
 
     test('retention deletes what is older than RETENTION_DAYS, with its history, and audits it', async () => {
       const { store } = await open();
-      const { queries, audit } = createAdminStores(store.sql);
+      const { queries, audit } = createAdminStores(store);
       const now = new Date('2026-11-22T12:00:00.000Z');
       const old = await message(store, 'Old', { createdAt: new Date(now.getTime() - 30 * DAY - 1).toISOString() });
       await message(store, 'Young', { createdAt: new Date(now.getTime() - 30 * DAY + 1000).toISOString() });
@@ -286,7 +286,7 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
 
     test('subscribers: counted, searched, paged, deleted', async () => {
       const { store } = await open();
-      const { queries } = createAdminStores(store.sql);
+      const { queries } = createAdminStores(store);
       await store.subscribers.add('ada@example.org', new Date('2026-11-01T00:00:00.000Z'));
       await store.subscribers.add('grace@example.net', new Date('2026-11-02T00:00:00.000Z'));
       await store.subscribers.add('a_b@example.org', new Date('2026-11-03T00:00:00.000Z'));
@@ -307,7 +307,7 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
 
     test('deleting an address that holds a NUL deletes nothing, answers so, and is no outage of the database', async () => {
       const { store, logs } = await open();
-      const { queries } = createAdminStores(store.sql);
+      const { queries } = createAdminStores(store);
       await store.subscribers.add('ada@example.org', new Date('2026-11-01T00:00:00.000Z'));
       await expect(queries.deleteSubscriber('ada\u0000@example.org')).resolves.toEqual({ found: false });
       await expect(queries.deleteSubscriber('ada@example.org\u0000')).resolves.toEqual({ found: false });
@@ -326,7 +326,7 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
 
     test('erasing a subscriber erases the consent record and a signup waiting for the provider too', async () => {
       const { store } = await open();
-      const { queries } = createAdminStores(store.sql);
+      const { queries } = createAdminStores(store);
       const consents = createConsents(store.sql);
       const evidence = { page: '/', text: 'Yes please.', version: 'abc123abc123', client: '203.0.113.0/24' };
       const tokens = await consents.request('erase.me@example.org', evidence, new Date('2026-11-01T00:00:00.000Z'));
@@ -344,7 +344,7 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
 
     test('page 0 or below reads as the first page, of messages and of subscribers; subscribers are paged 50 at a time', async () => {
       const { store } = await open();
-      const { queries } = createAdminStores(store.sql);
+      const { queries } = createAdminStores(store);
       await message(store, 'Older', { createdAt: '2026-11-01T00:00:00.000Z' });
       await message(store, 'Newer', { createdAt: '2026-11-02T00:00:00.000Z' });
       for (const page of [0, -3]) {
@@ -363,7 +363,7 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
 
     test('a subscriber who has not confirmed yet shows a consent without a date', async () => {
       const { store } = await open();
-      const { queries } = createAdminStores(store.sql);
+      const { queries } = createAdminStores(store);
       const evidence = { page: '/newsletter', text: 'Yes please.', version: 'def456def456', client: '203.0.113.0/24' };
       await createConsents(store.sql).request('later@example.org', evidence, new Date('2026-11-01T00:00:00.000Z'));
       await store.subscribers.add('later@example.org', new Date('2026-11-01T00:00:01.000Z'));
@@ -379,7 +379,7 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
 
     test('an erasure asked in capitals still removes the consent record and the waiting signup', async () => {
       const { store } = await open();
-      const { queries } = createAdminStores(store.sql);
+      const { queries } = createAdminStores(store);
       const consents = createConsents(store.sql);
       const evidence = { page: '/', text: 'Yes please.', version: 'abc123abc123', client: '203.0.113.0/24' };
       await consents.request('case@example.org', evidence, new Date('2026-11-01T00:00:00.000Z'));
@@ -393,7 +393,7 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
 
     test('deleting a message being sent is not done now: it answers false and the message stays until its send ends', async () => {
       const { store } = await open();
-      const { queries } = createAdminStores(store.sql);
+      const { queries } = createAdminStores(store);
       const id = await message(store, 'Sending');
       const machine = createSubmissionMachine(store.sql);
       const now = new Date();

@@ -5,7 +5,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
 import { diagnose, formatFindings } from '../../../src/lib/app/doctor.ts';
-import { requireConfig } from '../../../src/lib/config/config.ts';
+import { requireConfig, storeOptionsOf } from '../../../src/lib/config/config.ts';
 import { openStore } from '../../../src/lib/database/database.ts';
 import { silentLogger } from '../../../src/lib/log.ts';
 import { makeCertificates, opensslAvailable } from '../../support/certificates.ts';
@@ -77,7 +77,7 @@ describe('the database', () => {
   });
 
   test('a database with messages: how many wait and how many failed', async () => {
-    const store = openStore({ ...requireConfig({ DATA_DIR: dataDir }).database, dataDir }, silentLogger);
+    const store = openStore(storeOptionsOf(requireConfig({ DATA_DIR: dataDir })), silentLogger);
     const first = await store.submissions.save({ name: 'Ada', email: 'ada@example.org', message: 'Hello from Ada.', honeypot: '' });
     await store.submissions.save({ name: 'Grace', email: 'grace@example.org', message: 'Hello from Grace.', honeypot: '' });
     await store.submissions.save({ name: 'Linus', email: 'linus@example.org', message: 'Hello from Linus.', honeypot: '' });

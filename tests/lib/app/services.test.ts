@@ -56,7 +56,7 @@ const mailTo = (address: string) => smtp.received.filter((mail) => mail.to.inclu
 describe('without mail, webhooks, admin or a provider', () => {
   test('nothing but the store, the local list and the housekeeping; starting runs the housekeeping alone', async () => {
     const s = build({});
-    expect(s.store).toBe(s.database.submissions);
+    expect(s.submissions).toBe(s.store.submissions);
     expect(s.events).toBe(s.webhooks.events);
     expect(s.provider.name).toBe('local');
     expect([s.worker, s.webhooks.worker, s.signups.worker, s.admin, s.optIn, s.consents]).toEqual([
@@ -76,16 +76,16 @@ describe('without mail, webhooks, admin or a provider', () => {
 
   test('an unsubscribe takes the address off the local list, once', async () => {
     const s = build({});
-    await s.database.subscribers.add('ada@example.org', new Date('2026-01-02T00:00:00.000Z'));
+    await s.store.subscribers.add('ada@example.org', new Date('2026-01-02T00:00:00.000Z'));
     await expect(s.unsubscribeLocal('ada@example.org')).resolves.toBe(true);
     await expect(s.unsubscribeLocal('ada@example.org')).resolves.toBe(false);
-    await expect(s.database.subscribers.list()).resolves.toEqual([]);
+    await expect(s.store.subscribers.list()).resolves.toEqual([]);
   });
 
   test('a signup put in the queue is waiting there', async () => {
     const s = build({});
     const id = await s.signups.enqueue('ada@example.org', 'mailchimp', new Date('2026-01-02T00:00:00.000Z'));
-    await expect(s.database.sql.all('SELECT id, email, provider, status, next_attempt_at FROM signup_queue')).resolves.toEqual([
+    await expect(s.store.sql.all('SELECT id, email, provider, status, next_attempt_at FROM signup_queue')).resolves.toEqual([
       { id, email: 'ada@example.org', provider: 'mailchimp', status: 'waiting', next_attempt_at: '2026-01-02T00:00:30.000Z' },
     ]);
   });
@@ -95,17 +95,17 @@ describe('without mail, webhooks, admin or a provider', () => {
     s.start();
     await s.close();
     services = undefined;
-    await expect(s.database.sql.all('SELECT 1')).rejects.toThrow();
+    await expect(s.store.sql.all('SELECT 1')).rejects.toThrow();
   });
 });
 
 describe('with a mail server', () => {
   test('a message stored before the start goes out when started; one stored after, when the worker is told', async () => {
     const s = build({ ...MAIL, SMTP_URL: smtp.url() });
-    await s.store.save(ADA);
+    await s.submissions.save(ADA);
     s.start();
     await eventually('the first message', () => mailTo('owner@example.com').length === 1, 5_000);
-    const second = await s.store.save(GRACE);
+    const second = await s.submissions.save(GRACE);
     s.onStored(second);
     await eventually('the second message', () => mailTo('owner@example.com').length === 2, 3_500);
     const [first, next] = mailTo('owner@example.com');
@@ -124,7 +124,7 @@ describe('with a mail server', () => {
     expect(s.webhooks.worker).toBeDefined();
     s.start();
     // A message whose post carried a solved proof: only such a sender is answered (decision 0149).
-    s.onStored((await s.store.receive({ ...ADA, held: undefined, shownPerson: true })).id);
+    s.onStored((await s.submissions.receive({ ...ADA, held: undefined, shownPerson: true })).id);
     await eventually('the automatic reply', () => mailTo('ada@example.org').length === 1, 5_000);
     expect(mailTo('ada@example.org')[0]!.raw).toContain('We got your message.');
     await eventually('the message to the owner', () => mailTo('owner@example.com').length === 1, 5_000);
@@ -142,16 +142,16 @@ describe('with the admin', () => {
   test('a held message shows its reasons; one never judged shows none', async () => {
     const s = build({ ADMIN_PASSWORD_HASH: ownerHash });
     const held = await s.spam.store.hold(ADA, { reasons: ['too many links', 'a known spam phrase'] });
-    const kept = await s.store.save(GRACE);
+    const kept = await s.submissions.save(GRACE);
     await expect(s.admin!.message(held)).resolves.toMatchObject({ spamReasons: ['too many links', 'a known spam phrase'] });
     await expect(s.admin!.message(kept)).resolves.toMatchObject({ spamReasons: [] });
   });
 
   test('the owner’s “spam” holds a message, and “not spam” sends it at once', async () => {
     const s = build({ ...MAIL, SMTP_URL: smtp.url(), ADMIN_PASSWORD_HASH: ownerHash });
-    const id = await s.store.save(ADA);
+    const id = await s.submissions.save(ADA);
     await expect(s.admin!.deps.commands.markSpam(id, new Date())).resolves.toMatchObject({ found: true, changed: true });
-    await expect(s.database.outbox.find(id)).resolves.toMatchObject({ status: 'spam' });
+    await expect(s.store.outbox.find(id)).resolves.toMatchObject({ status: 'spam' });
     s.start();
     // The daily digest of held spam may go out at the start too: only the message itself counts here.
     const messages = () => mailTo('owner@example.com').filter((mail) => !mail.raw.includes('Held as spam'));
@@ -166,7 +166,7 @@ describe('with the admin', () => {
 
   test('the export holds the stored messages', async () => {
     const s = build({ ADMIN_PASSWORD_HASH: ownerHash });
-    await s.store.save(ADA);
+    await s.submissions.save(ADA);
     let csv = '';
     for await (const chunk of s.admin!.deps.exports.messages('csv', { excel: false })) csv += chunk;
     expect(csv).toContain('ada@example.org');
@@ -220,7 +220,7 @@ describe('with a provider', () => {
     await eventually('the provider’s request', () => mailchimp.requests.length === 1, 5_000);
     expect(mailchimp.requests[0]).toMatchObject({ method: 'POST', url: '/3.0/lists/abc123/members' });
     await eventually('the signup to be added', async () => {
-      const rows = await s.database.sql.all<{ status: string }>('SELECT status FROM signup_queue');
+      const rows = await s.store.sql.all<{ status: string }>('SELECT status FROM signup_queue');
       return rows[0]?.status === 'added';
     });
   });

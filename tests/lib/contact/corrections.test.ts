@@ -6,7 +6,6 @@ import { markMessageAsSpam, releaseMessage } from '../../../src/lib/contact/corr
 import { openStore, type Store } from '../../../src/lib/database/database.ts';
 import { createLogger } from '../../../src/lib/log.ts';
 import { createAkismetClient } from '../../../src/lib/spam/akismet.ts';
-import { createSpamStore } from '../../../src/lib/spam/spam-store.ts';
 import { type FakeHttpServer, startFakeHttpServer } from '../../support/fake-http.ts';
 import { replyAkismet } from '../../support/fake-spam-services.ts';
 import { TEST_DATABASE } from '../../support/stores.ts';
@@ -36,7 +35,7 @@ describe('an owner’s correction Akismet refuses', () => {
     ['release', releaseMessage, 'ham'],
     ['marking as spam', markMessageAsSpam, 'spam'],
   ] as const)('a %s with a key Akismet does not know is logged naming the setting to check, and stands', async (_, correct, kind) => {
-    const spam = createSpamStore(db.sql);
+    const spam = db.spam;
     const id = await spam.hold(INPUT, { reasons: ['too-fast'], ip: '203.0.113.7', userAgent: 'Mozilla/5.0' });
     if (kind === 'spam') await spam.release(id);
     const deps = {

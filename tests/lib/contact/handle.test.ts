@@ -30,7 +30,7 @@ describe('POST /api/contact handler', () => {
   test('stores a valid submission, then accepts it', async () => {
     const { store, saved } = memoryStore();
     const onStored = vi.fn();
-    await expect(handleContact(post(valid), { store, logger: silentLogger, onStored })).resolves.toEqual({ kind: 'accepted' });
+    await expect(handleContact(post(valid), { submissions: store, logger: silentLogger, onStored })).resolves.toEqual({ kind: 'accepted' });
     expect(saved).toEqual([
       {
         name: 'Ada Lovelace',
@@ -48,7 +48,7 @@ describe('POST /api/contact handler', () => {
 
   test('refuses every failing field at once, keeps what was typed but the honeypot, and stores nothing', async () => {
     const { store, saved } = memoryStore();
-    const outcome = await handleContact(post({ name: 'A', email: 'x', message: 'short', honeypot: 'bot' }), { store, logger: silentLogger });
+    const outcome = await handleContact(post({ name: 'A', email: 'x', message: 'short', honeypot: 'bot' }), { submissions: store, logger: silentLogger });
     expect(outcome).toEqual({
       kind: 'invalid',
       values: { name: 'A', email: 'x', message: 'short' },
@@ -69,7 +69,7 @@ describe('POST /api/contact handler', () => {
     const store: Pick<SubmissionStore, 'receive'> = {
       receive: () => Promise.reject(new Error('disk full')),
     };
-    await expect(handleContact(post(valid), { store, logger })).resolves.toEqual({
+    await expect(handleContact(post(valid), { submissions: store, logger })).resolves.toEqual({
       kind: 'failure',
       status: 500,
       error: 'Internal server error',
@@ -81,7 +81,7 @@ describe('POST /api/contact handler', () => {
   test('a form it cannot read is refused before any field is looked at', async () => {
     const { store, saved } = memoryStore();
     const request = new Request('http://site.test/api/contact', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
-    await expect(handleContact(request, { store, logger: silentLogger })).resolves.toMatchObject({ kind: 'failure', status: 415 });
+    await expect(handleContact(request, { submissions: store, logger: silentLogger })).resolves.toMatchObject({ kind: 'failure', status: 415 });
     expect(saved).toEqual([]);
   });
 });
@@ -90,7 +90,7 @@ describe('the road every form takes', () => {
   test("a form's handler stores and accepts a valid post as the contact handler does, under the form's name", async () => {
     const { store, saved } = memoryStore();
     const onStored = vi.fn();
-    await expect(formHandler(contactForm)(post(valid), { store, logger: silentLogger, onStored }, { ip: '203.0.113.7' })).resolves.toEqual({
+    await expect(formHandler(contactForm)(post(valid), { submissions: store, logger: silentLogger, onStored }, { ip: '203.0.113.7' })).resolves.toEqual({
       kind: 'accepted',
     });
     expect(saved).toEqual([
@@ -110,7 +110,9 @@ describe('the road every form takes', () => {
 
   test("a person's post is accepted for delivery when no spam filter runs", async () => {
     const { store, saved } = memoryStore();
-    await expect(handleContact(post(valid), { store, logger: silentLogger }, { ip: '203.0.113.7', person: true })).resolves.toEqual({ kind: 'accepted' });
+    await expect(handleContact(post(valid), { submissions: store, logger: silentLogger }, { ip: '203.0.113.7', person: true })).resolves.toEqual({
+      kind: 'accepted',
+    });
     expect(saved).toEqual([expect.objectContaining({ held: undefined })]);
   });
 
@@ -141,7 +143,7 @@ describe('the road every form takes', () => {
 
     test('a post handled without a request context has an empty address, not a made-up one', async () => {
       const { store, saved } = memoryStore();
-      await handleSubmission(contactForm, post(valid), { store, logger: silentLogger, spam: { service: spamService() } });
+      await handleSubmission(contactForm, post(valid), { submissions: store, logger: silentLogger, spam: { service: spamService() } });
       expect(saved).toEqual([expect.objectContaining({ ip: '', userAgent: undefined })]);
       expect(new URLSearchParams(akismet.requests[0]!.body).get('user_ip')).toBe('');
     });
@@ -160,11 +162,11 @@ describe('the road every form takes', () => {
         ],
       });
       const fields = { name: 'Ada Lovelace', topic: 'table', budget: '2500', details: 'Oak, two metres long.', consent: 'yes', honeypot: '' };
-      await expect(formHandler(quote)(post(fields), { store, logger: silentLogger, spam: { service: spamService() } }, { ip: '203.0.113.7' })).resolves.toEqual(
-        {
-          kind: 'accepted',
-        },
-      );
+      await expect(
+        formHandler(quote)(post(fields), { submissions: store, logger: silentLogger, spam: { service: spamService() } }, { ip: '203.0.113.7' }),
+      ).resolves.toEqual({
+        kind: 'accepted',
+      });
       expect(saved).toEqual([
         expect.objectContaining({
           name: 'Ada Lovelace',

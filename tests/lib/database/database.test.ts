@@ -51,7 +51,7 @@ function open(options: { dataDir?: string; url?: string; events?: boolean; state
   const dataDir = options.dataDir ?? newDir();
   const store = openStore({ ...TEST_DATABASE, url: undefined, ...options, dataDir }, logger);
   stores.push(store);
-  // The migration steps of a new database are told elsewhere (tests/lib/store/store.test.ts).
+  // The migration steps of a new database are told elsewhere (tests/lib/sql/store.test.ts).
   const told = () => logs.filter((line) => line.event !== 'database.migrated');
   return { store, told, file: join(dataDir, 'forms.db') };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { type Catalogue, catalogueFor, LANGUAGES } from '../../../src/lib/i18n/catalogues.ts';
-import { defineSite } from '../../../src/lib/site/settings.ts';
+import { defineSite } from '../../../src/lib/site/define-site.ts';
 
 /** What the texts that hold values are given here: a label or name, a number, two links; the methods of a 405. */
 const SAMPLES = ['Phone', 10];

@@ -4,7 +4,7 @@ import { createAdminQueries } from '../../../src/lib/admin/queries.ts';
 import { createLogger } from '../../../src/lib/log.ts';
 import { createAbuseLimits } from '../../../src/lib/rate-limit.ts';
 import { connectRedis } from '../../../src/lib/redis.ts';
-import { createFormDrafts } from '../../../src/lib/store/drafts.ts';
+import { createFormDrafts } from '../../../src/lib/sql/drafts.ts';
 import { createDeliveries } from '../../../src/lib/webhooks/deliveries.ts';
 import { recordEvent } from '../../../src/lib/webhooks/events.ts';
 import { createWebhookWorker } from '../../../src/lib/webhooks/worker.ts';
@@ -106,7 +106,7 @@ describe.each(testEngines())('the erasure of a subscriber on $name', (engine) =>
 
   test.runIf(engine.available && redisAvailable)('through the admin: nothing of the address is left, in the store or in Redis', async () => {
     const parts = await setUp();
-    const erased = await createAdminQueries(parts.store.sql, { limits: parts.limits }).deleteSubscriber(ERASED);
+    const erased = await createAdminQueries(parts.store.sql, parts.store.messages, { limits: parts.limits }).deleteSubscriber(ERASED);
     await expect(leftAfterErasure(parts)).resolves.toEqual(nothingLeft);
     expect(erased).toEqual({ found: true });
   });
@@ -155,7 +155,7 @@ describe.each(testEngines())('the erasure of a subscriber on $name', (engine) =>
     const draft = { route: '/newsletter', client: 'client-1' };
     const other = await drafts.save({ ...draft, content: JSON.stringify({ values: { email: 'xerase.me@example.org' } }) });
     const own = await drafts.save({ ...draft, content: JSON.stringify({ values: { email: 'erase.me@example.org' } }) });
-    await expect(createAdminQueries(store.sql).deleteSubscriber(ERASED)).resolves.toEqual({ found: true });
+    await expect(createAdminQueries(store.sql, store.messages).deleteSubscriber(ERASED)).resolves.toEqual({ found: true });
     const left = await store.sql.all<{ data: string }>('SELECT data FROM events');
     expect(left.map((row) => (JSON.parse(row.data) as { email: string }).email)).toEqual(['xerase.me@example.org']);
     expect([Boolean(await drafts.read({ ...draft, id: other! })), Boolean(await drafts.read({ ...draft, id: own! }))]).toEqual([true, false]);

@@ -8,7 +8,6 @@ import { handleNewsletter, handleNewsletterConfirmation, handleUnsubscribe } fro
 import { createSignups } from '../../../src/lib/newsletter/signups.ts';
 import { createAbuseLimits } from '../../../src/lib/rate-limit.ts';
 import { createSpamService } from '../../../src/lib/spam/service.ts';
-import { createSpamStore } from '../../../src/lib/spam/spam-store.ts';
 import { DEFAULT_WEIGHING } from '../../../src/lib/spam/weights.ts';
 import { type FakeHttpServer, replyJson, startFakeHttpServer } from '../../support/fake-http.ts';
 import { parseMail } from '../../support/mime.ts';
@@ -212,7 +211,7 @@ describe.each(testEngines())('the newsletter handlers on $name', (engine) => {
           weighing: DEFAULT_WEIGHING,
           digestTime: undefined,
         },
-        { secret: 'handler-roads-secret', used: createSpamStore(store.sql).usedChallenges, logger: silentLogger, blog: 'https://www.example.com' },
+        { secret: 'handler-roads-secret', used: store.spam.usedChallenges, logger: silentLogger, blog: 'https://www.example.com' },
       ),
     };
     const provider = createLocalProvider(store.subscribers);

@@ -139,7 +139,7 @@ describe("the admin's form posts through the pipeline", () => {
   test('an action that throws (the database gone): a 500 page that tells what to do, the error logged, never shown', async () => {
     open();
     const session = await services.admin!.sessions.start();
-    await services.database.close();
+    await services.store.close();
     await expect(run(post('/admin/actions/sign-out', { csrf: session.csrfToken }, `admin_session=${session.token}`))).resolves.toEqual({
       kind: 'admin-refusal',
       status: 500,

@@ -9,7 +9,7 @@ import { CLIENT_LINE_LIMITS, createLogger, limitClientLines } from '../../../src
 import { failure, type Outcome } from '../../../src/lib/http/outcome.ts';
 import { type Reply, runPipeline } from '../../../src/lib/pipeline/pipeline.ts';
 import { findTarget, type Route } from '../../../src/lib/pipeline/routes.ts';
-import { createFormDrafts, DRAFT_LIMITS } from '../../../src/lib/store/drafts.ts';
+import { createFormDrafts, DRAFT_LIMITS } from '../../../src/lib/sql/drafts.ts';
 import { createServices, type Services } from '../../../src/lib/app/services.ts';
 import { openStore } from '../../../src/lib/database/database.ts';
 import { TEST_DATABASE } from '../../support/stores.ts';
@@ -108,13 +108,13 @@ describe('a form post from a script', () => {
 
   test('accepted with nothing to hear of it (no webhook, alert or automatic reply): no event is kept; with a webhook, its news is', async () => {
     await expect(run(request('POST', '/api/contact', { fields: VALID }))).resolves.toMatchObject({ status: 200 });
-    await expect(services.database.sql.all('SELECT type FROM events')).resolves.toEqual([]);
+    await expect(services.store.sql.all('SELECT type FROM events')).resolves.toEqual([]);
     await services.close();
     const withWebhook = { WEBHOOK_URL: 'https://hooks.example/forms', WEBHOOK_SECRET: 'whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD' };
     services = createServices(requireConfig({ DATA_DIR: dataDir, RATE_LIMIT_MAX: '0', ...withWebhook }), createLogger({ level: 'error', write: () => {} }));
     await expect(run(request('POST', '/api/contact', { fields: VALID }))).resolves.toMatchObject({ status: 200 });
     // The spam filter is on by default and this post carries no proof of work: held, and told as held.
-    await expect(services.database.sql.all('SELECT type FROM events')).resolves.toEqual([{ type: 'contact.held' }]);
+    await expect(services.store.sql.all('SELECT type FROM events')).resolves.toEqual([{ type: 'contact.held' }]);
   });
 
   test('from an allowed website: the CORS header echoes it', async () => {
@@ -261,7 +261,7 @@ describe('a person whose browser posts the form itself', () => {
       body: null,
     });
     expect(events('form.request')[0]).toMatchObject({ status: 200 });
-    await expect(services.store.confirmBySender(Number(token!.split('.')[0]))).resolves.toMatchObject({ found: true, changed: false, from: 'pending' });
+    await expect(services.submissions.confirmBySender(Number(token!.split('.')[0]))).resolves.toMatchObject({ found: true, changed: false, from: 'pending' });
   });
 
   test('a post held for confirmation keeps its count (two a client here), and the confirmation has a budget of its own', async () => {
@@ -419,13 +419,13 @@ describe('the draft a refused post is redirected to (decision 0133)', () => {
   });
 
   test('when no draft can be kept, the page is shown at the address that was posted to, as before', async () => {
-    services.drafts = createFormDrafts(services.database.sql, { ...DRAFT_LIMITS, liveDrafts: 0 });
+    services.drafts = createFormDrafts(services.store.sql, { ...DRAFT_LIMITS, liveDrafts: 0 });
     await expect(refuse()).resolves.toMatchObject({ form: 'contact', status: 400, values: { name: 'A' } });
     expect(events('form.draft_not_kept')).toEqual([expect.objectContaining({ level: 'warn', route: '/api/contact', reason: 'the drafts are full' })]);
   });
 
   test('a client refused again and again while the drafts are full writes one warning, its repeats summed up (LOG_CLIENT_LINES)', async () => {
-    services.drafts = createFormDrafts(services.database.sql, { ...DRAFT_LIMITS, liveDrafts: 0 });
+    services.drafts = createFormDrafts(services.store.sql, { ...DRAFT_LIMITS, liveDrafts: 0 });
     let clock = 1_000_000;
     const limited = limitClientLines(services.logger, { ...CLIENT_LINE_LIMITS, clock: () => clock });
     services.logger = limited;

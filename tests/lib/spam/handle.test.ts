@@ -11,7 +11,6 @@ import { handleNewsletter } from '../../../src/lib/newsletter/newsletter-handler
 import { renderJson } from '../../../src/lib/http/outcome.ts';
 import { issueChallenge } from '../../../src/lib/spam/proof.ts';
 import { createSpamService, NEWSLETTER_PROOF_ERROR } from '../../../src/lib/spam/service.ts';
-import { createSpamStore } from '../../../src/lib/spam/spam-store.ts';
 import { openStore, type Store } from '../../../src/lib/database/database.ts';
 import { type FakeHttpServer, startFakeHttpServer } from '../../support/fake-http.ts';
 import { AKISMET_TEST_KEY, replyAkismet, replyTurnstile, TURNSTILE_DUMMY_TOKEN, TURNSTILE_TEST_SECRETS } from '../../support/fake-spam-services.ts';
@@ -62,12 +61,12 @@ afterEach(async () => {
 });
 
 function deps(config: Partial<SpamConfig['spam']> = {}) {
-  const store = createSpamStore(db.sql);
+  const store = db.spam;
   const service = createSpamService(
     { ...ON, ...config },
     { secret: SECRET, used: store.usedChallenges, logger: silentLogger, blog: 'https://www.example.com' },
   );
-  return { store: db.submissions, logger: createLogger({ level: 'info', write: (l) => lines.push(l) }), onStored: vi.fn(), spam: { service, store } };
+  return { submissions: db.submissions, logger: createLogger({ level: 'info', write: (l) => lines.push(l) }), onStored: vi.fn(), spam: { service, store } };
 }
 
 describe('the contact handler with the spam filter', () => {

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { EXIT } from '../../../src/lib/cli.ts';
-import { type InboxCommand, parseInboxArgs, runInboxCommand } from '../../../src/lib/contact/inbox.ts';
+import { type InboxCommand, parseInboxArgs, runInboxCommand } from '../../../src/cli/inbox/commands.ts';
 import { createLogger } from '../../../src/lib/log.ts';
 import { createAkismetClient } from '../../../src/lib/spam/akismet.ts';
-import { createSpamStore, type SpamStore } from '../../../src/lib/spam/spam-store.ts';
+import type { SpamStore } from '../../../src/lib/spam/spam-store.ts';
 import { openStore, type Store } from '../../../src/lib/database/database.ts';
 import { type FakeHttpServer, replyText, startFakeHttpServer } from '../../support/fake-http.ts';
 import { AKISMET_TEST_KEY, replyAkismet } from '../../support/fake-spam-services.ts';
@@ -48,7 +48,7 @@ describe('reviewing held messages', () => {
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'site-forms-spam-inbox-'));
     db = openStore({ ...TEST_DATABASE, url: undefined, dataDir: dir }, createLogger({ level: 'silent' }));
-    spam = createSpamStore(db.sql);
+    spam = db.spam;
     akismet.requests.length = 0;
     akismet.reply(replyAkismet());
     warnings.length = 0;

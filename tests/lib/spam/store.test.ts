@@ -1,5 +1,4 @@
 import { describe, expect, test } from 'vitest';
-import { createSpamStore } from '../../../src/lib/spam/spam-store.ts';
 import { testEngines } from '../../support/stores.ts';
 
 const INPUT = { name: 'Spammy', email: 'spam@example.com', message: 'Buy https://a.test https://b.test https://c.test', honeypot: '' };
@@ -8,7 +7,7 @@ describe.each(testEngines())('the spam filter’s records on $name', (engine) =>
   const open = async () => {
     if (!engine.available) return undefined;
     const { store } = await engine.open();
-    return { store, spam: createSpamStore(store.sql) };
+    return { store, spam: store.spam };
   };
 
   test.skipIf(!engine.available)('a held message is stored as spam with its reasons and is never due', async () => {

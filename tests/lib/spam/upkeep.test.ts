@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createSmtpMailer } from '../../../src/lib/mail/mailer.ts';
 import { createLogger } from '../../../src/lib/log.ts';
 import { spamJobs, tidySpam } from '../../../src/lib/spam/upkeep.ts';
-import { createSpamStore } from '../../../src/lib/spam/spam-store.ts';
 import { parseMail } from '../../support/mime.ts';
 import { type FakeSmtpServer, startSmtpServer } from '../../support/smtp.ts';
 import { testEngines } from '../../support/stores.ts';
@@ -20,7 +19,7 @@ const DAY = 86_400_000;
 describe.each(testEngines())('tidying held spam on $name', (engine) => {
   const open = async () => {
     const { store } = await engine.open();
-    const spam = createSpamStore(store.sql);
+    const spam = store.spam;
     const smtpConfig = { url: smtp.url(), to: 'owner@example.com', from: 'site@example.com' };
     const lines: string[] = [];
     const deps = {

@@ -1,10 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { createAutoReply } from '../../../src/lib/contact/auto-reply.ts';
-import { runInboxCommand } from '../../../src/lib/contact/inbox.ts';
+import { runInboxCommand } from '../../../src/cli/inbox/commands.ts';
 import type { Store } from '../../../src/lib/database/database.ts';
 import { createLogger } from '../../../src/lib/log.ts';
 import { createSmtpMailer } from '../../../src/lib/mail/mailer.ts';
-import { createSpamStore } from '../../../src/lib/spam/spam-store.ts';
 import { createDeliveries } from '../../../src/lib/webhooks/deliveries.ts';
 import type { Endpoint } from '../../../src/lib/webhooks/endpoints.ts';
 import { createWebhookWorker, type WebhookWorker } from '../../../src/lib/webhooks/worker.ts';
@@ -92,7 +91,7 @@ describe.each(testEngines())('the owner’s spam and delete on $name', (engine) 
       const out: string[] = [];
       const io = {
         outbox: store.outbox,
-        spam: createSpamStore(store.sql),
+        spam: store.spam,
         out: (text: string) => void out.push(text),
         err: (text: string) => void out.push(text),
       };
@@ -126,7 +125,7 @@ describe.each(testEngines())('the owner’s spam and delete on $name', (engine) 
     const at = new Date();
     const claimed = await store.outbox.claim(at, new Date(at.getTime() + 60_000));
     expect(claimed?.id).toBe(ada.id);
-    const change = await createSpamStore(store.sql).markSpam(ada.id);
+    const change = await store.spam.markSpam(ada.id);
     expect(change).toMatchObject({ changed: true, deferred: true });
     // The send under way ends on the 451: the owner's request is applied then, with its news.
     await expect(store.outbox.markRetry(ada.id, at, new Date(at.getTime() + 60_000), '451', claimed!.lease)).resolves.toBe('spam');

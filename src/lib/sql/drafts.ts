@@ -98,7 +98,7 @@ export function createFormDrafts(sql: Sql, limits = DRAFT_LIMITS): FormDrafts {
  */
 export async function forgetDraftsHolding(tx: SqlSession, engine: Engine, value: string): Promise<number> {
   const needle = JSON.stringify(value.toLowerCase()).replace(/[\\%_]/g, (c) => `\\${c}`);
-  // SQLite's lower() folds A–Z only; store/sqlite.ts adds fold(), JavaScript's rules.
+  // SQLite's lower() folds A–Z only; sql/sqlite.ts adds fold(), JavaScript's rules.
   const lower = engine === 'sqlite' ? 'fold' : 'lower';
   return (await tx.run(`DELETE FROM form_drafts WHERE ${lower}(content) LIKE ? ESCAPE '\\'`, [`%${needle}%`])).changes;
 }

@@ -1,13 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { MIGRATION_LOCK_KEY, openPostgres, type PostgresOptions } from '../../../src/lib/store/postgres.ts';
-import type { Sql } from '../../../src/lib/store/sql.ts';
+import { MIGRATION_LOCK_KEY, openPostgres, type PostgresOptions } from '../../../src/lib/sql/postgres.ts';
+import type { Sql } from '../../../src/lib/sql/sql.ts';
 import { POSTGRES_SKIP_NOTE, type PostgresServer, postgresAvailable, startPostgres } from '../../support/postgres.ts';
 import { eventually } from '../../support/smtp.ts';
 import { TEST_DATABASE } from '../../support/stores.ts';
 
-// The PostgreSQL store itself (store/postgres.ts), opened directly on a real server: how it
+// The PostgreSQL store itself (sql/postgres.ts), opened directly on a real server: how it
 // migrates beside other instances, ends its transactions, and lives through broken connections.
 describe.skipIf(!postgresAvailable)('the PostgreSQL store', () => {
   let postgres: PostgresServer;

@@ -1,8 +1,7 @@
 import type { Redis } from 'ioredis';
-import { createSubmissionMachine } from '../submissions/machine.ts';
 import type { DeliveryEvent, Submission } from '../contact/outbox.ts';
 import type { Logger } from '../log.ts';
-import { engineName, type Sql } from '../store/sql.ts';
+import { engineName } from '../sql/sql.ts';
 import type { Store } from '../database/database.ts';
 import type { Signups } from '../newsletter/signups.ts';
 import type { Deliveries } from '../webhooks/deliveries.ts';
@@ -71,18 +70,20 @@ export type AdminParts = {
 
 /** The admin's own tables and queries over the store's SQL. */
 export function createAdminStores(
-  sql: Sql,
+  store: Pick<Store, 'sql' | 'messages'>,
   limits?: Pick<AbuseLimits, 'forgetAddress'>,
 ): { sessionStore: SessionStore; audit: AuditLog; queries: AdminQueries } {
-  return { sessionStore: createSessionStore(sql), audit: createAuditLog(sql), queries: createAdminQueries(sql, { limits }) };
+  const { sql, messages } = store;
+  return { sessionStore: createSessionStore(sql), audit: createAuditLog(sql), queries: createAdminQueries(sql, messages, { limits }) };
 }
 
 /** Builds the admin over the store, when `ADMIN_PASSWORD_HASH` is set. */
 export function createAdmin(settings: AdminSettings, parts: AdminParts): Admin {
   const { store, logger, spam } = parts;
-  const { sessionStore, audit, queries } = createAdminStores(store.sql, parts.limits);
+  const { sessionStore, audit, queries } = createAdminStores(store, parts.limits);
   const sessions = createSessions(sessionStore);
-  const machine = createSubmissionMachine(store.sql);
+  // The store's one machine: the admin's actions record what the server's and the tools' do.
+  const machine = store.messages;
   const commands: MessageCommands = {
     retry: (id, at) => machine.requeue(id, at),
     markSpam: spam.markSpam,

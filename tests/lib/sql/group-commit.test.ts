@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { openSqlite, type SqliteSql } from '../../../src/lib/store/sqlite.ts';
+import { openSqlite, type SqliteSql } from '../../../src/lib/sql/sqlite.ts';
 
-// Group commit (store/sqlite.ts): transactions asked for `together` share one COMMIT, each
+// Group commit (sql/sqlite.ts): transactions asked for `together` share one COMMIT, each
 // still all or nothing, each answered only once that COMMIT is done.
 describe('SQLite: transactions committed together', () => {
   let dir: string;

@@ -281,7 +281,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     // Which client a draft is of (a hash of its address), so that one client's refused posts
-    // replace its own older drafts and never fill the store for everyone (store/drafts.ts).
+    // replace its own older drafts and never fill the store for everyone (sql/drafts.ts).
     name: 'the client of each draft',
     sqlite: `ALTER TABLE form_drafts ADD COLUMN client_key TEXT;
      CREATE INDEX form_drafts_client ON form_drafts (client_key, expires_at);`,

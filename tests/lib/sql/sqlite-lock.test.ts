@@ -17,7 +17,7 @@ describe('a SQLite file locked by another connection', () => {
     dir = mkdtempSync(join(tmpdir(), 'site-forms-lock-'));
     logs = [];
     store = openStore(
-      { url: undefined, dataDir: dir, poolSize: 1, connectTimeoutMs: 1_000, statementTimeoutMs: 400 },
+      { url: undefined, dataDir: dir, poolSize: 1, connectTimeoutMs: 1_000, statementTimeoutMs: 400, events: true },
       createLogger({ level: 'debug', write: (line) => logs.push(JSON.parse(line) as Record<string, unknown>) }),
     );
     // As a backup or the sqlite3 shell would: a second connection holding the write lock.

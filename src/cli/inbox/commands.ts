@@ -1,21 +1,16 @@
-import { csvChunks, jsonChunks, toCsv } from '../csv.ts';
-import { catalogueFor, type Language } from '../i18n/catalogues.ts';
-import type { FormsSettings } from '../forms/settings.ts';
-import type { SiteSettings } from '../site/settings.ts';
-import { EXIT, readFormatOption } from '../cli.ts';
-import { formatTable, type TableColumn } from '../text-table.ts';
-import type { AkismetClient } from '../spam/akismet.ts';
-import { markMessageAsSpam, releaseMessage } from './corrections.ts';
-import type { DigestOutcome } from '../spam/upkeep.ts';
-import type { Deliveries, ReplayOutcome } from '../webhooks/deliveries.ts';
-import type { SpamStore } from '../spam/spam-store.ts';
-import { REASON_TEXT, type SpamReason } from '../spam/verdict.ts';
-import { silentLogger, type Logger } from '../log.ts';
-import { displayValue, ownValue } from '../forms/definition.ts';
-import { extraFieldNames, fieldOf, formTitleOf, forms as siteForms, labelOf, presentFields } from '../forms/registry.ts';
-import type { DeliveryEvent, DeliveryStatus, Outbox, Submission } from './outbox.ts';
-import { STATUSES } from '../submissions/machine.ts';
-import { EXPORT_COLUMNS } from '../forms/reserved.ts';
+import { EXIT, readFormatOption } from '../../lib/cli.ts';
+import { markMessageAsSpam, releaseMessage } from '../../lib/contact/corrections.ts';
+import { exportChunks, type Spreadsheet } from '../../lib/contact/export.ts';
+import type { DeliveryEvent, DeliveryStatus, Outbox, Submission } from '../../lib/contact/outbox.ts';
+import { formTitleOf, presentFields } from '../../lib/forms/registry.ts';
+import { silentLogger, type Logger } from '../../lib/log.ts';
+import type { AkismetClient } from '../../lib/spam/akismet.ts';
+import type { SpamStore } from '../../lib/spam/spam-store.ts';
+import type { DigestOutcome } from '../../lib/spam/upkeep.ts';
+import { REASON_TEXT, type SpamReason } from '../../lib/spam/verdict.ts';
+import { STATUSES } from '../../lib/submissions/machine.ts';
+import { formatTable, type TableColumn } from '../../lib/text-table.ts';
+import type { Deliveries, ReplayOutcome } from '../../lib/webhooks/deliveries.ts';
 
 /** The commands of `npm run inbox`, as parsed from its arguments. */
 export type InboxCommand =
@@ -287,112 +282,6 @@ const LIST_COLUMNS: TableColumn[] = [
   { header: 'EMAIL', maxWidth: 32 },
   { header: 'STATUS' },
 ];
-
-/**
- * The columns of both exports for this site's forms: the fixed ones, then `form` when the site has
- * forms of its own, then one per extra field of every form (decision 0131).
- * Hint: a site with the spec's contact form alone exports exactly the columns it always did, so
- * an owner's spreadsheet keeps working; a field's column comes from the definitions, not from the
- * rows, so a streamed export knows its header before it reads the first row.
- */
-export function exportColumns(set: FormsSettings = siteForms): readonly string[] {
-  return [...EXPORT_COLUMNS, ...(set.forms.length > 0 ? ['form'] : []), ...extraFieldNames(set)];
-}
-
-/** The times among the exported columns, written as a spreadsheet reads dates. */
-const DATE_COLUMNS = ['createdAt', 'nextAttemptAt', 'sentAt'] as const;
-
-/** One exported message: each column's value. */
-export type ExportedMessage = Record<string, unknown>;
-
-/** The messages as CSV, for the command line and the admin alike; `byteOrderMark` for Excel. */
-export function messagesToCsv(rows: readonly ExportedMessage[], { byteOrderMark = false } = {}): string {
-  return toCsv(exportColumns(), rows, { dateColumns: DATE_COLUMNS, byteOrderMark });
-}
-
-/**
- * How many messages an export reads at a time: half a megabyte of long messages, which V8 can
- * collect young (a batch of 500 outlived the young generation and piled up; decision 0147).
- */
-export const EXPORT_BATCH = 100;
-
-/**
- * What the spreadsheet export ("CSV for Excel") is written for: the site's language (its
- * separator and the words of the fixed columns), its time zone and its forms (their labels).
- */
-export type Spreadsheet = { language: Language; timeZone: string; forms: FormsSettings };
-
-/** The spreadsheet export of this site: its language and time zone (site.config.ts), its forms (forms.config.ts). */
-export function spreadsheetOf(settings: Pick<SiteSettings, 'language' | 'timeZone'>, set: FormsSettings = siteForms): Spreadsheet {
-  return { language: settings.language, timeZone: settings.timeZone, forms: set };
-}
-
-/** How an export is written: a byte-order mark on the plain CSV, or the spreadsheet variant (decision 0148). */
-export type ExportOptions = { byteOrderMark?: boolean; spreadsheet?: Spreadsheet | undefined };
-
-/**
- * Every message as an export writes it (this command's and the admin's), newest first, in chunks
- * read from a cursor: an export of any size holds one batch in memory.
- * Hint: `spreadsheet` writes the CSV for Excel, always with a byte-order mark; the plain CSV and
- * the JSON keep the field names, the stored values and UTC, as they always did.
- */
-export function exportChunks(
-  outbox: Pick<Outbox, 'batches'>,
-  format: 'csv' | 'json',
-  { byteOrderMark = false, spreadsheet }: ExportOptions = {},
-): AsyncGenerator<string> {
-  if (format === 'csv' && spreadsheet) return spreadsheetChunks(outbox, spreadsheet);
-  const columns = exportColumns();
-  const batches = mapBatches(outbox.batches(EXPORT_BATCH), (s) => exported(s, columns));
-  return format === 'json' ? jsonChunks(batches) : csvChunks(columns, batches, { dateColumns: DATE_COLUMNS, byteOrderMark });
-}
-
-/**
- * The CSV for Excel: the plain export's columns, headed by their labels (a field's from its form,
- * the others from the language's catalogue), each value as the owner reads it in the admin
- * (`displayValue`: a choice's label, Yes or No), times in the site's zone with their offset,
- * and the separator that Excel expects in the site's language.
- */
-function spreadsheetChunks(outbox: Pick<Outbox, 'batches'>, { language, timeZone, forms }: Spreadsheet): AsyncGenerator<string> {
-  const words = catalogueFor(language).exports;
-  const columns = exportColumns(forms);
-  const header = (column: string) => (Object.hasOwn(words.columns, column) ? words.columns[column as keyof typeof words.columns] : labelOf(column, forms));
-  const presented = (s: Submission): ExportedMessage => {
-    const row = exported(s, columns);
-    row.status = words.statuses[s.status as keyof typeof words.statuses] ?? s.status;
-    if ('form' in row) row.form = formTitleOf(s.form, forms);
-    for (const column of columns.slice(EXPORT_COLUMNS.length)) if (column !== 'form') row[column] = displayValue(fieldOf(s.form, column, forms), row[column]);
-    return row;
-  };
-  const options = { headers: columns.map(header), dateColumns: DATE_COLUMNS, byteOrderMark: true, separator: words.separator, timeZone };
-  return csvChunks(columns, mapBatches(outbox.batches(EXPORT_BATCH), presented), options);
-}
-
-async function* mapBatches<T>(batches: AsyncIterable<Submission[]>, row: (s: Submission) => T): AsyncGenerator<T[]> {
-  for await (const batch of batches) yield batch.map(row);
-}
-
-/**
- * One message as both exports write it (this command's and the admin's): the fixed columns, its
- * form, and each extra field's value (empty where its form has no such field).
- */
-export function exported(s: Submission, columns: readonly string[] = exportColumns()): ExportedMessage {
-  const row: ExportedMessage = {
-    id: s.id,
-    createdAt: s.createdAt,
-    name: s.name,
-    email: s.email,
-    message: s.message,
-    status: s.status,
-    attempts: s.attempts,
-    nextAttemptAt: s.nextAttemptAt,
-    lastError: s.lastError,
-    sentAt: s.sentAt,
-    spamReasons: s.spamReasons,
-  };
-  for (const column of columns.slice(EXPORT_COLUMNS.length)) row[column] = column === 'form' ? s.form : (ownValue(s.fields, column) ?? null);
-  return row;
-}
 
 /** What a replay did, after "Delivery #id". */
 function replayed(replay: Exclude<ReplayOutcome, { kind: 'missing' }>): string {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { defineSite, themeStylesheet } from '../../../src/lib/site/settings.ts';
+import { defineSite, themeStylesheet } from '../../../src/lib/site/define-site.ts';
 import { site, siteForMail } from '../../../src/lib/site/site.ts';
 
 /** The owner's colours as /theme.css serves them, and the site the owner's mail names. */

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { handleAdminPost } from '../../../src/lib/admin/actions.ts';
-import { type AdminParts, createAdmin } from '../../../src/lib/admin/admin.ts';
+import { type AdminParts, createAdmin } from '../../../src/lib/admin/owner-inbox.ts';
 import { parsePasswordHash } from '../../../src/lib/admin/password.ts';
 import type { Change } from '../../../src/lib/submissions/machine.ts';
 import { silentLogger } from '../../../src/lib/log.ts';

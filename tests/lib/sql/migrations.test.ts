@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, test } from 'vitest';
 import { createLogger } from '../../../src/lib/log.ts';
-import { MIGRATIONS } from '../../../src/lib/store/migrations.ts';
+import { MIGRATIONS } from '../../../src/lib/sql/migrations.ts';
 import { openStore } from '../../../src/lib/database/database.ts';
 import { TEST_DATABASE } from '../../support/stores.ts';
 

@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { Writable } from 'node:stream';
 import { EXIT, streamOut } from '../../../src/lib/cli.ts';
-import { exportChunks, exported, type InboxCommand, type InboxIo, messagesToCsv, parseInboxArgs, runInboxCommand } from '../../../src/lib/contact/inbox.ts';
+import { type InboxCommand, type InboxIo, parseInboxArgs, runInboxCommand } from '../../../src/cli/inbox/commands.ts';
+import { exportChunks, exported, messagesToCsv } from '../../../src/lib/contact/export.ts';
 import { defineForm } from '../../../src/lib/forms/definition.ts';
 import { EXPORT_COLUMNS } from '../../../src/lib/forms/reserved.ts';
-import type { FormsSettings } from '../../../src/lib/forms/settings.ts';
+import type { FormsSettings } from '../../../src/lib/forms/define-forms.ts';
 import { createSmtpMailer } from '../../../src/lib/mail/mailer.ts';
-import { createSpamStore } from '../../../src/lib/spam/spam-store.ts';
 import { sendDigest } from '../../../src/lib/spam/upkeep.ts';
 import { createDeliveries } from '../../../src/lib/webhooks/deliveries.ts';
 import type { Endpoint } from '../../../src/lib/webhooks/endpoints.ts';
@@ -315,7 +315,7 @@ describe('the inbox commands', () => {
     // The correction reads the wall clock, so the lease runs from now.
     expect((await outbox.claim(new Date(), new Date(Date.now() + 120_000)))?.id).toBe(id);
     await expect(run({ name: 'retry', id })).resolves.toEqual({ code: EXIT.ok, out: `Message #${id} is being sent right now; nothing to retry.\n`, err: '' });
-    await expect(run({ name: 'spam', id }, { spam: createSpamStore(db.sql) })).resolves.toEqual({
+    await expect(run({ name: 'spam', id }, { spam: db.spam })).resolves.toEqual({
       code: EXIT.ok,
       out: `Message #${id} is being sent right now: it is held as spam once that send ends, and never sent again.\n`,
       err: '',
@@ -703,7 +703,7 @@ describe('the inbox commands', () => {
     function digest(withMailServer = true) {
       const config = { url: smtp.url(), to: 'owner@example.com', from: 'site@example.com' };
       const deps = {
-        spam: createSpamStore(db.sql),
+        spam: db.spam,
         mailer: withMailServer ? createSmtpMailer(config) : undefined,
         smtp: withMailServer ? config : undefined,
         site: mailSite,
@@ -712,8 +712,7 @@ describe('the inbox commands', () => {
       };
       return () => sendDigest(deps, new Date('2026-06-01T12:00:00.000Z'), { force: true });
     }
-    const hold = () =>
-      createSpamStore(db.sql).hold({ name: 'Held Bot', email: 'bot@example.net', message: 'Buy now.', honeypot: '' }, { reasons: ['too-fast'] });
+    const hold = () => db.spam.hold({ name: 'Held Bot', email: 'bot@example.net', message: 'Buy now.', honeypot: '' }, { reasons: ['too-fast'] });
 
     test('sends the digest of what was held and says so on stdout', async () => {
       await hold();

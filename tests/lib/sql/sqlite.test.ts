@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, test } from 'vitest';
-import { MIGRATIONS } from '../../../src/lib/store/migrations.ts';
-import { openSqlite, type SqliteSql } from '../../../src/lib/store/sqlite.ts';
+import { MIGRATIONS } from '../../../src/lib/sql/migrations.ts';
+import { openSqlite, type SqliteSql } from '../../../src/lib/sql/sqlite.ts';
 import { holdWriteLock } from '../../support/sqlite-lock.ts';
 
-// The SQLite store itself (store/sqlite.ts), opened directly on files of the test's own: how it
+// The SQLite store itself (sql/sqlite.ts), opened directly on files of the test's own: how it
 // opens a file, waits for or refuses a lock, and ends a transaction that failed.
 const dirs: string[] = [];
 const opened: SqliteSql[] = [];
