@@ -137,12 +137,12 @@ function isLocked(error: unknown): boolean {
   return ((error as { errcode?: number }).errcode ?? 0) % 256 === 5 || (cause !== undefined && isLocked(cause));
 }
 
-/** A transaction's statements, each failure named by its statement (`nameStatement`). */
+/** A transaction's statements, each one at fault named (`nameStatement`). */
 function named(tx: SqlSession): SqlSession {
   const naming =
     (text: string) =>
     (error: unknown): never => {
-      nameStatement(error, text);
+      if (isStatementFault(error)) nameStatement(error, text);
       throw error;
     };
   return {
@@ -173,9 +173,12 @@ function monitored(sql: Sql, state: DatabaseState, probeProvesRecovery: boolean)
       }
       return result;
     } catch (error) {
-      if (statement !== undefined) nameStatement(error, statement);
-      // The statement's fault (our bug, a refused value), not the database's: health is unaffected.
-      if (isStatementFault(error)) throw error;
+      // The statement's fault (our bug, a refused value), not the database's: health is
+      // unaffected, and the error names its statement for the one line that reports it.
+      if (isStatementFault(error)) {
+        if (statement !== undefined) nameStatement(error, statement);
+        throw error;
+      }
       onlyLocked = (state.failure === undefined || onlyLocked) && isLocked(error);
       state.failed(error);
       throw error;
