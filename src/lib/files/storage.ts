@@ -138,6 +138,10 @@ function s3Storage(settings: S3Settings): FileStorage {
         endpoint: settings.endpoint,
         region: settings.region,
         forcePathStyle: true,
+        // Checksums only where the operation needs one: the SDK's default (aws-chunked bodies with a
+        // trailing checksum) is not understood by every S3-compatible store, which then keeps the framing as bytes.
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        responseChecksumValidation: 'WHEN_REQUIRED',
         ...(settings.accessKeyId &&
           settings.secretAccessKey && { credentials: { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey } }),
       }),
