@@ -39,7 +39,7 @@ async function start(env: Record<string, string> = {}): Promise<Site> {
 function send(site: Site, files: Array<[field: string, bytes: Buffer | string, name: string]>, fields: Record<string, string> = TEXT): Promise<Response> {
   const body = new FormData();
   for (const [name, value] of Object.entries(fields)) body.append(name, value);
-  for (const [field, bytes, name] of files) body.append(field, new Blob([bytes]), name);
+  for (const [field, bytes, name] of files) body.append(field, new Blob([typeof bytes === 'string' ? bytes : new Uint8Array(bytes)]), name);
   return fetch(`${site.url}/api/contact`, { method: 'POST', body });
 }
 
@@ -141,6 +141,28 @@ test('below UPLOAD_DISK_MIN_FREE_BYTES an upload is a 503 with Retry-After befor
   ]);
   expect(rows(site).messages).toBe(0);
   expect(stored(site)).toEqual([]);
+}, 60_000);
+
+test('uploads meet the rate limit before they are read, and a declared length past the total is refused from the header', async () => {
+  const site = await start({ RATE_LIMIT_MAX: '1', UPLOAD_MAX_TOTAL_BYTES: '100000' });
+  expect((await send(site, [['drawing', PDF, 'plan.pdf']])).status).toBe(200);
+  const second = await send(site, [['drawing', PDF, 'again.pdf']]);
+  expect(second.status).toBe(429);
+  expect(rows(site).files.map((file) => file.name)).toEqual(['plan.pdf']);
+  expect(stored(site).filter((path) => path.startsWith('.incoming/'))).toEqual([]);
+  const declared = await new Promise<string>((resolve) => {
+    const socket = connect(Number(new URL(site.url).port), '127.0.0.1');
+    let answer = '';
+    socket.on('data', (chunk) => {
+      answer += chunk.toString();
+    });
+    socket.on('close', () => resolve(answer));
+    socket.write(
+      'POST /api/contact HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: multipart/form-data; boundary=x\r\nContent-Length: 200000\r\n\r\n',
+    );
+  });
+  expect(declared.split('\r\n', 1)[0]).toBe('HTTP/1.1 413 Payload Too Large');
+  expect(declared).toContain('{"success":false,"error":"The files are too large together; the limit is 97 KB"}');
 }, 60_000);
 
 describe('files in an S3-compatible store (s3rver)', () => {
