@@ -71,6 +71,21 @@ describe('files over the built server, in the local folder', () => {
     site = await start();
   }, 60_000);
 
+  test('the contact page offers each file field as a file input: what it accepts, several files where the field takes more', async () => {
+    const html = await (await fetch(`${site.url}/contact`)).text();
+    const inputs = [...html.matchAll(/<input[^>]*type="file"[^>]*>/g)].map((match) => match[0]);
+    expect(inputs).toHaveLength(2);
+    const [photos, drawing] = inputs as [string, string];
+    expect([/name="photos"/.test(photos), /accept="image\/png,image\/jpeg"/.test(photos), /\smultiple\b/.test(photos)]).toEqual([true, true, true]);
+    expect([/name="drawing"/.test(drawing), /accept="\.pdf,text\/plain"/.test(drawing), /\smultiple\b/.test(drawing), /\svalue=/.test(drawing)]).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ]);
+    expect(html).toMatch(/<form[^>]*enctype="multipart\/form-data"/);
+  });
+
   test('a post with files is stored: the message, a row per file, the bytes under DATA_DIR/files; no temp file is left', async () => {
     const response = await send(site, [
       ['photos', PNG, 'front.png'],
