@@ -144,6 +144,28 @@ describe('files over the built server, in the local folder', () => {
     await waitFor(() => !stored(site).some((path) => path.startsWith('.incoming/')));
     expect(stored(site)).toEqual(before);
   });
+
+  test('a slow upload is cut by the request timeout (30 s), and its temp file goes', async () => {
+    const before = stored(site);
+    const socket = connect(Number(new URL(site.url).port), '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    let answer = '';
+    socket.on('data', (chunk) => {
+      answer += chunk.toString();
+    });
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    const boundary = 'slow';
+    const part = `--${boundary}\r\nContent-Disposition: form-data; name="drawing"; filename="plan.pdf"\r\nContent-Type: application/pdf\r\n\r\n${PDF.toString()}`;
+    socket.write(
+      `POST /api/contact HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: 100000\r\n\r\n${part}`,
+    );
+    await waitFor(() => stored(site).some((path) => path.startsWith('.incoming/')));
+    // Nothing more is sent: the server cuts the request when its time is up.
+    await closed;
+    expect(answer.split('\r\n', 1)[0]).toBe('HTTP/1.1 408 Request Timeout');
+    await waitFor(() => !stored(site).some((path) => path.startsWith('.incoming/')));
+    expect(stored(site)).toEqual(before);
+  }, 60_000);
 });
 
 test('below UPLOAD_DISK_MIN_FREE_BYTES an upload is a 503 with Retry-After before anything is read', async () => {
