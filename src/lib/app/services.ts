@@ -25,6 +25,7 @@ import { createNewsletterProvider } from '../newsletter/registry.ts';
 import { markMessageAsSpam, releaseMessage } from '../contact/corrections.ts';
 import { createSpamParts, type SpamParts } from './spam-parts.ts';
 import { openStore, type Store } from '../database/database.ts';
+import { createUploads, type Uploads } from '../files/uploads.ts';
 
 /** Everything the endpoints use, built once per process from the configuration. */
 export type Services = {
@@ -36,6 +37,8 @@ export type Services = {
   /** Where the handlers keep each post (`store.submissions`). */
   submissions: SubmissionStore;
   limits: AbuseLimits;
+  /** Files with a message: the streamed reading, the virus scan, the storage (issue 31). */
+  uploads: Uploads;
   /** Refused posts of people without JavaScript, kept briefly for the page they are redirected to (decision 0133). */
   drafts: FormDrafts;
   /** Emails stored contact messages to the owner; `undefined` without SMTP_URL, when they are only stored. */
@@ -157,7 +160,8 @@ export function createServices(config: Config, logger: Logger): Services {
     logger,
   });
   const drafts = createFormDrafts(store.sql);
-  const housekeeping = createHousekeeping([...retention, ...spam.jobs, formDraftsJob(drafts)], { logger });
+  const uploads = createUploads(config.uploads, { dataDir: config.dataDir, logger });
+  const housekeeping = createHousekeeping([...retention, ...spam.jobs, formDraftsJob(drafts), ...uploads.jobs(store.files)], { logger });
   let stopping: Promise<void> | undefined;
   const stopBackground = () => {
     stopping ??= Promise.all([worker?.stop(), webhooks.worker?.stop(), signupWorker?.stop(), housekeeping.stop()]).then(() => {});
@@ -170,6 +174,7 @@ export function createServices(config: Config, logger: Logger): Services {
     provider,
     submissions: store.submissions,
     limits,
+    uploads,
     drafts,
     worker,
     onStored,

@@ -1,5 +1,6 @@
 import { createOutbox, type Outbox } from '../contact/outbox.ts';
 import { createSubmissionStore, type SubmissionStore } from '../contact/submission-store.ts';
+import { createFileRecords, type FileRecords } from '../files/files.ts';
 import type { Logger } from '../log.ts';
 import { createSubscriberList, type SubscriberList } from '../newsletter/local.ts';
 import type { DatabaseConfig } from './connection-settings.ts';
@@ -45,6 +46,8 @@ export interface Store {
   /** The spam filter's records: held messages, the owner's corrections, used challenges, the digest. */
   readonly spam: SpamStore;
   readonly subscribers: SubscriberList;
+  /** The files sent with messages (issue 31), written with their message by `submissions.receive`. */
+  readonly files: FileRecords;
   readonly state: DatabaseState;
   /** Whether the news of each message is recorded for webhooks (StoreOptions' `events`). */
   readonly keepsEvents: boolean;
@@ -101,6 +104,7 @@ export function openStore(options: StoreOptions, logger: Logger): Store {
     outbox,
     spam: createSpamStore(sql, messages),
     subscribers: createSubscriberList(sql),
+    files: createFileRecords(sql),
     state,
     keepsEvents: options.events,
     async health() {
