@@ -99,8 +99,8 @@ export function siteForms(options: SiteFormsOptions = {}): AstroIntegration {
       'astro:config:setup': async ({ config, command, updateConfig, injectRoute, addMiddleware }) => {
         building = command === 'build';
         const root = fileURLToPath(config.root);
-        const site = settingsSource(root, 'SITE_CONFIG', 'site.config.ts', options.site, VIRTUAL_SITE, 'integration/defaults/site.config.ts');
-        const formsSource = settingsSource(root, 'FORMS_CONFIG', 'forms.config.ts', options.forms, VIRTUAL_FORMS, 'integration/defaults/forms.config.ts');
+        const site = settingsSource(root, process.env.SITE_CONFIG, 'site.config.ts', options.site, VIRTUAL_SITE, 'integration/defaults/site.config.ts');
+        const formsSource = settingsSource(root, process.env.FORMS_CONFIG, 'forms.config.ts', options.forms, VIRTUAL_FORMS, 'integration/defaults/forms.config.ts');
         forms = await loadForms(formsSource, options.forms);
         const layout = options.layout ? resolve(root, options.layout) : source('layouts/Base.astro');
         if (!existsSync(layout)) throw new Error(`siteForms({ layout }): ${layout} does not exist.`);
@@ -169,8 +169,7 @@ type SettingsSource = { module: string; file?: string };
  * FORMS_CONFIG, from the working folder, as before), the project's own file at its root, the
  * option as a virtual module, or this package's neutral default, in that order.
  */
-function settingsSource(root: string, variable: string, file: string, option: object | undefined, virtual: string, fallback: string): SettingsSource {
-  const named = process.env[variable];
+function settingsSource(root: string, named: string | undefined, file: string, option: object | undefined, virtual: string, fallback: string): SettingsSource {
   if (named) return { module: resolve(named), file: resolve(named) };
   if (existsSync(resolve(root, file))) return { module: resolve(root, file), file: resolve(root, file) };
   if (option) return { module: virtual };
