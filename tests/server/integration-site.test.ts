@@ -159,6 +159,20 @@ describe("an owner's Astro site with integrations: [siteForms()]", () => {
     await expect(response.json()).resolves.toEqual({ success: false, error: expect.any(String) });
   });
 
+  test('npx site-forms inbox list, in the owner’s folder: the messages of the same database', async () => {
+    await postForm(`${site.url}/api/contact`, { ...valid, name: 'Listed Baker' });
+    // What `npx site-forms` runs: the package's bin, by Node from node_modules (decision 0163).
+    const bin = join(root, 'node_modules/site-forms/bin/site-forms.mjs');
+    const run = spawnSync(process.execPath, [bin, 'inbox', 'list'], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', ENV_FILE: '', DATA_DIR: site.dataDir },
+      encoding: 'utf8',
+    });
+    expect(run.stderr).not.toContain('ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING');
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain('Listed Baker');
+  });
+
   test('the owner’s home page is theirs: their form in it, and not our Content-Security-Policy', async () => {
     const response = await fetch(site.url);
     expect(response.status).toBe(200);
