@@ -221,3 +221,5 @@ function bootAtStart(): Plugin {
     },
   };
 }
+
+export default siteForms;
