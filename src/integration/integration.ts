@@ -222,6 +222,8 @@ function settingsModules(options: SiteFormsOptions, siteFile: string | undefined
 function bootAtStart(): Plugin {
   return {
     name: 'site-forms:boot',
+    // `astro dev` boots once in its own process (src/server/dev.ts); the build's server boots as it starts.
+    apply: 'build',
     applyToEnvironment: (environment) => environment.name === 'ssr',
     transform(code, id) {
       // The adapter's own module is the entry (@astrojs/node's server.js), or Astro's virtual one for an older adapter.

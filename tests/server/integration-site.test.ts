@@ -1,5 +1,5 @@
-import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -204,4 +204,42 @@ describe('the background work starts with the server', () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
+});
+
+describe('astro dev in the owner’s folder', () => {
+  test('serves the forms with the owner’s .env, beside their package.json', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'owner-site-dev-'));
+    // The owner's .env, read from their project's folder (not from node_modules/site-forms).
+    writeFileSync(join(root, '.env'), [`DATA_DIR=${dataDir}`, 'RATE_LIMIT_MAX=0', 'SPAM_FILTER=off'].join('\n'));
+    const port = await freePort();
+    const dev = spawn(process.execPath, [join(root, 'node_modules/astro/bin/astro.mjs'), 'dev', '--port', String(port), '--host', '127.0.0.1'], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ASTRO_TELEMETRY_DISABLED: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    for (const stream of [dev.stdout!, dev.stderr!]) stream.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    try {
+      const url = `http://127.0.0.1:${port}`;
+      await eventually(
+        `astro dev to answer (${output})`,
+        () =>
+          fetch(`${url}/api/health`).then(
+            (r) => r.status === 200,
+            () => false,
+          ),
+        60_000,
+      );
+      const response = await postForm(`${url}/api/contact`, { ...valid, name: 'Dev Baker' });
+      await expect(response.json()).resolves.toEqual({ success: true });
+      expect(stored({ dataDir } as Site)).toEqual([{ name: 'Dev Baker', status: 'pending' }]);
+      const home = await fetch(url);
+      expect(await page(home).then((document) => document.querySelector('[data-bakery-header]')?.textContent)).toBe('Bäckerei Korn, fresh since 1921');
+    } finally {
+      dev.kill('SIGTERM');
+      await new Promise((resolve) => dev.once('exit', resolve));
+      rmSync(join(root, '.env'), { force: true });
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 90_000);
 });
