@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { type IncomingHttpHeaders, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -73,6 +74,19 @@ function stored(site: Site): Array<{ name: string; status: string }> {
   } finally {
     db.close();
   }
+}
+
+/** A GET with the Host header the test names, which fetch would not send. */
+function withHost(url: string, host: string): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { headers: { host }, agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 const valid = { name: 'Grete Korn', email: 'grete@example.org', message: 'Two loaves of rye for Saturday, please.', honeypot: '' };
@@ -169,6 +183,8 @@ describe("an owner's Astro site with integrations: [siteForms()]", () => {
       encoding: 'utf8',
     });
     expect(run.stderr).not.toContain('ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING');
+    // Node's own note that type stripping is experimental is about us, not the owner.
+    expect(run.stderr).not.toContain('ExperimentalWarning');
     expect(run.status).toBe(0);
     expect(run.stdout).toContain('Listed Baker');
   });
@@ -180,6 +196,29 @@ describe("an owner's Astro site with integrations: [siteForms()]", () => {
     const document = await page(response);
     expect(document.querySelector('[data-bakery-header]')).not.toBeNull();
     expect(document.querySelector('form#contact-form')?.getAttribute('action')).toBe('/api/contact');
+  });
+});
+
+describe('the guard holds in an owner’s server as in the starter', () => {
+  test('PUBLIC_URL set: a request to our routes under another Host is a 421 in JSON; the owner’s page is left alone', async () => {
+    const site = await start({ PUBLIC_URL: 'https://www.baeckerei-korn.example' });
+    // A DNS-rebinding page reaches the server under its own name (an IP address or localhost would pass).
+    const refused = await withHost(`${site.url}/api/health`, 'rebind.example');
+    expect(refused.status).toBe(421);
+    expect(JSON.parse(refused.body)).toEqual({ success: false, error: expect.any(String) });
+    expect(refused.headers['content-security-policy']).toContain("default-src 'self'");
+    expect((await withHost(site.url, 'rebind.example')).status).toBe(200);
+  });
+
+  test('RATE_LIMIT_MAX: the third post of a client within the window is a 429 in JSON with Retry-After', async () => {
+    const site = await start({ RATE_LIMIT_MAX: '2', RATE_LIMIT_WINDOW_SECONDS: '600' });
+    const statuses: number[] = [];
+    for (let post = 0; post < 3; post++) statuses.push((await postForm(`${site.url}/api/contact`, { ...valid, name: `Baker ${post}` })).status);
+    expect(statuses.slice(0, 2)).toEqual([200, 200]);
+    const third = await postForm(`${site.url}/api/contact`, { ...valid, name: 'Baker 3' });
+    expect(third.status).toBe(429);
+    expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(0);
+    await expect(third.json()).resolves.toMatchObject({ success: false });
   });
 });
 
