@@ -189,6 +189,23 @@ describe("an owner's Astro site with integrations: [siteForms()]", () => {
     expect(run.stdout).toContain('Listed Baker');
   });
 
+  test('an owner’s form of their forms.config.ts, placed with <Form name="order" />: its route, and its thank-you page in their layout', async () => {
+    const form = await page(await fetch(`${site.url}/order`));
+    expect(form.querySelector('form#order-form')?.getAttribute('action')).toBe('/api/forms/order');
+    const answer = await postForm(`${site.url}/api/forms/order`, { name: 'Order Baker', loaves: '3', honeypot: '' });
+    expect(answer.status).toBe(200);
+    await expect(answer.json()).resolves.toEqual({ success: true });
+    const body = new FormData();
+    for (const [name, value] of Object.entries({ name: 'Paper Order', loaves: '2', honeypot: '' })) body.append(name, value);
+    const navigated = await fetch(`${site.url}/api/forms/order`, { method: 'POST', body, headers: { ...NAVIGATION, origin: site.url }, redirect: 'manual' });
+    expect(navigated.status).toBe(303);
+    expect(navigated.headers.get('location')).toBe('/thank-you/order/');
+    const thanks = await page(await fetch(new URL('/thank-you/order/', site.url)));
+    expect(thanks.querySelector('[data-bakery-header]')?.textContent).toBe('Bäckerei Korn, fresh since 1921');
+    expect(thanks.querySelector('h1')?.textContent).toBe('Thank you! Your bread will be ready on Saturday.');
+    expect(stored(site).map((row) => row.name)).toEqual(expect.arrayContaining(['Order Baker', 'Paper Order']));
+  });
+
   test('the owner’s home page is theirs: their form in it, and not our Content-Security-Policy', async () => {
     const response = await fetch(site.url);
     expect(response.status).toBe(200);
