@@ -7,6 +7,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { Window } from 'happy-dom';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { hashPassword } from '../../src/lib/admin/password.ts';
 import { NAVIGATION, postForm, type Site, startSite } from '../support/site.ts';
 import { eventually, type FakeSmtpServer, freePort, startSmtpServer } from '../support/smtp.ts';
 
@@ -236,6 +237,38 @@ describe('the guard holds in an owner’s server as in the starter', () => {
     expect(third.status).toBe(429);
     expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(0);
     await expect(third.json()).resolves.toMatchObject({ success: false });
+  });
+});
+
+describe('the admin in an owner’s server', () => {
+  test('sign in and see the messages; an action without its CSRF token is the admin’s refusal page, rendered on the integration’s road', async () => {
+    const site = await start({ ADMIN_PASSWORD_HASH: await hashPassword('correct horse battery staple') });
+    await postForm(`${site.url}/api/contact`, { ...valid, name: 'Admin Baker' });
+    const post = (password: string) =>
+      fetch(`${site.url}/admin/actions/sign-in`, {
+        method: 'POST',
+        body: new URLSearchParams({ password }),
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: site.url },
+        redirect: 'manual',
+      });
+    expect((await post('wrong horse')).headers.get('set-cookie')).toBeNull();
+    const signedIn = await post('correct horse battery staple');
+    expect(signedIn.status).toBe(303);
+    const cookie = signedIn.headers.get('set-cookie')!.split(';')[0]!;
+    const messages = await fetch(`${site.url}/admin/messages`, { headers: { cookie } });
+    expect(messages.status).toBe(200);
+    expect(messages.headers.get('content-security-policy')).toContain("default-src 'self'");
+    expect(await messages.text()).toContain('Admin Baker');
+    // An action without the session's CSRF token: the admin's refusal, a page that /admin/[...rest] renders from locals.
+    const forged = await fetch(`${site.url}/admin/actions/retry`, {
+      method: 'POST',
+      body: new URLSearchParams({ id: '1' }),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: site.url, cookie },
+      redirect: 'manual',
+    });
+    expect(forged.status).toBe(403);
+    expect(forged.headers.get('content-type')).toContain('text/html');
+    expect(await page(forged).then((document) => document.querySelector('h1')?.textContent)).toBe('Refused');
   });
 });
 
