@@ -267,6 +267,16 @@ describe('the admin in an owner’s server', () => {
       redirect: 'manual',
     });
     expect(forged.status).toBe(403);
+    // The export: a stream of the pipeline's answer, written as a Web stream by the adapter.
+    const csrf = /name="csrf" value="([^"]+)"/.exec(await (await fetch(`${site.url}/admin`, { headers: { cookie } })).text())![1]!;
+    const exported = await fetch(`${site.url}/admin/actions/export`, {
+      method: 'POST',
+      body: new URLSearchParams({ what: 'messages', format: 'csv', csrf }),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: site.url, cookie },
+    });
+    expect(exported.status).toBe(200);
+    expect(exported.headers.get('content-type')).toContain('text/csv');
+    expect(await exported.text()).toContain('Admin Baker');
     expect(forged.headers.get('content-type')).toContain('text/html');
     expect(await page(forged).then((document) => document.querySelector('h1')?.textContent)).toBe('Refused');
   });
@@ -280,7 +290,9 @@ describe('the background work starts with the server', () => {
       const mail = { CONTACT_TO: 'owner@example.org', CONTACT_FROM: 'site@example.org', DELIVERY_RETRY_BASE_MS: '50' };
       const first = await start({ ...mail, SMTP_URL: `smtp://127.0.0.1:${await freePort()}` }, dataDir);
       expect((await postForm(`${first.url}/api/contact`, { ...valid, name: 'Waiting Baker' })).status).toBe(200);
-      await first.stop();
+      // SIGTERM: the workers finish what they send, the database closes, the process ends well.
+      expect(await first.stop()).toBe(0);
+      expect(first.logs).toContainEqual(expect.objectContaining({ event: 'server.stopped' }));
       expect(stored({ ...first, dataDir }).find((row) => row.name === 'Waiting Baker')?.status).toBe('pending');
 
       smtp = await startSmtpServer();
