@@ -207,6 +207,17 @@ describe("an owner's Astro site with integrations: [siteForms()]", () => {
     expect(stored(site).map((row) => row.name)).toEqual(expect.arrayContaining(['Order Baker', 'Paper Order']));
   });
 
+  test('the owner’s own form post keeps Astro’s origin check: cross-site refused, same-origin taken', async () => {
+    const note = (origin: string) => fetch(`${site.url}/note`, { method: 'POST', body: new URLSearchParams({ note: 'Rye' }), headers: { origin } });
+    const foreign = await note('https://evil.example');
+    expect(foreign.status).toBe(403);
+    await expect(foreign.text()).resolves.toBe('Cross-site POST form submissions are forbidden');
+    const same = await note(site.url);
+    expect(same.status).toBe(200);
+    expect(same.headers.get('content-security-policy')).toBeNull();
+    expect((await page(same)).querySelector('[data-note]')?.textContent).toBe('Rye');
+  });
+
   test('the owner’s home page is theirs: their form in it, and not our Content-Security-Policy', async () => {
     const response = await fetch(site.url);
     expect(response.status).toBe(200);
