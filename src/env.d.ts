@@ -9,3 +9,18 @@ declare namespace App {
     adminRefusal?: import('./lib/pipeline/admin-route.ts').AdminRefusalView;
   }
 }
+
+/**
+ * The layout the integration's pages render in (the owner's `layout` option of `siteForms()`, or
+ * src/layouts/Base.astro): it gets `title`, `description` and `path`, and the page in its default slot.
+ */
+declare module 'virtual:site-forms/layout' {
+  const Layout: (props: { title: string; description: string; path?: string; [prop: string]: unknown }) => unknown;
+  export default Layout;
+}
+
+/** What the integration's middleware knows of the owner's Astro configuration (src/integration/integration.ts). */
+declare module 'virtual:site-forms/options' {
+  const options: import('./integration/integration.ts').OwnerOptions;
+  export default options;
+}
