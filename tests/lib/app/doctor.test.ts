@@ -53,6 +53,8 @@ describe('the configuration', () => {
       { part: 'mail', result: 'off', detail: 'SMTP_URL is not set: contact messages are stored, not emailed' },
       { part: 'redis', result: 'off', detail: 'REDIS_URL is not set: each instance counts its own rate limits' },
       { part: 'newsletter', result: 'ok', detail: 'local list: subscribers are kept in the database' },
+      { part: 'files', result: 'ok', detail: `the folder ${dataDir}/files: a probe was written, read back and removed` },
+      { part: 'virus scan', result: 'off', detail: 'CLAMD_SOCKET and CLAMD_HOST are not set: files are not scanned' },
     ]);
   });
 
@@ -111,6 +113,8 @@ describe('the database', () => {
       { part: 'mail', result: 'off', detail: 'SMTP_URL is not set: contact messages are stored, not emailed' },
       { part: 'redis', result: 'off', detail: 'REDIS_URL is not set: each instance counts its own rate limits' },
       { part: 'newsletter', result: 'ok', detail: 'local list: subscribers are kept in the database' },
+      { part: 'files', result: 'ok', detail: `the folder ${dataDir}/files: a probe was written, read back and removed` },
+      { part: 'virus scan', result: 'off', detail: 'CLAMD_SOCKET and CLAMD_HOST are not set: files are not scanned' },
     ]);
   });
 
