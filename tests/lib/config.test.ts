@@ -508,6 +508,8 @@ describe('secrets in what the configuration prints', () => {
       webhooks: 'off',
       autoReply: 'off',
       newsletterDoubleOptIn: false,
+      mailAttachMaxBytes: 10_485_760,
+      fileLinkLifetimeSeconds: 604_800,
     });
   });
 
@@ -560,6 +562,8 @@ describe('secrets in what the configuration prints', () => {
       'webhooks',
       'autoReply',
       'newsletterDoubleOptIn',
+      'mailAttachMaxBytes',
+      'fileLinkLifetimeSeconds',
     ]);
   });
 });
