@@ -20,5 +20,9 @@ for (const form of document.querySelectorAll<HTMLFormElement>('form[data-contact
   enhanceContactForm(form, { endpoint, beforeSend: prepareProof(form, challengeUrl(endpoint, location.href)) });
 }
 for (const form of document.querySelectorAll<HTMLFormElement>('form[data-form]')) {
-  enhanceDefinedForm(form, fetch, prepareProof(form, challengeUrl(form.action, location.href)));
+  const beforeSend = prepareProof(form, challengeUrl(form.action, location.href));
+  // A form with files loads its upload script (a progress bar needs XMLHttpRequest) only when
+  // it is on the page: the other pages' script stays within its budget.
+  if (form.querySelector('input[type="file"]')) void import('./uploads.ts').then(({ enhanceUploadForm }) => enhanceUploadForm(form, { beforeSend }));
+  else enhanceDefinedForm(form, fetch, beforeSend);
 }
