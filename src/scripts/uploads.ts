@@ -5,7 +5,7 @@ import { clearFieldErrors, enhanceForm, errorText, type FormAnswer, formWords, s
  * their field, a file too large or one too many named there before a byte is sent, and the post
  * made by XMLHttpRequest, whose upload reports its progress (fetch reports none), shown as a
  * bar and, for screen readers, as words in the form's status.
- * Hint: loaded only on a page whose form has a file field (forms.ts imports it then), so the
+ * Hint: loaded only on a page whose form has a file field (UploadScript.astro), so the
  * other pages' script stays within its budget. The limits and the words are the markup's
  * (DefinedField.astro, in the site's language): the server stays the judge.
  */

@@ -66,6 +66,15 @@ export const de: Catalogue = {
     honeypot: 'Dieses Feld leer lassen',
   },
 
+  uploads: {
+    chosen: 'Ausgewählte Dateien',
+    progressLabel: 'Fortschritt des Hochladens',
+    uploading: 'Wird gesendet: {percent} %',
+    tooLarge: (size) => `{name} ist größer als ${size}; bitte wählen Sie eine kleinere Datei.`,
+    tooMany: (count) => (count === 1 ? 'Bitte wählen Sie nur eine Datei.' : `Bitte wählen Sie höchstens ${count} Dateien.`),
+    chooseAgain: 'Ihre Dateien wurden nicht behalten: Bitte wählen Sie sie noch einmal aus.',
+  },
+
   validation: {
     invalidEmail: 'Bitte geben Sie eine gültige E-Mail-Adresse ein',
     honeypot: 'Dieses Feld muss leer bleiben',

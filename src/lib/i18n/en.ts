@@ -79,6 +79,22 @@ export const en = {
     honeypot: 'Leave this field empty',
   },
 
+  /** A file field's words beside the browser's own (DefinedField.astro, src/scripts/uploads.ts). */
+  uploads: {
+    /** The label of the list of chosen files the script shows under the field. */
+    chosen: 'Chosen files',
+    /** The name of the progress bar of a post with files. */
+    progressLabel: 'Upload progress',
+    /** What a screen reader hears while a post with files is under way; `{percent}` is filled in by the script. */
+    uploading: 'Sending: {percent} %',
+    /** A chosen file over the field's size, named before the upload starts; `{name}` is filled in by the script. */
+    tooLarge: (size: string) => `{name} is larger than ${size}; choose a smaller file.`,
+    /** More files than the field takes. */
+    tooMany: (count: number) => (count === 1 ? 'Choose one file only.' : `Choose at most ${count} files.`),
+    /** At a file field of a page shown again after a refused post: browsers never keep a chosen file. */
+    chooseAgain: 'Your files were not kept: please choose them again.',
+  },
+
   /** What a refused field reads: the built-in forms', and the defaults of an owner's field, built from its label. */
   validation: {
     invalidEmail: 'Please enter a valid email address',
