@@ -226,6 +226,9 @@ export const de: Catalogue = {
     contactSent: (at, id, site) => `Gesendet: ${at} (Kontaktnachricht #${id} auf ${site})`,
     formSent: (at, title, id, site) => `Gesendet: ${at} (${title} #${id} auf ${site})`,
     readIt: (address) => `Lesen Sie sie in Ihrem Posteingang: ${address}`,
+    files: 'Dateien:',
+    attached: (name, size) => `- ${name} (${size}), angehängt`,
+    notAttached: (name, size) => `- ${name} (${size}), zu groß für diese Mail: laden Sie sie im Posteingang herunter`,
   },
 
   spamDigest: {

@@ -264,6 +264,12 @@ export const en = {
     contactSent: (at: string, id: number, site: string) => `Sent: ${at} (contact message #${id} on ${site})`,
     formSent: (at: string, title: string, id: number, site: string) => `Sent: ${at} (${title} #${id} on ${site})`,
     readIt: (address: string) => `Read it in your inbox: ${address}`,
+    /** The heading of a message's files in the owner's mail. */
+    files: 'Files:',
+    /** A file that rides with the mail. */
+    attached: (name: string, size: string) => `- ${name} (${size}), attached`,
+    /** A file too large for the mail (MAIL_ATTACH_MAX_BYTES): it is in the admin. */
+    notAttached: (name: string, size: string) => `- ${name} (${size}), too large for this mail: download it from the inbox`,
   },
 
   /** The owner's digest of the messages held as spam (src/lib/spam/digest.ts). */
