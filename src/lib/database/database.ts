@@ -1,5 +1,6 @@
 import { createOutbox, type Outbox } from '../contact/outbox.ts';
 import { createSubmissionStore, type SubmissionStore } from '../contact/submission-store.ts';
+import { createFileRecords, type FileRecords } from '../files/files.ts';
 import type { Logger } from '../log.ts';
 import { createSubscriberList, type SubscriberList } from '../newsletter/local.ts';
 import type { DatabaseConfig } from './settings.ts';
@@ -36,6 +37,8 @@ export interface Store {
   readonly submissions: SubmissionStore;
   readonly outbox: Outbox;
   readonly subscribers: SubscriberList;
+  /** The files sent with messages (issue 31), written with their message by `submissions.receive`. */
+  readonly files: FileRecords;
   readonly state: DatabaseState;
   /** Whether the news of each message is recorded for webhooks (StoreOptions' `events`). */
   readonly keepsEvents: boolean;
@@ -86,6 +89,7 @@ export function openStore(options: StoreOptions, logger: Logger): Store {
     submissions: createSubmissionStore(sql, { events: options.events ?? true }),
     outbox,
     subscribers: createSubscriberList(sql),
+    files: createFileRecords(sql),
     state,
     keepsEvents: options.events ?? true,
     async health() {

@@ -5,7 +5,7 @@ import { HONEYPOT_FIELD, RESERVED_FIELD_NAMES } from './reserved.ts';
 import { characterCount, cleanText, hasControlCharacters, hasControlCharactersInMultiline, visibleCount, withoutInvisible } from './text.ts';
 
 /** The kinds of field a form can hold, each an HTML control of its own (`textarea`, `select`, or an input of that type). */
-export const FIELD_TYPES = ['text', 'email', 'tel', 'url', 'number', 'textarea', 'select', 'checkbox', 'date'] as const;
+export const FIELD_TYPES = ['text', 'email', 'tel', 'url', 'number', 'textarea', 'select', 'checkbox', 'date', 'file'] as const;
 
 /** One of the kinds of field. */
 export type FieldType = (typeof FIELD_TYPES)[number];
@@ -57,7 +57,19 @@ export type FieldDefinition = {
   autocomplete?: string | undefined;
   /** The rows of a textarea. */
   rows?: number | undefined;
+  /** What a file field takes: MIME types (`image/png`, `image/*`) and extensions (`.pdf`), checked against the file's own bytes; anything when not set. */
+  accept?: readonly string[] | undefined;
+  /** The largest file a file field takes, in bytes (DEFAULT_FILE_MAX_SIZE when not set). */
+  maxSize?: number | undefined;
+  /** How many files a file field takes in one post (1 when not set). */
+  maxFiles?: number | undefined;
 };
+
+/** The largest file of a file field whose definition sets no `maxSize`: 10 MB. */
+export const DEFAULT_FILE_MAX_SIZE = 10 * 1024 * 1024;
+
+/** A file a visitor sent, as the form's rules see it: its name (for display only), size and type (read from its bytes). */
+export type SentFile = { name: string; size: number; type: string };
 
 /** A form's thank-you page (the built-in two's and each owner's form's), as a path: /thank-you/<name>/. */
 export function thanksPath(name: string): string {
@@ -129,6 +141,7 @@ export type FormErrors = Record<string, [string, ...string[]]>;
 const WIRE_NAME = /^[a-z][a-zA-Z0-9_-]{0,39}$/;
 const FORM_NAME = /^[a-z][a-z0-9-]{0,39}$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const ACCEPT_ENTRY = /^(?:[a-z0-9][a-z0-9.+-]*\/(?:\*|[a-z0-9][a-z0-9.+-]*)|\.[a-z0-9][a-z0-9.+-]{0,19})$/;
 
 const text = (what: string) => v.pipe(v.string(`${what} must be text`), v.trim(), v.nonEmpty(`${what} is empty`), v.maxLength(500, `${what} is too long`));
 const count = (what: string) => v.pipe(v.number(`${what} must be a number`), v.integer(`${what} must be a whole number`), v.minValue(0, `${what} is negative`));
@@ -158,6 +171,14 @@ const FieldShape = v.strictObject({
   ),
   autocomplete: v.optional(v.pipe(v.string(), v.regex(/^[a-z0-9 -]{1,60}$/, 'must be an autocomplete token such as tel'))),
   rows: v.optional(v.pipe(count('rows'), v.minValue(1, 'must be at least 1'), v.maxValue(50, 'must be at most 50'))),
+  accept: v.optional(
+    v.pipe(
+      v.array(v.pipe(v.string(), v.regex(ACCEPT_ENTRY, 'must be a MIME type such as image/png or image/*, or an extension such as .pdf'))),
+      v.minLength(1, 'is empty'),
+    ),
+  ),
+  maxSize: v.optional(v.pipe(count('maxSize'), v.minValue(1, 'must be at least 1'))),
+  maxFiles: v.optional(v.pipe(count('maxFiles'), v.minValue(1, 'must be at least 1'), v.maxValue(20, 'must be at most 20'))),
 });
 
 const FormShape = v.strictObject({
@@ -245,6 +266,13 @@ function requireCoherent(field: v.InferOutput<typeof FieldShape>, at: string): v
   }
   if (field.min !== undefined && field.max !== undefined && field.min > field.max) throw new Error(`${at}: min is above max`);
   if (field.rows !== undefined && field.type !== 'textarea') throw new Error(`${at}: rows belong to a textarea`);
+  if (field.type !== 'file' && (field.accept !== undefined || field.maxSize !== undefined || field.maxFiles !== undefined))
+    throw new Error(`${at}: accept, maxSize and maxFiles belong to a file field`);
+}
+
+/** Whether a form takes files: it has a field of type `file` (its posts are then read as a stream, src/lib/files/). */
+export function takesFiles(form: FormDefinition): boolean {
+  return form.fields.some((field) => field.type === 'file');
 }
 
 /** The most characters a text-like field takes: its own `maxLength`, else the default of its type. */
@@ -364,6 +392,16 @@ export function fieldSchema(field: FieldDefinition): v.GenericSchema<unknown, Fi
         rule((s) => isDate(s), m.invalid),
         rule((s) => field.min === undefined || s >= String(field.min), m.tooSmall),
         rule((s) => field.max === undefined || s <= String(field.max), m.tooLarge),
+      );
+    case 'file':
+      // The reader (src/lib/files/) has checked each file's size and type; here only the count.
+      // Stored as nothing in `fields`: the files table keeps a message's files.
+      return v.pipe(
+        v.optional(v.union([v.array(v.any()), v.string()], m.required), ''),
+        v.transform((value): readonly unknown[] => (Array.isArray(value) ? value : [])),
+        v.check((files) => files.length > 0 || !required, m.required),
+        v.check((files) => files.length <= (field.maxFiles ?? 1), texts.validation.tooManyFiles(field.label, field.maxFiles ?? 1)),
+        v.transform(() => null),
       );
     case 'number':
       return v.pipe(

@@ -97,6 +97,10 @@ export const de: Catalogue = {
     notPhone: (label) => `„${label}“ muss eine Telefonnummer sein`,
     notChoice: (label) => `Bitte wählen Sie eine der Möglichkeiten für „${label}“`,
     invalid: (label) => `„${label}“ ist nicht gültig`,
+    fileType: (label, accept) => `„${label}“: Diese Art von Datei wird nicht angenommen (angenommen: ${accept})`,
+    fileTooLarge: (label, megabytes) => `„${label}“: Eine Datei ist größer als ${megabytes} MB`,
+    tooManyFiles: (label, max) => `„${label}“: Senden Sie höchstens ${max} ${max === 1 ? 'Datei' : 'Dateien'}`,
+    fileRefused: (label) => `„${label}“: Diese Datei wurde von der Virenprüfung abgelehnt`,
   },
 
   formDefaults: {
@@ -116,6 +120,8 @@ export const de: Catalogue = {
     formUnreadable: 'Das Formular konnte nicht gelesen werden',
     notUtf8: 'Das Formular konnte nicht gelesen werden: Senden Sie es als UTF-8',
     tooLarge: (kilobytes) => `Das Formular ist zu groß; die Grenze liegt bei ${kilobytes} KB`,
+    uploadTooLarge: (megabytes) => `Die Dateien sind zusammen zu groß; die Grenze liegt bei ${megabytes} MB`,
+    uploadsUnavailable: 'Dateien können gerade nicht angenommen werden. Bitte versuchen Sie es in ein paar Minuten noch einmal.',
     foreignOrigin: 'Die Formulare dieser Website können nicht von einer anderen Website aus gesendet werden',
     misdirected: 'Diese Website antwortet nicht unter dieser Adresse',
     confirmationExpired: 'Diese Bestätigung ist abgelaufen. Bitte senden Sie Ihre Nachricht noch einmal.',

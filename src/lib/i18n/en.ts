@@ -118,6 +118,10 @@ export const en = {
     notPhone: (label: string) => `${label} must be a phone number`,
     notChoice: (label: string) => `Please choose one of the options for ${label}`,
     invalid: (label: string) => `${label} is not valid`,
+    fileType: (label: string, accept: string) => `${label}: this kind of file is not accepted (accepted: ${accept})`,
+    fileTooLarge: (label: string, megabytes: string) => `${label}: a file is larger than ${megabytes} MB`,
+    tooManyFiles: (label: string, max: number) => `${label}: send at most ${max} file${max === 1 ? '' : 's'}`,
+    fileRefused: (label: string) => `${label}: this file was refused by the virus scan`,
   },
 
   /** The words of an owner's form that its definition leaves out (forms.config.ts). */
@@ -139,6 +143,8 @@ export const en = {
     formUnreadable: 'The form could not be read',
     notUtf8: 'The form could not be read: send it as UTF-8',
     tooLarge: (kilobytes: number) => `The form is too large; the limit is ${kilobytes} KB`,
+    uploadTooLarge: (megabytes: string) => `The files are too large together; the limit is ${megabytes} MB`,
+    uploadsUnavailable: 'Files cannot be received right now. Please try again in a few minutes.',
     foreignOrigin: 'Forms on this site cannot be posted from another website',
     misdirected: 'This site does not answer to that address',
     confirmationExpired: 'This confirmation has expired. Please send your message again.',

@@ -299,4 +299,19 @@ export const MIGRATIONS: readonly Migration[] = [
      ALTER TABLE webhook_deliveries ADD COLUMN leased_by TEXT;
      ALTER TABLE signup_queue ADD COLUMN leased_by TEXT;`,
   },
+  {
+    // The files sent with a message (issue 31, files/files.ts): written in the message's own transaction;
+    // `id` is random (never a counter a visitor could guess), `name` the visitor's, for display only;
+    // `position` keeps the order the visitor sent them in.
+    // No foreign key: a deleted message's rows are found by the files sweep, which removes the stored object first.
+    name: 'files with a message',
+    sqlite: `CREATE TABLE files (
+       id TEXT PRIMARY KEY, submission_id INTEGER NOT NULL, field TEXT NOT NULL, name TEXT NOT NULL, size INTEGER NOT NULL,
+       type TEXT NOT NULL, storage_key TEXT NOT NULL, created_at TEXT NOT NULL, position INTEGER NOT NULL);
+     CREATE INDEX files_submission ON files (submission_id);`,
+    postgresql: `CREATE TABLE files (
+       id TEXT PRIMARY KEY, submission_id BIGINT NOT NULL, field TEXT NOT NULL, name TEXT NOT NULL, size BIGINT NOT NULL,
+       type TEXT NOT NULL, storage_key TEXT NOT NULL, created_at TEXT NOT NULL, position INTEGER NOT NULL);
+     CREATE INDEX files_submission ON files (submission_id);`,
+  },
 ];

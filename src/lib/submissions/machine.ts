@@ -1,3 +1,4 @@
+import { type NewFile, recordFiles } from '../files/files.ts';
 import type { FieldValue } from '../forms/definition.ts';
 import { createLeasedQueue, DEFAULT_MAX_ATTEMPTS, type Lease, leaseUntil, WORKER_ID } from '../queue/queue.ts';
 import type { Sql, SqlSession, SqlValue } from '../store/sql.ts';
@@ -59,6 +60,8 @@ export type Received = {
   proof?: { id: string; expiresAtMs: number } | undefined;
   /** Whether the post showed a person's browser (a solved proof, or Turnstile): only then is the sender answered (decision 0149). */
   shownPerson?: boolean | undefined;
+  /** The files sent with it, already in the storage: their rows are written in the same transaction. */
+  files?: readonly NewFile[] | undefined;
 };
 
 /** The most attempts a message gets (DELIVERY_MAX_ATTEMPTS), and the worker that claims it (tests name two). */
@@ -228,6 +231,7 @@ export function createSubmissionMachine(sql: Sql, { events = true }: { events?: 
           ],
         );
         const id = Number(row!.id);
+        if (message.files?.length) await recordFiles(tx, id, message.files, now);
         // The news of it, in the same transaction: webhooks and chat alerts never miss a message.
         if (!events) return { id, status, reasons };
         const data = withForm({ id, createdAt: now, name: message.name, email: message.email, message: message.message }, message.form, message.fields);

@@ -59,18 +59,19 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL store', () => {
     const sql = open(url, { onMigrated });
     expect(sql.engine).toBe('postgresql');
     await expect(sql.all('SELECT email FROM subscribers')).resolves.toEqual([]);
-    expect(told.map((step) => step.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17]);
-    expect([told[0], told[13], told[14], told[15], told[16]]).toEqual([
+    expect(told.map((step) => step.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18]);
+    expect([told[0], told[13], told[14], told[15], told[16], told[17]]).toEqual([
       { version: 1, name: 'submissions and subscribers' },
       { version: 14, name: 'automatic replies: only to a person, so many an hour' },
       { version: 15, name: 'newsletter consents: the links of a mail sent again' },
       { version: 16, name: 'the client of each draft' },
       { version: 17, name: 'leases that name their worker' },
+      { version: 18, name: 'files with a message' },
     ]);
     // Another connection sees every step: each was committed.
     const other = await connect(url);
     expect((await other.query('SELECT version FROM schema_migrations ORDER BY version')).rows.map((row) => row.version)).toEqual([
-      1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17,
+      1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18,
     ]);
     await expect(other.query('SELECT count(*)::int AS n FROM form_drafts')).resolves.toMatchObject({ rows: [{ n: 0 }] });
 
@@ -112,10 +113,10 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL store', () => {
   test('a step that fails is rolled back and told with its own error, and the next start applies it', async () => {
     const url = await newDatabase();
     await open(url).ready;
-    // A database where steps 14 to 17 are not recorded (15 to 17 undone) and an object already takes the name of its table.
+    // A database where steps 14 to 18 are not recorded (15 to 18 undone) and an object already takes the name of its table.
     const other = await connect(url);
     await other.query(
-      'DELETE FROM schema_migrations WHERE version >= 14; ALTER TABLE submissions DROP COLUMN leased_by; ALTER TABLE webhook_deliveries DROP COLUMN leased_by; ALTER TABLE signup_queue DROP COLUMN leased_by; DROP INDEX form_drafts_client; ALTER TABLE form_drafts DROP COLUMN client_key; ALTER TABLE newsletter_consents DROP COLUMN resent_confirm_hash, DROP COLUMN resent_unsubscribe_hash; ALTER TABLE submissions DROP COLUMN shown_person; DROP TABLE auto_reply_hours; CREATE VIEW auto_reply_hours AS SELECT 1 AS x',
+      'DELETE FROM schema_migrations WHERE version >= 14; DROP TABLE files; ALTER TABLE submissions DROP COLUMN leased_by; ALTER TABLE webhook_deliveries DROP COLUMN leased_by; ALTER TABLE signup_queue DROP COLUMN leased_by; DROP INDEX form_drafts_client; ALTER TABLE form_drafts DROP COLUMN client_key; ALTER TABLE newsletter_consents DROP COLUMN resent_confirm_hash, DROP COLUMN resent_unsubscribe_hash; ALTER TABLE submissions DROP COLUMN shown_person; DROP TABLE auto_reply_hours; CREATE VIEW auto_reply_hours AS SELECT 1 AS x',
     );
     const failing = steps();
     await expect(open(url, { onMigrated: failing.onMigrated }).ready).rejects.toThrow('relation "auto_reply_hours" already exists');
@@ -135,6 +136,7 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL store', () => {
       { version: 15, name: 'newsletter consents: the links of a mail sent again' },
       { version: 16, name: 'the client of each draft' },
       { version: 17, name: 'leases that name their worker' },
+      { version: 18, name: 'files with a message' },
     ]);
   });
 

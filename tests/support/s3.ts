@@ -1,0 +1,34 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import S3rver from 's3rver';
+
+/** A real S3-compatible server (s3rver) of our own on 127.0.0.1, with one bucket, and the settings that reach it. */
+export type S3Server = {
+  endpoint: string;
+  bucket: string;
+  /** The S3_* settings of the storage (path-style, as with MinIO). */
+  settings: { endpoint: string; bucket: string; region: string; accessKeyId: string; secretAccessKey: string };
+  /** The folder where s3rver keeps the objects, to see what is stored without the SDK. */
+  directory: string;
+  stop(): Promise<void>;
+};
+
+/** Starts s3rver on a free port with the bucket `bucket` (3 characters at least); `stop` removes its folder. */
+export async function startS3(bucket = 'forms-files'): Promise<S3Server> {
+  const directory = mkdtempSync(join(tmpdir(), 'site-forms-s3-'));
+  const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory, configureBuckets: [{ name: bucket, configs: [] }] });
+  const { port } = (await server.run()) as { port: number };
+  const endpoint = `http://127.0.0.1:${port}`;
+  return {
+    endpoint,
+    bucket,
+    directory,
+    // s3rver's own fixed pair (S3RVER/S3RVER); any other is refused as a real S3 would.
+    settings: { endpoint, bucket, region: 'us-east-1', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    async stop() {
+      await server.close();
+      rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}
