@@ -8,7 +8,10 @@ import { createFormDrafts, type FormDrafts, formDraftsJob } from '../store/draft
 import type { Scheduler } from '../scheduler.ts';
 import { createSmtpMailer, type Mailer } from '../mail/mailer.ts';
 import { createAutoReply, pruneAutoReplies } from '../contact/auto-reply.ts';
-import { composeContactEmail } from '../contact/message.ts';
+import { composeOwnerMail } from '../contact/message.ts';
+import type { FileRecords } from '../files/files.ts';
+import { createFileLinks, type FileLinks } from '../files/links.ts';
+import { createFileStorage, type FileStorage } from '../files/storage.ts';
 import { site, siteForMail } from '../site/site.ts';
 import { type Consents, createConsents } from '../newsletter/consents.ts';
 import { createOptIn, type OptIn } from '../newsletter/opt-in.ts';
@@ -32,6 +35,8 @@ export type Services = {
   logger: Logger;
   /** Everything the service keeps: SQLite in DATA_DIR, or PostgreSQL at DATABASE_URL. */
   database: Store;
+  /** The files sent with messages: their rows, their bytes (a folder or S3), and the signed links of webhooks to them. */
+  files: { records: FileRecords; storage: FileStorage; links: FileLinks };
   provider: NewsletterProvider;
   store: SubmissionStore;
   limits: AbuseLimits;
@@ -83,13 +88,19 @@ export function createServices(config: Config, logger: Logger): Services {
     logger,
   );
   const mailSite = siteForMail(config);
+  const files = {
+    records: database.files,
+    storage: createFileStorage({ dataDir: config.dataDir }),
+    links: createFileLinks(database.sql, { lifetimeSeconds: config.fileDelivery.linkLifetimeSeconds }),
+  };
   const mailer: Mailer | undefined = smtp ? createSmtpMailer(smtp, { logger }) : undefined;
   const worker =
     smtp && mailer
       ? createDeliveryWorker({
           outbox: database.outbox,
           mailer,
-          compose: (submission) => composeContactEmail(submission, smtp, mailSite),
+          compose: (submission) =>
+            composeOwnerMail(submission, smtp, mailSite, { records: files.records, storage: files.storage, maxBytes: config.fileDelivery.mailAttachMaxBytes }),
           logger,
           retryBaseMs: config.delivery.retryBaseMs,
           leaseMs: config.delivery.leaseMs,
@@ -170,6 +181,7 @@ export function createServices(config: Config, logger: Logger): Services {
     config,
     logger,
     database,
+    files,
     provider,
     store: database.submissions,
     limits,

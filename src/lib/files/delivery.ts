@@ -17,6 +17,24 @@ export function attachmentDisposition(name: string): string {
 }
 
 /**
+ * The headers of a file's download, from the admin or a signed link: a file to save whatever its
+ * bytes are (`application/octet-stream`, never sniffed, never shown inline), kept by no cache.
+ * Hint: the type read from the bytes is shown on the admin's page; it is not sent, so a file
+ * that is a page or an image never opens in the site's origin.
+ */
+export function downloadHeaders(file: { name: string; size: number }): Record<string, string> {
+  return {
+    'content-type': 'application/octet-stream',
+    'content-disposition': attachmentDisposition(file.name),
+    'content-length': String(file.size),
+    'x-content-type-options': 'nosniff',
+    'cache-control': 'private, no-store',
+    // Should a browser render it after all, it runs nothing and reaches nothing of the site.
+    'content-security-policy': "default-src 'none'; sandbox",
+  };
+}
+
+/**
  * Splits a message's files into those attached to the owner's mail and those only linked:
  * in their order, each attached while the attachments together stay within `maxBytes`
  * (MAIL_ATTACH_MAX_BYTES); one too large is linked and a smaller one after it may still ride.

@@ -110,6 +110,7 @@ export const de: Catalogue = {
   },
 
   refusals: {
+    fileLinkRefused: 'Dieser Download-Link ist abgelaufen oder ungültig.',
     internalError: 'Interner Serverfehler',
     notFound: 'Nicht gefunden',
     badRequest: 'Ungültige Anfrage',

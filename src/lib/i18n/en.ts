@@ -133,6 +133,8 @@ export const en = {
 
   /** The `error` of a refused request, which the form shows (or its page, without JavaScript). */
   refusals: {
+    /** A file's signed download link (webhooks, chat alerts) past its end, altered, or another file's. */
+    fileLinkRefused: 'This download link has expired or is not valid.',
     internalError: 'Internal server error',
     notFound: 'Not found',
     badRequest: 'Bad request',

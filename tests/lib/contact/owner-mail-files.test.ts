@@ -5,8 +5,8 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { composeOwnerMail } from '../../../src/lib/contact/message.ts';
 import { createDeliveryWorker } from '../../../src/lib/contact/worker.ts';
 import { openStore, type Store } from '../../../src/lib/database/database.ts';
-import { recordFiles } from '../../../src/lib/files/files.ts';
-import { createFileStorage, type FileStorage } from '../../../src/lib/files/storage.ts';
+import { newFileId, recordFiles } from '../../../src/lib/files/files.ts';
+import { createFileStorage, type FileStorage, newStorageKey } from '../../../src/lib/files/storage.ts';
 import { createLogger } from '../../../src/lib/log.ts';
 import { createSmtpMailer } from '../../../src/lib/mail/mailer.ts';
 import type { SmtpConfig } from '../../../src/lib/mail/settings.ts';
@@ -51,9 +51,10 @@ async function messageWith(files: Array<{ name: string; type: string; bytes: Buf
   for (const [index, file] of files.entries()) {
     const local = join(dir, `upload-${index}`);
     writeFileSync(local, file.bytes);
-    const storageKey = `test/${id}-${index}`;
+    const fileId = newFileId();
+    const storageKey = newStorageKey(fileId, T0);
     await storage.put(storageKey, local, file.bytes.length, file.type);
-    recorded.push({ id: `file${index}x${id}`, field: 'drawings', name: file.name, size: file.bytes.length, type: file.type, storageKey });
+    recorded.push({ id: fileId, field: 'drawings', name: file.name, size: file.bytes.length, type: file.type, storageKey });
   }
   await store.sql.transaction((tx) => recordFiles(tx, id, recorded, T0.toISOString()));
   return id;
