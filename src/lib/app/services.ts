@@ -18,6 +18,7 @@ import { createOptIn, type OptIn } from '../newsletter/opt-in.ts';
 import { createSignupWorker, type SignupWorker } from '../newsletter/signup-worker.ts';
 import { createSignups, type Signups } from '../newsletter/signups.ts';
 import { createWebhooks, type EventRecorder, eventsRead, type Webhooks } from '../webhooks/webhooks.ts';
+import { eventFiles } from '../webhooks/files.ts';
 import type { SubmissionStore } from '../contact/submission-store.ts';
 import { createDeliveryWorker, type DeliveryWorker } from '../contact/worker.ts';
 import type { Logger } from '../log.ts';
@@ -124,6 +125,8 @@ export function createServices(config: Config, logger: Logger): Services {
     // instance takes up what a killed one left.
     leaseMs: config.delivery.leaseMs,
     maxAttempts: config.delivery.maxAttempts,
+    // A message's files as signed links, absolute from PUBLIC_URL (the path alone without it).
+    withFiles: (event) => eventFiles(event, { records: files.records, links: files.links, origin: config.publicUrl ?? '' }),
   });
   const signupQueue = createSignups(database.sql, { retryBaseMs: config.delivery.retryBaseMs, maxAttempts: config.delivery.maxAttempts });
   const signupWorker = provider.name === 'local' ? undefined : createSignupWorker({ signups: signupQueue, provider, events: webhooks.events, logger });
