@@ -19,6 +19,7 @@ import { createSignupWorker, type SignupWorker } from '../newsletter/signup-work
 import { createSignups, type Signups } from '../newsletter/signups.ts';
 import { createWebhooks, type EventRecorder, eventsRead, type Webhooks } from '../webhooks/webhooks.ts';
 import { eventFiles } from '../webhooks/files.ts';
+import { filesOfMessages } from '../files/listing.ts';
 import type { SubmissionStore } from '../contact/submission-store.ts';
 import { createDeliveryWorker, type DeliveryWorker } from '../contact/worker.ts';
 import type { Logger } from '../log.ts';
@@ -157,7 +158,8 @@ export function createServices(config: Config, logger: Logger): Services {
             },
             reasons: async (id) => (await spam.store.details(id))?.reasons ?? [],
           },
-          exportMessages: (format, { excel }) => exportChunks(database.outbox, format, excel ? { spreadsheet: spreadsheetOf(site) } : {}),
+          exportMessages: (format, { excel }) =>
+            exportChunks(database.outbox, format, { ...(excel && { spreadsheet: spreadsheetOf(site) }), files: (ids) => filesOfMessages(database.sql, ids) }),
           webhooks: webhooks.deliveries,
           signups: signupQueue,
         },

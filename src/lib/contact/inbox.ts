@@ -16,6 +16,7 @@ import { extraFieldNames, fieldOf, formTitleOf, forms as siteForms, labelOf, pre
 import type { DeliveryEvent, DeliveryStatus, Outbox, Submission } from './outbox.ts';
 import { STATUSES } from '../submissions/machine.ts';
 import { EXPORT_COLUMNS } from '../forms/reserved.ts';
+import type { ListedFile } from '../files/listing.ts';
 
 /** The commands of `npm run inbox`, as parsed from its arguments. */
 export type InboxCommand =
@@ -140,12 +141,14 @@ export type InboxIo = {
   webhooks?: Pick<Deliveries, 'list' | 'replay'>;
   /** What `export --excel` is written for: the site's language, time zone and forms. */
   spreadsheet?: Spreadsheet;
+  /** Where `export` reads the messages' files (names and sizes), for the file fields' columns. */
+  files?: ExportOptions['files'];
 };
 
 /** Runs one inbox command against the outbox and answers its exit code. */
 export async function runInboxCommand(
   command: InboxCommand,
-  { outbox, out, err, now = () => new Date(), spam, akismet, logger = silentLogger, sendDigest, webhooks, spreadsheet }: InboxIo,
+  { outbox, out, err, now = () => new Date(), spam, akismet, logger = silentLogger, sendDigest, webhooks, spreadsheet, files }: InboxIo,
 ): Promise<number> {
   switch (command.name) {
     case 'webhooks': {
@@ -204,7 +207,7 @@ export async function runInboxCommand(
     case 'export': {
       // One chunk at a time: a pipe read slower than the database (gzip, ssh) holds one chunk, not the export.
       if (command.excel && !spreadsheet) throw new Error('the site settings for the spreadsheet export are not given');
-      const options = command.excel ? { spreadsheet } : { byteOrderMark: command.bom };
+      const options = command.excel ? { spreadsheet, files } : { byteOrderMark: command.bom, files };
       for await (const chunk of exportChunks(outbox, command.format, options)) await out(chunk);
       return EXIT.ok;
     }
@@ -327,8 +330,17 @@ export function spreadsheetOf(settings: Pick<SiteSettings, 'language' | 'timeZon
   return { language: settings.language, timeZone: settings.timeZone, forms: set };
 }
 
-/** How an export is written: a byte-order mark on the plain CSV, or the spreadsheet variant (decision 0148). */
-export type ExportOptions = { byteOrderMark?: boolean; spreadsheet?: Spreadsheet | undefined };
+/**
+ * How an export is written: a byte-order mark on the plain CSV, or the spreadsheet variant
+ * (decision 0148); the forms whose columns it has (the site's unless given), and where it reads
+ * the messages' files, listed in their file field's column.
+ */
+export type ExportOptions = {
+  byteOrderMark?: boolean;
+  spreadsheet?: Spreadsheet | undefined;
+  forms?: FormsSettings | undefined;
+  files?: ((ids: readonly number[]) => Promise<ListedFile[]>) | undefined;
+};
 
 /**
  * Every message as an export writes it (this command's and the admin's), newest first, in chunks
@@ -339,12 +351,45 @@ export type ExportOptions = { byteOrderMark?: boolean; spreadsheet?: Spreadsheet
 export function exportChunks(
   outbox: Pick<Outbox, 'batches'>,
   format: 'csv' | 'json',
-  { byteOrderMark = false, spreadsheet }: ExportOptions = {},
+  { byteOrderMark = false, spreadsheet, forms = siteForms, files }: ExportOptions = {},
 ): AsyncGenerator<string> {
-  if (format === 'csv' && spreadsheet) return spreadsheetChunks(outbox, spreadsheet);
-  const columns = exportColumns();
-  const batches = mapBatches(outbox.batches(EXPORT_BATCH), (s) => exported(s, columns));
+  if (format === 'csv' && spreadsheet) return spreadsheetChunks(outbox, spreadsheet, files);
+  const columns = exportColumns(forms);
+  const batches = withFiles(
+    mapBatches(outbox.batches(EXPORT_BATCH), (s) => exported(s, columns)),
+    { columns: fileColumns(forms), files, asText: format === 'csv' },
+  );
   return format === 'json' ? jsonChunks(batches) : csvChunks(columns, batches, { dateColumns: DATE_COLUMNS, byteOrderMark });
+}
+
+/** The names of the file fields among the exported columns: their cells list the message's files. */
+function fileColumns(set: FormsSettings): string[] {
+  return [...new Set([set.contact, ...set.forms].flatMap((form) => form.fields.filter((field) => field.type === 'file').map((field) => field.name)))];
+}
+
+/**
+ * Fills each file field's cell of a batch from the files table (one query a batch): in JSON the
+ * list of `{ name, size }`, in CSV one line a file, its name and size in bytes (a line break,
+ * which no file name has, keeps a name with a comma or semicolon whole).
+ */
+async function* withFiles(
+  batches: AsyncIterable<ExportedMessage[]>,
+  { columns, files, asText }: { columns: readonly string[]; files: ExportOptions['files']; asText: boolean },
+): AsyncGenerator<ExportedMessage[]> {
+  for await (const batch of batches) {
+    if (columns.length === 0 || !files) {
+      yield batch;
+      continue;
+    }
+    const listed = await files(batch.map((row) => Number(row.id)));
+    for (const row of batch) {
+      for (const column of columns) {
+        const own = listed.filter((file) => file.submissionId === row.id && file.field === column).map(({ name, size }) => ({ name, size }));
+        row[column] = asText ? own.map((file) => `${file.name} (${file.size} bytes)`).join('\n') : own;
+      }
+    }
+    yield batch;
+  }
 }
 
 /**
@@ -353,7 +398,7 @@ export function exportChunks(
  * (`displayValue`: a choice's label, Yes or No), times in the site's zone with their offset,
  * and the separator that Excel expects in the site's language.
  */
-function spreadsheetChunks(outbox: Pick<Outbox, 'batches'>, { language, timeZone, forms }: Spreadsheet): AsyncGenerator<string> {
+function spreadsheetChunks(outbox: Pick<Outbox, 'batches'>, { language, timeZone, forms }: Spreadsheet, files: ExportOptions['files']): AsyncGenerator<string> {
   const words = catalogueFor(language).exports;
   const columns = exportColumns(forms);
   const header = (column: string) => (Object.hasOwn(words.columns, column) ? words.columns[column as keyof typeof words.columns] : labelOf(column, forms));
@@ -365,7 +410,7 @@ function spreadsheetChunks(outbox: Pick<Outbox, 'batches'>, { language, timeZone
     return row;
   };
   const options = { headers: columns.map(header), dateColumns: DATE_COLUMNS, byteOrderMark: true, separator: words.separator, timeZone };
-  return csvChunks(columns, mapBatches(outbox.batches(EXPORT_BATCH), presented), options);
+  return csvChunks(columns, withFiles(mapBatches(outbox.batches(EXPORT_BATCH), presented), { columns: fileColumns(forms), files, asText: true }), options);
 }
 
 async function* mapBatches<T>(batches: AsyncIterable<Submission[]>, row: (s: Submission) => T): AsyncGenerator<T[]> {
