@@ -19,6 +19,8 @@ export type IncomingRequest = {
    * call gets the first's answer). A Web `Request` has none: its `body` stream is read instead.
    */
   readonly readBody?: BodyReader | undefined;
+  /** The body as our server holds it, a Node stream, for a post with files read as it arrives (src/lib/files/multipart.ts). */
+  readonly stream?: (() => import('node:stream').Readable) | undefined;
 };
 
 /** The largest request body the endpoints read, in bytes; the adapter is set to the same. */

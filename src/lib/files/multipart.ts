@@ -1,0 +1,253 @@
+import { randomUUID } from 'node:crypto';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { isUtf8 } from 'node:buffer';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import { Readable } from 'node:stream';
+import busboy from 'busboy';
+import { fileTypeFromFile } from 'file-type';
+import { DEFAULT_FILE_MAX_SIZE, type FieldDefinition, type FormDefinition, type FormErrors } from '../forms/definition.ts';
+import { BODY_LIMIT_BYTES, type FormFields, type IncomingRequest, readForm } from '../http/form.ts';
+import { type Failure, failure } from '../http/outcome.ts';
+import { texts } from '../i18n/texts.ts';
+
+/** A file of a post, written to its temp file as it arrived: its size counted, its type read from its bytes. */
+export type ReceivedFile = {
+  field: string;
+  /** The visitor's name for it, cleaned for display; never a path. */
+  name: string;
+  size: number;
+  /** The MIME type its bytes show (`file-type`), `text/plain` or `text/csv` for text, else `application/octet-stream`. */
+  type: string;
+  /** The temp file under `.incoming`, named by us. */
+  path: string;
+};
+
+/**
+ * What reading a post with files gave: its fields, its files (in temp files the caller must
+ * `discard` once done), and the files refused at their field (a type not accepted); or the
+ * failure to answer with, every temp file already removed.
+ */
+export type UploadRead = { ok: true; fields: FormFields; files: ReceivedFile[]; errors: FormErrors } | { ok: false; failure: Failure };
+
+/** The limits of one post with files: its files together, and its other fields together (BODY_LIMIT_BYTES, as a post without files). */
+export type UploadLimits = { maxTotalBytes: number; fieldsBytes?: number };
+
+/** How much of a file's start is kept to tell text from bytes. */
+const HEAD_BYTES = 8 * 1024;
+
+/**
+ * Reads a form post with files as a stream (busboy): each file goes to a temp file under
+ * `incoming` as it arrives, counted; past its field's `maxSize` or the post's `maxTotalBytes`
+ * the read stops with a 413 naming the field (or the total), and no file is kept. A post that
+ * is not multipart has no files and is read as every form is.
+ * Hint: the visitor's file name is only ever shown; a temp file is named by a random UUID.
+ */
+export async function readUpload(request: IncomingRequest, form: FormDefinition, incoming: string, limits: UploadLimits): Promise<UploadRead> {
+  const contentType = request.headers.get('content-type') ?? '';
+  if (contentType.split(';', 1)[0]!.trim().toLowerCase() !== 'multipart/form-data') {
+    const read = await readForm(request);
+    return read.ok ? { ok: true, fields: read.fields, files: [], errors: {} } : read;
+  }
+  const fieldsBytes = limits.fieldsBytes ?? BODY_LIMIT_BYTES;
+  const declared = Number(request.headers.get('content-length') ?? 'NaN');
+  if (declared > limits.maxTotalBytes + fieldsBytes) return { ok: false, failure: totalTooLarge(limits.maxTotalBytes) };
+  if ((request.headers.get('content-encoding') ?? 'identity').trim().toLowerCase() !== 'identity')
+    return { ok: false, failure: failure(415, texts.refusals.formEncoding) };
+  const fileFields = new Map(form.fields.filter((field) => field.type === 'file').map((field) => [field.name, field]));
+  await mkdir(incoming, { recursive: true });
+  const body = bodyStream(request);
+  const files: ReceivedFile[] = [];
+  const writing = new Set<WriteStream>();
+  // Every temp file's close: a file still opening when the read stops is removed only once it is closed.
+  const closed: Promise<unknown>[] = [];
+  const result = await new Promise<UploadRead>((resolve) => {
+    let settled = false;
+    const fields: FormFields = Object.create(null);
+    const counts = new Map<string, number>();
+    const errors: FormErrors = {};
+    const pending: Promise<void>[] = [];
+    let total = 0;
+    let fieldTotal = 0;
+    let parser: busboy.Busboy;
+    const stop = (answer: Failure) => {
+      if (settled) return;
+      settled = true;
+      body.unpipe(parser);
+      for (const stream of writing) stream.destroy();
+      resolve({ ok: false, failure: answer });
+    };
+    try {
+      parser = busboy({
+        headers: { 'content-type': contentType },
+        defParamCharset: 'utf8',
+        limits: {
+          fieldNameSize: 100,
+          fieldSize: fieldsBytes,
+          fields: 200,
+          files: [...fileFields.values()].reduce((sum, field) => sum + (field.maxFiles ?? 1), 0) + 1,
+          parts: 400,
+          headerPairs: 20,
+        },
+      });
+    } catch {
+      return resolve({ ok: false, failure: failure(400, texts.refusals.formUnreadable) });
+    }
+    parser.on('field', (name, value, info) => {
+      fieldTotal += Buffer.byteLength(name) + Buffer.byteLength(value);
+      if (info.valueTruncated || info.nameTruncated || fieldTotal > fieldsBytes)
+        return stop(failure(413, texts.refusals.tooLarge(Math.floor(fieldsBytes / 1024))));
+      if (!Object.hasOwn(fields, name)) fields[name] = value;
+    });
+    parser.on('file', (name, stream, info) => {
+      const field = fileFields.get(name);
+      const count = (counts.get(name) ?? 0) + 1;
+      // A part for a field that takes no file, or an input left empty (a browser sends a part without a name): nothing to keep.
+      if (settled || !field || info.filename === undefined || info.filename === '') return void stream.resume();
+      counts.set(name, count);
+      if (count > (field.maxFiles ?? 1)) {
+        errors[name] = [texts.validation.tooManyFiles(field.label, field.maxFiles ?? 1)];
+        return void stream.resume();
+      }
+      const path = join(incoming, randomUUID());
+      const out = createWriteStream(path, { flags: 'wx' });
+      writing.add(out);
+      closed.push(once(out, 'close').catch(() => {}));
+      const file: ReceivedFile = { field: name, name: displayName(info.filename), size: 0, type: 'application/octet-stream', path };
+      files.push(file);
+      const head: Buffer[] = [];
+      let headSize = 0;
+      const maxSize = field.maxSize ?? DEFAULT_FILE_MAX_SIZE;
+      stream.on('data', (chunk: Buffer) => {
+        file.size += chunk.length;
+        total += chunk.length;
+        if (file.size > maxSize) return stop(failure(413, fileTooLarge(field, maxSize), { field: name }));
+        if (total > limits.maxTotalBytes) return stop(totalTooLarge(limits.maxTotalBytes));
+        if (headSize < HEAD_BYTES) {
+          head.push(chunk.subarray(0, HEAD_BYTES - headSize));
+          headSize += Math.min(chunk.length, HEAD_BYTES - headSize);
+        }
+        if (!out.write(chunk)) {
+          stream.pause();
+          out.once('drain', () => stream.resume());
+        }
+      });
+      pending.push(
+        new Promise<void>((done) => {
+          stream.once('end', () => out.end());
+          out.once('close', () => {
+            writing.delete(out);
+            done();
+          });
+          out.once('error', () => stop(failure(503, texts.refusals.uploadsUnavailable, { headers: { 'retry-after': '60' } })));
+        }).then(async () => {
+          if (settled) return;
+          file.type = await typeOf(file, Buffer.concat(head));
+          if (field.accept && !accepts(field.accept, file)) {
+            errors[name] = [...(errors[name] ?? []), texts.validation.fileType(field.label, field.accept.join(', '))];
+          }
+        }),
+      );
+    });
+    const limitHit = () => stop(failure(413, texts.refusals.tooLarge(Math.floor(fieldsBytes / 1024))));
+    parser.on('partsLimit', limitHit);
+    parser.on('filesLimit', limitHit);
+    parser.on('fieldsLimit', limitHit);
+    parser.on('error', () => stop(failure(400, texts.refusals.formUnreadable)));
+    parser.on('close', () => {
+      void Promise.all(pending).then(() => {
+        if (settled) return;
+        settled = true;
+        resolve({ ok: true, fields, files, errors });
+      });
+    });
+    // A body that breaks off (the client went away, the request timed out) leaves nothing behind.
+    body.on('error', () => stop(failure(400, texts.refusals.formUnreadable)));
+    body.on('aborted', () => stop(failure(400, texts.refusals.formUnreadable)));
+    body.pipe(parser);
+  });
+  if (!result.ok) {
+    await Promise.all(closed);
+    await discard(files);
+  }
+  return result;
+}
+
+/** Removes the temp files of a post: after it is stored, and after any refusal. */
+export async function discard(files: readonly Pick<ReceivedFile, 'path'>[]): Promise<void> {
+  await Promise.all(files.map((file) => rm(file.path, { force: true })));
+}
+
+/** The body as a Node stream: our server's request itself, or a Web Request's stream (the tests). */
+function bodyStream(request: IncomingRequest): Readable {
+  if (request.stream) return request.stream();
+  if (request.body) return Readable.fromWeb(request.body as import('node:stream/web').ReadableStream<Uint8Array>);
+  return Readable.from([]);
+}
+
+function totalTooLarge(maxTotalBytes: number): Failure {
+  return failure(413, texts.refusals.uploadTooLarge(megabytes(maxTotalBytes)));
+}
+
+function fileTooLarge(field: FieldDefinition, maxSize: number): string {
+  return texts.validation.fileTooLarge(field.label, megabytes(maxSize));
+}
+
+/** Bytes as megabytes for a visitor: `25`, `0.5`. */
+export function megabytes(bytes: number): string {
+  return String(Math.round((bytes / (1024 * 1024)) * 10) / 10);
+}
+
+/** A file name as the owner may read it: its last segment (a browser may send a path), without control characters, at most 200 characters. */
+export function displayName(raw: string): string {
+  const last = raw.split(/[\\/]/).pop() ?? '';
+  const clean = last.replace(/[\u0000-\u001f\u007f\u202a-\u202e\u2066-\u2069]/g, '').trim();
+  return [...clean].slice(0, 200).join('') || 'file';
+}
+
+/**
+ * The file's type from its own bytes: what `file-type` recognises; text it cannot tell (UTF-8 with
+ * no control characters but tab and line breaks) is `text/csv` when named .csv, else `text/plain`;
+ * anything else is `application/octet-stream`.
+ */
+async function typeOf(file: ReceivedFile, head: Buffer): Promise<string> {
+  const found = await fileTypeFromFile(file.path).catch(() => undefined);
+  if (found) return found.mime;
+  if (file.size > 0 && looksLikeText(head, file.size > head.length)) return /\.csv$/i.test(file.name) ? 'text/csv' : 'text/plain';
+  return 'application/octet-stream';
+}
+
+function looksLikeText(head: Buffer, cut: boolean): boolean {
+  // A character cut at the end of the head is not a fault of the file.
+  let sample = head;
+  if (cut) for (let trim = 0; trim < 4 && !isUtf8(sample); trim++) sample = head.subarray(0, head.length - trim - 1);
+  return isUtf8(sample) && !/[\u0000-\u0008\u000b\u000e-\u001f\u007f]/.test(sample.toString('utf8'));
+}
+
+/** The extensions a type read from the bytes answers to, beyond its own name (`.jpg` for image/jpeg). */
+const EXTENSIONS: Readonly<Record<string, readonly string[]>> = {
+  'image/jpeg': ['.jpg', '.jpeg'],
+  'image/png': ['.png'],
+  'image/gif': ['.gif'],
+  'image/webp': ['.webp'],
+  'image/heic': ['.heic'],
+  'image/tiff': ['.tif', '.tiff'],
+  'application/pdf': ['.pdf'],
+  'application/zip': ['.zip'],
+  'text/plain': ['.txt'],
+  'text/csv': ['.csv'],
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': ['.docx'],
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': ['.xlsx'],
+  'application/vnd.oasis.opendocument.text': ['.odt'],
+  'application/vnd.oasis.opendocument.spreadsheet': ['.ods'],
+  'application/x-cfb': ['.doc', '.xls'],
+};
+
+/** Whether a field's `accept` takes a file of the type its bytes showed: by MIME type, a wildcard, or an extension of that type (never the visitor's name alone). */
+export function accepts(accept: readonly string[], file: Pick<ReceivedFile, 'type'>): boolean {
+  const type = file.type;
+  return accept.some((entry) =>
+    entry.startsWith('.') ? (EXTENSIONS[type] ?? []).includes(entry) : entry.endsWith('/*') ? type.startsWith(entry.slice(0, -1)) : entry === type,
+  );
+}

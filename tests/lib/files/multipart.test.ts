@@ -1,0 +1,162 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { defineForm } from '../../../src/lib/forms/definition.ts';
+import { discard, readUpload } from '../../../src/lib/files/multipart.ts';
+
+const folders: string[] = [];
+const incomingFolder = () => {
+  const made = mkdtempSync(join(tmpdir(), 'files-incoming-'));
+  folders.push(made);
+  return join(made, '.incoming');
+};
+afterAll(() => {
+  for (const made of folders) rmSync(made, { recursive: true, force: true });
+});
+
+const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8ffff3f0005fe02fea7d6a0a80000000049454e44ae426082',
+  'hex',
+);
+const PDF = Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n');
+
+const form = defineForm({
+  name: 'quote',
+  title: 'A quote',
+  fields: [
+    { name: 'name', type: 'text', label: 'Name' },
+    { name: 'photos', type: 'file', label: 'Photos', accept: ['image/png', 'image/jpeg'], maxSize: 1000, maxFiles: 2 },
+    { name: 'drawing', type: 'file', label: 'Drawing', accept: ['.pdf', 'text/plain'] },
+  ],
+});
+
+function post(body: FormData | ReadableStream<Uint8Array>, headers: Record<string, string> = {}): Request {
+  return new Request('http://localhost/api/forms/quote', { method: 'POST', body, headers, duplex: 'half' } as RequestInit);
+}
+
+const limits = { maxTotalBytes: 5_000 };
+
+describe('reading a post with files as a stream', () => {
+  test('each file goes to a temp file named by us, counted, its type read from its bytes; the fields are read too', async () => {
+    const incoming = incomingFolder();
+    const data = new FormData();
+    data.set('name', 'Ada');
+    data.append('photos', new Blob([PNG]), '../../etc/passwd');
+    data.append('drawing', new Blob([PDF]), 'C:\\Users\\ada\\plan.pdf');
+    const read = await readUpload(post(data), form, incoming, limits);
+    if (!read.ok) throw new Error(read.failure.error);
+    expect(read.fields.name).toBe('Ada');
+    expect(read.errors).toEqual({});
+    expect(read.files.map(({ field, name, size, type }) => ({ field, name, size, type }))).toEqual([
+      { field: 'photos', name: 'passwd', size: PNG.length, type: 'image/png' },
+      { field: 'drawing', name: 'plan.pdf', size: PDF.length, type: 'application/pdf' },
+    ]);
+    // Named by a UUID in the incoming folder, never by the visitor's name.
+    for (const file of read.files) expect(file.path).toMatch(new RegExp(`^${incoming}/[0-9a-f-]{36}$`));
+    expect(readFileSync(read.files[0]!.path)).toEqual(PNG);
+    await discard(read.files);
+    expect(readdirSync(incoming)).toEqual([]);
+  });
+
+  test("a file past its field's maxSize stops the read with a 413 naming the field, and no temp file is left", async () => {
+    const incoming = incomingFolder();
+    const data = new FormData();
+    data.append('photos', new Blob([PNG, Buffer.alloc(1000)]), 'big.png');
+    const read = await readUpload(post(data), form, incoming, limits);
+    expect(read).toEqual({ ok: false, failure: { kind: 'failure', status: 413, error: 'Photos: a file is larger than 0 MB', field: 'photos' } });
+    expect(readdirSync(incoming)).toEqual([]);
+  });
+
+  test('files past the total of a post are a 413 for the total, and none is kept', async () => {
+    const incoming = incomingFolder();
+    const data = new FormData();
+    data.append('photos', new Blob([PNG]), 'a.png');
+    data.append('drawing', new Blob([Buffer.alloc(6_000, 65)]), 'long.txt');
+    const read = await readUpload(post(data), form, incoming, limits);
+    expect(read.ok || read.failure).toMatchObject({ status: 413, error: 'The files are too large together; the limit is 0 MB' });
+    expect(readdirSync(incoming)).toEqual([]);
+  });
+
+  test('a declared length past the limits is refused before a byte is read', async () => {
+    const incoming = incomingFolder();
+    const data = new FormData();
+    data.append('photos', new Blob([PNG]), 'a.png');
+    const read = await readUpload(post(data, { 'content-length': String(5_000 + 64 * 1024 + 1) }), form, incoming, limits);
+    expect(read.ok || read.failure.status).toBe(413);
+  });
+
+  test('a file whose bytes are not of an accepted type is refused at its field, whatever its name says', async () => {
+    const data = new FormData();
+    data.append('photos', new Blob([PDF]), 'holiday.png');
+    data.append('drawing', new Blob([PNG]), 'plan.pdf');
+    const read = await readUpload(post(data), form, incomingFolder(), limits);
+    if (!read.ok) throw new Error(read.failure.error);
+    expect(read.errors).toEqual({
+      photos: ['Photos: this kind of file is not accepted (accepted: image/png, image/jpeg)'],
+      drawing: ['Drawing: this kind of file is not accepted (accepted: .pdf, text/plain)'],
+    });
+    await discard(read.files);
+  });
+
+  test('plain UTF-8 text is text/plain; bytes no signature knows are application/octet-stream', async () => {
+    const data = new FormData();
+    data.append('drawing', new Blob(['Maße: 2 × 3 m\nFarbe: grün\n']), 'notes.pdf');
+    const text = await readUpload(post(data), form, incomingFolder(), limits);
+    if (!text.ok) throw new Error(text.failure.error);
+    expect([text.files[0]!.type, text.errors]).toEqual(['text/plain', {}]);
+    const binary = new FormData();
+    binary.append('drawing', new Blob([Buffer.from([0, 1, 2, 3, 254, 255, 0, 7])]), 'plan.pdf');
+    const bytes = await readUpload(post(binary), form, incomingFolder(), limits);
+    if (!bytes.ok) throw new Error(bytes.failure.error);
+    expect([bytes.files[0]!.type, Object.keys(bytes.errors)]).toEqual(['application/octet-stream', ['drawing']]);
+    await discard([...text.files, ...bytes.files]);
+  });
+
+  test('more files than maxFiles are refused at the field; an input left empty sends no file', async () => {
+    const data = new FormData();
+    for (const name of ['a.png', 'b.png', 'c.png']) data.append('photos', new Blob([PNG]), name);
+    data.append('drawing', new Blob([]), '');
+    const read = await readUpload(post(data), form, incomingFolder(), limits);
+    if (!read.ok) throw new Error(read.failure.error);
+    expect(read.errors).toEqual({ photos: ['Photos: send at most 2 files'] });
+    expect(read.files.map((file) => file.name)).toEqual(['a.png', 'b.png']);
+    await discard(read.files);
+  });
+
+  test('a file sent in a field that takes none is not kept', async () => {
+    const incoming = incomingFolder();
+    const data = new FormData();
+    data.append('name', new Blob([PNG]), 'sneaky.png');
+    const read = await readUpload(post(data), form, incoming, limits);
+    if (!read.ok) throw new Error(read.failure.error);
+    expect(read.files).toEqual([]);
+    expect(readdirSync(incoming)).toEqual([]);
+  });
+
+  test('fields past 64 KB together are a 413, as a post without files', async () => {
+    const data = new FormData();
+    data.set('name', 'x'.repeat(70 * 1024));
+    const read = await readUpload(post(data), form, incomingFolder(), limits);
+    expect(read.ok || read.failure).toMatchObject({ status: 413, error: 'The form is too large; the limit is 64 KB' });
+  });
+
+  test('a body that breaks off half-way is unreadable, and the file begun is removed', async () => {
+    const incoming = incomingFolder();
+    const boundary = 'xyz';
+    const start = Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="drawing"; filename="plan.pdf"\r\nContent-Type: application/pdf\r\n\r\n${'%PDF-1.4 '.repeat(50)}`,
+    );
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(start);
+      },
+      pull(controller) {
+        controller.error(new Error('connection reset'));
+      },
+    });
+    const read = await readUpload(post(body, { 'content-type': `multipart/form-data; boundary=${boundary}` }), form, incoming, limits);
+    expect(read.ok || read.failure).toMatchObject({ status: 400, error: 'The form could not be read' });
+    expect(readdirSync(incoming)).toEqual([]);
+  });
+});
