@@ -41,11 +41,16 @@ export function enhanceUploadForm(form: HTMLFormElement, { makeRequest = () => n
     if (beforeSend) await beforeSend();
     bar.value = 0;
     bar.hidden = false;
+    let said = -1;
     let answer: FormAnswer;
     try {
       answer = await postWithProgress(form, makeRequest(), (percent) => {
         bar.value = percent;
-        status.textContent = (form.dataset.uploading ?? '{percent} %').replace('{percent}', String(percent));
+        // Said each quarter, not each percent: a screen reader would read out a queue of numbers.
+        const quarter = Math.floor(percent / 25) * 25;
+        if (quarter === said) return;
+        said = quarter;
+        status.textContent = (form.dataset.uploading ?? '{percent} %').replace('{percent}', String(quarter));
       });
     } finally {
       bar.hidden = true;

@@ -135,6 +135,10 @@ describe('a form with a file field, with JavaScript', () => {
     request.progress(250, 1000);
     expect(bar.value).toBe(25);
     expect(page.status.textContent).toBe('Sending: 25 %');
+    // The bar follows every percent; the words, which a screen reader reads out, each quarter only.
+    request.progress(420, 1000);
+    expect(bar.value).toBe(42);
+    expect(page.status.textContent).toBe('Sending: 25 %');
     request.progress(1000, 1000);
     expect(bar.value).toBe(100);
     expect(page.status.textContent).toBe('Sending: 100 %');
