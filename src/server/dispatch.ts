@@ -101,7 +101,7 @@ function toWebRequest(req: IncomingMessage): IncomingRequest | undefined {
       goodHosts.add(host);
     }
     const bodyless = req.method === 'GET' || req.method === 'HEAD';
-    return { method: req.method ?? 'GET', url, headers, readBody: bodyless ? undefined : bodyOf(req) };
+    return { method: req.method ?? 'GET', url, headers, readBody: bodyless ? undefined : bodyOf(req), stream: bodyless ? undefined : () => req };
   } catch {
     return undefined;
   }

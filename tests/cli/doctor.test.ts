@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runCli } from '../contact/run-inbox.ts';
 import { type FakeHttpServer, replyJson, startFakeHttpServer } from '../support/fake-http.ts';
+import { clamdAvailable, startClamd } from '../support/clamd.ts';
 import { type RedisServer, redisAvailable, startRedis } from '../support/redis.ts';
+import { startS3 } from '../support/s3.ts';
 import { type FakeSmtpServer, startSmtpServer } from '../support/smtp.ts';
 
 /** `npm run doctor` as an owner runs it: every part it checks, against real servers on 127.0.0.1. */
@@ -36,6 +38,8 @@ describe('npm run doctor', () => {
       'off      mail           SMTP_URL is not set: contact messages are stored, not emailed',
       'off      redis          REDIS_URL is not set: each instance counts its own rate limits',
       'ok       newsletter     local list: subscribers are kept in the database',
+      `ok       files          the folder ${join(dataDir, 'files')}: a probe was written, read back and removed`,
+      'off      virus scan     CLAMD_SOCKET and CLAMD_HOST are not set: files are not scanned',
     ]);
   });
 
@@ -57,6 +61,8 @@ describe('npm run doctor', () => {
       'ok       mail           ',
       'ok       redis          ',
       'ok       newsletter     ',
+      'ok       files          ',
+      'off      virus scan     ',
     ]);
     expect(run.stdout).toContain('messages go to owner@example.com');
     expect(mailchimp.requests.at(-1)).toMatchObject({ method: 'GET', url: '/3.0/lists/abc123?fields=id' });
@@ -78,6 +84,35 @@ describe('npm run doctor', () => {
     expect(run.stdout).toContain('ERROR    newsletter     mailchimp: MAILCHIMP_API_KEY was refused (HTTP 401: the key was refused)');
     expect(run.stdout).not.toContain('0123456789');
   });
+
+  test('the object store and clamd: checked with a probe and a PING when reachable, errors naming the step when not', async () => {
+    const s3 = await startS3('doctor-files');
+    const clamd = clamdAvailable ? await startClamd() : undefined;
+    try {
+      const env = { DATA_DIR: dataDir, S3_ENDPOINT: s3.endpoint, S3_BUCKET: 'doctor-files', S3_ACCESS_KEY_ID: 'S3RVER', S3_SECRET_ACCESS_KEY: 'S3RVER' };
+      const good = await runCli('doctor', [], { ...env, ...(clamd ? { CLAMD_SOCKET: clamd.socket } : {}) });
+      expect(lines(good.stdout).slice(-2)).toEqual([
+        `ok       files          the bucket doctor-files at ${s3.endpoint}: a probe was written, read back and removed`,
+        ...(clamd
+          ? [`ok       virus scan     clamd at ${clamd.socket}: answered PING`]
+          : ['off      virus scan     CLAMD_SOCKET and CLAMD_HOST are not set: files are not scanned']),
+      ]);
+      expect(good.stdout + good.stderr).not.toContain('S3RVER');
+      const bad = await runCli('doctor', [], { ...env, S3_BUCKET: 'no-such-bucket', CLAMD_HOST: '127.0.0.1', CLAMD_PORT: '9' });
+      expect(bad.code).toBe(1);
+      expect(
+        lines(bad.stdout)
+          .slice(-2)
+          .map((line) => line.slice(0, 72)),
+      ).toEqual([
+        `ERROR    files          the bucket no-such-bucket at ${s3.endpoint}: write: `.slice(0, 72),
+        'ERROR    virus scan     clamd at 127.0.0.1:9: clamd cannot be reached: ECONNREFUSED'.slice(0, 72),
+      ]);
+    } finally {
+      await s3.stop();
+      await clamd?.stop();
+    }
+  }, 60_000);
 
   test('a bad configuration is every problem, one line each, and nothing else is tried', async () => {
     const run = await runCli('doctor', [], { DATA_DIR: dataDir, PORT: 'eighty', NEWSLETTER_PROVIDER: 'kit' });

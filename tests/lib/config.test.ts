@@ -481,6 +481,10 @@ describe('secrets in what the configuration prints', () => {
       REDIS_URL: 'redis://default:redis-pass@cache.example.com:6379',
       RATE_LIMIT_MAX: '10',
       LOG_LEVEL: 'warn',
+      S3_ENDPOINT: 'https://s3-user:s3-pass@objects.example.com',
+      S3_BUCKET: 'site-files',
+      S3_ACCESS_KEY_ID: 'AKIA-site-forms-key',
+      S3_SECRET_ACCESS_KEY: 's3-secret-hunter2',
     });
     expect(describeConfig(config)).toEqual({
       host: '0.0.0.0',
@@ -508,6 +512,12 @@ describe('secrets in what the configuration prints', () => {
       webhooks: 'off',
       autoReply: 'off',
       newsletterDoubleOptIn: false,
+      uploads: {
+        maxTotalBytes: 26_214_400,
+        diskMinFreeBytes: 536_870_912,
+        storage: { s3: 'https://objects.example.com', bucket: 'site-files', region: 'us-east-1' },
+        virusScan: 'off',
+      },
       mailAttachMaxBytes: 10_485_760,
       fileLinkLifetimeSeconds: 604_800,
     });
@@ -562,6 +572,7 @@ describe('secrets in what the configuration prints', () => {
       'webhooks',
       'autoReply',
       'newsletterDoubleOptIn',
+      'uploads',
       'mailAttachMaxBytes',
       'fileLinkLifetimeSeconds',
     ]);

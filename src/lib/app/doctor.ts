@@ -7,6 +7,8 @@ import { createLogger, describeError } from '../log.ts';
 import { checkProviderKeys } from '../newsletter/key-check.ts';
 import { DATABASE_FILE } from '../store/sqlite.ts';
 import { openStore, type Store } from '../database/database.ts';
+import { pingClamd } from '../files/clamd.ts';
+import { createFileStorage } from '../files/storage.ts';
 
 /** What one check found: fine, worth a look, or something that stops the site working as configured. */
 export type Finding = { part: string; result: 'ok' | 'warning' | 'error' | 'off'; detail: string };
@@ -16,8 +18,9 @@ const REDIS_TIMEOUT_MS = 3_000;
 
 /**
  * Checks everything the server talks to with the configuration it would start with: the
- * variables, the database, the mail server, Redis and the newsletter provider, each with a
- * call that changes nothing. Answers one finding per part, in that order.
+ * variables, the database, the mail server, Redis, the newsletter provider, the files' storage
+ * and clamd, each with a call that changes nothing (the storage's probe is removed again).
+ * Answers one finding per part, in that order.
  */
 export async function diagnose(env: NodeJS.ProcessEnv): Promise<Finding[]> {
   const read = readConfig(env);
@@ -29,7 +32,31 @@ export async function diagnose(env: NodeJS.ProcessEnv): Promise<Finding[]> {
     await checkSmtp(config),
     await checkRedis(config),
     await checkNewsletter(config),
+    await checkFiles(config),
+    await checkClamd(config),
   ];
+}
+
+async function checkFiles(config: Config): Promise<Finding> {
+  const storage = createFileStorage({ dataDir: resolve(config.dataDir), s3: config.uploads.s3 });
+  try {
+    await storage.check();
+    return { part: 'files', result: 'ok', detail: `${storage.describe}: a probe was written, read back and removed` };
+  } catch (error) {
+    return { part: 'files', result: 'error', detail: `${storage.describe}: ${(error as Error).message}` };
+  }
+}
+
+async function checkClamd(config: Config): Promise<Finding> {
+  const clamd = config.uploads.clamd;
+  if (!clamd) return { part: 'virus scan', result: 'off', detail: 'CLAMD_SOCKET and CLAMD_HOST are not set: files are not scanned' };
+  const where = `clamd at ${'socket' in clamd ? clamd.socket : `${clamd.host}:${clamd.port}`}`;
+  try {
+    await pingClamd(clamd);
+    return { part: 'virus scan', result: 'ok', detail: `${where}: answered PING` };
+  } catch (error) {
+    return { part: 'virus scan', result: 'error', detail: `${where}: ${(error as Error).message}` };
+  }
 }
 
 async function checkDatabase(config: Config): Promise<Finding> {

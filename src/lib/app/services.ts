@@ -30,6 +30,7 @@ import { createNewsletterProvider } from '../newsletter/registry.ts';
 import { markMessageAsSpam, releaseMessage } from '../contact/corrections.ts';
 import { createSpamParts, type SpamParts } from './spam-parts.ts';
 import { openStore, type Store } from '../database/database.ts';
+import { createUploads, type Uploads } from '../files/uploads.ts';
 
 /** Everything the endpoints use, built once per process from the configuration. */
 export type Services = {
@@ -42,6 +43,8 @@ export type Services = {
   provider: NewsletterProvider;
   store: SubmissionStore;
   limits: AbuseLimits;
+  /** Files with a message: the streamed reading, the virus scan, the storage (issue 31). */
+  uploads: Uploads;
   /** Refused posts of people without JavaScript, kept briefly for the page they are redirected to (decision 0133). */
   drafts: FormDrafts;
   /** Emails stored contact messages to the owner; `undefined` without SMTP_URL, when they are only stored. */
@@ -176,7 +179,8 @@ export function createServices(config: Config, logger: Logger): Services {
     logger,
   });
   const drafts = createFormDrafts(database.sql);
-  const housekeeping = createHousekeeping([...retention, ...spam.jobs, formDraftsJob(drafts)], { logger });
+  const uploads = createUploads(config.uploads, { dataDir: config.dataDir, logger });
+  const housekeeping = createHousekeeping([...retention, ...spam.jobs, formDraftsJob(drafts), ...uploads.jobs(database.files)], { logger });
   let stopping: Promise<void> | undefined;
   const stopBackground = () => {
     stopping ??= Promise.all([worker?.stop(), webhooks.worker?.stop(), signupWorker?.stop(), housekeeping.stop()]).then(() => {});
@@ -190,6 +194,7 @@ export function createServices(config: Config, logger: Logger): Services {
     provider,
     store: database.submissions,
     limits,
+    uploads,
     drafts,
     worker,
     onStored,

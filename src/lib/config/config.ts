@@ -12,6 +12,7 @@ import { redis } from './redis.ts';
 import { server } from './server.ts';
 import { smtp } from './smtp.ts';
 import { spam } from './spam.ts';
+import { uploads } from './uploads.ts';
 import { webhooks } from './webhooks.ts';
 import type { ConfigConcern, Env } from './variables.ts';
 import { fromProjectRoot } from '../project-root.ts';
@@ -27,7 +28,7 @@ export type { SpamConfig, TurnstileConfig } from './spam.ts';
  * Hint: a new concern is a file exporting a `ConfigConcern` and one entry here; its part
  * joins `Config`, its problems the start-up's list, its description the start-up log.
  */
-const CONCERNS = [server, database, origins, newsletter, smtp, limits, redis, logging, spam, admin, webhooks, autoReply, consent, fileDelivery] as const;
+const CONCERNS = [server, database, origins, newsletter, smtp, limits, redis, logging, spam, admin, webhooks, autoReply, consent, uploads, fileDelivery] as const;
 
 type PartOf<Concern> = Concern extends ConfigConcern<infer Part> ? Part : never;
 type AllOf<Union> = (Union extends unknown ? (part: Union) => void : never) extends (all: infer All) => void ? All : never;

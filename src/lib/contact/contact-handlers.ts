@@ -1,7 +1,11 @@
 import type { IncomingRequest } from '../http/form.ts';
-import { type FieldValue, type FormDefinition, parseForm, thanksPath, visibleFieldNames } from '../forms/definition.ts';
+import type { NewFile } from '../files/files.ts';
+import type { ReceivedFile } from '../files/multipart.ts';
+import type { Uploads } from '../files/uploads.ts';
+import { type FieldValue, type FormDefinition, parseForm, takesFiles, thanksPath, visibleFieldNames } from '../forms/definition.ts';
 import { contactForm, formNamed } from '../forms/registry.ts';
 import { HONEYPOT_FIELD, PROOF_FIELD, STORED_IN_COLUMNS, TURNSTILE_FIELD } from '../forms/reserved.ts';
+import { hashClient } from '../http/client-ip.ts';
 import { readForm } from '../http/form.ts';
 import { texts } from '../i18n/texts.ts';
 import type { Logger } from '../log.ts';
@@ -15,6 +19,8 @@ export type ContactDeps = {
   logger: Logger;
   onStored?: (id: number) => void;
   spam?: { service: SpamService } | undefined;
+  /** Files with a message: a form with a file field is read as a stream through it (src/lib/files/). */
+  uploads?: Uploads | undefined;
 };
 
 /** Where the request came from, and whether a person's browser posted the form itself, as the pipeline found it. */
@@ -40,10 +46,31 @@ export function formHandler(form: FormDefinition): (request: IncomingRequest, de
 export async function handleSubmission(
   definition: FormDefinition,
   request: IncomingRequest,
-  { store, logger, onStored, spam }: ContactDeps,
-  { ip, person = false }: RequestContext = { ip: '' },
+  deps: ContactDeps,
+  context: RequestContext = { ip: '' },
 ): Promise<Outcome> {
-  const form = await readForm(request);
+  const { uploads } = deps;
+  // A form with a file field is read as a stream, its files in temp files until the post is answered.
+  if (!uploads || !takesFiles(definition)) return receive(definition, request, await readForm(request), [], deps, context);
+  const form = await uploads.read(request, definition);
+  const files = form.ok ? form.files : [];
+  try {
+    return await receive(definition, request, form, files, deps, context, form.ok ? form.errors : {});
+  } finally {
+    await uploads.discard(files);
+  }
+}
+
+/** A read post's fields (and files, in temp files): validated, judged, its files kept, then stored with them. */
+async function receive(
+  definition: FormDefinition,
+  request: IncomingRequest,
+  form: Awaited<ReturnType<typeof readForm>>,
+  files: readonly ReceivedFile[],
+  { store, logger, onStored, spam, uploads }: ContactDeps,
+  { ip, person = false }: RequestContext,
+  fileErrors: Record<string, [string, ...string[]]> = {},
+): Promise<Outcome> {
   if (!form.ok) return form.failure;
 
   const values: FormValues = {};
@@ -51,9 +78,9 @@ export async function handleSubmission(
     const value = form.fields[field];
     if (typeof value === 'string') values[field] = value;
   }
-  const parsed = parseForm(definition, form.fields);
-  if (!parsed.ok) return invalid(parsed.errors, values);
-  const { columns, fields } = splitValues(parsed.values);
+  const parsed = parseForm(definition, files.length > 0 ? withFiles(form.fields, files) : form.fields);
+  if (!parsed.ok || Object.keys(fileErrors).length > 0) return invalid({ ...(parsed.ok ? {} : parsed.errors), ...fileErrors }, values);
+  const { columns, fields } = splitValues(parsed.values, definition);
 
   const userAgent = request.headers.get('user-agent') ?? undefined;
   const verdict = spam
@@ -70,6 +97,13 @@ export async function handleSubmission(
       })
     : undefined;
 
+  // Scanned and stored before the message's transaction, which writes their rows; a refusal keeps nothing.
+  let records: NewFile[] = [];
+  if (files.length > 0 && uploads) {
+    const kept = await uploads.keep(files, definition, ip && hashClient(ip));
+    if (!kept.ok) return 'errors' in kept ? invalid(kept.errors, values) : { ...kept.failure, values };
+    records = kept.records;
+  }
   let stored: Awaited<ReturnType<SubmissionStore['receive']>>;
   try {
     // The visitor's address and browser are kept only for Akismet, which asks for them with a correction.
@@ -82,9 +116,12 @@ export async function handleSubmission(
       held,
       proof: verdict?.proof,
       shownPerson: verdict?.shownPerson === true,
+      ...(records.length > 0 && { files: records }),
       ...origin,
     });
   } catch {
+    // No row, so no object: what was put into the storage goes again.
+    await uploads?.unstore(records);
     // The store has logged the cause, once per outage rather than once per post (store/state.ts).
     // The proof was consumed in the failed transaction, so it is still good for the next try.
     return failure(500, INTERNAL_ERROR, { values });
@@ -106,11 +143,24 @@ export async function handleSubmission(
   return accepted();
 }
 
+/** The fields with each file field's files in place of its value, as the form's rules count them. */
+function withFiles(fields: Record<string, unknown>, files: readonly ReceivedFile[]): Record<string, unknown> {
+  const all: Record<string, unknown> = Object.assign(Object.create(null), fields);
+  for (const file of files) all[file.field] = [...((Array.isArray(all[file.field]) ? all[file.field] : []) as ReceivedFile[]), file];
+  return all;
+}
+
 /** A submission's values as they are stored: name, email and message in their columns (empty when the form has none), the rest beside them. */
-function splitValues(values: Record<string, FieldValue>): { columns: { name: string; email: string; message: string }; fields: Record<string, FieldValue> } {
+function splitValues(
+  values: Record<string, FieldValue>,
+  definition: FormDefinition,
+): { columns: { name: string; email: string; message: string }; fields: Record<string, FieldValue> } {
   const text = (value: FieldValue | undefined) => (typeof value === 'string' ? value : '');
   const fields: Record<string, FieldValue> = {};
-  for (const [key, value] of Object.entries(values)) if (!STORED_IN_COLUMNS.includes(key) && key !== HONEYPOT_FIELD) fields[key] = value;
+  // A file field keeps nothing here: its files are the files table's rows.
+  const fileFields = new Set(definition.fields.filter((field) => field.type === 'file').map((field) => field.name));
+  for (const [key, value] of Object.entries(values))
+    if (!STORED_IN_COLUMNS.includes(key) && key !== HONEYPOT_FIELD && !fileFields.has(key)) fields[key] = value;
   return { columns: { name: text(values.name), email: text(values.email), message: text(values.message) }, fields };
 }
 

@@ -1,6 +1,8 @@
 import { createReadStream } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import type { ClamdAddress } from '../config/uploads.ts';
+
+/** Where clamd listens: a Unix socket (CLAMD_SOCKET), or a host and port (CLAMD_HOST, CLAMD_PORT). */
+export type ClamdAddress = { socket: string } | { host: string; port: number };
 
 /** What clamd said of a file: clean, or the name of what it found (never the file's content). */
 export type ScanResult = { clean: true } | { clean: false; signature: string };

@@ -187,16 +187,17 @@ function bodyStream(request: IncomingRequest): Readable {
 }
 
 function totalTooLarge(maxTotalBytes: number): Failure {
-  return failure(413, texts.refusals.uploadTooLarge(megabytes(maxTotalBytes)));
+  return failure(413, texts.refusals.uploadTooLarge(sizeInWords(maxTotalBytes)));
 }
 
 function fileTooLarge(field: FieldDefinition, maxSize: number): string {
-  return texts.validation.fileTooLarge(field.label, megabytes(maxSize));
+  return texts.validation.fileTooLarge(field.label, sizeInWords(maxSize));
 }
 
-/** Bytes as megabytes for a visitor: `25`, `0.5`. */
-export function megabytes(bytes: number): string {
-  return String(Math.round((bytes / (1024 * 1024)) * 10) / 10);
+/** A size as a visitor reads it: `25 MB`, `1.5 MB`, `2 KB` (whole kilobytes below a megabyte). */
+export function sizeInWords(bytes: number): string {
+  const MB = 1024 * 1024;
+  return bytes >= MB ? `${Math.round((bytes / MB) * 10) / 10} MB` : `${Math.max(1, Math.floor(bytes / 1024))} KB`;
 }
 
 /** A file name as the owner may read it: its last segment (a browser may send a path), without control characters, at most 200 characters. */

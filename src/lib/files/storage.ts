@@ -128,6 +128,9 @@ async function step<T>(name: string, work: () => Promise<T>): Promise<T> {
 
 type S3Module = typeof import('@aws-sdk/client-s3');
 
+const quiet = () => {};
+const SILENT = { trace: quiet, debug: quiet, info: quiet, warn: quiet, error: quiet };
+
 function s3Storage(settings: S3Settings): FileStorage {
   let client: Promise<{ s3: S3Module; client: InstanceType<S3Module['S3Client']> }> | undefined;
   // Loaded at the first use: a site without S3 never pays for the SDK.
@@ -142,6 +145,8 @@ function s3Storage(settings: S3Settings): FileStorage {
         // trailing checksum) is not understood by every S3-compatible store, which then keeps the framing as bytes.
         requestChecksumCalculation: 'WHEN_REQUIRED',
         responseChecksumValidation: 'WHEN_REQUIRED',
+        // The SDK's own words never reach the terminal: a failure is told by our log line, once (uploads.ts).
+        logger: SILENT,
         ...(settings.accessKeyId &&
           settings.secretAccessKey && { credentials: { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey } }),
       }),

@@ -145,8 +145,9 @@ async function guardAndHandle(route: Route, { request, ip, services, pages }: St
 
   const handler = handlerFor(route, request.method);
   if (!handler) return render(methodNotAllowed(Object.keys(route.methods)), undefined, policy.headers);
-  // Refused from the header alone, before a byte of the body is read.
-  if (Number(request.headers.get('content-length')) > BODY_LIMIT_BYTES) return render(failure(413, tooLargeMessage()), pages, policy.headers);
+  // Refused from the header alone, before a byte of the body is read; a form with files reads its own limits (src/lib/files/).
+  const bodyLimit = route.files ? services.config.uploads.maxTotalBytes + BODY_LIMIT_BYTES : BODY_LIMIT_BYTES;
+  if (Number(request.headers.get('content-length')) > bodyLimit) return render(failure(413, tooLargeMessage()), pages, policy.headers);
   if (!route.limit || !services.limits.enabled) return render(await handler(request, services, { ip, person: pages !== undefined }), pages, policy.headers);
 
   // Every post counts against the client's budgets; only an accepted one (or one held for confirmation) keeps its count (decision 0041).

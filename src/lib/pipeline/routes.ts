@@ -1,7 +1,8 @@
 import type { IncomingRequest } from '../http/form.ts';
 import { ADMIN_ACTIONS, type AdminAction } from '../admin/actions.ts';
 import { formHandler, handleContact, handleContactConfirmation } from '../contact/contact-handlers.ts';
-import { ownerForms } from '../forms/registry.ts';
+import { contactForm, ownerForms } from '../forms/registry.ts';
+import { takesFiles } from '../forms/definition.ts';
 import { handleHealth } from './health.ts';
 import { handleFileLink, isFileLinkPath } from './file-link.ts';
 import { FILE_LINK_PATH } from '../files/links.ts';
@@ -34,6 +35,8 @@ export type Route = {
   budget?: OwnBudget | undefined;
   /** Where a person without JavaScript goes after a post (form routes). */
   pages?: FormPages;
+  /** Whether its posts may carry files (a form with a file field): its body may then be as large as UPLOAD_MAX_TOTAL_BYTES allows. */
+  files?: boolean;
   /** The owner's action (admin routes): past the API's origin policy to the admin's own checks (decision 0102). */
   admin?: AdminAction;
 };
@@ -50,7 +53,7 @@ export const ROUTES: readonly Route[] = [
   // Double opt-in: the confirmation page's button, and unsubscribing (one-click by RFC 8058, or the page's button).
   { path: '/api/newsletter/confirm', kind: 'form', pages: NEWSLETTER_LINK_PAGES, methods: { POST: handleNewsletterConfirmation } },
   { path: '/api/newsletter/unsubscribe', kind: 'form', pages: NEWSLETTER_LINK_PAGES, methods: { POST: handleUnsubscribe } },
-  { path: '/api/contact', kind: 'form', limit: 'contact', pages: FORM_PAGES.contact, methods: { POST: handleContact } },
+  { path: '/api/contact', kind: 'form', limit: 'contact', pages: FORM_PAGES.contact, files: takesFiles(contactForm), methods: { POST: handleContact } },
   // The one button of the page that asks a person without JavaScript to confirm a held message.
   // A budget of its own, as the contact form's (RATE_LIMIT_MAX): each confirmation sends a message on (decision 0149).
   { path: '/api/contact/confirm', kind: 'form', limit: 'contact-confirm', pages: CONFIRM_PAGES, methods: { POST: handleContactConfirmation } },
@@ -68,6 +71,7 @@ export const ROUTES: readonly Route[] = [
       limit: `form:${form.name}`,
       budget: form.limit,
       pages: ownerFormPages(form),
+      files: takesFiles(form),
       methods: { POST: formHandler(form) },
     }),
   ),

@@ -64,7 +64,7 @@ describe('reading a post with files as a stream', () => {
     const data = new FormData();
     data.append('photos', new Blob([PNG, Buffer.alloc(1000)]), 'big.png');
     const read = await readUpload(post(data), form, incoming, limits);
-    expect(read).toEqual({ ok: false, failure: { kind: 'failure', status: 413, error: 'Photos: a file is larger than 0 MB', field: 'photos' } });
+    expect(read).toEqual({ ok: false, failure: { kind: 'failure', status: 413, error: 'Photos: a file is larger than 1 KB', field: 'photos' } });
     expect(readdirSync(incoming)).toEqual([]);
   });
 
@@ -74,7 +74,7 @@ describe('reading a post with files as a stream', () => {
     data.append('photos', new Blob([PNG]), 'a.png');
     data.append('drawing', new Blob([Buffer.alloc(6_000, 65)]), 'long.txt');
     const read = await readUpload(post(data), form, incoming, limits);
-    expect(read.ok || read.failure).toMatchObject({ status: 413, error: 'The files are too large together; the limit is 0 MB' });
+    expect(read.ok || read.failure).toMatchObject({ status: 413, error: 'The files are too large together; the limit is 4 KB' });
     expect(readdirSync(incoming)).toEqual([]);
   });
 

@@ -1,0 +1,47 @@
+import { describe, expect, test } from 'vitest';
+import { readConfig, requireConfig } from '../../../src/lib/config/config.ts';
+
+const problemsOf = (env: Record<string, string>) => {
+  const result = readConfig(env);
+  return result.ok ? [] : result.problems;
+};
+
+describe('the configuration of files with a message', () => {
+  test('by default: 25 MB a post, the local folder, no scan', () => {
+    expect(requireConfig({}).uploads).toEqual({ maxTotalBytes: 26_214_400, diskMinFreeBytes: 536_870_912, s3: undefined, clamd: undefined });
+  });
+
+  test('the object store and clamd as set', () => {
+    const { uploads } = requireConfig({
+      UPLOAD_MAX_TOTAL_BYTES: '1000000',
+      UPLOAD_DISK_MIN_FREE_BYTES: '0',
+      S3_ENDPOINT: 'http://127.0.0.1:9000/',
+      S3_BUCKET: 'forms',
+      S3_REGION: 'eu-central-1',
+      S3_ACCESS_KEY_ID: 'key',
+      S3_SECRET_ACCESS_KEY: 'secret',
+      CLAMD_HOST: '127.0.0.1',
+      CLAMD_PORT: '3310',
+    });
+    expect(uploads).toEqual({
+      maxTotalBytes: 1_000_000,
+      diskMinFreeBytes: 0,
+      s3: { endpoint: 'http://127.0.0.1:9000', bucket: 'forms', region: 'eu-central-1', accessKeyId: 'key', secretAccessKey: 'secret' },
+      clamd: { host: '127.0.0.1', port: 3310 },
+    });
+    expect(requireConfig({ CLAMD_SOCKET: '/run/clamav/clamd.ctl' }).uploads.clamd).toEqual({ socket: '/run/clamav/clamd.ctl' });
+  });
+
+  test.each([
+    [{ S3_ENDPOINT: 'http://127.0.0.1:9000' }, 'S3_BUCKET is required with S3_ENDPOINT'],
+    [{ S3_BUCKET: 'forms' }, 'S3_ENDPOINT is required with S3_BUCKET'],
+    [{ S3_ENDPOINT: 'http://127.0.0.1:9000', S3_BUCKET: 'forms', S3_ACCESS_KEY_ID: 'key' }, 'S3_SECRET_ACCESS_KEY is required with S3_ACCESS_KEY_ID'],
+    [{ S3_ENDPOINT: 'http://127.0.0.1:9000', S3_BUCKET: 'f' }, 'S3_BUCKET must be a bucket name of 3 to 63 characters: a-z, 0-9, . and -'],
+    [{ CLAMD_PORT: '3310' }, 'CLAMD_HOST is required with CLAMD_PORT'],
+    [{ CLAMD_HOST: 'clamd' }, 'CLAMD_PORT is required with CLAMD_HOST'],
+    [{ CLAMD_SOCKET: '/run/clamd.ctl', CLAMD_HOST: 'clamd', CLAMD_PORT: '3310' }, 'CLAMD_SOCKET is set beside CLAMD_HOST: choose one'],
+    [{ UPLOAD_MAX_TOTAL_BYTES: 'lots' }, 'UPLOAD_MAX_TOTAL_BYTES must be a whole number'],
+  ])('a half-set or malformed setting fails at start naming the variable: %o', (env, problem) => {
+    expect(problemsOf(env)).toEqual([problem]);
+  });
+});
