@@ -11,7 +11,7 @@ import { createAutoReply, pruneAutoReplies } from '../contact/auto-reply.ts';
 import { composeOwnerMail } from '../contact/message.ts';
 import type { FileRecords } from '../files/files.ts';
 import { createFileLinks, type FileLinks } from '../files/links.ts';
-import { createFileStorage, type FileStorage } from '../files/storage.ts';
+import type { FileStorage } from '../files/storage.ts';
 import { site, siteForMail } from '../site/site.ts';
 import { type Consents, createConsents } from '../newsletter/consents.ts';
 import { createOptIn, type OptIn } from '../newsletter/opt-in.ts';
@@ -93,9 +93,11 @@ export function createServices(config: Config, logger: Logger): Services {
     logger,
   );
   const mailSite = siteForMail(config);
+  const uploads = createUploads(config.uploads, { dataDir: config.dataDir, logger });
+  // One storage for what posts keep and what the owner's mail, the admin and the links read.
   const files = {
     records: database.files,
-    storage: createFileStorage({ dataDir: config.dataDir }),
+    storage: uploads.storage,
     links: createFileLinks(database.sql, { lifetimeSeconds: config.fileDelivery.linkLifetimeSeconds }),
   };
   const mailer: Mailer | undefined = smtp ? createSmtpMailer(smtp, { logger }) : undefined;
@@ -179,7 +181,6 @@ export function createServices(config: Config, logger: Logger): Services {
     logger,
   });
   const drafts = createFormDrafts(database.sql);
-  const uploads = createUploads(config.uploads, { dataDir: config.dataDir, logger });
   const housekeeping = createHousekeeping([...retention, ...spam.jobs, formDraftsJob(drafts), ...uploads.jobs(database.files)], { logger });
   let stopping: Promise<void> | undefined;
   const stopBackground = () => {
