@@ -1,3 +1,5 @@
+import type { Readable } from 'node:stream';
+
 /**
  * What every mail the site sends is made of, whoever it goes to (the owner's copy of a message,
  * the digest, a subscriber's confirmation, an automatic reply): its shape, the site it comes
@@ -34,7 +36,7 @@ export type ContactEmail = {
 };
 
 /** One attached file: the visitor's name (nodemailer encodes it), the type read from its bytes, its bytes as a stream. */
-export type MailAttachment = { filename: string; contentType: string; content: NodeJS.ReadableStream & { destroy(): void } };
+export type MailAttachment = { filename: string; contentType: string; content: Readable };
 
 /** Which site the mail comes from, so that an owner of several sites tells them apart. */
 export type ContactEmailSite = {

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { composeOwnerMail } from '../../../src/lib/contact/message.ts';
 import { createDeliveryWorker } from '../../../src/lib/contact/worker.ts';
 import { openStore, type Store } from '../../../src/lib/database/database.ts';
-import { newFileId, recordFiles } from '../../../src/lib/files/files.ts';
+import { type NewFile, newFileId, recordFiles } from '../../../src/lib/files/files.ts';
 import { createFileStorage, type FileStorage, newStorageKey } from '../../../src/lib/files/storage.ts';
 import { createLogger } from '../../../src/lib/log.ts';
 import { createSmtpMailer } from '../../../src/lib/mail/mailer.ts';
@@ -45,9 +45,9 @@ const bytesOf = (seed: number, size: number) => Buffer.from(Array.from({ length:
 
 /** A message with files, stored as a post leaves it: the bytes in the storage, the rows with the message. */
 async function messageWith(files: Array<{ name: string; type: string; bytes: Buffer }>): Promise<number> {
-  const id = await store.submissions.save({ name: 'Ada Lovelace', email: 'ada@example.org', message: 'The drawings for the quote.' });
+  const id = await store.submissions.save({ name: 'Ada Lovelace', email: 'ada@example.org', message: 'The drawings for the quote.', honeypot: '' });
   await store.sql.run('UPDATE submissions SET created_at = ?, next_attempt_at = ? WHERE id = ?', [T0.toISOString(), T0.toISOString(), id]);
-  const recorded = [];
+  const recorded: NewFile[] = [];
   for (const [index, file] of files.entries()) {
     const local = join(dir, `upload-${index}`);
     writeFileSync(local, file.bytes);
