@@ -81,6 +81,7 @@ describe.skipIf(!postgresAvailable)('the command-line tools on PostgreSQL', () =
         '  messages               3 in SQLite,       3 copied now,       3 in PostgreSQL\n' +
         '  delivery history       3 in SQLite,       3 copied now,       3 in PostgreSQL\n' +
         '  subscribers            2 in SQLite,       2 copied now,       2 in PostgreSQL\n' +
+        '  files                  0 in SQLite,       0 copied now,       0 in PostgreSQL\n' +
         'Next: set DATABASE_URL to this URL and restart the server.\n',
     });
     const again = await runCli('db', ['copy', '--to', url], { DATA_DIR: dataDir });

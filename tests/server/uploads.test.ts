@@ -39,7 +39,7 @@ async function start(env: Record<string, string> = {}): Promise<Site> {
 function send(site: Site, files: Array<[field: string, bytes: Buffer | string, name: string]>, fields: Record<string, string> = TEXT): Promise<Response> {
   const body = new FormData();
   for (const [name, value] of Object.entries(fields)) body.append(name, value);
-  for (const [field, bytes, name] of files) body.append(field, new Blob([bytes]), name);
+  for (const [field, bytes, name] of files) body.append(field, new Blob([typeof bytes === 'string' ? bytes : new Uint8Array(bytes)]), name);
   return fetch(`${site.url}/api/contact`, { method: 'POST', body });
 }
 
@@ -70,6 +70,21 @@ describe('files over the built server, in the local folder', () => {
   beforeAll(async () => {
     site = await start();
   }, 60_000);
+
+  test('the contact page offers each file field as a file input: what it accepts, several files where the field takes more', async () => {
+    const html = await (await fetch(`${site.url}/contact`)).text();
+    const inputs = [...html.matchAll(/<input[^>]*type="file"[^>]*>/g)].map((match) => match[0]);
+    expect(inputs).toHaveLength(2);
+    const [photos, drawing] = inputs as [string, string];
+    expect([/name="photos"/.test(photos), /accept="image\/png,image\/jpeg"/.test(photos), /\smultiple\b/.test(photos)]).toEqual([true, true, true]);
+    expect([/name="drawing"/.test(drawing), /accept="\.pdf,text\/plain"/.test(drawing), /\smultiple\b/.test(drawing), /\svalue=/.test(drawing)]).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ]);
+    expect(html).toMatch(/<form[^>]*enctype="multipart\/form-data"/);
+  });
 
   test('a post with files is stored: the message, a row per file, the bytes under DATA_DIR/files; no temp file is left', async () => {
     const response = await send(site, [
@@ -129,6 +144,28 @@ describe('files over the built server, in the local folder', () => {
     await waitFor(() => !stored(site).some((path) => path.startsWith('.incoming/')));
     expect(stored(site)).toEqual(before);
   });
+
+  test('a slow upload is cut by the request timeout (30 s), and its temp file goes', async () => {
+    const before = stored(site);
+    const socket = connect(Number(new URL(site.url).port), '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    let answer = '';
+    socket.on('data', (chunk) => {
+      answer += chunk.toString();
+    });
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    const boundary = 'slow';
+    const part = `--${boundary}\r\nContent-Disposition: form-data; name="drawing"; filename="plan.pdf"\r\nContent-Type: application/pdf\r\n\r\n${PDF.toString()}`;
+    socket.write(
+      `POST /api/contact HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: 100000\r\n\r\n${part}`,
+    );
+    await waitFor(() => stored(site).some((path) => path.startsWith('.incoming/')));
+    // Nothing more is sent: the server cuts the request when its time is up.
+    await closed;
+    expect(answer.split('\r\n', 1)[0]).toBe('HTTP/1.1 408 Request Timeout');
+    await waitFor(() => !stored(site).some((path) => path.startsWith('.incoming/')));
+    expect(stored(site)).toEqual(before);
+  }, 60_000);
 });
 
 test('below UPLOAD_DISK_MIN_FREE_BYTES an upload is a 503 with Retry-After before anything is read', async () => {
@@ -141,6 +178,28 @@ test('below UPLOAD_DISK_MIN_FREE_BYTES an upload is a 503 with Retry-After befor
   ]);
   expect(rows(site).messages).toBe(0);
   expect(stored(site)).toEqual([]);
+}, 60_000);
+
+test('uploads meet the rate limit before they are read, and a declared length past the total is refused from the header', async () => {
+  const site = await start({ RATE_LIMIT_MAX: '1', UPLOAD_MAX_TOTAL_BYTES: '100000' });
+  expect((await send(site, [['drawing', PDF, 'plan.pdf']])).status).toBe(200);
+  const second = await send(site, [['drawing', PDF, 'again.pdf']]);
+  expect(second.status).toBe(429);
+  expect(rows(site).files.map((file) => file.name)).toEqual(['plan.pdf']);
+  expect(stored(site).filter((path) => path.startsWith('.incoming/'))).toEqual([]);
+  const declared = await new Promise<string>((resolve) => {
+    const socket = connect(Number(new URL(site.url).port), '127.0.0.1');
+    let answer = '';
+    socket.on('data', (chunk) => {
+      answer += chunk.toString();
+    });
+    socket.on('close', () => resolve(answer));
+    socket.write(
+      'POST /api/contact HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: multipart/form-data; boundary=x\r\nContent-Length: 200000\r\n\r\n',
+    );
+  });
+  expect(declared.split('\r\n', 1)[0]).toBe('HTTP/1.1 413 Payload Too Large');
+  expect(declared).toContain('{"success":false,"error":"The files are too large together; the limit is 97 KB"}');
 }, 60_000);
 
 describe('files in an S3-compatible store (s3rver)', () => {

@@ -18,7 +18,7 @@ export type S3Server = {
 export async function startS3(bucket = 'forms-files'): Promise<S3Server> {
   const directory = mkdtempSync(join(tmpdir(), 'site-forms-s3-'));
   const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory, configureBuckets: [{ name: bucket, configs: [] }] });
-  const { port } = (await server.run()) as { port: number };
+  const { port } = await server.run();
   const endpoint = `http://127.0.0.1:${port}`;
   return {
     endpoint,

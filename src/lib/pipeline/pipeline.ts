@@ -2,6 +2,7 @@ import type { IncomingRequest } from '../http/form.ts';
 import type { AdminAction } from '../admin/actions.ts';
 import { clientIp, clientKey, hashClient } from '../http/client-ip.ts';
 import { BODY_LIMIT_BYTES, readForm, tooLargeMessage } from '../http/form.ts';
+import { sizeInWords } from '../files/multipart.ts';
 import { texts } from '../i18n/texts.ts';
 import { type AdminRefusalView, renderAdminOutcome, runAdminRoute } from './admin-route.ts';
 import { describeError } from '../log.ts';
@@ -147,7 +148,10 @@ async function guardAndHandle(route: Route, { request, ip, services, pages }: St
   if (!handler) return render(methodNotAllowed(Object.keys(route.methods)), undefined, policy.headers);
   // Refused from the header alone, before a byte of the body is read; a form with files reads its own limits (src/lib/files/).
   const bodyLimit = route.files ? services.config.uploads.maxTotalBytes + BODY_LIMIT_BYTES : BODY_LIMIT_BYTES;
-  if (Number(request.headers.get('content-length')) > bodyLimit) return render(failure(413, tooLargeMessage()), pages, policy.headers);
+  if (Number(request.headers.get('content-length')) > bodyLimit) {
+    const said = route.files ? texts.refusals.uploadTooLarge(sizeInWords(services.config.uploads.maxTotalBytes)) : tooLargeMessage();
+    return render(failure(413, said), pages, policy.headers);
+  }
   if (!route.limit || !services.limits.enabled) return render(await handler(request, services, { ip, person: pages !== undefined }), pages, policy.headers);
 
   // Every post counts against the client's budgets; only an accepted one (or one held for confirmation) keeps its count (decision 0041).

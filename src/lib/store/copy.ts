@@ -9,8 +9,8 @@ export const DB_USAGE = `Usage: npm run db -- <command>
 
 Commands:
   copy --to postgres://user:password@host:5432/forms
-      copies forms.db in DATA_DIR into PostgreSQL: every contact message with its status and
-      delivery history, every subscriber. Running it again copies nothing twice; it checks
+      copies forms.db in DATA_DIR into PostgreSQL: every contact message with its status,
+      delivery history and files' rows (the files stay in their storage), every subscriber. Running it again copies nothing twice; it checks
       that every row arrived and prints the counts. Then set DATABASE_URL to the same URL.
 
 Stop the server first (or copy again after stopping it), so that no message arrives in
@@ -47,9 +47,10 @@ export function parseDbArgs(args: readonly string[]): { ok: true; command: DbCom
 export type CopyCount = { source: number; copied: number; target: number };
 
 /** The answer of `copyStore`: the counts, or why nothing was copied. */
-export type CopyResult = { ok: true; messages: CopyCount; history: CopyCount; subscribers: CopyCount } | { ok: false; problem: string };
+export type CopyResult = { ok: true; messages: CopyCount; history: CopyCount; subscribers: CopyCount; files: CopyCount } | { ok: false; problem: string };
 
-type Table = { name: string; key: string; columns: readonly string[]; same: readonly string[] };
+/** `counter`: its key is numbered by the database, whose sequence moves past the copied ids. */
+type Table = { name: string; key: string; columns: readonly string[]; same: readonly string[]; counter?: false };
 
 // The key of each row, and the columns that must agree for a row already in PostgreSQL to be
 // this row (rather than another message that happens to have the same id).
@@ -62,6 +63,14 @@ const TABLES: readonly Table[] = [
   },
   { name: 'delivery_attempts', key: 'id', columns: ['id', 'submission_id', 'attempted_at', 'outcome', 'error'], same: ['submission_id', 'attempted_at'] },
   { name: 'subscribers', key: 'email', columns: ['email', 'created_at'], same: [] },
+  // The files of messages (issue 31): their rows; the objects stay in the storage, which the copy does not move.
+  {
+    name: 'files',
+    key: 'id',
+    columns: ['id', 'submission_id', 'field', 'name', 'size', 'type', 'storage_key', 'created_at', 'position'],
+    same: ['submission_id', 'storage_key'],
+    counter: false,
+  },
 ];
 
 type Row = Record<string, SqlValue>;
@@ -92,7 +101,8 @@ export async function copyStore(from: Sql, to: Sql): Promise<CopyResult> {
       }
       counts[table.name] = n;
       // New rows written by the service must not take an id the copy used.
-      if (table.key === 'id') await tx.get(`SELECT setval(pg_get_serial_sequence('${table.name}', 'id'), (SELECT max(id) FROM ${table.name}))`);
+      if (table.key === 'id' && table.counter !== false)
+        await tx.get(`SELECT setval(pg_get_serial_sequence('${table.name}', 'id'), (SELECT max(id) FROM ${table.name}))`);
     }
     return counts;
   });
@@ -106,7 +116,7 @@ export async function copyStore(from: Sql, to: Sql): Promise<CopyResult> {
     if (missing.length > 0) return { ok: false, problem: `${missing.length} rows of ${table.name} are not in PostgreSQL after the copy` };
     result[table.name] = { source: rows.length, copied: copied[table.name]!, target: present.size };
   }
-  return { ok: true, messages: result.submissions!, history: result.delivery_attempts!, subscribers: result.subscribers! };
+  return { ok: true, messages: result.submissions!, history: result.delivery_attempts!, subscribers: result.subscribers!, files: result.files! };
 }
 
 /** A row of PostgreSQL with the same key but other contents: the target is another site's data. */
@@ -118,7 +128,7 @@ async function findClash(tx: SqlSession, table: Table, rows: readonly Row[]): Pr
   for (const row of rows) {
     const there = existing.get(String(row[table.key]));
     if (there && table.same.some((column) => String(there[column]) !== String(row[column]))) {
-      return `PostgreSQL already holds another ${table.name === 'submissions' ? 'message' : 'history entry'} with id ${String(row[table.key])}: copy into an empty database, or the one this file was copied into before.`;
+      return `PostgreSQL already holds another ${table.name === 'submissions' ? 'message' : table.name === 'files' ? 'file' : 'history entry'} with id ${String(row[table.key])}: copy into an empty database, or the one this file was copied into before.`;
     }
   }
   return undefined;
@@ -138,7 +148,7 @@ export function reportCopy(result: CopyResult, out: (text: string) => void, err:
   const line = (what: string, c: CopyCount) =>
     `  ${what.padEnd(16)} ${String(c.source).padStart(7)} in SQLite, ${String(c.copied).padStart(7)} copied now, ${String(c.target).padStart(7)} in PostgreSQL\n`;
   out(
-    `Copied, and checked that every row of SQLite is in PostgreSQL:\n${line('messages', result.messages)}${line('delivery history', result.history)}${line('subscribers', result.subscribers)}` +
+    `Copied, and checked that every row of SQLite is in PostgreSQL:\n${line('messages', result.messages)}${line('delivery history', result.history)}${line('subscribers', result.subscribers)}${line('files', result.files)}` +
       'Next: set DATABASE_URL to this URL and restart the server.\n',
   );
   return EXIT.ok;

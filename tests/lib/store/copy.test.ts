@@ -13,7 +13,15 @@ describe('copying SQLite into PostgreSQL, in process', () => {
   test.skipIf(!postgresql!.available)('copies once, keeps ids, and counts what it did each time', async () => {
     const { store: from } = await sqlite!.open();
     const { store: to } = await postgresql!.open();
-    const id = await from.submissions.save(message('Ada'));
+    const file = {
+      id: 'Zm9vYmFyYmF6cXV4cXV1eDEy',
+      field: 'photos',
+      name: 'front.png',
+      size: 68,
+      type: 'image/png',
+      storageKey: '2026-11/Zm9vYmFyYmF6cXV4cXV1eDEy',
+    };
+    const { id } = await from.submissions.receive({ ...message('Ada'), held: undefined, files: [file] });
     await from.outbox.markFailed(id, new Date('2026-05-01T08:00:00.000Z'), '550');
     await from.subscribers.add('ada@example.org', new Date('2026-01-01T00:00:00.000Z'));
     await expect(copyStore(from.sql, to.sql)).resolves.toEqual({
@@ -21,13 +29,16 @@ describe('copying SQLite into PostgreSQL, in process', () => {
       messages: { source: 1, copied: 1, target: 1 },
       history: { source: 1, copied: 1, target: 1 },
       subscribers: { source: 1, copied: 1, target: 1 },
+      files: { source: 1, copied: 1, target: 1 },
     });
+    await expect(to.files.filesOf(id)).resolves.toEqual([{ ...file, submissionId: id, createdAt: expect.any(String) }]);
     await to.submissions.save(message('Bob'));
     await expect(copyStore(from.sql, to.sql)).resolves.toEqual({
       ok: true,
       messages: { source: 1, copied: 0, target: 2 },
       history: { source: 1, copied: 0, target: 1 },
       subscribers: { source: 1, copied: 0, target: 1 },
+      files: { source: 1, copied: 0, target: 1 },
     });
     await expect(to.outbox.find(id)).resolves.toMatchObject({ status: 'failed', lastError: '550', name: 'Ada' });
   });
@@ -148,6 +159,7 @@ describe('what npm run db prints', () => {
         messages: { source: 12, copied: 2, target: 14 },
         history: { source: 30, copied: 5, target: 30 },
         subscribers: { source: 0, copied: 0, target: 0 },
+        files: { source: 3, copied: 3, target: 3 },
       },
       (t) => (out += t),
       (t) => (err += t),
@@ -158,6 +170,7 @@ describe('what npm run db prints', () => {
         '  messages              12 in SQLite,       2 copied now,      14 in PostgreSQL\n' +
         '  delivery history      30 in SQLite,       5 copied now,      30 in PostgreSQL\n' +
         '  subscribers            0 in SQLite,       0 copied now,       0 in PostgreSQL\n' +
+        '  files                  3 in SQLite,       3 copied now,       3 in PostgreSQL\n' +
         'Next: set DATABASE_URL to this URL and restart the server.\n',
     );
   });
