@@ -75,7 +75,8 @@ export async function composeOwnerMail(submission: ContactEmailSource, smtp: Smt
     }
   } catch (error) {
     for (const attachment of attachments) attachment.content.destroy();
-    throw error;
+    // The storage's own words (an S3 provider's) stay out of the message's history and the log.
+    throw new Error(`a file of the message could not be read from the storage (${(error as NodeJS.ErrnoException).code ?? 'no code'})`);
   }
   return { ...composeContactEmail(submission, smtp, site, plan), ...(attachments.length > 0 && { attachments }) };
 }

@@ -134,3 +134,27 @@ describe("the owner's mail of a message with files", () => {
     expect(email.text).not.toContain('Files:');
   });
 });
+
+describe("the owner's mail when the storage fails", () => {
+  test('a file the storage cannot open fails the attempt, to be retried, with no word of the storage in the reason', async () => {
+    await messageWith([{ name: 'front.png', type: 'image/png', bytes: bytesOf(1, 10) }]);
+    const broken = {
+      open: async () => Promise.reject(Object.assign(new Error('SignatureDoesNotMatch: the secret key acme-prod-7 is wrong'), { code: 'EACCES' })),
+    };
+    const delivery = createDeliveryWorker({
+      outbox: store.outbox,
+      mailer: createSmtpMailer(smtp),
+      compose: (submission) => composeOwnerMail(submission, smtp, SITE, { records: store.files, storage: broken, maxBytes: 3000 }),
+      logger: createLogger({ level: 'silent' }),
+      clock: () => T0,
+      random: () => 0,
+    });
+    await delivery.deliverDue();
+    expect(smtpServer.offered).toHaveLength(0);
+    const message = (await store.outbox.find(1))!;
+    expect([message.status, message.lastError]).toEqual([
+      'pending',
+      'unexpected error: Error: a file of the message could not be read from the storage (EACCES)',
+    ]);
+  });
+});
