@@ -19,6 +19,7 @@ const HTML = Buffer.from('<!doctype html><script>alert(document.cookie)</script>
 const NAME = 'Angebot "Größe" 1.html';
 const FILE_ID = 'AbCdEfGhIjKlMnOpQrStUvWx';
 const OTHER_ID = 'ZyXwVuTsRqPoNmLkJiHgFeDc';
+const LOST_ID = 'LoStLoStLoStLoStLoStLoSt';
 
 let site: Site;
 let links: ReturnType<typeof createFileLinks>;
@@ -51,6 +52,18 @@ beforeAll(async () => {
   const db = new DatabaseSync(join(site.dataDir, 'forms.db'));
   storeFile(db, site.dataDir, FILE_ID, 1, HTML, NAME, 0);
   storeFile(db, site.dataDir, OTHER_ID, 2, Buffer.from('other'), 'other.txt', 0);
+  // A row whose bytes are gone from the storage (removed by hand, or a bucket emptied).
+  db.prepare('INSERT INTO files (id, submission_id, field, name, size, type, storage_key, created_at, position) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
+    LOST_ID,
+    1,
+    'drawings',
+    'lost.pdf',
+    10,
+    'application/pdf',
+    `2026-11/${LOST_ID}`,
+    '2026-11-26T10:00:00.000Z',
+    1,
+  );
   db.close();
   // The links' key is the store's: a second opening of the same database signs as the server does.
   store = openStore({ ...TEST_DATABASE, url: undefined, dataDir: site.dataDir }, createLogger({ level: 'silent' }));
@@ -106,6 +119,8 @@ describe('the admin download', () => {
     const cookie = await signIn();
     expect((await get(`/admin/messages/2/files/${FILE_ID}`, cookie)).status).toBe(404);
     expect((await get('/admin/messages/1/files/NoSuchFileNoSuchFileNo', cookie)).status).toBe(404);
+    // Its row there, its bytes gone from the storage: not found either, never a 500.
+    expect((await get(`/admin/messages/1/files/${LOST_ID}`, cookie)).status).toBe(404);
   });
 
   test("the message's page lists each file with its name, size and type, and the download link", async () => {
@@ -150,9 +165,11 @@ describe('the signed link of webhooks', () => {
     expect(bare.status).toBe(403);
   });
 
-  test('a valid link to a file that is gone is a 404 in JSON', async () => {
-    const response = await get(await links.sign('NoSuchFileNoSuchFileNo'));
-    expect(response.status).toBe(404);
-    expect((await response.json()).success).toBe(false);
+  test('a valid link to a file that is gone is a 404 in JSON, its row gone or only its bytes', async () => {
+    for (const id of ['NoSuchFileNoSuchFileNo', LOST_ID]) {
+      const response = await get(await links.sign(id));
+      expect(response.status).toBe(404);
+      expect(await response.json()).toEqual({ success: false, error: 'Not found' });
+    }
   });
 });

@@ -1,3 +1,6 @@
+import type { Readable } from 'node:stream';
+import type { FileStorage } from './storage.ts';
+
 /**
  * How a stored file reaches its owner: the header of a download, and which files ride with the
  * owner's mail as attachments and which are only linked.
@@ -52,4 +55,20 @@ export function planAttachments<File extends { size: number }>(files: readonly F
     } else linked.push(file);
   }
   return { attached, linked };
+}
+
+/**
+ * A stored file's bytes to download, or `undefined` when the storage no longer has them (a row
+ * whose object was removed by hand, a bucket emptied): a download then answers "not found".
+ * Hint: any other failure is thrown without the storage's own words, which may be an S3
+ * provider's and must not reach a log line.
+ */
+export async function openForDownload(storage: Pick<FileStorage, 'open'>, key: string): Promise<Readable | undefined> {
+  try {
+    return await storage.open(key);
+  } catch (error) {
+    const { code, name, $metadata } = error as { code?: string; name?: string; $metadata?: { httpStatusCode?: number } };
+    if (code === 'ENOENT' || name === 'NoSuchKey' || $metadata?.httpStatusCode === 404) return undefined;
+    throw new Error(`the storage could not open a file (${code ?? name ?? 'no code'})`);
+  }
 }

@@ -1,6 +1,6 @@
 import type { IncomingRequest } from '../http/form.ts';
 import type { Services } from '../app/services.ts';
-import { downloadHeaders } from '../files/delivery.ts';
+import { downloadHeaders, openForDownload } from '../files/delivery.ts';
 import { FILE_LINK_PATH } from '../files/links.ts';
 import { texts } from '../i18n/texts.ts';
 import { failure, type Outcome } from '../http/outcome.ts';
@@ -27,6 +27,7 @@ export async function handleFileLink(request: IncomingRequest, { files }: Servic
   if (check !== 'valid') return failure(403, texts.refusals.fileLinkRefused);
   const file = await files.records.fileById(id);
   if (!file) return failure(404, texts.refusals.notFound);
-  const stream = await files.storage.open(file.storageKey);
+  const stream = await openForDownload(files.storage, file.storageKey);
+  if (!stream) return failure(404, texts.refusals.notFound);
   return { kind: 'download', headers: downloadHeaders(file), stream };
 }
