@@ -14,6 +14,7 @@ import { sendDigest } from '../lib/spam/upkeep.ts';
 import { site, siteForMail } from '../lib/site/site.ts';
 import { createDeliveries } from '../lib/webhooks/deliveries.ts';
 import { runTool } from './run.ts';
+import { filesOfMessages } from '../lib/files/listing.ts';
 
 await runTool({
   usage: INBOX_USAGE,
@@ -34,6 +35,7 @@ await runTool({
       logger,
       webhooks: createDeliveries(store.sql),
       spreadsheet: spreadsheetOf(site),
+      files: (ids) => filesOfMessages(store.sql, ids),
       sendDigest: async () => {
         if (!config.ok) return 'no mail server';
         const { smtp, spam: settings } = config.config;

@@ -67,6 +67,7 @@ const PAGES: ReadonlyArray<readonly [pattern: string, entrypoint: string]> = [
   ['/admin/messages', 'integration/pages/admin/messages/index.astro'],
   ['/admin/messages/[id]', 'integration/pages/admin/messages/[id].astro'],
   ['/admin/messages/[id]/delete', 'integration/pages/admin/messages/[id]/delete.astro'],
+  ['/admin/messages/[id]/files/[file]', 'integration/pages/admin/messages/[id]/files/[file].astro'],
   ['/admin/[...rest]', 'integration/pages/admin/[...rest].astro'],
   ['/theme.css', 'integration/pages/theme.css.ts'],
 ];

@@ -100,7 +100,7 @@ function toResponse(answer: Answer, method: string): Response {
       async pull(controller) {
         const { done, value } = await iterator.next();
         if (done) controller.close();
-        else controller.enqueue(encoder.encode(value));
+        else controller.enqueue(typeof value === 'string' ? encoder.encode(value) : value);
       },
       async cancel() {
         await iterator.return?.();

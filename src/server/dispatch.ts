@@ -157,7 +157,7 @@ function sendWith(front: Front, res: ServerResponse, answer: Answer): void {
  * a slow client holds one chunk in memory, not the whole export. A client that goes away ends
  * the reading (the iterator's `return`, which lets go of what it holds).
  */
-async function stream(res: ServerResponse, answer: Answer, chunks: AsyncIterable<string>, headers: string[]): Promise<void> {
+async function stream(res: ServerResponse, answer: Answer, chunks: AsyncIterable<string | Uint8Array>, headers: string[]): Promise<void> {
   res.writeHead(answer.status, headers);
   const iterator = chunks[Symbol.asyncIterator]();
   try {

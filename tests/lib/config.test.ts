@@ -518,6 +518,8 @@ describe('secrets in what the configuration prints', () => {
         storage: { s3: 'https://objects.example.com', bucket: 'site-files', region: 'us-east-1' },
         virusScan: 'off',
       },
+      mailAttachMaxBytes: 10_485_760,
+      fileLinkLifetimeSeconds: 604_800,
     });
   });
 
@@ -571,6 +573,8 @@ describe('secrets in what the configuration prints', () => {
       'autoReply',
       'newsletterDoubleOptIn',
       'uploads',
+      'mailAttachMaxBytes',
+      'fileLinkLifetimeSeconds',
     ]);
   });
 });

@@ -67,7 +67,9 @@ describe('the document', () => {
     const served = [
       ...new Set([
         ...ROUTES.filter((route) => route.path.startsWith('/api/')).map(
-          (route) => `${route.path.replace(/^\/api\/forms\/[^/]+$/, '/api/forms/{name}')} ${Object.keys(route.methods).sort().join(',')}`,
+          // The file links' route is the one whose path ends in a value (decision 0180).
+          (route) =>
+            `${route.path.replace(/^\/api\/forms\/[^/]+$/, '/api/forms/{name}').replace(/^\/api\/files\/$/, '/api/files/{id}')} ${Object.keys(route.methods).sort().join(',')}`,
         ),
         '/api/forms/{name} POST',
       ]),

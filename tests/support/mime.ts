@@ -6,6 +6,8 @@ export type ParsedMail = {
   header(name: string): string[];
   /** The body, decoded from its transfer encoding, with LF line ends. */
   text: string;
+  /** The body's bytes, decoded from its transfer encoding (an attachment's file). */
+  bytes: Buffer;
 };
 
 /**
@@ -33,7 +35,23 @@ export function parseMail(raw: string): ParsedMail {
       : encoding === 'quoted-printable'
         ? decodeQuotedPrintable(body.replace(/=\r\n/g, ''))
         : Buffer.from(body, 'utf8');
-  return { headers, header, text: bytes.toString('utf8').replace(/\r\n/g, '\n') };
+  return { headers, header, text: bytes.toString('utf8').replace(/\r\n/g, '\n'), bytes };
+}
+
+/**
+ * The parts of a multipart message (a text and its attachments, as nodemailer writes a mail
+ * without HTML: one level), each parsed as `parseMail` parses a single part; a single-part
+ * message is its own one part.
+ */
+export function mailParts(raw: string): ParsedMail[] {
+  const whole = parseMail(raw);
+  const boundary = /boundary="?([^";]+)"?/i.exec(whole.header('content-type')[0] ?? '')?.[1];
+  if (!boundary) return [whole];
+  const body = raw.slice(raw.indexOf('\r\n\r\n') + 4);
+  return body
+    .split(`--${boundary}`)
+    .slice(1, -1)
+    .map((part) => parseMail(part.replace(/^\r\n/, '').replace(/\r\n$/, '')));
 }
 
 /** Decodes RFC 2047 encoded words (UTF-8, B or Q), dropping the blanks between adjacent ones. */

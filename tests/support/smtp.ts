@@ -15,6 +15,8 @@ export type FakeSmtpServer = {
   url(credentials?: { user: string; pass: string }): string;
   /** Every message accepted, in order. */
   received: ReceivedMail[];
+  /** Every message a client sent to DATA, accepted or refused, in order. */
+  offered: ReceivedMail[];
   /** How many times a client reached DATA, accepted or not. */
   attempts(): number;
   /** The answer to every following attempt, until changed. */
@@ -41,6 +43,7 @@ export async function startSmtpServer(
   let decide: (attempt: number) => SmtpAnswer | Promise<SmtpAnswer> = options.answer ?? (() => 'accept');
   let attempts = 0;
   const received: ReceivedMail[] = [];
+  const offered: ReceivedMail[] = [];
   const server = new SMTPServer({
     logger: false,
     disabledCommands: [...(options.tls ? [] : ['STARTTLS']), ...(options.credentials ? [] : ['AUTH'])],
@@ -58,17 +61,19 @@ export async function startSmtpServer(
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', async () => {
         attempts += 1;
+        const mail = {
+          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+          to: session.envelope.rcptTo.map((r) => r.address),
+          raw: Buffer.concat(chunks).toString('utf8'),
+          user: typeof session.user === 'string' ? session.user : undefined,
+        };
+        offered.push(mail);
         const answer = await decide(attempts);
         if (answer !== 'accept') {
           callback(Object.assign(new Error(answer.message), { responseCode: answer.code }));
           return;
         }
-        received.push({
-          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-          to: session.envelope.rcptTo.map((r) => r.address),
-          raw: Buffer.concat(chunks).toString('utf8'),
-          user: typeof session.user === 'string' ? session.user : undefined,
-        });
+        received.push(mail);
         callback();
       });
     },
@@ -84,6 +89,7 @@ export async function startSmtpServer(
     url: (credentials) =>
       `${options.tls?.secure ? 'smtps' : 'smtp'}://${credentials ? `${encodeURIComponent(credentials.user)}:${encodeURIComponent(credentials.pass)}@` : ''}127.0.0.1:${port}`,
     received,
+    offered,
     attempts: () => attempts,
     answer(next) {
       decide = next;

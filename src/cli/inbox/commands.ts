@@ -1,6 +1,6 @@
 import { EXIT, readFormatOption } from '../../lib/cli.ts';
 import { markMessageAsSpam, releaseMessage } from '../../lib/contact/corrections.ts';
-import { exportChunks, type Spreadsheet } from '../../lib/contact/export.ts';
+import { type ExportOptions, exportChunks, type Spreadsheet } from '../../lib/contact/export.ts';
 import type { DeliveryEvent, DeliveryStatus, Outbox, Submission } from '../../lib/contact/outbox.ts';
 import { formTitleOf, presentFields } from '../../lib/forms/registry.ts';
 import { silentLogger, type Logger } from '../../lib/log.ts';
@@ -135,12 +135,14 @@ export type InboxIo = {
   webhooks?: Pick<Deliveries, 'list' | 'replay'>;
   /** What `export --excel` is written for: the site's language, time zone and forms. */
   spreadsheet?: Spreadsheet;
+  /** Where `export` reads the messages' files (names and sizes), for the file fields' columns. */
+  files?: ExportOptions['files'];
 };
 
 /** Runs one inbox command against the outbox and answers its exit code. */
 export async function runInboxCommand(
   command: InboxCommand,
-  { outbox, out, err, now = () => new Date(), spam, akismet, logger = silentLogger, sendDigest, webhooks, spreadsheet }: InboxIo,
+  { outbox, out, err, now = () => new Date(), spam, akismet, logger = silentLogger, sendDigest, webhooks, spreadsheet, files }: InboxIo,
 ): Promise<number> {
   switch (command.name) {
     case 'webhooks': {
@@ -199,7 +201,7 @@ export async function runInboxCommand(
     case 'export': {
       // One chunk at a time: a pipe read slower than the database (gzip, ssh) holds one chunk, not the export.
       if (command.excel && !spreadsheet) throw new Error('the site settings for the spreadsheet export are not given');
-      const options = command.excel ? { spreadsheet } : { byteOrderMark: command.bom };
+      const options = command.excel ? { spreadsheet, files } : { byteOrderMark: command.bom, files };
       for await (const chunk of exportChunks(outbox, command.format, options)) await out(chunk);
       return EXIT.ok;
     }

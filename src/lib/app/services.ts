@@ -8,13 +8,18 @@ import { createFormDrafts, type FormDrafts, formDraftsJob } from '../sql/drafts.
 import type { Scheduler } from '../scheduler.ts';
 import { createSmtpMailer, type Mailer } from '../mail/mailer.ts';
 import { createAutoReply, pruneAutoReplies } from '../contact/auto-reply.ts';
-import { composeContactEmail } from '../contact/message.ts';
+import { composeOwnerMail } from '../contact/message.ts';
+import type { FileRecords } from '../files/files.ts';
+import { createFileLinks, type FileLinks } from '../files/links.ts';
+import type { FileStorage } from '../files/storage.ts';
 import { site, siteForMail } from '../site/site.ts';
 import { type Consents, createConsents } from '../newsletter/consents.ts';
 import { createOptIn, type OptIn } from '../newsletter/opt-in.ts';
 import { createSignupWorker, type SignupWorker } from '../newsletter/signup-worker.ts';
 import { createSignups, type Signups } from '../newsletter/signups.ts';
 import { createWebhooks, type EventRecorder, type Webhooks } from '../webhooks/webhooks.ts';
+import { eventFiles } from '../webhooks/files.ts';
+import { filesOfMessages } from '../files/listing.ts';
 import type { SubmissionStore } from '../contact/submission-store.ts';
 import { createDeliveryWorker, type DeliveryWorker } from '../contact/worker.ts';
 import type { Logger } from '../log.ts';
@@ -33,6 +38,8 @@ export type Services = {
   logger: Logger;
   /** Everything the service keeps: SQLite in DATA_DIR, or PostgreSQL at DATABASE_URL, with a repository per concern. */
   store: Store;
+  /** The files sent with messages: their rows, their bytes (a folder or S3), and the signed links of webhooks to them. */
+  files: { records: FileRecords; storage: FileStorage; links: FileLinks };
   provider: NewsletterProvider;
   /** Where the handlers keep each post (`store.submissions`). */
   submissions: SubmissionStore;
@@ -83,13 +90,21 @@ export function createServices(config: Config, logger: Logger): Services {
   const smtp = config.smtp;
   const store = openStore(storeOptionsOf(config), logger);
   const mailSite = siteForMail(config);
+  const uploads = createUploads(config.uploads, { dataDir: config.dataDir, logger });
+  // One storage for what posts keep and what the owner's mail, the admin and the links read.
+  const files = {
+    records: store.files,
+    storage: uploads.storage,
+    links: createFileLinks(store.sql, { lifetimeSeconds: config.fileDelivery.linkLifetimeSeconds }),
+  };
   const mailer: Mailer | undefined = smtp ? createSmtpMailer(smtp, { logger }) : undefined;
   const worker =
     smtp && mailer
       ? createDeliveryWorker({
           outbox: store.outbox,
           mailer,
-          compose: (submission) => composeContactEmail(submission, smtp, mailSite),
+          compose: (submission) =>
+            composeOwnerMail(submission, smtp, mailSite, { records: files.records, storage: files.storage, maxBytes: config.fileDelivery.mailAttachMaxBytes }),
           logger,
           retryBaseMs: config.delivery.retryBaseMs,
           leaseMs: config.delivery.leaseMs,
@@ -113,6 +128,8 @@ export function createServices(config: Config, logger: Logger): Services {
     // instance takes up what a killed one left.
     leaseMs: config.delivery.leaseMs,
     maxAttempts: config.delivery.maxAttempts,
+    // A message's files as signed links, absolute from PUBLIC_URL (the path alone without it).
+    withFiles: (event) => eventFiles(event, { records: files.records, links: files.links, origin: config.publicUrl ?? '' }),
   });
   const signupQueue = createSignups(store.sql, { retryBaseMs: config.delivery.retryBaseMs, maxAttempts: config.delivery.maxAttempts });
   const signupWorker = provider.name === 'local' ? undefined : createSignupWorker({ signups: signupQueue, provider, events: webhooks.events, logger });
@@ -143,7 +160,8 @@ export function createServices(config: Config, logger: Logger): Services {
             },
             reasons: async (id) => (await spam.store.details(id))?.reasons ?? [],
           },
-          exportMessages: (format, { excel }) => exportChunks(store.outbox, format, excel ? { spreadsheet: spreadsheetOf(site) } : {}),
+          exportMessages: (format, { excel }) =>
+            exportChunks(store.outbox, format, { ...(excel && { spreadsheet: spreadsheetOf(site) }), files: (ids) => filesOfMessages(store.sql, ids) }),
           webhooks: webhooks.deliveries,
           signups: signupQueue,
         },
@@ -160,7 +178,6 @@ export function createServices(config: Config, logger: Logger): Services {
     logger,
   });
   const drafts = createFormDrafts(store.sql);
-  const uploads = createUploads(config.uploads, { dataDir: config.dataDir, logger });
   const housekeeping = createHousekeeping([...retention, ...spam.jobs, formDraftsJob(drafts), ...uploads.jobs(store.files)], { logger });
   let stopping: Promise<void> | undefined;
   const stopBackground = () => {
@@ -171,6 +188,7 @@ export function createServices(config: Config, logger: Logger): Services {
     config,
     logger,
     store,
+    files,
     provider,
     submissions: store.submissions,
     limits,

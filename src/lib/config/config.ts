@@ -3,6 +3,7 @@ import { admin } from './owner-inbox.ts';
 import { autoReply } from './auto-reply.ts';
 import { consent } from './consent.ts';
 import { database } from './database.ts';
+import { fileDelivery } from './file-delivery.ts';
 import { limits } from './limits.ts';
 import { logging } from './logging.ts';
 import { newsletter } from './newsletter.ts';
@@ -30,7 +31,23 @@ export type { SpamConfig, TurnstileConfig } from './spam.ts';
  * Hint: a new concern is a file exporting a `ConfigConcern` and one entry here; its part
  * joins `Config`, its problems the start-up's list, its description the start-up log.
  */
-const CONCERNS = [server, database, origins, newsletter, smtp, limits, redis, logging, spam, admin, webhooks, autoReply, consent, uploads] as const;
+const CONCERNS = [
+  server,
+  database,
+  origins,
+  newsletter,
+  smtp,
+  limits,
+  redis,
+  logging,
+  spam,
+  admin,
+  webhooks,
+  autoReply,
+  consent,
+  uploads,
+  fileDelivery,
+] as const;
 
 type PartOf<Concern> = Concern extends ConfigConcern<infer Part> ? Part : never;
 type AllOf<Union> = (Union extends unknown ? (part: Union) => void : never) extends (all: infer All) => void ? All : never;

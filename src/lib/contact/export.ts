@@ -6,6 +6,7 @@ import { EXPORT_COLUMNS } from '../forms/reserved.ts';
 import { catalogueFor, type Language } from '../i18n/catalogues.ts';
 import type { SiteSettings } from '../site/define-site.ts';
 import type { Outbox, Submission } from './outbox.ts';
+import type { ListedFile } from '../files/listing.ts';
 
 // The messages as both exports write them, the admin's download and `npm run inbox -- export`:
 // the one part of the inbox command the server uses too (its command code is in src/cli/inbox/).
@@ -49,8 +50,17 @@ export function spreadsheetOf(settings: Pick<SiteSettings, 'language' | 'timeZon
   return { language: settings.language, timeZone: settings.timeZone, forms: set };
 }
 
-/** How an export is written: a byte-order mark on the plain CSV, or the spreadsheet variant (decision 0148). */
-export type ExportOptions = { byteOrderMark?: boolean; spreadsheet?: Spreadsheet | undefined };
+/**
+ * How an export is written: a byte-order mark on the plain CSV, or the spreadsheet variant
+ * (decision 0148); the forms whose columns it has (the site's unless given), and where it reads
+ * the messages' files, listed in their file field's column.
+ */
+export type ExportOptions = {
+  byteOrderMark?: boolean;
+  spreadsheet?: Spreadsheet | undefined;
+  forms?: FormsSettings | undefined;
+  files?: ((ids: readonly number[]) => Promise<ListedFile[]>) | undefined;
+};
 
 /**
  * Every message as an export writes it (this command's and the admin's), newest first, in chunks
@@ -61,12 +71,45 @@ export type ExportOptions = { byteOrderMark?: boolean; spreadsheet?: Spreadsheet
 export function exportChunks(
   outbox: Pick<Outbox, 'batches'>,
   format: 'csv' | 'json',
-  { byteOrderMark = false, spreadsheet }: ExportOptions = {},
+  { byteOrderMark = false, spreadsheet, forms = siteForms, files }: ExportOptions = {},
 ): AsyncGenerator<string> {
-  if (format === 'csv' && spreadsheet) return spreadsheetChunks(outbox, spreadsheet);
-  const columns = exportColumns();
-  const batches = mapBatches(outbox.batches(EXPORT_BATCH), (s) => exported(s, columns));
+  if (format === 'csv' && spreadsheet) return spreadsheetChunks(outbox, spreadsheet, files);
+  const columns = exportColumns(forms);
+  const batches = withFiles(
+    mapBatches(outbox.batches(EXPORT_BATCH), (s) => exported(s, columns)),
+    { columns: fileColumns(forms), files, asText: format === 'csv' },
+  );
   return format === 'json' ? jsonChunks(batches) : csvChunks(columns, batches, { dateColumns: DATE_COLUMNS, byteOrderMark });
+}
+
+/** The names of the file fields among the exported columns: their cells list the message's files. */
+function fileColumns(set: FormsSettings): string[] {
+  return [...new Set([set.contact, ...set.forms].flatMap((form) => form.fields.filter((field) => field.type === 'file').map((field) => field.name)))];
+}
+
+/**
+ * Fills each file field's cell of a batch from the files table (one query a batch): in JSON the
+ * list of `{ name, size }`, in CSV one line a file, its name and size in bytes (a line break,
+ * which no file name has, keeps a name with a comma or semicolon whole).
+ */
+async function* withFiles(
+  batches: AsyncIterable<ExportedMessage[]>,
+  { columns, files, asText }: { columns: readonly string[]; files: ExportOptions['files']; asText: boolean },
+): AsyncGenerator<ExportedMessage[]> {
+  for await (const batch of batches) {
+    if (columns.length === 0 || !files) {
+      yield batch;
+      continue;
+    }
+    const listed = await files(batch.map((row) => Number(row.id)));
+    for (const row of batch) {
+      for (const column of columns) {
+        const own = listed.filter((file) => file.submissionId === row.id && file.field === column).map(({ name, size }) => ({ name, size }));
+        row[column] = asText ? own.map((file) => `${file.name} (${file.size} bytes)`).join('\n') : own;
+      }
+    }
+    yield batch;
+  }
 }
 
 /**
@@ -75,7 +118,7 @@ export function exportChunks(
  * (`displayValue`: a choice's label, Yes or No), times in the site's zone with their offset,
  * and the separator that Excel expects in the site's language.
  */
-function spreadsheetChunks(outbox: Pick<Outbox, 'batches'>, { language, timeZone, forms }: Spreadsheet): AsyncGenerator<string> {
+function spreadsheetChunks(outbox: Pick<Outbox, 'batches'>, { language, timeZone, forms }: Spreadsheet, files: ExportOptions['files']): AsyncGenerator<string> {
   const words = catalogueFor(language).exports;
   const columns = exportColumns(forms);
   const header = (column: string) => (Object.hasOwn(words.columns, column) ? words.columns[column as keyof typeof words.columns] : labelOf(column, forms));
@@ -87,7 +130,7 @@ function spreadsheetChunks(outbox: Pick<Outbox, 'batches'>, { language, timeZone
     return row;
   };
   const options = { headers: columns.map(header), dateColumns: DATE_COLUMNS, byteOrderMark: true, separator: words.separator, timeZone };
-  return csvChunks(columns, mapBatches(outbox.batches(EXPORT_BATCH), presented), options);
+  return csvChunks(columns, withFiles(mapBatches(outbox.batches(EXPORT_BATCH), presented), { columns: fileColumns(forms), files, asText: true }), options);
 }
 
 async function* mapBatches<T>(batches: AsyncIterable<Submission[]>, row: (s: Submission) => T): AsyncGenerator<T[]> {

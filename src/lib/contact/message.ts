@@ -1,7 +1,11 @@
 import type { FormDefinition } from '../forms/definition.ts';
 import { contactForm, formNamed, forms, presentFields } from '../forms/registry.ts';
-import { texts } from '../i18n/texts.ts';
-import { type ContactEmail, type ContactEmailSite, headerText, literalInHeader, UNSAFE_IN_HEADER } from '../mail/email.ts';
+import { language, texts } from '../i18n/texts.ts';
+import { planAttachments } from '../files/delivery.ts';
+import type { FileRecords, StoredFile } from '../files/files.ts';
+import { formatSize } from '../files/size.ts';
+import type { FileStorage } from '../files/storage.ts';
+import { type ContactEmail, type ContactEmailSite, headerText, literalInHeader, type MailAttachment, UNSAFE_IN_HEADER } from '../mail/email.ts';
 import type { SmtpConfig } from '../mail/mailer-settings.ts';
 import type { Submission } from './outbox.ts';
 
@@ -16,7 +20,7 @@ export type ContactEmailSource = Pick<Submission, 'id' | 'createdAt' | 'name' | 
  * cleaned of control characters here although validation already refuses them, because a
  * header is the one place where a stray line break turns text into instructions.
  */
-export function composeContactEmail(submission: ContactEmailSource, smtp: SmtpConfig, site: ContactEmailSite): ContactEmail {
+export function composeContactEmail(submission: ContactEmailSource, smtp: SmtpConfig, site: ContactEmailSite, files?: MailFilePlan): ContactEmail {
   const words = texts.ownerMail;
   const name = headerText(submission.name) || words.unnamed;
   const email = isPlainAddress(submission.email) ? submission.email : undefined;
@@ -34,7 +38,7 @@ export function composeContactEmail(submission: ContactEmailSource, smtp: SmtpCo
     to,
     ...(email && { replyTo: { name: name.includes('=?') ? '' : name, address: email } }),
     subject: title ? words.formSubject(siteName, literalInHeader(title), literalInHeader(name)) : words.contactSubject(siteName, literalInHeader(name)),
-    text: `${bodyOf(submission, form)}\n\n-- \n${words.from(name, email ?? headerText(submission.email))}\n${
+    text: `${bodyOf(submission, form)}${files ? filesSection(files) : ''}\n\n-- \n${words.from(name, email ?? headerText(submission.email))}\n${
       title ? words.formSent(sent, title, submission.id, siteName) : words.contactSent(sent, submission.id, siteName)
     }\n${where}`,
     messageId: contactMessageId(submission, smtp),
@@ -43,6 +47,46 @@ export function composeContactEmail(submission: ContactEmailSource, smtp: SmtpCo
     date: created,
     envelope: { from: smtp.from, to: [to] },
   };
+}
+
+/** A message's files as its mail carries them: attached (within MAIL_ATTACH_MAX_BYTES) or only named, to be downloaded from the admin. */
+export type MailFilePlan = { attached: readonly Pick<StoredFile, 'name' | 'size'>[]; linked: readonly Pick<StoredFile, 'name' | 'size'>[] };
+
+/** Where the owner's mail finds a message's files, and how many bytes of them it may carry (MAIL_ATTACH_MAX_BYTES). */
+export type MailFiles = { records: Pick<FileRecords, 'filesOf'>; storage: Pick<FileStorage, 'open'>; maxBytes: number };
+
+/**
+ * The owner's mail of a message with its files: each listed in the body, the first within
+ * `maxBytes` together attached as streams read while the mail is sent, the rest to download
+ * from the admin (whose link the mail has when the admin is on). A message without files gets
+ * `composeContactEmail`'s mail, byte for byte.
+ * Hint: the split depends on the stored files alone, so every retry sends the same mail; a file
+ * the storage cannot open now (an outage) fails this attempt, which the worker retries.
+ */
+export async function composeOwnerMail(submission: ContactEmailSource, smtp: SmtpConfig, site: ContactEmailSite, files: MailFiles): Promise<ContactEmail> {
+  const stored = await files.records.filesOf(submission.id);
+  if (stored.length === 0) return composeContactEmail(submission, smtp, site);
+  const plan = planAttachments(stored, files.maxBytes);
+  const attachments: MailAttachment[] = [];
+  try {
+    for (const file of plan.attached) {
+      const content = await files.storage.open(file.storageKey);
+      attachments.push({ filename: file.name, contentType: file.type, content });
+    }
+  } catch (error) {
+    for (const attachment of attachments) attachment.content.destroy();
+    // The storage's own words (an S3 provider's) stay out of the message's history and the log.
+    throw new Error(`a file of the message could not be read from the storage (${(error as NodeJS.ErrnoException).code ?? 'no code'})`);
+  }
+  return { ...composeContactEmail(submission, smtp, site, plan), ...(attachments.length > 0 && { attachments }) };
+}
+
+/** The files' lines of the body: each file's name and size, and whether it is attached. */
+function filesSection({ attached, linked }: MailFilePlan): string {
+  const words = texts.ownerMail;
+  const size = (bytes: number) => formatSize(bytes, language);
+  const lines = [...attached.map((f) => words.attached(f.name, size(f.size))), ...linked.map((f) => words.notAttached(f.name, size(f.size)))];
+  return lines.length === 0 ? '' : `\n\n${words.files}\n${lines.join('\n')}`;
 }
 
 /**

@@ -38,7 +38,8 @@ export const DELIVERY_POLICY: DeliveryPolicy = {
 export type DeliveryWorkerOptions = {
   outbox: Outbox;
   mailer: Mailer;
-  compose: (submission: Submission) => ContactEmail;
+  /** The mail of a message; a promise when its files are read from the storage. */
+  compose: (submission: Submission) => ContactEmail | Promise<ContactEmail>;
   logger: Logger;
   clock?: () => Date;
   timer?: Timer;
@@ -92,12 +93,17 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
 
   async function deliverOne(submission: Claimed): Promise<void> {
     let result: SendResult;
+    let email: ContactEmail | undefined;
     try {
-      result = await mailer.send(compose(submission));
+      email = await compose(submission);
+      result = await mailer.send(email);
     } catch (error) {
       // A mailer answers refusals; a throw is a bug or a broken message, and worth a retry
       // once the code is fixed rather than the loss of the message.
       result = { ok: false, permanent: false, reason: `unexpected error: ${describeError(error)}` };
+    } finally {
+      // An attachment a failed send never read would hold its file (or its S3 socket) open.
+      for (const attachment of email?.attachments ?? []) attachment.content.destroy();
     }
     const at = clock();
     // Counted when it was claimed, this one included.

@@ -40,8 +40,11 @@ export type Confirm = { kind: 'confirm'; token: string; values: FormValues };
 /** A JSON body of its own (health), with `success` as every answer of the API has. */
 export type Data = { kind: 'data'; status: number; body: { success: boolean } & Record<string, unknown> };
 
+/** A file to download (a signed link's): its headers, and its bytes as they are read from the storage. */
+export type Download = { kind: 'download'; headers: Record<string, string>; stream: AsyncIterable<Uint8Array> };
+
 /** What a handler returns; a renderer turns it into an answer for a script or a page for a person. */
-export type Outcome = Accepted | Invalid | Failure | Confirm | Data;
+export type Outcome = Accepted | Invalid | Failure | Confirm | Data | Download;
 
 /** The message every unexpected failure answers with (docs/api/openapi.yaml), in the site's language. */
 export const INTERNAL_ERROR = texts.refusals.internalError;
@@ -82,8 +85,8 @@ export type Answer = {
   status: number;
   headers: Record<string, string>;
   body: string | null;
-  /** A body written as it is read (an export), with back-pressure; `body` is then null. */
-  stream?: AsyncIterable<string> | undefined;
+  /** A body written as it is read (an export, a file), with back-pressure; `body` is then null. */
+  stream?: AsyncIterable<string | Uint8Array> | undefined;
 };
 
 /** The headers of every JSON answer: JSON, and never stored by a cache (a 200 is one visitor's result). */
@@ -106,5 +109,7 @@ export function renderJson(outcome: Outcome): Answer {
       return { status: outcome.status, headers: { ...JSON_HEADERS, ...outcome.headers }, body: JSON.stringify({ success: false, error: outcome.error }) };
     case 'data':
       return { status: outcome.status, headers: { ...JSON_HEADERS }, body: JSON.stringify(outcome.body) };
+    case 'download':
+      return { status: 200, headers: { ...outcome.headers }, body: null, stream: outcome.stream };
   }
 }

@@ -67,6 +67,15 @@ export const de: Catalogue = {
     honeypot: 'Dieses Feld leer lassen',
   },
 
+  uploads: {
+    chosen: 'Ausgewählte Dateien',
+    progressLabel: 'Fortschritt des Hochladens',
+    uploading: 'Wird gesendet: {percent} %',
+    tooLarge: (size) => `{name} ist größer als ${size}; bitte wählen Sie eine kleinere Datei.`,
+    tooMany: (count) => (count === 1 ? 'Bitte wählen Sie nur eine Datei.' : `Bitte wählen Sie höchstens ${count} Dateien.`),
+    chooseAgain: 'Ihre Dateien wurden nicht behalten: Bitte wählen Sie sie noch einmal aus.',
+  },
+
   validation: {
     invalidEmail: 'Bitte geben Sie eine gültige E-Mail-Adresse ein',
     honeypot: 'Dieses Feld muss leer bleiben',
@@ -102,6 +111,7 @@ export const de: Catalogue = {
   },
 
   refusals: {
+    fileLinkRefused: 'Dieser Download-Link ist abgelaufen oder ungültig.',
     internalError: 'Interner Serverfehler',
     notFound: 'Nicht gefunden',
     badRequest: 'Ungültige Anfrage',
@@ -224,6 +234,9 @@ export const de: Catalogue = {
     contactSent: (at, id, site) => `Gesendet: ${at} (Kontaktnachricht #${id} auf ${site})`,
     formSent: (at, title, id, site) => `Gesendet: ${at} (${title} #${id} auf ${site})`,
     readIt: (address) => `Lesen Sie sie in Ihrem Posteingang: ${address}`,
+    files: 'Dateien:',
+    attached: (name, size) => `- ${name} (${size}), angehängt`,
+    notAttached: (name, size) => `- ${name} (${size}), zu groß für diese Mail: laden Sie sie im Posteingang herunter`,
   },
 
   spamDigest: {

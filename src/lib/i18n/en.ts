@@ -81,6 +81,22 @@ export const en = {
     honeypot: 'Leave this field empty',
   },
 
+  /** A file field's words beside the browser's own (DefinedField.astro, src/scripts/uploads.ts). */
+  uploads: {
+    /** The label of the list of chosen files the script shows under the field. */
+    chosen: 'Chosen files',
+    /** The name of the progress bar of a post with files. */
+    progressLabel: 'Upload progress',
+    /** What a screen reader hears while a post with files is under way; `{percent}` is filled in by the script. */
+    uploading: 'Sending: {percent} %',
+    /** A chosen file over the field's size, named before the upload starts; `{name}` is filled in by the script. */
+    tooLarge: (size: string) => `{name} is larger than ${size}; choose a smaller file.`,
+    /** More files than the field takes. */
+    tooMany: (count: number) => (count === 1 ? 'Choose one file only.' : `Choose at most ${count} files.`),
+    /** At a file field of a page shown again after a refused post: browsers never keep a chosen file. */
+    chooseAgain: 'Your files were not kept: please choose them again.',
+  },
+
   /** What a refused field reads: the built-in forms', and the defaults of an owner's field, built from its label. */
   validation: {
     invalidEmail: 'Please enter a valid email address',
@@ -119,6 +135,8 @@ export const en = {
 
   /** The `error` of a refused request, which the form shows (or its page, without JavaScript). */
   refusals: {
+    /** A file's signed download link (webhooks, chat alerts) past its end, altered, or another file's. */
+    fileLinkRefused: 'This download link has expired or is not valid.',
     internalError: 'Internal server error',
     notFound: 'Not found',
     badRequest: 'Bad request',
@@ -256,6 +274,12 @@ export const en = {
     contactSent: (at: string, id: number, site: string) => `Sent: ${at} (contact message #${id} on ${site})`,
     formSent: (at: string, title: string, id: number, site: string) => `Sent: ${at} (${title} #${id} on ${site})`,
     readIt: (address: string) => `Read it in your inbox: ${address}`,
+    /** The heading of a message's files in the owner's mail. */
+    files: 'Files:',
+    /** A file that rides with the mail. */
+    attached: (name: string, size: string) => `- ${name} (${size}), attached`,
+    /** A file too large for the mail (MAIL_ATTACH_MAX_BYTES): it is in the admin. */
+    notAttached: (name: string, size: string) => `- ${name} (${size}), too large for this mail: download it from the inbox`,
   },
 
   /** The owner's digest of the messages held as spam (src/lib/spam/digest.ts). */

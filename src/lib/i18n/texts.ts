@@ -8,3 +8,6 @@ import { catalogueFor } from './catalogues.ts';
  * pages Astro builds and the server bundle read the same catalogue.
  */
 export const texts = catalogueFor(settings.language);
+
+/** The site's language (`language` in site.config.ts), for what is written in its own way (numbers, sizes). */
+export const language = settings.language;

@@ -1,3 +1,5 @@
+import type { Readable } from 'node:stream';
+
 /**
  * What every mail the site sends is made of, whoever it goes to (the owner's copy of a message,
  * the digest, a subscriber's confirmation, an automatic reply): its shape, the site it comes
@@ -26,7 +28,15 @@ export type ContactEmail = {
   envelope: { from: string; to: string[] };
   /** Headers of our own (`Auto-Submitted` on an automatic reply). */
   headers?: Record<string, string>;
+  /**
+   * Files read as the mail is sent (a message's files, within MAIL_ATTACH_MAX_BYTES), never a
+   * path or a URL nodemailer would open itself; the sender lets go of each stream after the send.
+   */
+  attachments?: MailAttachment[];
 };
+
+/** One attached file: the visitor's name (nodemailer encodes it), the type read from its bytes, its bytes as a stream. */
+export type MailAttachment = { filename: string; contentType: string; content: Readable };
 
 /** Which site the mail comes from, so that an owner of several sites tells them apart. */
 export type ContactEmailSite = {

@@ -69,7 +69,7 @@ export function renderPage(outcome: Outcome, pages: FormPages): Answer | FormVie
   if (outcome.kind === 'invalid') return { ...view, values: outcome.values, errors: outcome.errors };
   if (outcome.kind === 'confirm') return { ...view, status: 200, values: outcome.values, confirm: { token: outcome.token } };
   // A form's handler never answers with data; if one did, the person must not see it as a success.
-  if (outcome.kind === 'data') return { ...view, status: 500, formError: INTERNAL_ERROR };
+  if (outcome.kind === 'data' || outcome.kind === 'download') return { ...view, status: 500, formError: INTERNAL_ERROR };
   view.status = outcome.status;
   for (const name of KEPT_HEADERS) {
     const value = outcome.headers?.[name];

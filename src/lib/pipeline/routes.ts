@@ -4,6 +4,8 @@ import { formHandler, handleContact, handleContactConfirmation } from '../contac
 import { contactForm, ownerForms } from '../forms/registry.ts';
 import { takesFiles } from '../forms/definition.ts';
 import { handleHealth } from './health.ts';
+import { handleFileLink, isFileLinkPath } from './file-link.ts';
+import { FILE_LINK_PATH } from '../files/links.ts';
 import { handleNewsletter, handleNewsletterConfirmation, handleUnsubscribe } from '../newsletter/newsletter-handlers.ts';
 import type { LimitedRoute, OwnBudget } from '../rate-limit.ts';
 import type { Services } from '../app/services.ts';
@@ -39,6 +41,9 @@ export type Route = {
   admin?: AdminAction;
 };
 
+/** The one route whose path ends in a value (a file's id), found by `isFileLinkPath` rather than by its exact path. */
+const FILE_LINK_ROUTE: Route = { path: FILE_LINK_PATH, kind: 'api', methods: { GET: handleFileLink } };
+
 /** The admin's form posts, one path each under /admin/actions/, where no page lives (decision 0104). */
 const ADMIN_ROUTES: readonly Route[] = Object.entries(ADMIN_ACTIONS).map(([path, action]) => ({ path, kind: 'admin', methods: {}, admin: action }));
 
@@ -55,6 +60,8 @@ export const ROUTES: readonly Route[] = [
   // The proof-of-work challenge the forms' script solves (issue 13); JSON with `success` like every answer here.
   { path: '/api/challenge', kind: 'api', methods: { GET: async (_, { spam }) => ({ kind: 'data', status: 200, body: await spam.service.challenge() }) } },
   { path: '/api/health', kind: 'api', methods: { GET: (_, { store, provider }) => handleHealth({ store, providerName: provider.name }) } },
+  // A message's file by the signed, expiring link of webhooks and chat alerts (issue 31): `/api/files/<id>`, the id in the path.
+  FILE_LINK_ROUTE,
   ...ADMIN_ROUTES,
   // The owner's forms (forms.config.ts): the contact form's road, each with its own budget and pages (decision 0131).
   ...ownerForms.map(
@@ -90,7 +97,7 @@ export type Target = { kind: 'route'; route: Route } | { kind: 'near-miss'; path
  */
 export function findTarget(rawTarget: string): Target {
   const path = pathOf(rawTarget);
-  const route = BY_PATH.get(path);
+  const route = BY_PATH.get(path) ?? (isFileLinkPath(path) ? FILE_LINK_ROUTE : undefined);
   if (route) return { kind: 'route', route };
   const lenient = lenientPath(path);
   if (PREFIXES.some((prefix) => lenient === prefix || lenient.startsWith(`${prefix}/`))) return { kind: 'near-miss', path };

@@ -1,3 +1,4 @@
+import { formatSize } from '../files/size.ts';
 import type { EventType, SiteEvent } from './events.ts';
 import { eventBody } from './events.ts';
 
@@ -65,7 +66,15 @@ const TITLES: Record<EventType, string> = {
 
 /** The text of a chat alert: what happened on which site, and as much of the message as the owner chose. */
 export function alertText(event: SiteEvent, site: string, detail: AlertDetail): string {
-  const data = event.data as { id?: number; name?: string; email?: string; message?: string; form?: string; fields?: Record<string, unknown> };
+  const data = event.data as {
+    id?: number;
+    name?: string;
+    email?: string;
+    message?: string;
+    form?: string;
+    fields?: Record<string, unknown>;
+    files?: Array<{ name: string; size: number; url: string }>;
+  };
   // An owner's form (decision 0131) is named, and its fields are its text.
   const head = `${site}: ${TITLES[event.type]}${data.form ? ` (${data.form})` : ''}`;
   if (detail === 'none') return data.id === undefined ? head : `${head} (#${data.id})`;
@@ -73,9 +82,11 @@ export function alertText(event: SiteEvent, site: string, detail: AlertDetail): 
   const from = `${head} from ${oneLine(data.name ?? '')} <${oneLine(data.email ?? '')}>`;
   const fields = Object.entries(data.fields ?? {}).map(([name, value]) => `${name}: ${String(value ?? '')}`);
   const message = [data.message ?? '', ...fields].filter(Boolean).join('\n');
-  if (detail === 'full') return `${from}\n\n${message}`;
+  // Each file by name and size with its signed link (webhooks/files.ts): the alert opens it, never carries it.
+  const files = (data.files ?? []).map((file) => `\n${oneLine(file.name)} (${formatSize(file.size, 'en')}): ${file.url}`).join('');
+  if (detail === 'full') return `${from}\n\n${message}${files}`;
   const first = oneLine(message.trim().split(/\r?\n/, 1)[0] ?? '');
-  return `${from}\n${cut(first, 200)}`;
+  return `${from}\n${cut(first, 200)}${files}`;
 }
 
 /**

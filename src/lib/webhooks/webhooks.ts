@@ -33,13 +33,21 @@ export function createWebhooks(
     autoReply,
     leaseMs,
     maxAttempts,
-  }: { siteName: string; logger: Logger; autoReply?: WebhookWorkerDeps['autoReply']; leaseMs?: number; maxAttempts?: number },
+    withFiles,
+  }: {
+    siteName: string;
+    logger: Logger;
+    autoReply?: WebhookWorkerDeps['autoReply'];
+    leaseMs?: number;
+    maxAttempts?: number;
+    withFiles?: WebhookWorkerDeps['withFiles'];
+  },
 ): Webhooks {
   const deliveries = createDeliveries(sql, { maxAttempts });
   // The automatic reply is one more endpoint: a mail to the sender of each accepted message.
   const all = autoReply ? [...endpoints, AUTO_REPLY_ENDPOINT] : endpoints;
   const worker = eventsRead(endpoints, Boolean(autoReply))
-    ? createWebhookWorker({ deliveries, endpoints: all, siteName, allowPrivate, logger, autoReply, leaseMs })
+    ? createWebhookWorker({ deliveries, endpoints: all, siteName, allowPrivate, logger, autoReply, leaseMs, withFiles })
     : undefined;
   return {
     deliveries,

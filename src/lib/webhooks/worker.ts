@@ -25,6 +25,8 @@ export type WebhookWorkerDeps = {
   leaseMs?: number;
   /** Sends the automatic reply of an event (the `auto-reply` endpoint), by mail. */
   autoReply?: ((event: SiteEvent, now: Date) => Promise<TryEnd>) | undefined;
+  /** Adds a message's files to its event at each try, each with a signed link (webhooks/files.ts `eventFiles`). */
+  withFiles?: ((event: SiteEvent) => Promise<SiteEvent>) | undefined;
 };
 
 /** The background sender of webhooks and chat alerts; `runPass` answers once the sends it started have ended. */
@@ -49,6 +51,7 @@ export function createWebhookWorker({
   post = postDelivery,
   autoReply,
   leaseMs = LEASE_MS,
+  withFiles,
 }: WebhookWorkerDeps): WebhookWorker {
   const byName = new Map(endpoints.map((endpoint) => [endpoint.name, endpoint]));
   /** The endpoints stopped by a 410, with the address that answered it; read again at each pass. */
@@ -118,7 +121,14 @@ export function createWebhookWorker({
     while (lanes.size > 0) await Promise.all([...lanes.values()].map((lane) => lane.done));
   }
 
-  function send(endpoint: Endpoint, event: SiteEvent): Promise<TryEnd> {
+  async function send(endpoint: Endpoint, recorded: SiteEvent): Promise<TryEnd> {
+    let event = recorded;
+    try {
+      if (withFiles) event = await withFiles(recorded);
+    } catch {
+      // The store is down (it has logged why): a try without the files' links would be a payload missing them; later, whole.
+      return { kind: 'retry', status: null, error: "the message's files could not be read" };
+    }
     const { body, headers } = formatFor(endpoint, event, siteName);
     const signed =
       endpoint.kind === 'standard' ? { ...headers, ...signedHeaders(event.id, Math.floor(now().getTime() / 1000), body, endpoint.secrets ?? []) } : headers;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { composeContactEmail } from '../../../src/lib/contact/message.ts';
-import { encodedWords } from '../../../src/lib/mail/email.ts';
+import { type ContactEmail, encodedWords } from '../../../src/lib/mail/email.ts';
 import { classifySmtpError, createSmtpMailer } from '../../../src/lib/mail/mailer.ts';
 import { createLogger } from '../../../src/lib/log.ts';
 import { makeCertificates, opensslAvailable, type TestCertificates } from '../../support/certificates.ts';
@@ -133,7 +133,8 @@ describe('a message that names a file or a URL to attach is refused without read
     writeFileSync(path, 'the secret');
     smtp = await startSmtpServer();
     const config = { url: smtp.url(), ...addresses };
-    const email = { ...composeContactEmail(submission, config, SITE), attachments: [{ path }] };
+    // What our own attachments (streams) never are: a path nodemailer would open itself.
+    const email = { ...composeContactEmail(submission, config, SITE), attachments: [{ path }] } as unknown as ContactEmail;
     await expect(createSmtpMailer(config).send(email)).resolves.toEqual({ ok: false, permanent: false, reason: `ESTREAM: File access rejected for ${path}` });
     expect(smtp.received).toEqual([]);
   });
@@ -143,7 +144,7 @@ describe('a message that names a file or a URL to attach is refused without read
     smtp = await startSmtpServer();
     const config = { url: smtp.url(), ...addresses };
     const href = `${http.url}/attachment`;
-    const email = { ...composeContactEmail(submission, config, SITE), attachments: [{ href }] };
+    const email = { ...composeContactEmail(submission, config, SITE), attachments: [{ href }] } as unknown as ContactEmail;
     await expect(createSmtpMailer(config).send(email)).resolves.toEqual({ ok: false, permanent: false, reason: `ESTREAM: Url access rejected for ${href}` });
     expect(http.requests).toEqual([]);
     expect(smtp.received).toEqual([]);

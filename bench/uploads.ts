@@ -1,0 +1,205 @@
+/**
+ * `npm run bench:uploads`: UPLOAD_COUNT (20) concurrent uploads of UPLOAD_MB (20) MB each to a
+ * form with a file field of the built server on 127.0.0.1, once with the local folder and once
+ * with an S3-compatible server (s3rver), sampling every 100 ms the server's RSS and the time
+ * /api/health takes to answer. Beside each, the reference: the same number of `curl` uploads of
+ * the same file straight to the same store (a `file://` copy into the folder, a PUT to s3rver).
+ * Prints per store: the server's peak RSS, health's median and worst, the uploads' MB/s and the
+ * reference's MB/s. Not a timed test: run it on a quiet machine (docs/performance.md).
+ * Hint: the server runs with the flags of `npm run serve` (package.json); the uploads are `curl`
+ * processes too, so the bench's own process holds no file in memory.
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { buildOwnerSite } from '../tests/support/build-site.ts';
+import { startS3 } from '../tests/support/s3.ts';
+
+const COUNT = Number(process.env.UPLOAD_COUNT ?? 20);
+const MEGABYTES = Number(process.env.UPLOAD_MB ?? 20);
+const SIZE = MEGABYTES * 1_000_000;
+const run = promisify(execFile);
+const work = mkdtempSync(join(tmpdir(), 'site-forms-uploads-'));
+
+// A form that takes one PDF up to 25 MB, on a page of its own, in a build of its own.
+const built = buildOwnerSite(`bench-uploads-${process.pid}`, {
+  'src/forms/apply.form.ts': `import { defineForm } from '../lib/forms/definition.ts';
+export default defineForm({
+  name: 'apply',
+  title: 'Apply',
+  fields: [
+    { name: 'name', type: 'text', label: 'Name', required: true },
+    { name: 'email', type: 'email', label: 'Email address', required: true },
+    { name: 'cv', type: 'file', label: 'CV', accept: ['application/pdf'], maxSize: 25_000_000 },
+  ],
+});
+`,
+  'src/pages/apply.astro': `---
+import FormPage from '../components/FormPage.astro';
+---
+<FormPage form="apply" path="/apply" description="Apply." />
+`,
+  'forms.config.ts': `import apply from './src/forms/apply.form.ts';
+import { defineForms } from './src/lib/forms/define-forms.ts';
+export default defineForms({ contactFields: [], forms: [apply] });
+`,
+});
+
+// One PDF (its signature says so) of SIZE bytes, read by every upload from the disk.
+const file = join(work, 'cv.pdf');
+const head = Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n', 'latin1');
+writeFileSync(file, Buffer.concat([head, Buffer.alloc(SIZE - head.length - 6, 0x20), Buffer.from('\n%%EOF')]));
+const small = join(work, 'small.pdf');
+writeFileSync(small, Buffer.concat([head, Buffer.alloc(1000, 0x20), Buffer.from('\n%%EOF')]));
+
+/** The arguments of `npm run serve` (package.json), with the built entry of this bench's site. */
+function serveArgs(): string[] {
+  const script: string = JSON.parse(readFileSync('package.json', 'utf8')).scripts.serve;
+  const [node, ...args] = script.split(' ');
+  if (node !== 'node') throw new Error('npm run serve does not start with node');
+  return args.map((arg) => (arg === 'dist/server/start.mjs' ? built.start : arg));
+}
+
+function start(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  const dataDir = mkdtempSync(join(work, 'data-'));
+  const child = spawn(process.execPath, serveArgs(), {
+    env: { PATH: process.env.PATH ?? '', ENV_FILE: '', HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, RATE_LIMIT_MAX: '0', SPAM_FILTER: 'off', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let buffer = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      buffer += chunk;
+      const match = /"event":"server.listening".*?"port":(\d+)/.exec(buffer);
+      if (match) resolve({ child, url: `http://127.0.0.1:${match[1]}` });
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+  });
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  return exited;
+}
+
+/** A process's resident memory in MB; 0 once it has ended. */
+function rssMb(pid: number): number {
+  try {
+    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
+}
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
+/**
+ * COUNT `curl` processes at once, each given its own arguments; answers the seconds until the last
+ * ended, failing on a status other than `ok` (a `file://` copy has none: `000`).
+ */
+async function concurrently(argsOf: (n: number) => string[], ok = ['200']): Promise<number> {
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: COUNT }, async (_, n) => {
+      const { stdout } = await run('curl', ['-sS', '-w', '\n%{http_code}', ...argsOf(n)], { maxBuffer: 1024 * 1024 });
+      const status = stdout.slice(stdout.lastIndexOf('\n') + 1);
+      if (!ok.includes(status)) throw new Error(`curl answered ${status}: ${stdout.slice(0, 300)}`);
+    }),
+  );
+  return (performance.now() - started) / 1000;
+}
+
+/** The uploads through the server to `store`, with the samples taken meanwhile, and the reference beside them. */
+async function measure(store: string, env: Record<string, string>, reference: (n: number) => string[]): Promise<string> {
+  const { child, url } = await start(env);
+  // A first request of each kind is a cold one (the multipart reader and the type check loaded and
+  // compiled, the store opened): one of each before the uploads, so the figures are the uploads'.
+  for (let i = 0; i < 3; i++) await fetch(`${url}/api/health`).then((r) => r.arrayBuffer());
+  await run('curl', [
+    '-sS',
+    '-o',
+    '/dev/null',
+    '-F',
+    'name=Warm',
+    '-F',
+    'email=warm@example.org',
+    '-F',
+    `cv=@${small};type=application/pdf`,
+    `${url}/api/forms/apply`,
+  ]);
+  const rest = rssMb(child.pid!);
+  let peak = rest;
+  const health: number[] = [];
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      peak = Math.max(peak, rssMb(child.pid!));
+      // Timed by curl, a process of its own: the bench's event loop, busy starting the uploads, must not count.
+      const { stdout } = await run('curl', ['-sS', '-o', '/dev/null', '-w', '%{time_total}', `${url}/api/health`]);
+      health.push(Number(stdout) * 1000);
+      if (process.env.UPLOAD_DEBUG)
+        console.error(`${store} ${(performance.now() / 1000).toFixed(2)} s: health ${health.at(-1)!.toFixed(0)} ms, rss ${rssMb(child.pid!).toFixed(0)} MB`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  })();
+  let seconds: number;
+  try {
+    seconds = await concurrently((n) => [
+      '-H',
+      'Accept: application/json',
+      '-F',
+      `name=Bench ${n}`,
+      '-F',
+      `email=bench${n}@example.org`,
+      '-F',
+      `cv=@${file};type=application/pdf`,
+      `${url}/api/forms/apply`,
+    ]);
+  } finally {
+    sampling = false;
+    await sampler;
+    await stop(child);
+  }
+  const referenceSeconds = await concurrently(reference, ['200', '000']);
+  const total = (COUNT * SIZE) / 1e6;
+  return [
+    `${store}: ${COUNT} × ${MEGABYTES} MB in ${seconds.toFixed(1)} s = ${(total / seconds).toFixed(0)} MB/s (curl straight to the store: ${(total / referenceSeconds).toFixed(0)} MB/s)`,
+    `  server RSS at rest ${rest.toFixed(0)} MB, at most ${peak.toFixed(0)} MB; /api/health median ${median(health).toFixed(1)} ms, worst ${Math.max(...health).toFixed(1)} ms (${health.length} answers)`,
+  ].join('\n');
+}
+
+const lines: string[] = [];
+try {
+  const folder = join(work, 'reference');
+  mkdirSync(folder);
+  lines.push(await measure('local folder', {}, (n) => ['-T', file, `file://${folder}/copy-${n}.pdf`]));
+  const s3 = await startS3();
+  try {
+    const { endpoint, bucket, accessKeyId, secretAccessKey, region } = s3.settings;
+    lines.push(
+      await measure(
+        's3rver',
+        { S3_ENDPOINT: endpoint, S3_BUCKET: bucket, S3_REGION: region, S3_ACCESS_KEY_ID: accessKeyId, S3_SECRET_ACCESS_KEY: secretAccessKey },
+        (n) => [
+          '-T',
+          file,
+          '-H',
+          'x-amz-content-sha256: UNSIGNED-PAYLOAD',
+          '--aws-sigv4',
+          `aws:amz:${region}:s3`,
+          '--user',
+          `${accessKeyId}:${secretAccessKey}`,
+          `${endpoint}/${bucket}/reference-${n}.pdf`,
+        ],
+      ),
+    );
+  } finally {
+    await s3.stop();
+  }
+} finally {
+  rmSync(work, { recursive: true, force: true });
+  built.remove();
+}
+for (const line of lines) console.log(line);

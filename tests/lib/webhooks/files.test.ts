@@ -1,0 +1,100 @@
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createFileLinks } from '../../../src/lib/files/links.ts';
+import { createLogger } from '../../../src/lib/log.ts';
+import { createSubmissionMachine } from '../../../src/lib/submissions/machine.ts';
+import { createDeliveries } from '../../../src/lib/webhooks/deliveries.ts';
+import type { Endpoint } from '../../../src/lib/webhooks/endpoints.ts';
+import { eventFiles } from '../../../src/lib/webhooks/files.ts';
+import { createWebhookWorker } from '../../../src/lib/webhooks/worker.ts';
+import { type FakeHttpServer, replyJson, startFakeHttpServer } from '../../support/fake-http.ts';
+import { testEngines } from '../../support/stores.ts';
+
+/** A message's files in webhooks and chat alerts: per file its name, size, type and a signed link, never its bytes. */
+const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+const ORIGIN = 'https://werkbank.example';
+const FILES = [
+  {
+    id: 'AbCdEfGhIjKlMnOpQrStUvWx',
+    field: 'drawings',
+    name: 'front view.png',
+    size: 48_213,
+    type: 'image/png',
+    storageKey: '2026-11/AbCdEfGhIjKlMnOpQrStUvWx',
+  },
+  {
+    id: 'ZyXwVuTsRqPoNmLkJiHgFeDc',
+    field: 'drawings',
+    name: 'plan.pdf',
+    size: 1_200_000,
+    type: 'application/pdf',
+    storageKey: '2026-11/ZyXwVuTsRqPoNmLkJiHgFeDc',
+  },
+];
+
+let receiver: FakeHttpServer;
+beforeAll(async () => {
+  receiver = await startFakeHttpServer(replyJson(200, {}));
+});
+afterAll(() => receiver.close());
+
+const LINK = /^https:\/\/werkbank\.example\/api\/files\/([\w-]+)\?expires=(\d+)&signature=([0-9a-f]{64})$/;
+
+describe.each(testEngines())('webhooks of a message with files on $name', (engine) => {
+  const setUp = async (endpoint: Partial<Endpoint>) => {
+    const { store } = await engine.open();
+    const links = createFileLinks(store.sql, { lifetimeSeconds: 3600 });
+    receiver.requests.length = 0;
+    const worker = createWebhookWorker({
+      deliveries: createDeliveries(store.sql),
+      endpoints: [{ name: 'hook', kind: 'standard', url: `${receiver.url}/hook`, secrets: [SECRET], events: ['contact.received'], ...endpoint } as Endpoint],
+      siteName: 'Werkbank',
+      allowPrivate: true,
+      logger: createLogger({ level: 'silent' }),
+      withFiles: (event) => eventFiles(event, { records: store.files, links, origin: ORIGIN }),
+    });
+    return { store, links, worker, machine: createSubmissionMachine(store.sql) };
+  };
+
+  test.skipIf(!engine.available)("a webhook's payload lists each file with a signed link that opens it, and carries no byte of it", async () => {
+    const { machine, worker, links } = await setUp({});
+    const { id } = await machine.receive({ name: 'Ada Lovelace', email: 'ada@example.org', message: 'The drawings.', held: undefined, files: FILES });
+    await worker.runPass();
+    expect(receiver.requests).toHaveLength(1);
+    const request = receiver.requests[0]!;
+    const { data } = new Webhook(SECRET).verify(request.body, request.headers as Record<string, string>) as { data: { id: number; files: unknown[] } };
+    expect(data.id).toBe(id);
+    expect(data.files).toEqual([
+      { name: 'front view.png', size: 48_213, type: 'image/png', url: expect.stringMatching(LINK) },
+      { name: 'plan.pdf', size: 1_200_000, type: 'application/pdf', url: expect.stringMatching(LINK) },
+    ]);
+    for (const [index, file] of (data.files as Array<{ url: string }>).entries()) {
+      const [, fileId, expires, signature] = LINK.exec(file.url)!;
+      expect(fileId).toBe(FILES[index]!.id);
+      await expect(links.verify({ id: fileId!, expires: expires!, signature: signature! })).resolves.toBe('valid');
+    }
+    // Never the storage's key: the link is the only way to the bytes.
+    expect(request.body).not.toContain('2026-11/');
+  });
+
+  test.skipIf(!engine.available)('a chat alert names each file with its size and link', async () => {
+    const { machine, worker } = await setUp({ name: 'slack', kind: 'slack', secrets: undefined, detail: 'name-and-first-line' });
+    await machine.receive({ name: 'Ada Lovelace', email: 'ada@example.org', message: 'The drawings.', held: undefined, files: FILES });
+    await worker.runPass();
+    const { text } = JSON.parse(receiver.requests[0]!.body) as { text: string };
+    const lines = text.split('\n');
+    expect(lines.slice(0, 2)).toEqual(['Werkbank: new message from Ada Lovelace &lt;ada@example.org&gt;', 'The drawings.']);
+    expect(lines.slice(2)).toEqual([
+      expect.stringMatching(/^front view\.png \(48\.2 kB\): https:\/\/werkbank\.example\/api\/files\//),
+      expect.stringMatching(/^plan\.pdf \(1\.2 MB\): https:/),
+    ]);
+  });
+
+  test.skipIf(!engine.available)('a message without files gets the payload it always had', async () => {
+    const { machine, worker } = await setUp({});
+    await machine.receive({ name: 'Ada Lovelace', email: 'ada@example.org', message: 'No drawings.', held: undefined });
+    await worker.runPass();
+    const { data } = JSON.parse(receiver.requests[0]!.body) as { data: Record<string, unknown> };
+    expect(Object.keys(data).sort()).toEqual(['createdAt', 'email', 'id', 'message', 'name']);
+  });
+});
