@@ -89,6 +89,8 @@ export function formRoutes(forms: FormsSettings): string[] {
     '/api/newsletter/unsubscribe',
     '/api/challenge',
     '/api/health',
+    // A message's file by a webhook's signed link: the id in the path (src/lib/files/links.ts).
+    '/api/files/[id]',
     ...forms.forms.map((form) => `/api/forms/${form.name}`),
   ];
 }
