@@ -5,7 +5,8 @@ import { texts } from '../lib/i18n/texts.ts';
 import { isAdminRefusal } from '../lib/pipeline/admin-route.ts';
 import { isFormView } from '../lib/pipeline/form-view.ts';
 import { runPipeline } from '../lib/pipeline/pipeline.ts';
-import { findTarget } from '../lib/pipeline/routes.ts';
+import { findTarget, pathOf } from '../lib/pipeline/routes.ts';
+import { describeError } from '../lib/log.ts';
 import type { Services } from '../lib/app/services.ts';
 import type { Front } from './front.ts';
 import type { FastPath, NodeHandler } from './http-server.ts';
@@ -73,7 +74,11 @@ export function createDispatcher({
       .then(() => {
         if (declaresTooLargeBody(req)) discardBriefly(req);
       })
-      .catch(() => res.destroy());
+      .catch((error: unknown) => {
+        // Too late for an answer (it may be half-written): the client sees a cut connection, the log why.
+        services.logger.error('server.answer_failed', { path: pathOf(req.url ?? '/').slice(0, 200), error: describeError(error) });
+        res.destroy();
+      });
   };
 }
 

@@ -55,7 +55,7 @@ export async function runPipeline({ request, target, socketAddress, services }: 
   if (pages && draftId !== undefined) return showDraft({ id: draftId, route: route.path, client: clientKey(ip) }, pages, services);
   let reply: Reply;
   try {
-    reply = await guardAndHandle(route, { request, ip, services, pages });
+    reply = await guardAndHandle(route, handler, { request, ip, services, pages });
   } catch (error) {
     logger.error('api.unexpected_error', { route: route.path, error: describeError(error) });
     reply = render(failure(500, INTERNAL_ERROR), pages);
@@ -163,13 +163,12 @@ async function runAdmin(action: AdminAction, { request, ip, services }: Omit<Ste
 
 type Step = { request: IncomingRequest; ip: string; services: Services; pages: FormPages | undefined };
 
-/** The guard keyed on the route, then the handler: each refusal is an outcome like the handler's own. */
-async function guardAndHandle(route: Route, { request, ip, services, pages }: Step): Promise<Reply> {
+/** The guard keyed on the route, then its handler (found once, by `runPipeline`): each refusal is an outcome like the handler's own. */
+async function guardAndHandle(route: Route, handler: RouteHandler | undefined, { request, ip, services, pages }: Step): Promise<Reply> {
   const policy = applyOriginPolicy(request, services.config);
   if ('preflight' in policy) return { status: 204, headers: policy.preflight, body: null };
   if ('refuse' in policy) return render(await withTypedValues(policy.refuse, request, pages), pages);
 
-  const handler = handlerFor(route, request.method);
   if (!handler) return render(methodNotAllowed(Object.keys(route.methods)), undefined, policy.headers);
   // Refused from the header alone, before a byte of the body is read; a form with files reads its own limits (src/lib/files/).
   const bodyLimit = route.files ? services.config.uploads.maxTotalBytes + BODY_LIMIT_BYTES : BODY_LIMIT_BYTES;
