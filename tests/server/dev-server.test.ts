@@ -115,7 +115,19 @@ describe('npm run dev', () => {
       await expect(response.json()).resolves.toEqual({ success: false, error: 'Not found' });
     }
     expect((await fetch(`${url}/no-such-page`)).status).toBe(404);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // A later request's own log line: the dev server writes its lines in order (pipes are
+    // synchronous on Linux), so a warning of the requests above would be in the output by then.
+    // From another address of the loopback (127.0.0.2): a client of its own, whose line the
+    // bound on lines per client and event (LOG_CLIENT_LINES) lets through.
+    const sentinel = `/api/sentinel-${process.pid}-${Date.now()}`;
+    await new Promise<void>((resolve, reject) =>
+      httpRequest(`${url}${sentinel}`, { localAddress: '127.0.0.2' }, (response) => response.resume().once('end', resolve))
+        .once('error', reject)
+        .end(),
+    );
+    const deadline = Date.now() + 10_000;
+    while (!output.includes(sentinel) && Date.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
+    expect(output).toContain(sentinel);
     expect(output).not.toContain('Astro.request.headers');
   });
 
