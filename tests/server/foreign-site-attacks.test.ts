@@ -203,6 +203,17 @@ describe('the attack cases of the starter, on a foreign Astro site with the inte
     expect(thanks.headers['x-content-type-options']).toBe('nosniff');
   });
 
+  test('the owner’s command line, `npx site-forms inbox export --format json` in the shop, reads the shop’s messages', () => {
+    const { code, stdout, stderr } = shop.cli(['inbox', 'export', '--format', 'json'], { DATA_DIR: server.dataDir });
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    const messages = JSON.parse(stdout) as Array<{ name: string; status: string }>;
+    expect(messages.filter((m) => m.name.startsWith('Mallory')).map((m) => [m.name, m.status])).toEqual([
+      ['Mallory Flood', 'spam'],
+      ['Mallory Flood', 'spam'],
+      ['Mallory Program', 'spam'],
+    ]);
+  });
+
   test('no answer shows a stack trace, a file path or an error’s name', () => {
     expect(bodies.length).toBeGreaterThan(10);
     const leaks = bodies.filter((body) => /\n\s+at |node_modules|\.(ts|mjs|js):\d+|\b(Type|Reference|Syntax)?Error: |\/tmp\//.test(body));

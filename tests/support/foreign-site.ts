@@ -200,6 +200,8 @@ export type ForeignSite = {
   timings: ForeignTimings;
   /** Starts the shop's server of `mode` (built beforehand) with only `env` (plus PATH) and the shop's `.env`. */
   start(env: Record<string, string>, options?: { mode?: AdapterMode; dataDir?: string }): Promise<ForeignServer>;
+  /** Runs `npx site-forms <args>` in the shop's folder with only `env` (plus PATH), as its owner would; answers how it ended. */
+  cli(args: string[], env?: Record<string, string>): { code: number | null; stdout: string; stderr: string };
   /** Writes the shop's `.env`, as its owner would. */
   writeDotEnv(variables: Record<string, string>): void;
   remove(): void;
@@ -281,6 +283,14 @@ function foreignSite(root: string, shop: string, timings: ForeignTimings): Forei
   return {
     root: shop,
     timings,
+    cli(args, env = {}) {
+      const result = spawnSync('npx', ['--no-install', 'site-forms', ...args], {
+        cwd: shop,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+        encoding: 'utf8',
+      });
+      return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+    },
     writeDotEnv(variables) {
       const lines = Object.entries(variables).map(([name, value]) => `${name}='${value}'`);
       writeFileSync(join(shop, '.env'), `${lines.join('\n')}\n`);
