@@ -9,3 +9,12 @@ declare namespace App {
     adminRefusal?: import('./lib/pipeline/admin-route.ts').AdminRefusalView;
   }
 }
+
+/**
+ * The layout the integration's pages render in (the owner's `layout` option of `siteForms()`, or
+ * src/layouts/Base.astro): it gets `title`, `description` and `path`, and the page in its default slot.
+ */
+declare module 'virtual:site-forms/layout' {
+  const Layout: (props: { title: string; description: string; path?: string; [prop: string]: unknown }) => unknown;
+  export default Layout;
+}

@@ -1,0 +1,3 @@
+/** What the owner's site.config.ts and forms.config.ts import (`site-forms/config`), as Vite and TypeScript read it. */
+export { defineSite } from '../lib/site/settings.ts';
+export { defineForms } from '../lib/forms/settings.ts';

@@ -1,0 +1,4 @@
+/** The forms of an owner who has no forms.config.ts and gives none to `siteForms()`: the contact and newsletter forms alone. */
+import { defineForms } from '../../lib/forms/settings.ts';
+
+export default defineForms({});

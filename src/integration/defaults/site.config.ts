@@ -1,0 +1,4 @@
+/** The site settings of an owner who has no site.config.ts and gives none to `siteForms()`: neutral ones. */
+import { defineSite } from '../../lib/site/settings.ts';
+
+export default defineSite({ name: 'Forms' });

@@ -1,0 +1,215 @@
+/**
+ * The Astro integration `site-forms` (`integrations: [siteForms()]`): the starter's routes and
+ * pages in any Astro site with an adapter, on the same road as the starter (decision 0165).
+ */
+import { existsSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { AstroIntegration } from 'astro';
+import { envField } from 'astro/config';
+import { loadEnv, type Plugin } from 'vite';
+import type { FormsSettings, FormsSettingsInput } from '../lib/forms/settings.ts';
+import { missingFormPages } from '../lib/forms/pages.ts';
+import type { SiteSettingsInput } from '../lib/site/settings.ts';
+
+/** What an owner may give `siteForms()`; every option may be left out. */
+export type SiteFormsOptions = {
+  /** The site settings, when the project has no site.config.ts (as site.config.ts's `defineSite` takes them). */
+  site?: SiteSettingsInput;
+  /** The forms, when the project has no forms.config.ts (as forms.config.ts's `defineForms` takes them). */
+  forms?: FormsSettingsInput;
+  /**
+   * The owner's layout component, a path from the project's root (`./src/layouts/Layout.astro`):
+   * the thank-you, newsletter and refusal pages render inside it with the props `title`,
+   * `description` and `path`, their content in its default slot. src/layouts/Base.astro unless given.
+   */
+  layout?: string;
+  /**
+   * Whether the server the adapter builds boots the services and starts the background work as
+   * it starts (true unless given). False only for a server that does so itself: the starter's
+   * `npm start` (src/server/start.ts).
+   */
+  boot?: boolean;
+};
+
+/** This package's source folder, where the injected pages, the middleware and the layout live. */
+const SRC = new URL('../', import.meta.url);
+const source = (path: string) => fileURLToPath(new URL(path, SRC));
+
+/** The module that boots the services at import: the server entry imports it, the middleware reads it. */
+const SERVER_MODULE = source('integration/server.ts');
+
+/** Astro's virtual module of the server's entry (node_modules/astro/dist/core/build/plugins/plugin-ssr.js). */
+const ADAPTER_ENTRY = '\0virtual:astro:adapter-entrypoint';
+
+/** The virtual modules of the settings when the owner gives them as options. */
+const VIRTUAL_SITE = 'virtual:site-forms/site-config';
+const VIRTUAL_FORMS = 'virtual:site-forms/forms-config';
+
+/**
+ * The pages the integration brings, at their address: everything of the starter that is not the
+ * owner's own page. The paths of the form routes come from `formRoutes`.
+ */
+const PAGES: ReadonlyArray<readonly [pattern: string, entrypoint: string]> = [
+  ['/thank-you', 'integration/pages/thank-you/index.astro'],
+  ['/thank-you/contact', 'integration/pages/thank-you/contact.astro'],
+  ['/thank-you/newsletter', 'integration/pages/thank-you/newsletter.astro'],
+  ['/thank-you/confirm-subscription', 'integration/pages/thank-you/confirm-subscription.astro'],
+  ['/thank-you/unsubscribed', 'integration/pages/thank-you/unsubscribed.astro'],
+  ['/thank-you/[form]', 'integration/pages/thank-you/[form].astro'],
+  ['/newsletter/confirm', 'integration/pages/newsletter/confirm.astro'],
+  ['/newsletter/unsubscribe', 'integration/pages/newsletter/unsubscribe.astro'],
+  ['/admin', 'integration/pages/admin/index.astro'],
+  ['/admin/audit', 'integration/pages/admin/audit.astro'],
+  ['/admin/subscribers', 'integration/pages/admin/subscribers.astro'],
+  ['/admin/webhooks', 'integration/pages/admin/webhooks.astro'],
+  ['/admin/messages', 'integration/pages/admin/messages/index.astro'],
+  ['/admin/messages/[id]', 'integration/pages/admin/messages/[id].astro'],
+  ['/admin/messages/[id]/delete', 'integration/pages/admin/messages/[id]/delete.astro'],
+  ['/admin/[...rest]', 'integration/pages/admin/[...rest].astro'],
+  ['/theme.css', 'integration/pages/theme.css.ts'],
+];
+
+/**
+ * The addresses whose refused posts a person without JavaScript sees as the form's page again
+ * (the `form` routes of src/lib/pipeline/routes.ts, the owner's forms included), and the API's
+ * other routes: each an on-demand route of its own, so Astro's router finds it and the
+ * middleware answers it; no catch-all under /api (decision 0165).
+ */
+function formRoutes(forms: FormsSettings): string[] {
+  return [
+    '/api/contact',
+    '/api/contact/confirm',
+    '/api/newsletter',
+    '/api/newsletter/confirm',
+    '/api/newsletter/unsubscribe',
+    '/api/challenge',
+    '/api/health',
+    ...forms.forms.map((form) => `/api/forms/${form.name}`),
+  ];
+}
+
+/** `import siteForms from 'site-forms'`: the integration, configured by `options`. */
+export function siteForms(options: SiteFormsOptions = {}): AstroIntegration {
+  let building = false;
+  let forms: FormsSettings;
+  return {
+    name: 'site-forms',
+    hooks: {
+      'astro:config:setup': async ({ config, command, updateConfig, injectRoute, addMiddleware }) => {
+        building = command === 'build';
+        const root = fileURLToPath(config.root);
+        const site = settingsSource(root, 'SITE_CONFIG', 'site.config.ts', options.site, VIRTUAL_SITE, 'integration/defaults/site.config.ts');
+        const formsSource = settingsSource(root, 'FORMS_CONFIG', 'forms.config.ts', options.forms, VIRTUAL_FORMS, 'integration/defaults/forms.config.ts');
+        forms = await loadForms(formsSource, options.forms);
+        const layout = options.layout ? resolve(root, options.layout) : source('layouts/Base.astro');
+        if (!existsSync(layout)) throw new Error(`siteForms({ layout }): ${layout} does not exist.`);
+
+        for (const [pattern, entrypoint] of PAGES) injectRoute({ pattern, entrypoint: source(entrypoint) });
+        for (const pattern of formRoutes(forms)) injectRoute({ pattern, entrypoint: source('integration/pages/refusal.astro'), prerender: false });
+        // Before the owner's own middleware: our routes are answered whatever theirs does.
+        addMiddleware({ entrypoint: source('integration/middleware.ts'), order: 'pre' });
+
+        updateConfig({
+          // Our middleware applies our origin policy to our routes, and Astro's own check to the owner's (decision 0165).
+          security: { checkOrigin: false },
+          // Every stylesheet as a file: our pages' CSP allows the site's own files ('self'), nothing inline.
+          build: { inlineStylesheets: 'never' },
+          env: {
+            schema: { CONTACT_FORM_ENDPOINT: envField.string({ context: 'client', access: 'public', optional: true, url: true }) },
+          },
+          vite: {
+            resolve: {
+              alias: {
+                '#site-config': site.module,
+                '#forms-config': formsSource.module,
+                'virtual:site-forms/layout': layout,
+                'site-forms/config': source('integration/config.ts'),
+              },
+            },
+            // Vite reads the package's TypeScript and .astro files itself, from node_modules too.
+            ssr: { noExternal: ['site-forms'] },
+            build: { assetsInlineLimit: 0 },
+            server: { fs: { allow: [fileURLToPath(new URL('../', SRC)), root] } },
+            plugins: [settingsModules(options), ...(options.boot === false ? [] : [bootAtStart()])],
+          },
+        });
+      },
+      'astro:server:setup': async ({ server }) => {
+        // Vitest runs Vite's server too, to load modules; it serves no request, so nothing boots there.
+        if (process.env.VITEST) return;
+        const { createDevMiddleware } = await import(new URL('../server/dev.ts', import.meta.url).href);
+        const dev = await createDevMiddleware();
+        // First in the stack, before Vite's own checks (its Host check answers 403 in plain text).
+        server.middlewares.stack.unshift({ route: '', handle: dev.middleware });
+        server.httpServer?.once('close', () => void dev.close());
+      },
+      'astro:routes:resolved': ({ routes, logger }) => {
+        const missing = missingFormPages(forms.forms, routes);
+        if (missing.length === 0) return;
+        const problem = `${missing.join('; ')} (add the page, or set the form's page to one that exists).`;
+        // Under `astro dev` the page may be the one being written: said, not fatal.
+        if (building) throw new Error(problem);
+        logger.error(problem);
+      },
+      'astro:build:done': ({ dir }) => {
+        // What the build put into the pages that the server must agree with (decision 0123):
+        // the contact form's endpoint, as astro:env reads it (the environment over the .env files).
+        const env = { ...loadEnv('production', process.cwd(), ''), ...process.env };
+        const settings = { contactFormEndpoint: env.CONTACT_FORM_ENDPOINT || null };
+        writeFileSync(new URL('../build-settings.json', dir), `${JSON.stringify(settings, null, 2)}\n`);
+      },
+    },
+  };
+}
+
+type SettingsSource = { module: string; file?: string };
+
+/**
+ * Where `#site-config` or `#forms-config` comes from: the file the variable names (SITE_CONFIG,
+ * FORMS_CONFIG, from the working folder, as before), the project's own file at its root, the
+ * option as a virtual module, or this package's neutral default, in that order.
+ */
+function settingsSource(root: string, variable: string, file: string, option: object | undefined, virtual: string, fallback: string): SettingsSource {
+  const named = process.env[variable];
+  if (named) return { module: resolve(named), file: resolve(named) };
+  if (existsSync(resolve(root, file))) return { module: resolve(root, file), file: resolve(root, file) };
+  if (option) return { module: virtual };
+  return { module: source(fallback), file: source(fallback) };
+}
+
+/** The owner's forms at config time, for the routes of their forms and the check of their pages. */
+async function loadForms(from: SettingsSource, option: FormsSettingsInput | undefined): Promise<FormsSettings> {
+  if (from.file) return (await import(pathToFileURL(from.file).href)).default as FormsSettings;
+  const { defineForms } = await import('../lib/forms/settings.ts');
+  return defineForms(option);
+}
+
+/** The settings given as options, as the modules `#site-config` and `#forms-config` then name. */
+function settingsModules(options: SiteFormsOptions): Plugin {
+  const modules: Record<string, string> = {
+    [VIRTUAL_SITE]: `import { defineSite } from ${JSON.stringify(source('lib/site/settings.ts'))};\nexport default defineSite(${JSON.stringify(options.site ?? null)});\n`,
+    [VIRTUAL_FORMS]: `import { defineForms } from ${JSON.stringify(source('lib/forms/settings.ts'))};\nexport default defineForms(${JSON.stringify(options.forms ?? {})});\n`,
+  };
+  return {
+    name: 'site-forms:settings',
+    resolveId: (id) => (id in modules ? `\0${id}` : undefined),
+    load: (id) => (id.startsWith('\0') ? modules[id.slice(1)] : undefined),
+  };
+}
+
+/**
+ * Makes the server's entry import src/integration/server.ts first, which boots the services and
+ * starts the background work: the server delivers what waits from its start, before any
+ * visitor. Only in the `ssr` environment: prerendering at build time opens no database.
+ */
+function bootAtStart(): Plugin {
+  return {
+    name: 'site-forms:boot',
+    applyToEnvironment: (environment) => environment.name === 'ssr',
+    transform(code, id) {
+      if (id !== ADAPTER_ENTRY) return undefined;
+      return { code: `import ${JSON.stringify(SERVER_MODULE)};\n${code}`, map: null };
+    },
+  };
+}

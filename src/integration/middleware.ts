@@ -1,0 +1,121 @@
+/**
+ * The integration's middleware (decision 0165): in an owner's Astro server, every request to a
+ * route of the table or a near miss under /api goes down the same road as under `npm start`
+ * (`runPipeline`), and a refused post's page is rendered by the form's own route with the view
+ * in `locals`. Our answers and pages carry the security headers and the 421 check of
+ * `PUBLIC_URL`; the owner's own pages are left as they are, but for Astro's origin check.
+ */
+import { defineMiddleware } from 'astro:middleware';
+import type { APIContext, MiddlewareNext } from 'astro';
+import type { Services } from '../lib/app/services.ts';
+import { isAddressedToSite, MISDIRECTED_MESSAGE } from '../lib/http/origin.ts';
+import type { Answer } from '../lib/http/outcome.ts';
+import { securityHeadersFor } from '../lib/http/security-headers.ts';
+import { isAdminRefusal } from '../lib/pipeline/admin-route.ts';
+import { isFormView } from '../lib/pipeline/form-view.ts';
+import { runPipeline } from '../lib/pipeline/pipeline.ts';
+import { findTarget } from '../lib/pipeline/routes.ts';
+
+/** The pages the integration brings, besides the routes: ours to dress and to check the Host of. */
+const OUR_PAGES = /^\/(?:thank-you|newsletter\/(?:confirm|unsubscribe)|admin|theme\.css)(?:\/|$)/;
+
+/** The methods of a form post that Astro's own origin check covers (security.checkOrigin). */
+const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const FORM_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain'];
+
+/** The answer of each request to our routes; the owner's pages pass through. */
+export const onRequest = defineMiddleware(async (context, next) => {
+  // Our own server (src/server/dispatch.ts) has run the pipeline already and hands the page its `locals`.
+  if (context.locals.services) return next();
+  // A page built ahead (the thank-you pages, the owner's static ones) is a file: no request to read, no database to open.
+  if (context.isPrerendered) return next();
+  const target = findTarget(context.url.pathname + context.url.search);
+  const ours = target.kind !== 'elsewhere' || OUR_PAGES.test(context.url.pathname);
+  if (!ours) return ownersPage(context, next);
+  // Loaded on the first request that is ours, never at build time: prerendering opens no database.
+  const { services } = await import('./server.ts');
+  const headers = securityHeadersOf(services);
+  if (!isAddressedToSite(context.request.headers, services.config)) {
+    return dressed(new Response(JSON.stringify({ success: false, error: MISDIRECTED_MESSAGE }), { status: 421, headers: JSON_TYPE }), headers);
+  }
+  context.locals.services = services;
+  if (target.kind === 'elsewhere') return dressed(await next(), headers);
+  const reply = await runPipeline({ request: context.request, target, socketAddress: clientAddress(context), services });
+  if (isAdminRefusal(reply)) context.locals.adminRefusal = reply;
+  else if (isFormView(reply)) context.locals.formView = reply;
+  else return dressed(toResponse(reply, context.request.method), headers);
+  // The form's own route (refusal.astro, or the admin's page) renders the view, at this address.
+  return dressed(await next(), headers);
+});
+
+const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
+
+/**
+ * An owner's page: untouched, but for the check Astro would have made itself (a cross-site form
+ * post refused), which the integration turns off for the whole site so that our routes apply
+ * our own origin policy instead.
+ */
+function ownersPage(context: APIContext, next: MiddlewareNext): Promise<Response> | Response {
+  const { request } = context;
+  const type = request.headers.get('content-type')?.split(';', 1)[0]?.trim().toLowerCase() ?? '';
+  const origin = request.headers.get('origin');
+  if (UNSAFE.has(request.method) && FORM_TYPES.includes(type) && origin !== context.url.origin) {
+    return new Response(`Cross-site ${request.method} form submissions are forbidden`, { status: 403 });
+  }
+  return next();
+}
+
+/** The security headers of this configuration, built once per process. */
+let securityHeaders: Readonly<Record<string, string>> | undefined;
+function securityHeadersOf(services: Services): Readonly<Record<string, string>> {
+  securityHeaders ??= securityHeadersFor(services.config);
+  return securityHeaders;
+}
+
+/** The answer with the security headers that it does not set itself. */
+function dressed(response: Response, headers: Readonly<Record<string, string>>): Response {
+  // A redirect made by `Response.redirect` has headers that cannot change: a copy then.
+  const own = canChange(response);
+  for (const [name, value] of Object.entries(headers)) if (!own.headers.has(name)) own.headers.set(name, value);
+  return own;
+}
+
+function canChange(response: Response): Response {
+  try {
+    response.headers.set('x-content-type-options', 'nosniff');
+    return response;
+  } catch {
+    return new Response(response.body, response);
+  }
+}
+
+/** The pipeline's answer as a Web `Response`, a stream (an export) as a stream. */
+function toResponse(answer: Answer, method: string): Response {
+  const headers = new Headers(answer.headers);
+  if (answer.stream) {
+    const iterator = answer.stream[Symbol.asyncIterator]();
+    const encoder = new TextEncoder();
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const { done, value } = await iterator.next();
+        if (done) controller.close();
+        else controller.enqueue(encoder.encode(value));
+      },
+      async cancel() {
+        await iterator.return?.();
+      },
+    });
+    return new Response(body, { status: answer.status, headers });
+  }
+  const bodyless = method === 'HEAD' || answer.status === 204 || answer.status === 304;
+  return new Response(bodyless ? null : answer.body, { status: answer.status, headers });
+}
+
+/** The client's address as the adapter knows it; empty when it knows none (the pipeline then reads it as unknown). */
+function clientAddress(context: APIContext): string {
+  try {
+    return context.clientAddress;
+  } catch {
+    return '';
+  }
+}

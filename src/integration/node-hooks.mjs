@@ -1,0 +1,46 @@
+/**
+ * Lets Node itself load this package's TypeScript when it is installed under an owner's
+ * node_modules, where Node refuses to strip types (ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING):
+ * an in-thread load hook strips the types of this package's own `.ts` files, and nothing else's
+ * (decision 0163). Imported first by every entry Node loads itself: the integration at config
+ * time, `site-forms/config` and the `site-forms` command.
+ * Hint: `#site-config` and `#forms-config` of this package name the owner's site.config.ts and
+ * forms.config.ts of the folder the command runs in (or SITE_CONFIG / FORMS_CONFIG) when there
+ * are any, else the neutral defaults beside this file, as the integration's Vite aliases do.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { registerHooks, stripTypeScriptTypes } from 'node:module';
+import { resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+/** The package's root folder, as a URL prefix: only files under it are stripped. */
+const PACKAGE = new URL('../../', import.meta.url).href;
+
+/** The owner's settings file of `name` (site or forms), or this package's neutral one. */
+function settingsFile(variable, file, fallback) {
+  const owner = process.env[variable] ? resolve(process.env[variable]) : resolve(file);
+  return pathToFileURL(existsSync(owner) ? owner : fileURLToPath(new URL(fallback, import.meta.url))).href;
+}
+
+const SETTINGS = {
+  '#site-config': () => settingsFile('SITE_CONFIG', 'site.config.ts', './defaults/site.config.ts'),
+  '#forms-config': () => settingsFile('FORMS_CONFIG', 'forms.config.ts', './defaults/forms.config.ts'),
+};
+
+/** Whether this package is installed under node_modules (else it is the starter's own checkout, which Node strips itself). */
+const INSTALLED = PACKAGE.includes('/node_modules/');
+
+if (INSTALLED) {
+  registerHooks({
+    resolve(specifier, context, nextResolve) {
+      const settings = SETTINGS[specifier];
+      if (settings && context.parentURL?.startsWith(PACKAGE)) return { url: settings(), shortCircuit: true };
+      return nextResolve(specifier, context);
+    },
+    load(url, context, nextLoad) {
+      if (!url.startsWith(PACKAGE) || !url.endsWith('.ts')) return nextLoad(url, context);
+      const source = stripTypeScriptTypes(readFileSync(fileURLToPath(url), 'utf8'), { mode: 'strip' });
+      return { format: 'module', source, shortCircuit: true };
+    },
+  });
+}
