@@ -31,7 +31,8 @@ beforeAll(async () => {
     CONTACT_TO: OWNER,
     CONTACT_FROM: 'website@lindner.example',
     SPAM_FILTER: 'on',
-    RATE_LIMIT_MAX: '2',
+    // Off here, so that one case's wrong answer cannot use up the next one's budget; the rate limit has a server of its own.
+    RATE_LIMIT_MAX: '0',
     NEWSLETTER_PROVIDER: 'local',
   });
 }, 600_000);
@@ -118,17 +119,18 @@ describe('the attack cases of the starter, on a foreign Astro site with the inte
   test.each([['/%61pi/contact'], ['/api/%63ontact'], ['/api/contact/'], ['/api//contact'], ['/api/nothing'], ['/api/forms/nothing']])(
     'a near miss of an endpoint, POST %s: 404 JSON, nothing stored',
     async (path) => {
+      const before = storedNamed('Mallory Near Miss').length;
       const answer = await post(path, { name: 'Mallory Near Miss', email: 'm@evil.example', message: 'A path that is almost the endpoint.' });
       expect({ status: answer.status, body: answer.body, type: answer.headers['content-type'] }).toEqual({
         status: 404,
         body: '{"success":false,"error":"Nicht gefunden"}',
         type: 'application/json; charset=utf-8',
       });
-      expect(storedNamed('Mallory Near Miss')).toEqual([]);
+      expect(storedNamed('Mallory Near Miss')).toHaveLength(before);
     },
   );
 
-  test('a request under a name other than PUBLIC_URL’s: 421, for the API and for the pages', async () => {
+  test('a post under a name other than PUBLIC_URL’s: 421 JSON, nothing stored', async () => {
     const api = await post(
       '/api/contact',
       { name: 'Mallory Rebinding', email: 'm@evil.example', message: 'Sent under a name that resolves here.' },
@@ -138,11 +140,12 @@ describe('the attack cases of the starter, on a foreign Astro site with the inte
       status: 421,
       body: { success: false, error: 'Diese Website antwortet nicht unter dieser Adresse' },
     });
-    const health = await raw('GET', '/api/health', { host: `evil.example:${server.port}` });
-    expect(health.status).toBe(421);
-    const thanks = await raw('GET', '/thank-you/contact/', { host: 'evil.example' });
-    expect(thanks.status).toBe(421);
     expect(storedNamed('Mallory Rebinding')).toEqual([]);
+  });
+
+  test.each([['/api/health'], ['/thank-you/contact/'], ['/admin']])('GET %s under a name other than PUBLIC_URL’s: 421', async (path) => {
+    const answer = await raw('GET', path, { host: `evil.example:${server.port}` });
+    expect(answer.status).toBe(421);
   });
 
   test('the honeypot filled in: 400 JSON with the field’s error, nothing stored', async () => {
@@ -182,15 +185,20 @@ describe('the attack cases of the starter, on a foreign Astro site with the inte
   });
 
   test('the rate limit: the third accepted post of the owner’s form in the window is 429 JSON with Retry-After', async () => {
-    const fields = { name: 'Mallory Flood', phone: '+49 431 123456', slot: 'morning' };
-    const statuses = [];
-    for (let i = 0; i < 2; i++) statuses.push((await post('/api/forms/callback', fields)).status);
-    expect(statuses).toEqual([200, 200]);
-    const refused = await post('/api/forms/callback', fields);
-    expect(refused.status).toBe(429);
-    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
-    expect(JSON.parse(refused.body)).toEqual({ success: false, error: expect.stringMatching(/^Zu viele Versuche\./) });
-    expect(storedNamed('Mallory Flood')).toHaveLength(2);
+    const limited = await shop.start({ RATE_LIMIT_MAX: '2', SPAM_FILTER: 'off' });
+    try {
+      const fields = new URLSearchParams({ name: 'Mallory Flood', phone: '+49 431 123456', slot: 'morning' }).toString();
+      const headers = { host: `127.0.0.1:${limited.port}`, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
+      const statuses = [];
+      for (let i = 0; i < 2; i++) statuses.push((await raw('POST', '/api/forms/callback', headers, fields, limited.port)).status);
+      expect(statuses).toEqual([200, 200]);
+      const refused = await raw('POST', '/api/forms/callback', headers, fields, limited.port);
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect(JSON.parse(refused.body)).toEqual({ success: false, error: 'Zu viele Versuche. Bitte versuchen Sie es in 10 Minuten noch einmal.' });
+    } finally {
+      await limited.stop();
+    }
   });
 
   test('our answers carry the security headers: the API’s and the injected pages’', async () => {
@@ -203,15 +211,12 @@ describe('the attack cases of the starter, on a foreign Astro site with the inte
     expect(thanks.headers['x-content-type-options']).toBe('nosniff');
   });
 
-  test('the owner’s command line, `npx site-forms inbox export --format json` in the shop, reads the shop’s messages', () => {
+  test('the owner’s command line, `npx site-forms inbox export --format json` in the shop, reads the shop’s messages, and says nothing else', () => {
     const { code, stdout, stderr } = shop.cli(['inbox', 'export', '--format', 'json'], { DATA_DIR: server.dataDir });
-    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    expect(code).toBe(0);
     const messages = JSON.parse(stdout) as Array<{ name: string; status: string }>;
-    expect(messages.filter((m) => m.name.startsWith('Mallory')).map((m) => [m.name, m.status])).toEqual([
-      ['Mallory Flood', 'spam'],
-      ['Mallory Flood', 'spam'],
-      ['Mallory Program', 'spam'],
-    ]);
+    expect(messages.filter((m) => m.name === 'Mallory Program').map((m) => m.status)).toEqual(['spam']);
+    expect(stderr).toBe('');
   });
 
   test('no answer shows a stack trace, a file path or an error’s name', () => {
@@ -268,7 +273,9 @@ describe('everything runs in the owner’s server process', () => {
           'the waiting message in the mailbox',
           () => back.received.find((m) => m.raw.includes('Sent while the mail server was down.')),
           60_000,
-        );
+        ).catch((error: Error) => {
+          throw new Error(`${error.message}; the server printed:\n${second.output()}`);
+        });
         expect(mail.to).toEqual([OWNER]);
         expect(read()?.status).toBe('sent');
       } finally {

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -252,9 +252,13 @@ function accepts(port: number): Promise<boolean> {
 /**
  * Makes the shop in a temporary folder: packs this checkout, writes the shop's files, installs
  * them (from the npm cache) and builds each of `modes`. Slow: call it once per test file.
- * Hint: KEEP_FOREIGN_SITE=1 keeps the folder for a look afterwards; its path is printed.
+ * Hint: KEEP_FOREIGN_SITE=1 keeps the folder for a look afterwards (its path is printed), and
+ * FOREIGN_SITE=<that path> runs the tests against it again without packing, installing or
+ * building (for iterating on the tests, or on the shop's files edited by hand).
  */
 export function makeForeignSite(modes: readonly AdapterMode[] = ['standalone']): ForeignSite {
+  const kept = process.env.FOREIGN_SITE;
+  if (kept) return foreignSite(dirname(kept), kept, { pack: 0, install: 0, build: {} }, false);
   const root = mkdtempSync(join(tmpdir(), 'foreign-shop-'));
   const timings: ForeignTimings = { pack: 0, install: 0, build: {} };
   try {
@@ -269,15 +273,18 @@ export function makeForeignSite(modes: readonly AdapterMode[] = ['standalone']):
     timings.install = run(shop, 'npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error']);
     for (const mode of modes) {
       timings.build[mode] = run(shop, 'npx', ['astro', 'build', '--outDir', OUT_DIR[mode]], { SHOP_ADAPTER_MODE: mode });
+      // A build whose hook never settles ends with status 0 and writes nothing: say so here.
+      if (!existsSync(join(shop, OUT_DIR[mode], 'server/entry.mjs')))
+        throw new Error(`npx astro build (${mode}) ended with status 0 but wrote no ${OUT_DIR[mode]}/server/entry.mjs`);
     }
-    return foreignSite(root, shop, timings);
+    return foreignSite(root, shop, timings, true);
   } catch (error) {
     if (process.env.KEEP_FOREIGN_SITE !== '1') rmSync(root, { recursive: true, force: true });
     throw error;
   }
 }
 
-function foreignSite(root: string, shop: string, timings: ForeignTimings): ForeignSite {
+function foreignSite(root: string, shop: string, timings: ForeignTimings, owned: boolean): ForeignSite {
   // The shop's own Node 24 (its `node` dependency), as `npx node` would find it there.
   const node = join(shop, 'node_modules/node/bin/node');
   return {
@@ -331,6 +338,7 @@ function foreignSite(root: string, shop: string, timings: ForeignTimings): Forei
       };
     },
     remove() {
+      if (!owned) return;
       if (process.env.KEEP_FOREIGN_SITE === '1') console.log(`foreign site kept: ${shop}`);
       else rmSync(root, { recursive: true, force: true });
     },
