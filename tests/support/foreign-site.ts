@@ -170,14 +170,48 @@ import Shop from '../layouts/Shop.astro';
 </Shop>
 `,
     // The owner's own server for the middleware mode: a route of its own, the rest to Astro.
-    'server.mjs': `import { createServer } from 'node:http';
+    // The owner's own server for the middleware mode: a route of its own, the built files of
+    // dist/client (the adapter's handler serves only what is rendered on demand, as Astro's guide
+    // says for the middleware mode), the rest to Astro.
+    'server.mjs': `import { createReadStream, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { extname, join, normalize } from 'node:path';
 
-const { handler } = await import(\`./\${process.env.SHOP_BUILD ?? 'dist'}/server/entry.mjs\`);
+const build = process.env.SHOP_BUILD ?? 'dist';
+const { handler } = await import(\`./\${build}/server/entry.mjs\`);
+const client = join(import.meta.dirname, build, 'client');
+const TYPES = { '.html': 'text/html; charset=utf-8', '.css': 'text/css', '.js': 'text/javascript', '.svg': 'image/svg+xml', '.json': 'application/json' };
+
+/** The built file for a GET of \`pathname\`, if there is one (a page is its folder's index.html). */
+function builtFile(pathname) {
+  let decoded;
+  try {
+    decoded = decodeURIComponent(pathname);
+  } catch {
+    return undefined;
+  }
+  const path = normalize(join(client, decoded));
+  if (!path.startsWith(client)) return undefined;
+  for (const candidate of [path, join(path, 'index.html')]) {
+    try {
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {}
+  }
+  return undefined;
+}
 
 const server = createServer((req, res) => {
-  if (req.url === '/laden') {
+  const { pathname } = new URL(req.url, 'http://shop');
+  if (pathname === '/laden') {
     res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
     res.end('Der Laden ist offen.\\n');
+    return;
+  }
+  const file = req.method === 'GET' || req.method === 'HEAD' ? builtFile(pathname) : undefined;
+  if (file) {
+    res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
+    if (req.method === 'HEAD') res.end();
+    else createReadStream(file).pipe(res);
     return;
   }
   handler(req, res, () => {
