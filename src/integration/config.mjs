@@ -1,11 +1,12 @@
 /**
- * `import { defineSite, defineForms } from 'site-forms/config'`, as Node loads it (the
- * integration's check of the form pages, the `site-forms` command): after the hook that lets
- * Node read this package's TypeScript (decision 0163). Vite reads src/integration/config.ts instead.
+ * `import { defineSite, defineForms } from 'site-forms/config'`, as Node loads it: from the
+ * owner's site.config.ts and forms.config.ts, which Node reads only after an entry of this
+ * package (the integration, the `site-forms` command) has registered the hook that lets it read
+ * this package's TypeScript (decision 0163). Vite reads src/integration/config.ts instead.
+ * Hint: static re-exports, no top-level await: forms/settings.ts may be this module's importer's
+ * importer (a form's definition reads the site's language), and awaiting it would never end.
  */
-await import('./node-hooks.mjs');
-const site = await import('../lib/site/settings.ts');
-const forms = await import('../lib/forms/settings.ts');
+import './node-hooks.mjs';
 
-export const defineSite = site.defineSite;
-export const defineForms = forms.defineForms;
+export { defineForms } from '../lib/forms/settings.ts';
+export { defineSite } from '../lib/site/settings.ts';

@@ -39,8 +39,8 @@ const source = (path: string) => fileURLToPath(new URL(path, SRC));
 /** The module that boots the services at import: the server entry imports it, the middleware reads it. */
 const SERVER_MODULE = source('integration/server.ts');
 
-/** Astro's virtual module of the server's entry (node_modules/astro/dist/core/build/plugins/plugin-ssr.js). */
-const ADAPTER_ENTRY = '\0virtual:astro:adapter-entrypoint';
+/** Astro's virtual modules of a server's entry for an adapter that names none itself (node_modules/astro/dist/core/build/plugins/plugin-ssr.js). */
+const ENTRIES = ['\0virtual:astro:adapter-entrypoint', '\0virtual:astro:legacy-ssr-entry'];
 
 /** The virtual modules of the settings when the owner gives them as options. */
 const VIRTUAL_SITE = 'virtual:site-forms/site-config';
@@ -99,8 +99,8 @@ export function siteForms(options: SiteFormsOptions = {}): AstroIntegration {
       'astro:config:setup': async ({ config, command, updateConfig, injectRoute, addMiddleware }) => {
         building = command === 'build';
         const root = fileURLToPath(config.root);
-        const site = settingsSource(root, 'SITE_CONFIG', 'site.config.ts', options.site, VIRTUAL_SITE, 'integration/defaults/site.config.ts');
-        const formsSource = settingsSource(root, 'FORMS_CONFIG', 'forms.config.ts', options.forms, VIRTUAL_FORMS, 'integration/defaults/forms.config.ts');
+        const site = settingsSource(root, process.env.SITE_CONFIG, 'site.config.ts', options.site, VIRTUAL_SITE, 'integration/defaults/site.config.ts');
+        const formsSource = settingsSource(root, process.env.FORMS_CONFIG, 'forms.config.ts', options.forms, VIRTUAL_FORMS, 'integration/defaults/forms.config.ts');
         forms = await loadForms(formsSource, options.forms);
         const layout = options.layout ? resolve(root, options.layout) : source('layouts/Base.astro');
         if (!existsSync(layout)) throw new Error(`siteForms({ layout }): ${layout} does not exist.`);
@@ -124,14 +124,13 @@ export function siteForms(options: SiteFormsOptions = {}): AstroIntegration {
                 '#site-config': site.module,
                 '#forms-config': formsSource.module,
                 'virtual:site-forms/layout': layout,
-                'site-forms/config': source('integration/config.ts'),
               },
             },
             // Vite reads the package's TypeScript and .astro files itself, from node_modules too.
             ssr: { noExternal: ['site-forms'] },
             build: { assetsInlineLimit: 0 },
             server: { fs: { allow: [fileURLToPath(new URL('../', SRC)), root] } },
-            plugins: [settingsModules(options), ...(options.boot === false ? [] : [bootAtStart()])],
+            plugins: [settingsModules(options, site.file), ...(options.boot === false ? [] : [bootAtStart()])],
           },
         });
       },
@@ -170,8 +169,7 @@ type SettingsSource = { module: string; file?: string };
  * FORMS_CONFIG, from the working folder, as before), the project's own file at its root, the
  * option as a virtual module, or this package's neutral default, in that order.
  */
-function settingsSource(root: string, variable: string, file: string, option: object | undefined, virtual: string, fallback: string): SettingsSource {
-  const named = process.env[variable];
+function settingsSource(root: string, named: string | undefined, file: string, option: object | undefined, virtual: string, fallback: string): SettingsSource {
   if (named) return { module: resolve(named), file: resolve(named) };
   if (existsSync(resolve(root, file))) return { module: resolve(root, file), file: resolve(root, file) };
   if (option) return { module: virtual };
@@ -185,15 +183,24 @@ async function loadForms(from: SettingsSource, option: FormsSettingsInput | unde
   return defineForms(option);
 }
 
-/** The settings given as options, as the modules `#site-config` and `#forms-config` then name. */
-function settingsModules(options: SiteFormsOptions): Plugin {
+/**
+ * The settings given as options, as the modules `#site-config` and `#forms-config` then name;
+ * and `site-forms/config` as the owner's settings files import it.
+ */
+function settingsModules(options: SiteFormsOptions, siteFile: string | undefined): Plugin {
   const modules: Record<string, string> = {
     [VIRTUAL_SITE]: `import { defineSite } from ${JSON.stringify(source('lib/site/settings.ts'))};\nexport default defineSite(${JSON.stringify(options.site ?? null)});\n`,
     [VIRTUAL_FORMS]: `import { defineForms } from ${JSON.stringify(source('lib/forms/settings.ts'))};\nexport default defineForms(${JSON.stringify(options.forms ?? {})});\n`,
   };
   return {
     name: 'site-forms:settings',
-    resolveId: (id) => (id in modules ? `\0${id}` : undefined),
+    enforce: 'pre',
+    resolveId(id, importer) {
+      if (id in modules) return `\0${id}`;
+      // What the owner's settings import: the site's file gets `defineSite` alone (src/integration/site-config.ts).
+      if (id === 'site-forms/config') return source(importer === siteFile ? 'integration/site-config.ts' : 'integration/config.ts');
+      return undefined;
+    },
     load: (id) => (id.startsWith('\0') ? modules[id.slice(1)] : undefined),
   };
 }
@@ -208,7 +215,8 @@ function bootAtStart(): Plugin {
     name: 'site-forms:boot',
     applyToEnvironment: (environment) => environment.name === 'ssr',
     transform(code, id) {
-      if (id !== ADAPTER_ENTRY) return undefined;
+      // The adapter's own module is the entry (@astrojs/node's server.js), or Astro's virtual one for an older adapter.
+      if (!ENTRIES.includes(id) && !this.getModuleInfo(id)?.isEntry) return undefined;
       return { code: `import ${JSON.stringify(SERVER_MODULE)};\n${code}`, map: null };
     },
   };

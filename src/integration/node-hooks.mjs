@@ -33,6 +33,10 @@ const INSTALLED = PACKAGE.includes('/node_modules/');
 if (INSTALLED) {
   registerHooks({
     resolve(specifier, context, nextResolve) {
+      // The owner's site.config.ts gets `defineSite` alone: the forms' definitions read the site's language, and would wait on it.
+      if (specifier === 'site-forms/config' && context.parentURL === SETTINGS['#site-config']()) {
+        return { url: new URL('./site-config.ts', import.meta.url).href, shortCircuit: true };
+      }
       const settings = SETTINGS[specifier];
       if (settings && context.parentURL?.startsWith(PACKAGE)) return { url: settings(), shortCircuit: true };
       return nextResolve(specifier, context);

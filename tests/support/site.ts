@@ -31,7 +31,8 @@ export type Site = {
 /**
  * Starts the built server (dist/server/start.mjs) on a free port of 127.0.0.1 with only the given
  * environment (plus PATH), so a developer's own settings never leak into a test; `start` runs
- * another build's entry instead (tests/support/build-site.ts `buildOtherSite`).
+ * another build's entry instead (tests/support/build-site.ts `buildOtherSite`, or an owner's site
+ * built with the integration and served by the adapter's standalone server).
  * Hint: the spam filter is off unless a test turns it on (SPAM_FILTER=on): the other tests post
  * as programs do, without the page's proof, and would all be held.
  */
@@ -52,6 +53,9 @@ export async function startSite(env: Record<string, string> = {}, options: { dat
       } catch {}
       logs.push(entry);
       if (typeof entry === 'object' && entry.event === 'server.listening') resolve(`http://127.0.0.1:${entry.port}`);
+      // An owner's server built with the integration: the @astrojs/node standalone server's own line.
+      const standalone = typeof entry === 'string' && /Server listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(entry.replace(/\x1b\[[0-9;]*m/g, ''));
+      if (standalone) resolve(standalone[1]!);
     };
     for (const stream of [child.stdout!, child.stderr!]) {
       let buffer = '';

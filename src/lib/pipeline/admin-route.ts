@@ -6,7 +6,7 @@ import type { Services } from '../app/services.ts';
 import { type AdminAction, type AdminOutcome, handleAdminPost } from '../admin/actions.ts';
 import { ADMIN_HEADERS } from '../admin/admin-page.ts';
 
-/** A refused admin post, for Astro to show as a page in the site's layout (src/pages/admin/[...rest].astro). */
+/** A refused admin post, for Astro to show as a page in the site's layout (src/integration/pages/admin/[...rest].astro). */
 export type AdminRefusalView = { kind: 'admin-refusal'; status: number; message: string; headers: Record<string, string> };
 
 /**
