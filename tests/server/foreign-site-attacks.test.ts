@@ -286,3 +286,36 @@ describe('everything runs in the owner’s server process', () => {
     }
   }, 120_000);
 });
+
+describe('astro dev in the shop', () => {
+  test('serves the forms with the shop’s .env: a contact post is answered, stored and mailed', async () => {
+    const mailbox = await startSmtpServer();
+    const dataDir = join(shop.root, 'dev-data');
+    shop.writeDotEnv({
+      DATA_DIR: dataDir,
+      SMTP_URL: mailbox.url(),
+      CONTACT_TO: OWNER,
+      CONTACT_FROM: 'website@lindner.example',
+      SPAM_FILTER: 'off',
+      RATE_LIMIT_MAX: '0',
+    });
+    const dev = await shop.dev();
+    try {
+      const body = new URLSearchParams({ name: 'Dora Dev', email: 'dora@example.org', message: 'Gesendet, während der Inhaber an der Seite arbeitet.' });
+      const answer = await fetch(`${dev.url}/api/contact`, { method: 'POST', body, headers: { accept: 'application/json' } });
+      expect([answer.status, await answer.text()]).toEqual([200, '{"success":true}']);
+      const mail = await eventually('the mail sent under astro dev', () => mailbox.received.find((m) => m.raw.includes('Dora Dev')), 20_000);
+      expect(mail.to).toEqual([OWNER]);
+      const db = new DatabaseSync(join(dataDir, 'forms.db'), { readOnly: true });
+      try {
+        expect(db.prepare('SELECT count(*) AS n FROM submissions WHERE name = ?').get('Dora Dev')).toEqual({ n: 1 });
+      } finally {
+        db.close();
+      }
+    } finally {
+      await dev.stop();
+      await mailbox.close();
+      shop.writeDotEnv({});
+    }
+  }, 120_000);
+});

@@ -236,6 +236,8 @@ export type ForeignSite = {
   start(env: Record<string, string>, options?: { mode?: AdapterMode; dataDir?: string }): Promise<ForeignServer>;
   /** Runs `npx site-forms <args>` in the shop's folder with only `env` (plus PATH), as its owner would; answers how it ended. */
   cli(args: string[], env?: Record<string, string>): { code: number | null; stdout: string; stderr: string };
+  /** Starts `npx astro dev` in the shop's folder (its settings from the shop's `.env` alone), once it answers a page. */
+  dev(): Promise<ForeignServer>;
   /** Writes the shop's `.env`, as its owner would. */
   writeDotEnv(variables: Record<string, string>): void;
   remove(): void;
@@ -331,6 +333,37 @@ function foreignSite(root: string, shop: string, timings: ForeignTimings, owned:
         encoding: 'utf8',
       });
       return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+    },
+    async dev() {
+      const port = await freePort();
+      // A process group of its own: npx starts Astro as a child, and the stop must end both.
+      const child = spawn('npx', ['astro', 'dev', '--host', '127.0.0.1', '--port', String(port)], {
+        cwd: shop,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ASTRO_TELEMETRY_DISABLED: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      });
+      let output = '';
+      for (const stream of [child.stdout!, child.stderr!]) stream.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      const url = `http://127.0.0.1:${port}`;
+      const stop = async () => {
+        if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGTERM');
+        return exited;
+      };
+      const deadline = Date.now() + 45_000;
+      for (;;) {
+        try {
+          // A page that never answers must fail the wait, not hang it.
+          if ((await fetch(`${url}/kontakt`, { signal: AbortSignal.timeout(5_000) })).status === 200) break;
+        } catch {}
+        if (child.exitCode !== null || Date.now() > deadline) {
+          await stop();
+          throw new Error(`astro dev in the shop did not serve /kontakt:\n${output}`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      return { url, port, dataDir: '', process: child, output: () => output, stop };
     },
     writeDotEnv(variables) {
       const lines = Object.entries(variables).map(([name, value]) => `${name}='${value}'`);
