@@ -25,9 +25,10 @@ export type SiteFormsOptions = {
    */
   layout?: string;
   /**
-   * Whether the server the adapter builds boots the services and starts the background work as
-   * it starts (true unless given). False only for a server that does so itself: the starter's
-   * `npm start` (src/server/start.ts).
+   * Whether the server the adapter builds boots the services, starts the background work as it
+   * starts and answers the API through the integration's middleware (true unless given). False
+   * only for a server that does all that itself and hands Astro only pages: the starter's
+   * `npm start` (src/server/start.ts), whose Astro bundle then carries no copy of the road.
    */
   boot?: boolean;
 };
@@ -100,15 +101,23 @@ export function siteForms(options: SiteFormsOptions = {}): AstroIntegration {
         building = command === 'build';
         const root = fileURLToPath(config.root);
         const site = settingsSource(root, process.env.SITE_CONFIG, 'site.config.ts', options.site, VIRTUAL_SITE, 'integration/defaults/site.config.ts');
-        const formsSource = settingsSource(root, process.env.FORMS_CONFIG, 'forms.config.ts', options.forms, VIRTUAL_FORMS, 'integration/defaults/forms.config.ts');
+        const formsSource = settingsSource(
+          root,
+          process.env.FORMS_CONFIG,
+          'forms.config.ts',
+          options.forms,
+          VIRTUAL_FORMS,
+          'integration/defaults/forms.config.ts',
+        );
         forms = await loadForms(formsSource, options.forms);
         const layout = options.layout ? resolve(root, options.layout) : source('layouts/Base.astro');
         if (!existsSync(layout)) throw new Error(`siteForms({ layout }): ${layout} does not exist.`);
 
         for (const [pattern, entrypoint] of PAGES) injectRoute({ pattern, entrypoint: source(entrypoint) });
         for (const pattern of formRoutes(forms)) injectRoute({ pattern, entrypoint: source('integration/pages/refusal.astro'), prerender: false });
-        // Before the owner's own middleware: our routes are answered whatever theirs does.
-        addMiddleware({ entrypoint: source('integration/middleware.ts'), order: 'pre' });
+        // Before the owner's own middleware: our routes are answered whatever theirs does. A server
+        // of its own (`boot: false`) sends the API down the road itself and hands Astro only pages.
+        if (options.boot !== false) addMiddleware({ entrypoint: source('integration/middleware.ts'), order: 'pre' });
 
         updateConfig({
           // Our middleware applies our origin policy to our routes, and Astro's own check to the owner's (decision 0165).
@@ -213,6 +222,8 @@ function settingsModules(options: SiteFormsOptions, siteFile: string | undefined
 function bootAtStart(): Plugin {
   return {
     name: 'site-forms:boot',
+    // `astro dev` boots once in its own process (src/server/dev.ts); the build's server boots as it starts.
+    apply: 'build',
     applyToEnvironment: (environment) => environment.name === 'ssr',
     transform(code, id) {
       // The adapter's own module is the entry (@astrojs/node's server.js), or Astro's virtual one for an older adapter.
@@ -221,3 +232,5 @@ function bootAtStart(): Plugin {
     },
   };
 }
+
+export default siteForms;

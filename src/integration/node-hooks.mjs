@@ -43,8 +43,25 @@ if (INSTALLED) {
     },
     load(url, context, nextLoad) {
       if (!url.startsWith(PACKAGE) || !url.endsWith('.ts')) return nextLoad(url, context);
-      const source = stripTypeScriptTypes(readFileSync(fileURLToPath(url), 'utf8'), { mode: 'strip' });
-      return { format: 'module', source, shortCircuit: true };
+      return { format: 'module', source: strip(readFileSync(fileURLToPath(url), 'utf8')), shortCircuit: true };
     },
   });
+}
+
+/**
+ * The types stripped as Node strips them for our checkout. Node warns once per process that
+ * `stripTypeScriptTypes` is experimental: a line in every owner's terminal and log that is about
+ * us, not them, so that one warning, raised inside the call, is not passed on.
+ */
+function strip(source) {
+  const emitWarning = process.emitWarning;
+  process.emitWarning = (warning, ...rest) => {
+    if (String(warning).includes('stripTypeScriptTypes')) return;
+    emitWarning.call(process, warning, ...rest);
+  };
+  try {
+    return stripTypeScriptTypes(source, { mode: 'strip' });
+  } finally {
+    process.emitWarning = emitWarning;
+  }
 }

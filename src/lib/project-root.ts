@@ -1,13 +1,17 @@
 import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * The nearest folder at or above `start` that holds a package.json.
- * Hint: from src/lib (sources, tests) and from dist/server (the built server) alike, that is the project.
+ * The nearest folder at or above `start` that holds a package.json, above any node_modules.
+ * Hint: from src/lib (sources, tests) and from dist/server (the built server) alike, that is the project;
+ * installed in an owner's site (node_modules/site-forms), it is the owner's project, whose `.env` and
+ * data are theirs, never the package's folder, which the next install replaces.
  */
 export function findProjectRoot(start: string): string {
-  for (let dir = start; ; dir = dirname(dir)) {
+  const installed = start.indexOf(`${sep}node_modules${sep}`);
+  const from = installed === -1 ? start : start.slice(0, installed);
+  for (let dir = from; ; dir = dirname(dir)) {
     if (existsSync(join(dir, 'package.json'))) return dir;
     if (dirname(dir) === dir) return start;
   }

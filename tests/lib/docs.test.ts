@@ -120,7 +120,11 @@ describe('the configuration as the docs describe it', () => {
 
   test('every variable the README and the guide name is one the code reads', () => {
     // Read before the configuration (which .env file) or by the build (which settings), not by the configuration modules.
-    const outside: Record<string, string> = { ENV_FILE: 'src/lib/config/config.ts', SITE_CONFIG: 'src/integration/integration.ts', FORMS_CONFIG: 'src/integration/integration.ts' };
+    const outside: Record<string, string> = {
+      ENV_FILE: 'src/lib/config/config.ts',
+      SITE_CONFIG: 'src/integration/integration.ts',
+      FORMS_CONFIG: 'src/integration/integration.ts',
+    };
     for (const [name, file] of Object.entries(outside)) expect(read(file), `${file} reads ${name}`).toContain(`process.env.${name}`);
     const known = [...variablesRead(), ...Object.keys(outside)];
     for (const doc of ['README.md', 'docs/guide.md']) {

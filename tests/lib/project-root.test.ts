@@ -10,6 +10,12 @@ afterAll(() => rmSync(base, { recursive: true, force: true }));
 const project = join(base, 'project');
 mkdirSync(join(project, 'dist/server'), { recursive: true });
 writeFileSync(join(project, 'package.json'), '{}');
+// An owner's site with this package installed: its own package.json beside node_modules/site-forms/package.json.
+const owner = join(base, 'owner');
+const installed = join(owner, 'node_modules/site-forms/src/lib');
+mkdirSync(installed, { recursive: true });
+writeFileSync(join(owner, 'package.json'), '{}');
+writeFileSync(join(owner, 'node_modules/site-forms/package.json'), '{}');
 const lonely = join(base, 'lonely/a/b');
 mkdirSync(lonely, { recursive: true });
 
@@ -18,6 +24,7 @@ describe('the project folder, whatever the working directory', () => {
     ['from the built server in dist/server', join(project, 'dist/server'), project],
     ['from the project folder itself', project, project],
     ['with no package.json above: where the search started', lonely, lonely],
+    ['from the package installed in an owner’s node_modules: the owner’s project, not the package', installed, owner],
   ])('%s', (_, start, expected) => {
     expect(findProjectRoot(start)).toBe(expected);
   });

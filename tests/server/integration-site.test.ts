@@ -1,5 +1,6 @@
-import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { type IncomingHttpHeaders, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -73,6 +74,19 @@ function stored(site: Site): Array<{ name: string; status: string }> {
   } finally {
     db.close();
   }
+}
+
+/** A GET with the Host header the test names, which fetch would not send. */
+function withHost(url: string, host: string): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { headers: { host }, agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 const valid = { name: 'Grete Korn', email: 'grete@example.org', message: 'Two loaves of rye for Saturday, please.', honeypot: '' };
@@ -169,8 +183,27 @@ describe("an owner's Astro site with integrations: [siteForms()]", () => {
       encoding: 'utf8',
     });
     expect(run.stderr).not.toContain('ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING');
+    // Node's own note that type stripping is experimental is about us, not the owner.
+    expect(run.stderr).not.toContain('ExperimentalWarning');
     expect(run.status).toBe(0);
     expect(run.stdout).toContain('Listed Baker');
+  });
+
+  test('an owner’s form of their forms.config.ts, placed with <Form name="order" />: its route, and its thank-you page in their layout', async () => {
+    const form = await page(await fetch(`${site.url}/order`));
+    expect(form.querySelector('form#order-form')?.getAttribute('action')).toBe('/api/forms/order');
+    const answer = await postForm(`${site.url}/api/forms/order`, { name: 'Order Baker', loaves: '3', honeypot: '' });
+    expect(answer.status).toBe(200);
+    await expect(answer.json()).resolves.toEqual({ success: true });
+    const body = new FormData();
+    for (const [name, value] of Object.entries({ name: 'Paper Order', loaves: '2', honeypot: '' })) body.append(name, value);
+    const navigated = await fetch(`${site.url}/api/forms/order`, { method: 'POST', body, headers: { ...NAVIGATION, origin: site.url }, redirect: 'manual' });
+    expect(navigated.status).toBe(303);
+    expect(navigated.headers.get('location')).toBe('/thank-you/order/');
+    const thanks = await page(await fetch(new URL('/thank-you/order/', site.url)));
+    expect(thanks.querySelector('[data-bakery-header]')?.textContent).toBe('Bäckerei Korn, fresh since 1921');
+    expect(thanks.querySelector('h1')?.textContent).toBe('Thank you! Your bread will be ready on Saturday.');
+    expect(stored(site).map((row) => row.name)).toEqual(expect.arrayContaining(['Order Baker', 'Paper Order']));
   });
 
   test('the owner’s home page is theirs: their form in it, and not our Content-Security-Policy', async () => {
@@ -180,6 +213,29 @@ describe("an owner's Astro site with integrations: [siteForms()]", () => {
     const document = await page(response);
     expect(document.querySelector('[data-bakery-header]')).not.toBeNull();
     expect(document.querySelector('form#contact-form')?.getAttribute('action')).toBe('/api/contact');
+  });
+});
+
+describe('the guard holds in an owner’s server as in the starter', () => {
+  test('PUBLIC_URL set: a request to our routes under another Host is a 421 in JSON; the owner’s page is left alone', async () => {
+    const site = await start({ PUBLIC_URL: 'https://www.baeckerei-korn.example' });
+    // A DNS-rebinding page reaches the server under its own name (an IP address or localhost would pass).
+    const refused = await withHost(`${site.url}/api/health`, 'rebind.example');
+    expect(refused.status).toBe(421);
+    expect(JSON.parse(refused.body)).toEqual({ success: false, error: expect.any(String) });
+    expect(refused.headers['content-security-policy']).toContain("default-src 'self'");
+    expect((await withHost(site.url, 'rebind.example')).status).toBe(200);
+  });
+
+  test('RATE_LIMIT_MAX: the third post of a client within the window is a 429 in JSON with Retry-After', async () => {
+    const site = await start({ RATE_LIMIT_MAX: '2', RATE_LIMIT_WINDOW_SECONDS: '600' });
+    const statuses: number[] = [];
+    for (let post = 0; post < 3; post++) statuses.push((await postForm(`${site.url}/api/contact`, { ...valid, name: `Baker ${post}` })).status);
+    expect(statuses.slice(0, 2)).toEqual([200, 200]);
+    const third = await postForm(`${site.url}/api/contact`, { ...valid, name: 'Baker 3' });
+    expect(third.status).toBe(429);
+    expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(0);
+    await expect(third.json()).resolves.toMatchObject({ success: false });
   });
 });
 
@@ -204,4 +260,42 @@ describe('the background work starts with the server', () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
+});
+
+describe('astro dev in the owner’s folder', () => {
+  test('serves the forms with the owner’s .env, beside their package.json', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'owner-site-dev-'));
+    // The owner's .env, read from their project's folder (not from node_modules/site-forms).
+    writeFileSync(join(root, '.env'), [`DATA_DIR=${dataDir}`, 'RATE_LIMIT_MAX=0', 'SPAM_FILTER=off'].join('\n'));
+    const port = await freePort();
+    const dev = spawn(process.execPath, [join(root, 'node_modules/astro/bin/astro.mjs'), 'dev', '--port', String(port), '--host', '127.0.0.1'], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ASTRO_TELEMETRY_DISABLED: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    for (const stream of [dev.stdout!, dev.stderr!]) stream.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    try {
+      const url = `http://127.0.0.1:${port}`;
+      await eventually(
+        `astro dev to answer (${output})`,
+        () =>
+          fetch(`${url}/api/health`).then(
+            (r) => r.status === 200,
+            () => false,
+          ),
+        60_000,
+      );
+      const response = await postForm(`${url}/api/contact`, { ...valid, name: 'Dev Baker' });
+      await expect(response.json()).resolves.toEqual({ success: true });
+      expect(stored({ dataDir } as Site)).toEqual([{ name: 'Dev Baker', status: 'pending' }]);
+      const home = await fetch(url);
+      expect(await page(home).then((document) => document.querySelector('[data-bakery-header]')?.textContent)).toBe('Bäckerei Korn, fresh since 1921');
+    } finally {
+      dev.kill('SIGTERM');
+      await new Promise((resolve) => dev.once('exit', resolve));
+      rmSync(join(root, '.env'), { force: true });
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 90_000);
 });
