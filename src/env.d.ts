@@ -18,3 +18,9 @@ declare module 'virtual:site-forms/layout' {
   const Layout: (props: { title: string; description: string; path?: string; [prop: string]: unknown }) => unknown;
   export default Layout;
 }
+
+/** What the integration's middleware knows of the owner's Astro configuration (src/integration/integration.ts). */
+declare module 'virtual:site-forms/options' {
+  const options: import('./integration/integration.ts').OwnerOptions;
+  export default options;
+}

@@ -139,7 +139,10 @@ export function siteForms(options: SiteFormsOptions = {}): AstroIntegration {
             ssr: { noExternal: ['site-forms'] },
             build: { assetsInlineLimit: 0 },
             server: { fs: { allow: [fileURLToPath(new URL('../', SRC)), root] } },
-            plugins: [settingsModules(options, site.file), ...(options.boot === false ? [] : [bootAtStart()])],
+            plugins: [
+              settingsModules(options, site.file, { checkOrigin: config.security?.checkOrigin !== false }),
+              ...(options.boot === false ? [] : [bootAtStart()]),
+            ],
           },
         });
       },
@@ -173,6 +176,12 @@ export function siteForms(options: SiteFormsOptions = {}): AstroIntegration {
 
 type SettingsSource = { module: string; file?: string };
 
+/** What the middleware must know of the owner's own configuration (`virtual:site-forms/options`). */
+export type OwnerOptions = {
+  /** Whether the owner left Astro's `security.checkOrigin` on: the middleware then makes its check for their pages. */
+  checkOrigin: boolean;
+};
+
 /**
  * Where `#site-config` or `#forms-config` comes from: the file the variable names (SITE_CONFIG,
  * FORMS_CONFIG, from the working folder, as before), the project's own file at its root, the
@@ -194,10 +203,12 @@ async function loadForms(from: SettingsSource, option: FormsSettingsInput | unde
 
 /**
  * The settings given as options, as the modules `#site-config` and `#forms-config` then name;
- * and `site-forms/config` as the owner's settings files import it.
+ * what the middleware knows of the owner's configuration (`virtual:site-forms/options`); and
+ * `site-forms/config` as the owner's settings files import it.
  */
-function settingsModules(options: SiteFormsOptions, siteFile: string | undefined): Plugin {
+function settingsModules(options: SiteFormsOptions, siteFile: string | undefined, owner: OwnerOptions): Plugin {
   const modules: Record<string, string> = {
+    'virtual:site-forms/options': `export default ${JSON.stringify(owner)};\n`,
     [VIRTUAL_SITE]: `import { defineSite } from ${JSON.stringify(source('lib/site/settings.ts'))};\nexport default defineSite(${JSON.stringify(options.site ?? null)});\n`,
     [VIRTUAL_FORMS]: `import { defineForms } from ${JSON.stringify(source('lib/forms/settings.ts'))};\nexport default defineForms(${JSON.stringify(options.forms ?? {})});\n`,
   };

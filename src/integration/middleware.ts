@@ -6,6 +6,7 @@
  * `PUBLIC_URL`; the owner's own pages are left as they are, but for Astro's origin check.
  */
 import { defineMiddleware } from 'astro:middleware';
+import ownerOptions from 'virtual:site-forms/options';
 import type { APIContext, MiddlewareNext } from 'astro';
 import type { Services } from '../lib/app/services.ts';
 import { isAddressedToSite, MISDIRECTED_MESSAGE } from '../lib/http/origin.ts';
@@ -19,8 +20,8 @@ import { findTarget } from '../lib/pipeline/routes.ts';
 /** The pages the integration brings, besides the routes: ours to dress and to check the Host of. */
 const OUR_PAGES = /^\/(?:thank-you|newsletter\/(?:confirm|unsubscribe)|admin|theme\.css)(?:\/|$)/;
 
-/** The methods of a form post that Astro's own origin check covers (security.checkOrigin). */
-const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** What Astro's own origin check lets through (node_modules/astro/dist/core/app/origin-check.js). */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const FORM_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain'];
 
 /** The answer of each request to our routes; the owner's pages pass through. */
@@ -52,16 +53,16 @@ const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8', 'cache-co
 
 /**
  * An owner's page: untouched, but for the check Astro would have made itself (a cross-site form
- * post refused), which the integration turns off for the whole site so that our routes apply
- * our own origin policy instead.
+ * post refused, as `security.checkOrigin` does), which the integration turns off for the whole
+ * site so that our routes apply our own origin policy instead; not when the owner turned it off.
  */
 function ownersPage(context: APIContext, next: MiddlewareNext): Promise<Response> | Response {
   const { request } = context;
-  const type = request.headers.get('content-type')?.split(';', 1)[0]?.trim().toLowerCase() ?? '';
-  const origin = request.headers.get('origin');
-  if (UNSAFE.has(request.method) && FORM_TYPES.includes(type) && origin !== context.url.origin) {
-    return new Response(`Cross-site ${request.method} form submissions are forbidden`, { status: 403 });
-  }
+  if (!ownerOptions.checkOrigin || SAFE_METHODS.has(request.method)) return next();
+  const sameOrigin = request.headers.get('origin') === context.url.origin;
+  const type = request.headers.get('content-type');
+  const forbidden = type === null ? !sameOrigin : FORM_TYPES.some((form) => type.toLowerCase().includes(form)) && !sameOrigin;
+  if (forbidden) return new Response(`Cross-site ${request.method} form submissions are forbidden`, { status: 403 });
   return next();
 }
 

@@ -7,6 +7,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { Window } from 'happy-dom';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { hashPassword } from '../../src/lib/admin/password.ts';
 import { NAVIGATION, postForm, type Site, startSite } from '../support/site.ts';
 import { eventually, type FakeSmtpServer, freePort, startSmtpServer } from '../support/smtp.ts';
 
@@ -206,6 +207,17 @@ describe("an owner's Astro site with integrations: [siteForms()]", () => {
     expect(stored(site).map((row) => row.name)).toEqual(expect.arrayContaining(['Order Baker', 'Paper Order']));
   });
 
+  test('the owner’s own form post keeps Astro’s origin check: cross-site refused, same-origin taken', async () => {
+    const note = (origin: string) => fetch(`${site.url}/note`, { method: 'POST', body: new URLSearchParams({ note: 'Rye' }), headers: { origin } });
+    const foreign = await note('https://evil.example');
+    expect(foreign.status).toBe(403);
+    await expect(foreign.text()).resolves.toBe('Cross-site POST form submissions are forbidden');
+    const same = await note(site.url);
+    expect(same.status).toBe(200);
+    expect(same.headers.get('content-security-policy')).toBeNull();
+    expect((await page(same)).querySelector('[data-note]')?.textContent).toBe('Rye');
+  });
+
   test('the owner’s home page is theirs: their form in it, and not our Content-Security-Policy', async () => {
     const response = await fetch(site.url);
     expect(response.status).toBe(200);
@@ -239,6 +251,48 @@ describe('the guard holds in an owner’s server as in the starter', () => {
   });
 });
 
+describe('the admin in an owner’s server', () => {
+  test('sign in and see the messages; an action without its CSRF token is the admin’s refusal page, rendered on the integration’s road', async () => {
+    const site = await start({ ADMIN_PASSWORD_HASH: await hashPassword('correct horse battery staple') });
+    await postForm(`${site.url}/api/contact`, { ...valid, name: 'Admin Baker' });
+    const post = (password: string) =>
+      fetch(`${site.url}/admin/actions/sign-in`, {
+        method: 'POST',
+        body: new URLSearchParams({ password }),
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: site.url },
+        redirect: 'manual',
+      });
+    expect((await post('wrong horse')).headers.get('set-cookie')).toBeNull();
+    const signedIn = await post('correct horse battery staple');
+    expect(signedIn.status).toBe(303);
+    const cookie = signedIn.headers.get('set-cookie')!.split(';')[0]!;
+    const messages = await fetch(`${site.url}/admin/messages`, { headers: { cookie } });
+    expect(messages.status).toBe(200);
+    expect(messages.headers.get('content-security-policy')).toContain("default-src 'self'");
+    expect(await messages.text()).toContain('Admin Baker');
+    // An action without the session's CSRF token: the admin's refusal, a page that /admin/[...rest] renders from locals.
+    const forged = await fetch(`${site.url}/admin/actions/retry`, {
+      method: 'POST',
+      body: new URLSearchParams({ id: '1' }),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: site.url, cookie },
+      redirect: 'manual',
+    });
+    expect(forged.status).toBe(403);
+    // The export: a stream of the pipeline's answer, written as a Web stream by the adapter.
+    const csrf = /name="csrf" value="([^"]+)"/.exec(await (await fetch(`${site.url}/admin`, { headers: { cookie } })).text())![1]!;
+    const exported = await fetch(`${site.url}/admin/actions/export`, {
+      method: 'POST',
+      body: new URLSearchParams({ what: 'messages', format: 'csv', csrf }),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: site.url, cookie },
+    });
+    expect(exported.status).toBe(200);
+    expect(exported.headers.get('content-type')).toContain('text/csv');
+    expect(await exported.text()).toContain('Admin Baker');
+    expect(forged.headers.get('content-type')).toContain('text/html');
+    expect(await page(forged).then((document) => document.querySelector('h1')?.textContent)).toBe('Refused');
+  });
+});
+
 describe('the background work starts with the server', () => {
   test('a message left pending before the start is delivered to the SMTP server with no request made', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'owner-site-data-'));
@@ -247,7 +301,9 @@ describe('the background work starts with the server', () => {
       const mail = { CONTACT_TO: 'owner@example.org', CONTACT_FROM: 'site@example.org', DELIVERY_RETRY_BASE_MS: '50' };
       const first = await start({ ...mail, SMTP_URL: `smtp://127.0.0.1:${await freePort()}` }, dataDir);
       expect((await postForm(`${first.url}/api/contact`, { ...valid, name: 'Waiting Baker' })).status).toBe(200);
-      await first.stop();
+      // SIGTERM: the workers finish what they send, the database closes, the process ends well.
+      expect(await first.stop()).toBe(0);
+      expect(first.logs).toContainEqual(expect.objectContaining({ event: 'server.stopped' }));
       expect(stored({ ...first, dataDir }).find((row) => row.name === 'Waiting Baker')?.status).toBe('pending');
 
       smtp = await startSmtpServer();
