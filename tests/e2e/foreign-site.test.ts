@@ -221,6 +221,37 @@ describe.each([
       await context.close();
     }
   });
+
+  test('a refused post of the owner’s callback form keeps what was typed, with the message at the field, in the shop’s layout', async () => {
+    const { context, page } = await openPage(browser, { javaScriptEnabled: javaScript });
+    try {
+      const name = `Hans Zu Kurz ${tag}`;
+      await page.goto(`${server.url}/callback`);
+      const form = page.locator('#callback-form');
+      await form.getByLabel('Ihr Name', { exact: true }).fill(name);
+      // Digits the browser lets through, too few for the server's check of a phone number.
+      await form.getByLabel('Telefonnummer', { exact: true }).fill('0431');
+      await form.getByLabel('Wann passt es Ihnen?').selectOption('afternoon');
+      if (javaScript) {
+        await form.getByRole('button', { name: 'Rückruf anfordern', exact: true }).click();
+        await expect
+          .poll(() => Promise.all([page.locator('#callback-phone-error').allTextContents(), new URL(page.url()).pathname]), { timeout: 20_000 })
+          .toEqual([['„Telefonnummer“ muss eine Telefonnummer sein'], '/callback']);
+      } else {
+        await expect(press(page, 'Rückruf anfordern', '#callback-form')).resolves.toBe(400);
+        await expect(page.locator('#callback-phone-error').textContent()).resolves.toBe('„Telefonnummer“ muss eine Telefonnummer sein');
+        expect(new URL(page.url()).origin).toBe(server.url);
+      }
+      await expectShopLayout(page);
+      const shown = page.locator('#callback-form');
+      await expect(shown.getByLabel('Ihr Name', { exact: true }).inputValue()).resolves.toBe(name);
+      await expect(shown.getByLabel('Telefonnummer', { exact: true }).inputValue()).resolves.toBe('0431');
+      await expect(shown.getByLabel('Wann passt es Ihnen?').inputValue()).resolves.toBe('afternoon');
+      expect(statusOf(server, name)).toBeUndefined();
+    } finally {
+      await context.close();
+    }
+  });
 });
 
 describe('the owner, standalone', () => {
