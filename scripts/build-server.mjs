@@ -5,7 +5,7 @@
 import { resolve } from 'node:path';
 import { build } from 'esbuild';
 
-/** The site's settings, bundled in: site.config.ts, or the file SITE_CONFIG names (as astro.config.mjs reads it). */
+/** The site's settings, bundled in: site.config.ts, or the file SITE_CONFIG names (as the integration, src/integration/integration.ts, reads it). */
 const siteConfig = {
   name: 'site-config',
   setup(build) {
@@ -13,7 +13,7 @@ const siteConfig = {
   },
 };
 
-/** The owner's forms, bundled in: forms.config.ts, or the file FORMS_CONFIG names (as astro.config.mjs reads it). */
+/** The owner's forms, bundled in: forms.config.ts, or the file FORMS_CONFIG names (as the integration, src/integration/integration.ts, reads it). */
 const formsConfig = {
   name: 'forms-config',
   setup(build) {

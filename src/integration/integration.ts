@@ -76,8 +76,10 @@ const PAGES: ReadonlyArray<readonly [pattern: string, entrypoint: string]> = [
  * (the `form` routes of src/lib/pipeline/routes.ts, the owner's forms included), and the API's
  * other routes: each an on-demand route of its own, so Astro's router finds it and the
  * middleware answers it; no catch-all under /api (decision 0165).
+ * Hint: read at config time, before Vite, so not from ROUTES itself (which loads every handler);
+ * tests/lib/integration-routes.test.ts checks that the two name the same addresses.
  */
-function formRoutes(forms: FormsSettings): string[] {
+export function formRoutes(forms: FormsSettings): string[] {
   return [
     '/api/contact',
     '/api/contact/confirm',

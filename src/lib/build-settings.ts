@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 
-/** What the build put into the pages that the server must agree with (written by astro.config.mjs). */
+/** What the build put into the pages that the server must agree with (written by the integration, src/integration/integration.ts). */
 export type BuildSettings = { contactFormEndpoint: string | null };
 
 /**

@@ -2,7 +2,7 @@
  * `npm run dev`: Astro's dev server behind the same dispatcher as `npm start`. The
  * configuration comes from `.env` and the environment, checked and logged the same way
  * (src/server/boot.ts), so /admin, mail and the limits work in dev as they will in production.
- * Loaded by the integration in astro.config.mjs when Astro's dev server starts.
+ * Loaded by the integration (src/integration/integration.ts) when Astro's dev server starts.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { securityHeadersFor } from '../lib/http/security-headers.ts';

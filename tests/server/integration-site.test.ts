@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { type IncomingHttpHeaders, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,12 +41,17 @@ function ownerSite(): string {
   return folder;
 }
 
-beforeAll(() => {
-  root = ownerSite();
+/** `astro build` in an owner's folder, as they would run it. */
+function build(folder: string): void {
   const env = { ...process.env, ASTRO_TELEMETRY_DISABLED: '1', SITE_CONFIG: '', FORMS_CONFIG: '', CONTACT_FORM_ENDPOINT: '' };
   // Not --silent: the adapter's server would then not say where it listens.
-  const build = spawnSync(process.execPath, [join(root, 'node_modules/astro/bin/astro.mjs'), 'build'], { cwd: root, env, encoding: 'utf8' });
-  if (build.status !== 0) throw new Error(`the owner's site did not build:\n${build.stderr}${build.stdout}`);
+  const run = spawnSync(process.execPath, [join(folder, 'node_modules/astro/bin/astro.mjs'), 'build'], { cwd: folder, env, encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`the owner's site did not build:\n${run.stderr}${run.stdout}`);
+}
+
+beforeAll(() => {
+  root = ownerSite();
+  build(root);
   entry = join(root, 'dist/server/entry.mjs');
 }, 240_000);
 
@@ -56,8 +61,8 @@ afterAll(async () => {
   if (root) rmSync(root, { recursive: true, force: true });
 });
 
-async function start(env: Record<string, string> = {}, dataDir?: string): Promise<Site> {
-  const site = await startSite(env, { start: entry, ...(dataDir && { dataDir }) });
+async function start(env: Record<string, string> = {}, dataDir?: string, server = entry): Promise<Site> {
+  const site = await startSite(env, { start: server, ...(dataDir && { dataDir }) });
   sites.push(site);
   return site;
 }
@@ -354,4 +359,41 @@ describe('astro dev in the owner’s folder', () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   }, 90_000);
+});
+
+describe('the adapter in middleware mode, under the owner’s own node:http server', () => {
+  let folder: string;
+  beforeAll(() => {
+    folder = ownerSite();
+    const config = join(folder, 'astro.config.mjs');
+    writeFileSync(config, readFileSync(config, 'utf8').replace("mode: 'standalone'", "mode: 'middleware'"));
+    // The owner's server: the adapter's handler for every request (their Express or Fastify does the same).
+    writeFileSync(
+      join(folder, 'serve.mjs'),
+      [
+        "import { createServer } from 'node:http';",
+        "import { handler } from './dist/server/entry.mjs';",
+        'const server = createServer((req, res) => handler(req, res, () => { res.writeHead(404); res.end(); }));',
+        "server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ event: 'server.listening', port: server.address().port })));",
+      ].join('\n'),
+    );
+    build(folder);
+  }, 240_000);
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+  test('the services boot as the entry is imported, before the owner’s server listens; the forms answer on the same road', async () => {
+    const site = await start({}, undefined, join(folder, 'serve.mjs'));
+    const events = site.logs.flatMap((line) => (typeof line === 'object' ? [line.event] : []));
+    expect(events.indexOf('server.config')).toBeGreaterThan(-1);
+    expect(events.indexOf('server.config')).toBeLessThan(events.indexOf('server.listening'));
+    const answer = await postForm(`${site.url}/api/contact`, { ...valid, name: 'Middle Baker' });
+    await expect(answer.json()).resolves.toEqual({ success: true });
+    expect(stored(site)).toEqual([{ name: 'Middle Baker', status: 'pending' }]);
+    const body = new FormData();
+    for (const [name, value] of Object.entries({ ...valid, email: 'nope' })) body.append(name, value);
+    const refused = await fetch(`${site.url}/api/contact`, { method: 'POST', body, headers: { ...NAVIGATION, origin: site.url }, redirect: 'manual' });
+    const again = await fetch(new URL(refused.headers.get('location')!, site.url), { headers: NAVIGATION });
+    expect(again.status).toBe(400);
+    expect((await page(again)).querySelector('[data-bakery-header]')?.textContent).toBe('Bäckerei Korn, fresh since 1921');
+  });
 });

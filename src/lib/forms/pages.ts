@@ -5,7 +5,7 @@ export type SiteRoute = { patternRegex: RegExp; type: string; origin: string };
 
 /**
  * The owner's forms whose `page` no page of the site serves, one sentence each naming the form and
- * the page: the build stops on them (astro.config.mjs), since such a form's "start again" links
+ * the page: the build stops on them (src/integration/integration.ts), since such a form's "start again" links
  * and its refused posts would lead to a 404.
  * Hint: a dynamic page (`[slug].astro`) counts for every path it matches, as Astro cannot say
  * which of them it builds before it builds them.

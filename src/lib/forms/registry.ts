@@ -7,7 +7,7 @@ import { STORED_IN_COLUMNS } from './reserved.ts';
  * The owner's forms (forms.config.ts at the project's root), as the build read them: the contact
  * form with its extra fields, and the forms of their own.
  * Hint: `#forms-config` is an import of package.json; a build with FORMS_CONFIG set reads another
- * file instead (astro.config.mjs, scripts/build-server.mjs), as SITE_CONFIG does for the site.
+ * file instead (src/integration/integration.ts, scripts/build-server.mjs), as SITE_CONFIG does for the site.
  */
 export const forms = settings;
 

@@ -1,6 +1,6 @@
 /**
  * Origins a page may load from beyond its own, per CSP directive. Every script of the site is
- * a file under `/_astro/` (astro.config.mjs: nothing inlined), so `'self'` covers them.
+ * a file under `/_astro/` (src/integration/integration.ts: nothing inlined), so `'self'` covers them.
  * Hint: Cloudflare Turnstile, when `TURNSTILE_SITE_KEY` is set, is `TURNSTILE_SOURCES`.
  */
 export type ExtraSources = { script?: readonly string[]; frame?: readonly string[]; connect?: readonly string[] };

@@ -4,7 +4,7 @@ import type { ContactEmailSite } from '../mail/email.ts';
 /**
  * The owner's site settings (site.config.ts at the project's root), as the build read them.
  * Hint: `#site-config` is an import of package.json; a build with SITE_CONFIG set reads
- * another file instead (astro.config.mjs, scripts/build-server.mjs).
+ * another file instead (src/integration/integration.ts, scripts/build-server.mjs).
  */
 export const site = settings;
 
