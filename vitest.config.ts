@@ -10,7 +10,8 @@ export default getViteConfig({
   resolve: { alias: { '#site-config': resolve(TEST_SITE_CONFIG), '#forms-config': resolve(TEST_FORMS_CONFIG) } },
   test: {
     include: ['tests/**/*.test.ts'],
-    exclude: ['tests/e2e/**'],
+    // The foreign site's proof runs on its own (vitest.foreign.config.ts): it installs and builds another site.
+    exclude: ['tests/e2e/**', 'tests/**/foreign-site*.test.ts'],
     globalSetup: ['tests/support/build-site.ts'],
     // Real servers and real sockets: give slow machines room, but never hang forever.
     testTimeout: 30_000,

@@ -10,6 +10,8 @@ export default getViteConfig({
   resolve: { alias: { '#site-config': resolve(TEST_SITE_CONFIG), '#forms-config': resolve(TEST_FORMS_CONFIG) } },
   test: {
     include: ['tests/e2e/**/*.test.ts'],
+    // The foreign site's proof runs on its own (vitest.foreign.config.ts): it installs and builds another site.
+    exclude: ['tests/**/foreign-site*.test.ts'],
     globalSetup: ['tests/support/build-site.ts'],
     // One file at a time: each starts a server and a browser, and CI machines have 2 cores.
     fileParallelism: false,
