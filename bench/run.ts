@@ -2,7 +2,8 @@
  * `npm run bench`: our server against a reference that shares none of our code and does the
  * endpoints' work (bench/baseline-server.ts: node:http, formData, one valibot schema, one INSERT), on
  * 127.0.0.1 only, bounded by request count and time. Prints requests per second, p50/p99
- * latency and peak RSS per scenario, and the ratio ours/bare; then contact valid on SQLite
+ * latency and peak RSS per scenario, and the ratio to bare of ours and of the same endpoints in an
+ * owner's Astro site through the integration (issue 29; BENCH_INTEGRATION=0 leaves it out); then contact valid on SQLite
  * against PostgreSQL, with one instance and with two on one database (issue 12), where
  * PostgreSQL is installed. See docs/performance.md.
  */
@@ -10,6 +11,7 @@ import autocannon from 'autocannon';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { build } from 'esbuild';
 import { POSTGRES_BIN, type PostgresServer, startPostgres } from '../tests/support/postgres.ts';
+import { type ForeignSite, makeForeignSite } from '../tests/support/foreign-site.ts';
 import { measureValidators } from './validators.ts';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
@@ -102,6 +104,15 @@ async function startTarget(name: string, script: string, env: Record<string, str
 }
 
 /**
+ * The shop's server (issue 29) with the bench's environment, on a free port of 127.0.0.1, its
+ * log in a file; started once it accepts connections. Its name in the tables: "integration".
+ */
+async function startShop(shop: ForeignSite, env: Record<string, string>): Promise<Target> {
+  const server = await shop.start({ ...SERVE_ENV, ...env, ENV_FILE: '' });
+  return { name: 'integration', url: server.url, child: server.process, dataDir: server.dataDir };
+}
+
+/**
  * Peak resident memory of the process so far (VmHWM, Linux). Hint: writing 5 to
  * clear_refs should reset it between runs, but on these machines it inflated the peak
  * instead, so the peak is the process's whole life: warm-up and every run before.
@@ -189,6 +200,16 @@ const ours = await startTarget('ours', new URL('../dist/server/start.mjs', impor
 const bare = await startTarget('bare', new URL('../dist/bench/baseline-server.mjs', import.meta.url).pathname, env, SERVE_FLAGS);
 const targets = [ours, bare];
 
+// Issue 29: the same endpoints in an owner's own Astro site, through the integration: a shop
+// built from `npm pack` of this checkout (tests/support/foreign-site.ts), served by
+// @astrojs/node standalone, its requests through Astro's middleware into the same pipeline.
+// BENCH_INTEGRATION=0 leaves it out (packing, installing and building take a minute or two).
+const integrationShop = process.env.BENCH_INTEGRATION === '0' ? undefined : makeForeignSite(['standalone']);
+const integration = integrationShop ? await startShop(integrationShop, env) : undefined;
+if (integration) targets.push(integration);
+/** The servers each scenario runs on, in rounds: ours and bare, and the integration's shop when built. */
+const compared = integration ? [ours, bare, integration] : [ours, bare];
+
 // Issue 12: contact valid with everything in PostgreSQL, one instance and then two on one
 // database. PostgreSQL keeps its durable defaults (fsync, synchronous commit), as SQLite keeps
 // synchronous=FULL: a 200 means stored on disk on both.
@@ -239,11 +260,11 @@ const record = (key: string, result: Result, label: string) => {
 };
 try {
   // Warm-up, so neither side pays for its JIT inside a measured run.
-  for (const target of [ours, bare]) for (const scenario of chosen) await run([target], { ...scenario, expect: [200, 400] });
+  for (const target of compared) for (const scenario of chosen) await run([target], { ...scenario, expect: [200, 400] });
   for (const setup of storeSetups.slice(1)) await run(setup.targets, CONTACT_VALID);
   for (let round = 0; round < ROUNDS; round++) {
     for (const scenario of chosen) {
-      for (const target of round % 2 ? [bare, ours] : [ours, bare])
+      for (const target of round % 2 ? [...compared].reverse() : compared)
         record(`${scenario.name}|${target.name}`, await run([target], scenario), `${scenario.name}, ${target.name}`);
     }
     if (storeSetups.length > 1) {
@@ -286,6 +307,7 @@ try {
     }),
   );
   await postgres?.remove();
+  integrationShop?.remove();
 }
 
 const summary = (key: string) => {
@@ -299,14 +321,16 @@ const summary = (key: string) => {
   };
 };
 
-const rows = [['scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB', 'unexpected', 'ours/bare req/s']];
+const rows = [['scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB', 'unexpected', '× bare req/s']];
 for (const scenario of chosen) {
   const o = summary(`${scenario.name}|ours`);
   const b = summary(`${scenario.name}|bare`);
-  for (const [name, r] of [
+  const servers: Array<readonly [string, ReturnType<typeof summary>]> = [
     ['ours', o],
     ['bare', b],
-  ] as const) {
+  ];
+  if (integration) servers.push(['integration', summary(`${scenario.name}|${integration.name}`)]);
+  for (const [name, r] of servers) {
     rows.push([
       scenario.name,
       name,
@@ -315,7 +339,7 @@ for (const scenario of chosen) {
       r.p99.toFixed(1),
       r.peak.toFixed(0),
       String(r.unexpected),
-      name === 'ours' ? (o.rps / b.rps).toFixed(2) : '',
+      name === 'bare' ? '' : (r.rps / b.rps).toFixed(2),
     ]);
   }
 }
@@ -326,7 +350,7 @@ function table(rows: string[][]): string {
   return [line(rows[0]!), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.slice(1).map(line)].join('\n');
 }
 console.log(
-  `ours/bare: bare is bench/baseline-server.ts (none of our code); both with RATE_LIMIT_MAX=0 (the limiter off); ours with SPAM_FILTER=${env.SPAM_FILTER}\n`,
+  `× bare: bare is bench/baseline-server.ts (none of our code); integration is a foreign Astro site with site-forms from npm pack (@astrojs/node standalone); all with RATE_LIMIT_MAX=0 (the limiter off); ours and integration with SPAM_FILTER=${env.SPAM_FILTER}\n`,
 );
 console.log(table(rows));
 if (storeSetups.length > 1) {

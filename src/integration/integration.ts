@@ -118,7 +118,11 @@ export function siteForms(options: SiteFormsOptions = {}): AstroIntegration {
         const layout = options.layout ? resolve(root, options.layout) : source('layouts/Base.astro');
         if (!existsSync(layout)) throw new Error(`siteForms({ layout }): ${layout} does not exist.`);
 
-        for (const [pattern, entrypoint] of PAGES) injectRoute({ pattern, entrypoint: source(entrypoint) });
+        // In an owner's server the pages are rendered on demand, so that the middleware gives them the
+        // security headers and the Host check; built ahead, the adapter would serve them as files,
+        // without either. Our own server (`boot: false`) serves them built, from memory, dressed by its front.
+        const onDemand = options.boot === false ? {} : { prerender: false };
+        for (const [pattern, entrypoint] of PAGES) injectRoute({ pattern, entrypoint: source(entrypoint), ...onDemand });
         for (const pattern of formRoutes(forms)) injectRoute({ pattern, entrypoint: source('integration/pages/refusal.astro'), prerender: false });
         // Before the owner's own middleware: our routes are answered whatever theirs does. A server
         // of its own (`boot: false`) sends the API down the road itself and hands Astro only pages.

@@ -30,7 +30,9 @@ export const onRequest = defineMiddleware(async (context, next) => {
   if (context.locals.services) return next();
   // A page built ahead (the thank-you pages, the owner's static ones) is a file: no request to read, no database to open.
   if (context.isPrerendered) return next();
-  const target = findTarget(context.url.pathname + context.url.search);
+  // The request-target as sent, not Astro's decoded path: `/%61pi/contact` or `/api//contact` is a
+  // near miss (a JSON 404), never the route Astro's router would take it for.
+  const target = findTarget(rawTarget(context.request.url));
   const ours = target.kind !== 'elsewhere' || OUR_PAGES.test(context.url.pathname);
   if (!ours) return ownersPage(context, next);
   // Loaded on the first request that is ours, never at build time: prerendering opens no database.
@@ -119,4 +121,10 @@ function clientAddress(context: APIContext): string {
   } catch {
     return '';
   }
+}
+
+/** The path and query of a request's URL as the client sent them (the adapter builds `request.url` from Node's `req.url`, undecoded). */
+function rawTarget(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  return start === -1 ? '/' : url.slice(start);
 }
