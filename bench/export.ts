@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { hashPassword } from '../src/lib/admin/password.ts';
+import { median, rssMb, startServer, stopServer } from './serve.ts';
 
 const COUNT = Number(process.env.EXPORT_MESSAGES ?? 120_000);
 const CHARACTERS = Number(process.env.EXPORT_CHARACTERS ?? 5_000);
@@ -30,41 +31,14 @@ function scriptArgs(name: string): string[] {
 
 function start(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
   // As `npm run serve` runs it (package.json): the same memory flags.
-  const child = spawn(process.execPath, scriptArgs('serve'), {
-    env: { PATH: process.env.PATH ?? '', ENV_FILE: '', HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, RATE_LIMIT_MAX: '0', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let buffer = '';
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      buffer += chunk;
-      const match = /"event":"server.listening".*?"port":(\d+)/.exec(buffer);
-      if (match) resolve({ child, url: `http://127.0.0.1:${match[1]}` });
-    });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-  });
+  return startServer(scriptArgs('serve'), { DATA_DIR: dataDir, ...env });
 }
-
-function stop(child: ChildProcess): Promise<void> {
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  return exited;
-}
-/** A process's resident memory in MB; 0 once it has ended. */
-function rssMb(pid: number): number {
-  try {
-    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-  } catch {
-    return 0;
-  }
-}
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 // A first start creates and migrates the database; the messages go in directly, held as spam,
 // received over the last hours (older ones would be deleted at start by the spam retention).
 const hash = await hashPassword(PASSWORD);
 const first = await start({ ADMIN_PASSWORD_HASH: hash });
-await stop(first.child);
+await stopServer(first.child);
 const db = new DatabaseSync(join(dataDir, 'forms.db'));
 const seeded = Date.now();
 const insert = db.prepare(`INSERT INTO submissions (created_at, name, email, message, status, spam_reasons) VALUES (?, ?, ?, ?, 'spam', '["too-many-links"]')`);
@@ -154,7 +128,7 @@ await measured('inbox export JSON', () => inboxExport('json'));
 await measured('inbox export CSV', () => inboxExport('csv'));
 sampling = false;
 await sampler;
-await stop(child);
+await stopServer(child);
 rmSync(dataDir, { recursive: true, force: true });
 
 console.log(`server RSS at rest: ${idleRss.toFixed(0)} MB`);

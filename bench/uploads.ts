@@ -9,13 +9,14 @@
  * Hint: the server runs with the flags of `npm run serve` (package.json); the uploads are `curl`
  * processes too, so the bench's own process holds no file in memory.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { buildOwnerSite } from '../tests/support/build-site.ts';
 import { startS3 } from '../tests/support/s3.ts';
+import { median, rssMb, startServer, stopServer } from './serve.ts';
 
 const COUNT = Number(process.env.UPLOAD_COUNT ?? 20);
 const MEGABYTES = Number(process.env.UPLOAD_MB ?? 20);
@@ -63,37 +64,8 @@ function serveArgs(): string[] {
 }
 
 function start(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const dataDir = mkdtempSync(join(work, 'data-'));
-  const child = spawn(process.execPath, serveArgs(), {
-    env: { PATH: process.env.PATH ?? '', ENV_FILE: '', HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, RATE_LIMIT_MAX: '0', SPAM_FILTER: 'off', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let buffer = '';
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      buffer += chunk;
-      const match = /"event":"server.listening".*?"port":(\d+)/.exec(buffer);
-      if (match) resolve({ child, url: `http://127.0.0.1:${match[1]}` });
-    });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-  });
+  return startServer(serveArgs(), { DATA_DIR: mkdtempSync(join(work, 'data-')), SPAM_FILTER: 'off', ...env });
 }
-
-function stop(child: ChildProcess): Promise<void> {
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  return exited;
-}
-
-/** A process's resident memory in MB; 0 once it has ended. */
-function rssMb(pid: number): number {
-  try {
-    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-  } catch {
-    return 0;
-  }
-}
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 /**
  * COUNT `curl` processes at once, each given its own arguments; answers the seconds until the last
@@ -160,7 +132,7 @@ async function measure(store: string, env: Record<string, string>, reference: (n
   } finally {
     sampling = false;
     await sampler;
-    await stop(child);
+    await stopServer(child);
   }
   const referenceSeconds = await concurrently(reference, ['200', '000']);
   const total = (COUNT * SIZE) / 1e6;
