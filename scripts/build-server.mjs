@@ -2,9 +2,21 @@
 // dist/server/start.mjs, run by `npm run serve`. Running from source works too
 // (`node src/server/start.ts`), but Node's type stripping costs about 18 MB of memory
 // for the life of the process (docs/performance.md).
+import { registerHooks } from 'node:module';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
+
+// The settings this script imports itself (the words of /forms.js, below) are the files SITE_CONFIG
+// and FORMS_CONFIG name, as for the bundles: the texts a form's defaults come from follow the
+// site's language, not the one of the site.config.ts that package.json's `#site-config` names.
+const NAMED_CONFIGS = { '#site-config': process.env.SITE_CONFIG, '#forms-config': process.env.FORMS_CONFIG };
+registerHooks({
+  resolve: (specifier, context, nextResolve) => {
+    const file = NAMED_CONFIGS[specifier];
+    return file ? { url: pathToFileURL(resolve(file)).href, shortCircuit: true } : nextResolve(specifier, context);
+  },
+});
 
 /** The site's settings, bundled in: site.config.ts, or the file SITE_CONFIG names (as the integration, src/integration/integration.ts, reads it). */
 const siteConfig = {
