@@ -33,6 +33,10 @@ export interface FileRecords {
    * Hint: the object first, so a failure leaves the row to find again; a missing object is no failure.
    */
   sweep(storage: FileStorage, limit?: number): Promise<number>;
+  /** Which of `keys` a row names (one query for a batch of the orphan sweep, up to 1000 keys). */
+  recordedKeys(keys: readonly string[]): Promise<Set<string>>;
+  /** Whether any file is recorded at all: the orphan sweep removes nothing from beside an empty table (decision 0184). */
+  anyRecorded(): Promise<boolean>;
 }
 
 /** A new file's id: 24 characters of base64url, 144 random bits. */
@@ -104,5 +108,11 @@ export function createFileRecords(sql: Sql): FileRecords {
       }
       return removed;
     },
+    async recordedKeys(keys) {
+      if (keys.length === 0) return new Set();
+      const rows = await sql.all<{ storage_key: string }>(`SELECT storage_key FROM files WHERE storage_key IN (${keys.map(() => '?').join(', ')})`, keys);
+      return new Set(rows.map((row) => row.storage_key));
+    },
+    anyRecorded: async () => (await sql.get('SELECT 1 AS one FROM files LIMIT 1')) !== undefined,
   };
 }

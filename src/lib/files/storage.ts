@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { copyFile, link, mkdir, rename, rm, statfs, unlink, writeFile } from 'node:fs/promises';
+import { copyFile, link, mkdir, readdir, rename, rm, stat, statfs, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -15,6 +15,12 @@ export type FileStorage = {
   open(key: string): Promise<Readable>;
   /** Removes `key`; an object already gone is no failure (removal is repeated until it succeeds). */
   remove(key: string): Promise<void>;
+  /**
+   * The keys of message files stored before `olderThan`, read page by page (the orphan sweep's).
+   * Hint: only keys of our shape are named: a shared bucket's other objects, the doctor's probes
+   * and the uploads under way (`.incoming`) are never listed, so never removed.
+   */
+  list(olderThan: Date): AsyncIterable<string>;
   /** Writes, reads back and removes a small object, rejecting with what failed (`npm run doctor`). */
   check(): Promise<void>;
   /** Where files go, in words for the log and the doctor (no secret). */
@@ -24,8 +30,8 @@ export type FileStorage = {
 /** An S3-compatible object store (S3_*): path-style addressing, as MinIO, Garage and SeaweedFS want. */
 export type S3Settings = { endpoint: string; bucket: string; region: string; accessKeyId?: string | undefined; secretAccessKey?: string | undefined };
 
-/** Where the files go: the local folder under `dataDir`, or the object store when `s3` is set. */
-export type FileStorageSettings = { dataDir: string; s3?: S3Settings | undefined };
+/** Where the files go: the local folder under `dataDir`, or the object store when `s3` is set; `listPageSize` (S3's 1000 by default) is smaller only in tests of the paging. */
+export type FileStorageSettings = { dataDir: string; s3?: S3Settings | undefined; listPageSize?: number | undefined };
 
 /** The folder of a local storage and of the temp files of uploads under way (`.incoming`). */
 export function filesFolder(dataDir: string): string {
@@ -39,6 +45,9 @@ export function incomingFolder(dataDir: string): string {
 
 // Our keys only: a month folder and a random id (`2026-11/Ab3…`); a key that is not one is refused before it reaches a path.
 const KEY = /^[0-9]{4}-[0-9]{2}\/[A-Za-z0-9_-]{16,64}$|^doctor\/[A-Za-z0-9_-]{16,64}$/;
+// The keys of message files (KEY without the doctor's probes): the only ones a listing names.
+const FILE_KEY = /^[0-9]{4}-[0-9]{2}\/[A-Za-z0-9_-]{16,64}$/;
+const MONTH = /^[0-9]{4}-[0-9]{2}$/;
 
 /** A storage key for a new file: its month and its (random, unguessable) id. */
 export function newStorageKey(id: string, now = new Date()): string {
@@ -47,7 +56,7 @@ export function newStorageKey(id: string, now = new Date()): string {
 
 /** Opens the storage the settings name; the AWS SDK is loaded only when S3 is configured, at the first use. */
 export function createFileStorage(settings: FileStorageSettings): FileStorage {
-  return settings.s3 ? s3Storage(settings.s3) : localStorage(filesFolder(settings.dataDir));
+  return settings.s3 ? s3Storage(settings.s3, settings.listPageSize) : localStorage(filesFolder(settings.dataDir));
 }
 
 function requireKey(key: string): string {
@@ -85,6 +94,19 @@ function localStorage(root: string): FileStorage {
     async remove(key) {
       await rm(pathOf(key), { force: true });
     },
+    async *list(olderThan) {
+      // The month folders alone: `.incoming` (uploads under way) and `doctor` are not among them.
+      for (const month of await entriesOf(root)) {
+        if (!month.isDirectory() || !MONTH.test(month.name)) continue;
+        for (const entry of await entriesOf(join(root, month.name))) {
+          const key = `${month.name}/${entry.name}`;
+          if (!entry.isFile() || !FILE_KEY.test(key)) continue;
+          // A stored file's mtime is its temp file's last write (a put is a link): older than the put, never younger.
+          const info = await stat(join(root, month.name, entry.name)).catch(() => undefined);
+          if (info && info.mtimeMs < olderThan.getTime()) yield key;
+        }
+      }
+    },
     async check() {
       await checkRoundTrip(storage, async (key) => {
         await mkdir(dirname(pathOf(key)), { recursive: true });
@@ -95,6 +117,16 @@ function localStorage(root: string): FileStorage {
     },
   };
   return storage;
+}
+
+/** The entries of a folder; none when it does not exist (no file was ever stored). */
+async function entriesOf(folder: string) {
+  try {
+    return await readdir(folder, { withFileTypes: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
 }
 
 const PROBE = 'site-forms storage check\n';
@@ -131,7 +163,7 @@ type S3Module = typeof import('@aws-sdk/client-s3');
 const quiet = () => {};
 const SILENT = { trace: quiet, debug: quiet, info: quiet, warn: quiet, error: quiet };
 
-function s3Storage(settings: S3Settings): FileStorage {
+function s3Storage(settings: S3Settings, listPageSize = 1000): FileStorage {
   let client: Promise<{ s3: S3Module; client: InstanceType<S3Module['S3Client']> }> | undefined;
   // Loaded at the first use: a site without S3 never pays for the SDK.
   const connect = () =>
@@ -166,6 +198,20 @@ function s3Storage(settings: S3Settings): FileStorage {
     async remove(key) {
       const { s3, client } = await connect();
       await client.send(new s3.DeleteObjectCommand({ Bucket, Key: requireKey(key) }));
+    },
+    async *list(olderThan) {
+      const { s3, client } = await connect();
+      // Each page starts after the last key of the one before (keys come in order): every
+      // S3-compatible store knows StartAfter, and not every one can read its own continuation token back.
+      let StartAfter: string | undefined;
+      do {
+        const page = await client.send(new s3.ListObjectsV2Command({ Bucket, MaxKeys: listPageSize, ...(StartAfter && { StartAfter }) }));
+        const objects = page.Contents ?? [];
+        for (const object of objects) {
+          if (object.Key && FILE_KEY.test(object.Key) && object.LastModified && object.LastModified < olderThan) yield object.Key;
+        }
+        StartAfter = page.IsTruncated ? objects.at(-1)?.Key : undefined;
+      } while (StartAfter);
     },
     async check() {
       await checkRoundTrip(storage, async (key) => {

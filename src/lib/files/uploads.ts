@@ -5,7 +5,7 @@ import type { IncomingRequest } from '../http/form.ts';
 import { type Failure, failure } from '../http/outcome.ts';
 import { texts } from '../i18n/texts.ts';
 import { describeError, type Logger } from '../log.ts';
-import type { HousekeepingJob } from '../housekeeping.ts';
+import { DAY_MS, HOUR_MS, type HousekeepingJob } from '../housekeeping.ts';
 import { type ClamdAddress, ClamdUnavailable, pingClamd, scanFile } from './clamd.ts';
 import { type FileRecords, type NewFile, newFileId } from './files.ts';
 import { discard, type ReceivedFile, readUpload, type UploadRead } from './multipart.ts';
@@ -37,7 +37,7 @@ export type Uploads = {
   unstore(records: readonly NewFile[]): Promise<void>;
   /** Removes a post's temp files; called once the post is answered, whatever the answer. */
   discard(files: readonly ReceivedFile[]): Promise<void>;
-  /** The housekeeping's jobs: temp files left by a killed process, and the stored files of deleted messages. */
+  /** The housekeeping's jobs: temp files left by a killed process, the stored files of deleted messages, and stored objects no row names. */
   jobs(files: FileRecords): HousekeepingJob[];
   /** clamd's PING, for the doctor; `undefined` when no scan is configured. */
   pingScanner(): Promise<void> | undefined;
@@ -45,6 +45,9 @@ export type Uploads = {
 
 /** How old a temp file must be before the housekeeping takes it for a killed process's. */
 export const INCOMING_MAX_AGE_MS = 60 * 60 * 1000;
+
+/** How old a stored object must be before the housekeeping takes it for an orphan when no row names it (decision 0183). */
+export const ORPHAN_MIN_AGE_MS = HOUR_MS;
 
 /** A 503 that says when to come back, as a database outage's does. */
 function unavailable(): Failure {
@@ -140,6 +143,15 @@ export function createUploads(
           if (removed > 0) logger.info('upload.files_removed', { files: removed });
         },
       },
+      {
+        name: 'files.orphans',
+        everyMs: DAY_MS,
+        run: async (now) => {
+          const removed = await removeOrphans(storage, records, now);
+          // The count alone: a key is ours, but the log has no use for it.
+          if (removed > 0) logger.info('upload.orphans_removed', { files: removed });
+        },
+      },
     ],
     pingScanner: () => (clamd ? pingClamd(clamd) : undefined),
   };
@@ -163,5 +175,39 @@ export async function removeStaleIncoming(incoming: string, now: Date): Promise<
       removed++;
     }
   }
+  return removed;
+}
+
+/** How many keys the orphan sweep asks the store about at once: one page of an S3 listing. */
+const ORPHAN_BATCH = 1000;
+
+/**
+ * Removes stored objects older than ORPHAN_MIN_AGE_MS that no `files` row names (a process killed
+ * between the put and its message's commit, an unstore that failed); answers how many went.
+ * Hint: with no file recorded at all the database is taken for the wrong one (or one not yet
+ * copied into) and nothing is removed (decision 0184); a row's object is never touched.
+ */
+export async function removeOrphans(
+  storage: Pick<FileStorage, 'list' | 'remove'>,
+  records: Pick<FileRecords, 'recordedKeys' | 'anyRecorded'>,
+  now: Date,
+): Promise<number> {
+  if (!(await records.anyRecorded())) return 0;
+  let removed = 0;
+  let batch: string[] = [];
+  const settle = async () => {
+    const recorded = await records.recordedKeys(batch);
+    for (const key of batch) {
+      if (recorded.has(key)) continue;
+      await storage.remove(key);
+      removed++;
+    }
+    batch = [];
+  };
+  for await (const key of storage.list(new Date(now.getTime() - ORPHAN_MIN_AGE_MS))) {
+    batch.push(key);
+    if (batch.length === ORPHAN_BATCH) await settle();
+  }
+  if (batch.length > 0) await settle();
   return removed;
 }

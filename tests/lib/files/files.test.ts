@@ -54,6 +54,22 @@ describe.each(testEngines())('the files of messages on $name', ({ name, availabl
       await expect(store.files.fileById(id)).resolves.toBeUndefined();
     });
 
+    test('which of a batch of storage keys a row names, in one answer; and whether any file is recorded at all', async () => {
+      const { store } = await open();
+      await expect(store.files.anyRecorded()).resolves.toBe(false);
+      await expect(store.files.recordedKeys([])).resolves.toEqual(new Set());
+      const files = [
+        { id: newFileId(), field: 'cv', name: 'cv.pdf', size: 5, type: 'application/pdf', storageKey: '2026-11/dddddddddddddddddddddddd' },
+        { id: newFileId(), field: 'cv', name: 'photo.jpg', size: 7, type: 'image/jpeg', storageKey: '2026-10/eeeeeeeeeeeeeeeeeeeeeeee' },
+      ];
+      await store.submissions.receive({ ...message('Ada'), files });
+      await expect(store.files.anyRecorded()).resolves.toBe(true);
+      const many = Array.from({ length: 1200 }, (_, i) => `2026-11/${String(i).padStart(24, 'x')}`);
+      await expect(
+        store.files.recordedKeys(['2026-11/dddddddddddddddddddddddd', '2026-11/ffffffffffffffffffffffff', ...many, '2026-10/eeeeeeeeeeeeeeeeeeeeeeee']),
+      ).resolves.toEqual(new Set(['2026-11/dddddddddddddddddddddddd', '2026-10/eeeeeeeeeeeeeeeeeeeeeeee']));
+    });
+
     test('the sweep removes the stored object and the row of a deleted message, and leaves the others', async () => {
       const { store, dataDir } = await open();
       const storage = createFileStorage({ dataDir });

@@ -1,10 +1,10 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { newFileId } from '../../../src/lib/files/files.ts';
 import { createFileStorage, type FileStorage, filesFolder, newStorageKey, readStored } from '../../../src/lib/files/storage.ts';
-import { type S3Server, startS3 } from '../../support/s3.ts';
+import { type S3Server, startS3, startS3Process } from '../../support/s3.ts';
 
 const folders: string[] = [];
 const folder = () => {
@@ -29,6 +29,13 @@ beforeAll(async () => {
 afterAll(async () => {
   await s3?.stop();
 });
+
+/** Every key a listing names, in order. */
+async function listed(storage: FileStorage, olderThan: Date): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const key of storage.list(olderThan)) keys.push(key);
+  return keys.sort();
+}
 
 const kinds: Array<{ name: string; open: () => FileStorage }> = [
   { name: 'the local folder', open: () => createFileStorage({ dataDir: folder() }) },
@@ -59,6 +66,23 @@ describe.each(kinds)('file storage in $name', ({ open }) => {
     }
   });
 
+  test('an empty storage lists nothing', async () => {
+    await expect(listed(open(), new Date(Date.now() + 60_000))).resolves.toEqual([]);
+  });
+
+  test('the listing names the keys of files stored before the cutoff, and none stored after it', async () => {
+    const storage = open();
+    const keys = ['2026-10/AAAAAAAAAAAAAAAAAAAAAAAA', '2026-11/BBBBBBBBBBBBBBBBBBBBBBBB'];
+    for (const key of keys) {
+      const { file, size } = upload(key);
+      await storage.put(key, file, size, 'text/plain');
+    }
+    const now = Date.now();
+    await expect(listed(storage, new Date(now + 60_000))).resolves.toEqual(['2026-10/AAAAAAAAAAAAAAAAAAAAAAAA', '2026-11/BBBBBBBBBBBBBBBBBBBBBBBB']);
+    await expect(listed(storage, new Date(now - 60_000))).resolves.toEqual([]);
+    for (const key of keys) await storage.remove(key);
+  });
+
   test("the doctor's check writes, reads and removes a probe, leaving nothing behind", async () => {
     const storage = open();
     await expect(storage.check()).resolves.toBeUndefined();
@@ -87,4 +111,60 @@ test('the S3 store keeps the object in its bucket, and a store that is down fail
   await expect(down.check()).rejects.toThrow(/^write: /);
   const noBucket = createFileStorage({ dataDir: folder(), s3: { ...s3.settings, bucket: 'no-such-bucket' } });
   await expect(noBucket.check()).rejects.toThrow(/^write: .*bucket/i);
+});
+
+test("the local listing goes by each file's mtime, and names nothing but our keys: not uploads under way, the doctor's probes or a stranger's file", async () => {
+  const dataDir = folder();
+  const storage = createFileStorage({ dataDir });
+  const old = '2026-09/OOOOOOOOOOOOOOOOOOOOOOOO';
+  const fresh = '2026-11/FFFFFFFFFFFFFFFFFFFFFFFF';
+  for (const key of [old, fresh]) {
+    const { file, size } = upload(key);
+    await storage.put(key, file, size, 'text/plain');
+  }
+  const root = filesFolder(dataDir);
+  mkdirSync(join(root, '.incoming'), { recursive: true });
+  mkdirSync(join(root, 'doctor'), { recursive: true });
+  mkdirSync(join(root, 'backups', '2026-09'), { recursive: true });
+  const strangers = [
+    join(root, '.incoming', 'IIIIIIIIIIIIIIIIIIIIIIII'),
+    join(root, 'doctor', 'DDDDDDDDDDDDDDDDDDDDDDDD'),
+    join(root, 'notes.txt'),
+    join(root, '2026-09', 'holiday.jpg'),
+    join(root, '2026-09', 'PPPPPPPPPPPPPPPPPPPPPPPP.part'),
+    join(root, 'backups', '2026-09', 'BBBBBBBBBBBBBBBBBBBBBBBB'),
+  ];
+  const twoHoursAgo = new Date(Date.now() - 2 * 60 * 60 * 1000);
+  for (const path of strangers) {
+    writeFileSync(path, 'not a file of a message');
+    utimesSync(path, twoHoursAgo, twoHoursAgo);
+  }
+  utimesSync(join(root, '2026-09', 'OOOOOOOOOOOOOOOOOOOOOOOO'), twoHoursAgo, twoHoursAgo);
+  await expect(listed(storage, new Date(Date.now() - 60 * 60 * 1000))).resolves.toEqual([old]);
+});
+
+test('the S3 listing follows the pages of ListObjectsV2, and names nothing but our keys of a shared bucket', { timeout: 30_000 }, async () => {
+  const shared = await startS3Process('shared-bucket');
+  const storage = createFileStorage({ dataDir: folder(), s3: shared.settings, listPageSize: 2 });
+  const ours = ['2026-07/CCCCCCCCCCCCCCCCCCCCCCCC', '2026-07/DDDDDDDDDDDDDDDDDDDDDDDD', '2026-08/EEEEEEEEEEEEEEEEEEEEEEEE'];
+  for (const key of ours) {
+    const { file, size } = upload(key);
+    await storage.put(key, file, size, 'text/plain');
+  }
+  const { S3Client, PutObjectCommand } = await import('@aws-sdk/client-s3');
+  const client = new S3Client({
+    endpoint: shared.endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+  });
+  for (const Key of ['backups/site.sql', '2026-07/holiday.jpg', 'other-site/2026-07/FFFFFFFFFFFFFFFFFFFFFFFF', 'doctor/GGGGGGGGGGGGGGGGGGGGGGGG', 'zz/last']) {
+    await client.send(new PutObjectCommand({ Bucket: shared.bucket, Key, Body: 'not a file of a message' }));
+  }
+  client.destroy();
+  try {
+    await expect(listed(storage, new Date(Date.now() + 60_000))).resolves.toEqual(ours);
+  } finally {
+    await shared.stop();
+  }
 });
