@@ -1,7 +1,7 @@
 import type { FormDefinition } from '../forms/definition.ts';
 import { contactForm, formNamed, forms, presentFields } from '../forms/registry.ts';
 import { language, texts } from '../i18n/texts.ts';
-import { planAttachments } from '../files/delivery.ts';
+import { openForDownload, planAttachments } from '../files/delivery.ts';
 import type { FileRecords, StoredFile } from '../files/files.ts';
 import { formatSize } from '../files/size.ts';
 import type { FileStorage } from '../files/storage.ts';
@@ -49,8 +49,15 @@ export function composeContactEmail(submission: ContactEmailSource, smtp: SmtpCo
   };
 }
 
-/** A message's files as its mail carries them: attached (within MAIL_ATTACH_MAX_BYTES) or only named, to be downloaded from the admin. */
-export type MailFilePlan = { attached: readonly Pick<StoredFile, 'name' | 'size'>[]; linked: readonly Pick<StoredFile, 'name' | 'size'>[] };
+/**
+ * A message's files as its mail carries them: attached (within MAIL_ATTACH_MAX_BYTES), only named
+ * to be downloaded from the admin, or named as gone (no longer in the storage when the mail was made).
+ */
+export type MailFilePlan = {
+  attached: readonly Pick<StoredFile, 'name' | 'size'>[];
+  linked: readonly Pick<StoredFile, 'name' | 'size'>[];
+  gone?: readonly Pick<StoredFile, 'name' | 'size'>[];
+};
 
 /** Where the owner's mail finds a message's files, and how many bytes of them it may carry (MAIL_ATTACH_MAX_BYTES). */
 export type MailFiles = { records: Pick<FileRecords, 'filesOf'>; storage: Pick<FileStorage, 'open'>; maxBytes: number };
@@ -61,31 +68,46 @@ export type MailFiles = { records: Pick<FileRecords, 'filesOf'>; storage: Pick<F
  * from the admin (whose link the mail has when the admin is on). A message without files gets
  * `composeContactEmail`'s mail, byte for byte.
  * Hint: the split depends on the stored files alone, so every retry sends the same mail; a file
- * the storage cannot open now (an outage) fails this attempt, which the worker retries.
+ * gone from the storage is named as gone and the mail goes with the others, while a file the
+ * storage cannot open now (an outage) fails this attempt, which the worker retries.
  */
 export async function composeOwnerMail(submission: ContactEmailSource, smtp: SmtpConfig, site: ContactEmailSite, files: MailFiles): Promise<ContactEmail> {
   const stored = await files.records.filesOf(submission.id);
   if (stored.length === 0) return composeContactEmail(submission, smtp, site);
-  const plan = planAttachments(stored, files.maxBytes);
+  const { attached, linked } = planAttachments(stored, files.maxBytes);
   const attachments: MailAttachment[] = [];
+  const riding: StoredFile[] = [];
+  const gone: StoredFile[] = [];
   try {
-    for (const file of plan.attached) {
-      const content = await files.storage.open(file.storageKey);
-      attachments.push({ filename: file.name, contentType: file.type, content });
+    for (const file of attached) {
+      // Missing (removed by hand, a bucket emptied) is `undefined`: named as gone, so the message is still delivered.
+      // Anything else is thrown without the storage's own words (an S3 provider's), kept out of the message's history.
+      const content = await openForDownload(files.storage, file.storageKey);
+      if (content === undefined) gone.push(file);
+      else {
+        attachments.push({ filename: file.name, contentType: file.type, content });
+        riding.push(file);
+      }
     }
   } catch (error) {
     for (const attachment of attachments) attachment.content.destroy();
-    // The storage's own words (an S3 provider's) stay out of the message's history and the log.
-    throw new Error(`a file of the message could not be read from the storage (${(error as NodeJS.ErrnoException).code ?? 'no code'})`);
+    throw error;
   }
-  return { ...composeContactEmail(submission, smtp, site, plan), ...(attachments.length > 0 && { attachments }) };
+  return {
+    ...composeContactEmail(submission, smtp, site, { attached: riding, linked, gone }),
+    ...(attachments.length > 0 && { attachments }),
+  };
 }
 
-/** The files' lines of the body: each file's name and size, and whether it is attached. */
-function filesSection({ attached, linked }: MailFilePlan): string {
+/** The files' lines of the body: each file's name and size, and whether it is attached, only linked or gone. */
+function filesSection({ attached, linked, gone = [] }: MailFilePlan): string {
   const words = texts.ownerMail;
   const size = (bytes: number) => formatSize(bytes, language);
-  const lines = [...attached.map((f) => words.attached(f.name, size(f.size))), ...linked.map((f) => words.notAttached(f.name, size(f.size)))];
+  const lines = [
+    ...attached.map((f) => words.attached(f.name, size(f.size))),
+    ...linked.map((f) => words.notAttached(f.name, size(f.size))),
+    ...gone.map((f) => words.gone(f.name, size(f.size))),
+  ];
   return lines.length === 0 ? '' : `\n\n${words.files}\n${lines.join('\n')}`;
 }
 

@@ -237,6 +237,7 @@ export const de: Catalogue = {
     files: 'Dateien:',
     attached: (name, size) => `- ${name} (${size}), angehängt`,
     notAttached: (name, size) => `- ${name} (${size}), zu groß für diese Mail: laden Sie sie im Posteingang herunter`,
+    gone: (name, size) => `- ${name} (${size}), nicht mehr im Speicher`,
   },
 
   spamDigest: {

@@ -280,6 +280,8 @@ export const en = {
     attached: (name: string, size: string) => `- ${name} (${size}), attached`,
     /** A file too large for the mail (MAIL_ATTACH_MAX_BYTES): it is in the admin. */
     notAttached: (name: string, size: string) => `- ${name} (${size}), too large for this mail: download it from the inbox`,
+    /** A file whose bytes were removed from the storage (by hand, a bucket emptied) before the mail was made. */
+    gone: (name: string, size: string) => `- ${name} (${size}), no longer in the storage`,
   },
 
   /** The owner's digest of the messages held as spam (src/lib/spam/digest.ts). */

@@ -6,7 +6,7 @@ import { composeOwnerMail } from '../../../src/lib/contact/message.ts';
 import { createDeliveryWorker } from '../../../src/lib/contact/worker.ts';
 import { openStore, type Store } from '../../../src/lib/database/database.ts';
 import { type NewFile, newFileId, recordFiles } from '../../../src/lib/files/files.ts';
-import { createFileStorage, type FileStorage, newStorageKey } from '../../../src/lib/files/storage.ts';
+import { createFileStorage, type FileStorage, filesFolder, newStorageKey } from '../../../src/lib/files/storage.ts';
 import { createLogger } from '../../../src/lib/log.ts';
 import { createSmtpMailer } from '../../../src/lib/mail/mailer.ts';
 import type { SmtpConfig } from '../../../src/lib/mail/mailer-settings.ts';
@@ -45,6 +45,11 @@ const bytesOf = (seed: number, size: number) => Buffer.from(Array.from({ length:
 
 /** A message with files, stored as a post leaves it: the bytes in the storage, the rows with the message. */
 async function messageWith(files: Array<{ name: string; type: string; bytes: Buffer }>): Promise<number> {
+  return (await storedMessage(files)).id;
+}
+
+/** `messageWith`, answering the storage keys of the files too. */
+async function storedMessage(files: Array<{ name: string; type: string; bytes: Buffer }>): Promise<{ id: number; keys: string[] }> {
   const id = await store.submissions.save({ name: 'Ada Lovelace', email: 'ada@example.org', message: 'The drawings for the quote.', honeypot: '' });
   await store.sql.run('UPDATE submissions SET created_at = ?, next_attempt_at = ? WHERE id = ?', [T0.toISOString(), T0.toISOString(), id]);
   const recorded: NewFile[] = [];
@@ -57,7 +62,7 @@ async function messageWith(files: Array<{ name: string; type: string; bytes: Buf
     recorded.push({ id: fileId, field: 'drawings', name: file.name, size: file.bytes.length, type: file.type, storageKey });
   }
   await store.sql.transaction((tx) => recordFiles(tx, id, recorded, T0.toISOString()));
-  return id;
+  return { id, keys: recorded.map((file) => file.storageKey) };
 }
 
 function worker(maxBytes: number, clock: () => Date) {
@@ -136,6 +141,62 @@ describe("the owner's mail of a message with files", () => {
 });
 
 describe("the owner's mail when the storage fails", () => {
+  test('a file gone from the storage (removed by hand) is named as gone, and the mail goes with the others', async () => {
+    const png = bytesOf(1, 1000);
+    const txt = bytesOf(3, 1500);
+    const { id, keys } = await storedMessage([
+      { name: 'front.png', type: 'image/png', bytes: png },
+      { name: 'plan.pdf', type: 'application/pdf', bytes: bytesOf(2, 2500) },
+      { name: 'notes.txt', type: 'text/plain', bytes: txt },
+    ]);
+    rmSync(join(filesFolder(dir), ...keys[1]!.split('/')));
+    await worker(10_000, () => T0).deliverDue();
+    expect(smtpServer.received).toHaveLength(1);
+    const [text, ...attachments] = mailParts(smtpServer.received[0]!.raw);
+    expect(text!.text).toContain('Files:\n- front.png (1 kB), attached\n- notes.txt (1.5 kB), attached\n- plan.pdf (2.5 kB), no longer in the storage\n');
+    expect(attachments.map((part) => /filename="?([^";]+)/.exec(part.header('content-disposition')[0]!)?.[1])).toEqual(['front.png', 'notes.txt']);
+    expect(attachments[0]!.bytes.equals(png)).toBe(true);
+    expect(attachments[1]!.bytes.equals(txt)).toBe(true);
+    await expect(store.outbox.find(id)).resolves.toMatchObject({ status: 'sent' });
+  });
+
+  test('a storage that is down fails the attempt with no word of its own; the retry, once it is back, sends the mail with the file', async () => {
+    const png = bytesOf(1, 10);
+    const id = await messageWith([{ name: 'front.png', type: 'image/png', bytes: png }]);
+    // A real object store that does not answer (nothing listens on port 9), then the storage that has the file.
+    const down = createFileStorage({
+      dataDir: dir,
+      s3: { endpoint: 'http://127.0.0.1:9', bucket: 'files', region: 'us-east-1', accessKeyId: 'a', secretAccessKey: 'b' },
+    });
+    let current: FileStorage = down;
+    let now = T0;
+    const delivery = createDeliveryWorker({
+      outbox: store.outbox,
+      mailer: createSmtpMailer(smtp),
+      compose: (submission) =>
+        composeOwnerMail(submission, smtp, SITE, { records: store.files, storage: { open: (key) => current.open(key) }, maxBytes: 3000 }),
+      logger: createLogger({ level: 'silent' }),
+      clock: () => now,
+      random: () => 0,
+      retryBaseMs: 1_000,
+    });
+    await delivery.deliverDue();
+    expect(smtpServer.offered).toHaveLength(0);
+    const failed = (await store.outbox.find(id))!;
+    expect(failed.status).toBe('pending');
+    expect(failed.lastError).toMatch(/^unexpected error: Error: the storage could not open a file \([A-Za-z]+\)$/);
+    expect(failed.lastError).not.toContain('127.0.0.1');
+
+    current = storage;
+    now = new Date(T0.getTime() + 60_000);
+    await delivery.deliverDue();
+    expect(smtpServer.received).toHaveLength(1);
+    const [text, attachment] = mailParts(smtpServer.received[0]!.raw);
+    expect(text!.text).toContain('Files:\n- front.png (10 B), attached\n');
+    expect(attachment!.bytes.equals(png)).toBe(true);
+    await expect(store.outbox.find(id)).resolves.toMatchObject({ status: 'sent' });
+  });
+
   test('a file the storage cannot open fails the attempt, to be retried, with no word of the storage in the reason', async () => {
     await messageWith([{ name: 'front.png', type: 'image/png', bytes: bytesOf(1, 10) }]);
     const broken = {
@@ -152,9 +213,6 @@ describe("the owner's mail when the storage fails", () => {
     await delivery.deliverDue();
     expect(smtpServer.offered).toHaveLength(0);
     const message = (await store.outbox.find(1))!;
-    expect([message.status, message.lastError]).toEqual([
-      'pending',
-      'unexpected error: Error: a file of the message could not be read from the storage (EACCES)',
-    ]);
+    expect([message.status, message.lastError]).toEqual(['pending', 'unexpected error: Error: the storage could not open a file (EACCES)']);
   });
 });
