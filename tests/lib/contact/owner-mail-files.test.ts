@@ -11,6 +11,7 @@ import { createLogger } from '../../../src/lib/log.ts';
 import { createSmtpMailer } from '../../../src/lib/mail/mailer.ts';
 import type { SmtpConfig } from '../../../src/lib/mail/mailer-settings.ts';
 import { mailParts } from '../../support/mime.ts';
+import { startS3 } from '../../support/s3.ts';
 import { type FakeSmtpServer, startSmtpServer } from '../../support/smtp.ts';
 import { TEST_DATABASE } from '../../support/stores.ts';
 
@@ -158,6 +159,28 @@ describe("the owner's mail when the storage fails", () => {
     expect(attachments[0]!.bytes.equals(png)).toBe(true);
     expect(attachments[1]!.bytes.equals(txt)).toBe(true);
     await expect(store.outbox.find(id)).resolves.toMatchObject({ status: 'sent' });
+  });
+
+  test('an object store whose object is gone (a bucket emptied) names the file as gone, and the mail goes with the others', async () => {
+    const s3 = await startS3('emptied-bucket');
+    try {
+      storage = createFileStorage({ dataDir: dir, s3: s3.settings });
+      const png = bytesOf(1, 600);
+      const { id, keys } = await storedMessage([
+        { name: 'front.png', type: 'image/png', bytes: png },
+        { name: 'back.png', type: 'image/png', bytes: bytesOf(4, 700) },
+      ]);
+      await storage.remove(keys[1]!);
+      await worker(10_000, () => T0).deliverDue();
+      expect(smtpServer.received).toHaveLength(1);
+      const [text, ...attachments] = mailParts(smtpServer.received[0]!.raw);
+      expect(text!.text).toContain('Files:\n- front.png (600 B), attached\n- back.png (700 B), no longer in the storage\n');
+      expect(attachments).toHaveLength(1);
+      expect(attachments[0]!.bytes.equals(png)).toBe(true);
+      await expect(store.outbox.find(id)).resolves.toMatchObject({ status: 'sent' });
+    } finally {
+      await s3.stop();
+    }
   });
 
   test('a storage that is down fails the attempt with no word of its own; the retry, once it is back, sends the mail with the file', async () => {
