@@ -71,6 +71,8 @@ export function createHttpServer(handler: NodeHandler, limits: RequestLimits = N
       res.once('close', () => inFlight.delete(res));
       if (draining) closeAfter(res);
       if (!req.complete && !limits.takesFiles(req)) cutWhenLate(req, res, limits.requestTimeoutMs);
+      // A post with files answered before its body arrived (refused, or cut by its reader): the rest gets no minutes.
+      else if (!req.complete) res.once('finish', () => cutWhenLate(req, res, limits.requestTimeoutMs));
       void handler(req, res);
     },
   );
@@ -125,6 +127,7 @@ function timedOutAnswer(): string {
  * reading the body sees it break off (and whatever it writes after goes nowhere).
  */
 function cutWhenLate(req: IncomingMessage, res: ServerResponse, ms: number): void {
+  if (req.complete) return;
   const timer = setTimeout(() => {
     if (req.complete) return;
     const socket = req.socket;

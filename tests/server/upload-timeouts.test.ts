@@ -80,8 +80,10 @@ function dribble(site: Site, path: string, headers: Record<string, string>, body
       const text = Buffer.concat(received).toString('utf8');
       const [head = '', ...rest] = text.split('\r\n\r\n');
       const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]);
-      if (!status) return reject(new Error(`no answer: ${JSON.stringify(text)}`));
-      resolve({ status, headers: head.toLowerCase(), body: rest.join('\r\n\r\n'), chunksSent: sent });
+      const length = Number(/\r\ncontent-length: (\d+)/i.exec(head)?.[1]);
+      if (!status || !length) return reject(new Error(`no answer: ${JSON.stringify(text)}`));
+      // The first answer only (the server writes no second one on a connection it cuts).
+      resolve({ status, headers: head.toLowerCase(), body: Buffer.from(rest.join('\r\n\r\n')).subarray(0, length).toString('utf8'), chunksSent: sent });
     });
   });
 }
@@ -145,6 +147,15 @@ describe('a short limit for every request, a long one for uploads (REQUEST_TIMEO
     expect(rows(site)).toEqual(before);
     expect(stored(site)).toEqual(files);
   }, 30_000);
+
+  test('an upload refused before its files are read gets no minutes for the rest: cut at the short limit after its answer', async () => {
+    const foreign = { ...MULTIPART, origin: 'https://elsewhere.example', connection: 'keep-alive' };
+    // Below 64 KB, so not the dispatcher's discarding of a large refused body either.
+    const answer = await dribble(site, '/api/contact', foreign, multipart(20_000), 40, 250);
+    expect([answer.status, JSON.parse(answer.body)]).toEqual([403, { success: false, error: 'Forms on this site cannot be posted from another website' }]);
+    // Cut about 1 s after the answer: far from the upload limit (4 s, 16 pieces) and from the 40 pieces meant.
+    expect(answer.chunksSent).toBeLessThan(12);
+  }, 20_000);
 });
 
 /**
