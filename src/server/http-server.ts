@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { texts } from '../lib/i18n/texts.ts';
 
 /** A Node request handler, as the Astro adapter exports one. */
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
@@ -8,10 +9,15 @@ export type FastPath = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 /** The timeouts of our server; Node's defaults let a slow client hold a socket for minutes. */
 export const SERVER_TIMEOUTS = {
-  /** Time to receive all request headers. */
+  /** Time to receive all request headers (less when the request limit is shorter). */
   headersTimeout: 10_000,
-  /** Time to receive the whole request. */
+  /** Time to receive the whole request, but a post with files (REQUEST_TIMEOUT_SECONDS' default). */
   requestTimeout: 30_000,
+  /**
+   * How much longer than the longest limit Node's own cut waits: our answers (a 408 in JSON) come
+   * first, Node's bare 408 only when ours could not be given.
+   */
+  backstopGrace: 2_000,
   /** A little above the 60 s idle timeout of typical proxies (nginx, AWS ALB), so the proxy closes first. */
   keepAliveTimeout: 65_000,
   /**
@@ -31,23 +37,42 @@ export type HttpServer = {
   shutdown(timeoutMs: number): Promise<'clean' | 'forced'>;
 };
 
+/** How long a request may take to arrive whole: posts with files have a limit of their own (decision 0185). */
+export type RequestLimits = {
+  /** Every request but a post with files (REQUEST_TIMEOUT_SECONDS). */
+  requestTimeoutMs: number;
+  /** A post with files (UPLOAD_TIMEOUT_SECONDS), which the upload's reader enforces with its own answer (src/lib/files/multipart.ts). */
+  uploadTimeoutMs: number;
+  /** Whether a request is a post to a form with a file field, from the routes' table. */
+  takesFiles(req: IncomingMessage): boolean;
+};
+
+const NO_UPLOADS: RequestLimits = { requestTimeoutMs: SERVER_TIMEOUTS.requestTimeout, uploadTimeoutMs: 0, takesFiles: () => false };
+
 /**
  * Serves a handler from a `node:http` server we control: timeouts and a graceful stop.
+ * Hint: Node's `requestTimeout` holds one limit for every request; it is set to the longer one
+ * (uploads'), and every request that carries no files is cut at the short one by a timer of its own.
  */
-export function createHttpServer(handler: NodeHandler): HttpServer {
+export function createHttpServer(handler: NodeHandler, limits: RequestLimits = NO_UPLOADS): HttpServer {
   const inFlight = new Set<ServerResponse>();
   let draining = false;
+  const longest = Math.max(limits.requestTimeoutMs, limits.uploadTimeoutMs) + SERVER_TIMEOUTS.backstopGrace;
 
   const server = createServer(
     {
-      headersTimeout: SERVER_TIMEOUTS.headersTimeout,
-      requestTimeout: SERVER_TIMEOUTS.requestTimeout,
+      // Node refuses a headers timeout longer than the request timeout.
+      headersTimeout: Math.min(SERVER_TIMEOUTS.headersTimeout, limits.requestTimeoutMs),
+      requestTimeout: longest,
       connectionsCheckingInterval: SERVER_TIMEOUTS.connectionsCheckingInterval,
     },
     (req, res) => {
       inFlight.add(res);
       res.once('close', () => inFlight.delete(res));
       if (draining) closeAfter(res);
+      if (!req.complete && !limits.takesFiles(req)) cutWhenLate(req, res, limits.requestTimeoutMs);
+      // A post with files answered before its body arrived (refused, or cut by its reader): the rest gets no minutes.
+      else if (!req.complete) res.once('finish', () => cutWhenLate(req, res, limits.requestTimeoutMs));
       void handler(req, res);
     },
   );
@@ -79,4 +104,38 @@ export function createHttpServer(handler: NodeHandler): HttpServer {
       });
     },
   };
+}
+
+/** Node's own answer to a late request, but in JSON with `success`, as every answer of ours. */
+function timedOutAnswer(): string {
+  const body = JSON.stringify({ success: false, error: texts.refusals.requestTimedOut });
+  return [
+    'HTTP/1.1 408 Request Timeout',
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Cache-Control: no-store',
+    'X-Content-Type-Options: nosniff',
+    'Connection: close',
+    '',
+    body,
+  ].join('\r\n');
+}
+
+/**
+ * Cuts a request whose body has not arrived whole within `ms`, as Node's `requestTimeout` does:
+ * a 408 on the socket when nothing was answered yet, then the connection closed. The handler still
+ * reading the body sees it break off (and whatever it writes after goes nowhere).
+ */
+function cutWhenLate(req: IncomingMessage, res: ServerResponse, ms: number): void {
+  if (req.complete) return;
+  const timer = setTimeout(() => {
+    if (req.complete) return;
+    const socket = req.socket;
+    if (!res.headersSent && socket.writable) socket.write(timedOutAnswer());
+    socket.destroy();
+  }, ms);
+  timer.unref();
+  const clear = () => clearTimeout(timer);
+  req.once('end', clear);
+  req.once('close', clear);
 }

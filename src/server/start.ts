@@ -11,6 +11,7 @@ import type { Config } from '../lib/config/config.ts';
 import { describeError } from '../lib/log.ts';
 import { securityHeadersFor } from '../lib/http/security-headers.ts';
 import { startupFailureLine } from '../lib/startup-failure.ts';
+import { findTarget } from '../lib/pipeline/routes.ts';
 import { boot, failToStart } from './boot.ts';
 import { createDispatcher, type AstroHandler } from './dispatch.ts';
 import { createFront } from './front.ts';
@@ -52,6 +53,16 @@ const astro: AstroHandler = async (req, res, locals) => {
 const staticFiles = createStaticFastPath(loadStaticFiles(fileURLToPath(new URL('../client', ENTRY))));
 const { server, shutdown } = createHttpServer(
   createDispatcher({ services, front: createFront({ ...config, headers: securityHeadersFor(withBuiltEndpoint()) }), staticFiles, astro }),
+  {
+    requestTimeoutMs: config.requestTimeoutMs,
+    uploadTimeoutMs: config.uploads.timeoutMs,
+    // The routes' table knows which forms take files (forms.config.ts); only their posts get the long limit.
+    takesFiles: (req) => {
+      if (req.method !== 'POST') return false;
+      const target = findTarget(req.url ?? '/');
+      return target.kind === 'route' && target.route.files === true;
+    },
+  },
 );
 server.once('error', (error) => failToStart(startupFailureLine(error, { step: 'listen', host: config.host, port: config.port })));
 server.listen(config.port, config.host, () => {

@@ -490,6 +490,7 @@ describe('secrets in what the configuration prints', () => {
       host: '0.0.0.0',
       port: 8080,
       dataDir: '/var/lib/site-forms',
+      requestTimeoutMs: 30_000,
       database: { sqlite: 'forms.db in DATA_DIR', lockTimeoutMs: 5_000 },
       allowedOrigins: ['https://blog.example.com'],
       trustProxy: 1,
@@ -515,6 +516,7 @@ describe('secrets in what the configuration prints', () => {
       uploads: {
         maxTotalBytes: 26_214_400,
         diskMinFreeBytes: 536_870_912,
+        timeoutMs: 300_000,
         storage: { s3: 'https://objects.example.com', bucket: 'site-files', region: 'us-east-1' },
         virusScan: 'off',
       },
@@ -550,6 +552,7 @@ describe('secrets in what the configuration prints', () => {
       'host',
       'port',
       'dataDir',
+      'requestTimeoutMs',
       'database',
       'allowedOrigins',
       'trustProxy',

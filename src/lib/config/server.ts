@@ -2,8 +2,11 @@ import * as v from 'valibot';
 import { fromProjectRoot } from '../project-root.ts';
 import { type ConfigConcern, type Env, integer, readVariables, text } from './variables.ts';
 
-/** Where the server listens and keeps its database (`dataDir` absolute). */
-export type ServerConfig = { host: string; port: number; dataDir: string };
+/**
+ * Where the server listens and keeps its database (`dataDir` absolute), and how long a request
+ * that carries no files may take to arrive whole (`requestTimeoutMs`; uploads have UPLOAD_TIMEOUT_SECONDS).
+ */
+export type ServerConfig = { host: string; port: number; dataDir: string; requestTimeoutMs: number };
 
 // Relative to the project's folder, not the working directory: a service started from
 // anywhere must find the data it wrote before (issue 11, item 2).
@@ -16,15 +19,17 @@ const VARIABLES = {
   HOST: v.optional(text, 'localhost'),
   PORT: v.optional(integer(0, 65535), '4321'),
   DATA_DIR,
+  // Every request but a post with files: a slow client may not hold a connection longer (decision 0185).
+  REQUEST_TIMEOUT_SECONDS: v.optional(integer(1, 300), '30'),
 };
 
-/** HOST, PORT and DATA_DIR. */
+/** HOST, PORT, DATA_DIR and REQUEST_TIMEOUT_SECONDS. */
 export const server: ConfigConcern<ServerConfig> = {
   read(env) {
     const { config: e, problems } = readVariables(VARIABLES, env);
-    return { config: { host: e.HOST, port: e.PORT, dataDir: e.DATA_DIR }, problems };
+    return { config: { host: e.HOST, port: e.PORT, dataDir: e.DATA_DIR, requestTimeoutMs: e.REQUEST_TIMEOUT_SECONDS * 1000 }, problems };
   },
-  describe: ({ host, port, dataDir }) => ({ host, port, dataDir }),
+  describe: ({ host, port, dataDir, requestTimeoutMs }) => ({ host, port, dataDir, requestTimeoutMs }),
 };
 
 /**

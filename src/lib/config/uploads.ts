@@ -4,13 +4,15 @@ import type { UploadSettings } from '../files/uploads.ts';
 import { type ConfigConcern, integer, optionalText, optionalUrl, readVariables } from './variables.ts';
 
 /** Files with a message (issue 31): the limits of a post, the storage, the virus scan. */
-export type UploadsConfig = { uploads: UploadSettings };
+export type UploadsConfig = { uploads: UploadSettings & { timeoutMs: number } };
 
 const MB = 1024 * 1024;
 
 const VARIABLES = {
   UPLOAD_MAX_TOTAL_BYTES: v.optional(integer(1, 10 * 1024 * MB), String(25 * MB)),
   UPLOAD_DISK_MIN_FREE_BYTES: v.optional(integer(0, Number.MAX_SAFE_INTEGER), String(512 * MB)),
+  // 25 MB over a 1 Mbit/s uplink takes about 210 s: five minutes carry it (decision 0185).
+  UPLOAD_TIMEOUT_SECONDS: v.optional(integer(1, 86_400), '300'),
   S3_ENDPOINT: optionalUrl,
   S3_BUCKET: v.optional(
     v.pipe(v.string(), v.trim(), v.regex(/^$|^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a bucket name of 3 to 63 characters: a-z, 0-9, . and -')),
@@ -24,7 +26,7 @@ const VARIABLES = {
   CLAMD_PORT: v.optional(v.union([v.literal(''), integer(1, 65535)]), ''),
 };
 
-/** UPLOAD_MAX_TOTAL_BYTES, UPLOAD_DISK_MIN_FREE_BYTES, S3_* and CLAMD_*: each half-set pair fails at start, naming what is missing. */
+/** UPLOAD_MAX_TOTAL_BYTES, UPLOAD_DISK_MIN_FREE_BYTES, UPLOAD_TIMEOUT_SECONDS, S3_* and CLAMD_*: each half-set pair fails at start, naming what is missing. */
 export const uploads: ConfigConcern<UploadsConfig> = {
   read(env) {
     const { config: e, problems } = readVariables(VARIABLES, env);
@@ -51,12 +53,14 @@ export const uploads: ConfigConcern<UploadsConfig> = {
       : e.CLAMD_HOST && e.CLAMD_PORT !== ''
         ? { host: e.CLAMD_HOST, port: e.CLAMD_PORT }
         : undefined;
-    return { config: { uploads: { maxTotalBytes: e.UPLOAD_MAX_TOTAL_BYTES, diskMinFreeBytes: e.UPLOAD_DISK_MIN_FREE_BYTES, s3, clamd } }, problems };
+    const timeoutMs = e.UPLOAD_TIMEOUT_SECONDS * 1000;
+    return { config: { uploads: { maxTotalBytes: e.UPLOAD_MAX_TOTAL_BYTES, diskMinFreeBytes: e.UPLOAD_DISK_MIN_FREE_BYTES, timeoutMs, s3, clamd } }, problems };
   },
-  describe: ({ uploads: { maxTotalBytes, diskMinFreeBytes, s3, clamd } }) => ({
+  describe: ({ uploads: { maxTotalBytes, diskMinFreeBytes, timeoutMs, s3, clamd } }) => ({
     uploads: {
       maxTotalBytes,
       diskMinFreeBytes,
+      timeoutMs,
       storage: s3 ? { s3: s3.endpoint.replace(/\/\/[^@/]*@/, '//'), bucket: s3.bucket, region: s3.region } : 'files in DATA_DIR',
       virusScan: clamd ? ('socket' in clamd ? { clamd: clamd.socket } : { clamd: `${clamd.host}:${clamd.port}` }) : 'off',
     },

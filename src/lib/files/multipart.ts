@@ -31,8 +31,11 @@ export type ReceivedFile = {
  */
 export type UploadRead = { ok: true; fields: FormFields; files: ReceivedFile[]; errors: FormErrors } | { ok: false; failure: Failure };
 
-/** The limits of one post with files: its files together, and its other fields together (BODY_LIMIT_BYTES, as a post without files). */
-export type UploadLimits = { maxTotalBytes: number; fieldsBytes?: number };
+/**
+ * The limits of one post with files: its files together, its other fields together (BODY_LIMIT_BYTES,
+ * as a post without files), and the time it may take to arrive whole (UPLOAD_TIMEOUT_SECONDS).
+ */
+export type UploadLimits = { maxTotalBytes: number; fieldsBytes?: number; timeoutMs?: number | undefined };
 
 /** How much of a file's start is kept to tell text from bytes. */
 const HEAD_BYTES = 8 * 1024;
@@ -40,8 +43,10 @@ const HEAD_BYTES = 8 * 1024;
 /**
  * Reads a form post with files as a stream (busboy): each file goes to a temp file under
  * `incoming` as it arrives, counted; past its field's `maxSize` or the post's `maxTotalBytes`
- * the read stops with a 413 naming the field (or the total), and no file is kept. A post that
- * is not multipart has no files and is read as every form is.
+ * the read stops with a 413 naming the field (or the total), and no file is kept; so does a post
+ * still arriving after `timeoutMs`, with a 408 that closes the connection, whoever owns the server
+ * (ours, or an owner's own Astro server with the integration). A post that is not multipart has no
+ * files and is read as every form is.
  * Hint: the visitor's file name is only ever shown; a temp file is named by a random UUID.
  */
 export async function readUpload(request: IncomingRequest, form: FormDefinition, incoming: string, limits: UploadLimits): Promise<UploadRead> {
@@ -71,9 +76,11 @@ export async function readUpload(request: IncomingRequest, form: FormDefinition,
     let total = 0;
     let fieldTotal = 0;
     let parser: busboy.Busboy;
+    let deadline: NodeJS.Timeout | undefined;
     const stop = (answer: Failure) => {
       if (settled) return;
       settled = true;
+      clearTimeout(deadline);
       body.unpipe(parser);
       for (const stream of writing) stream.destroy();
       resolve({ ok: false, failure: answer });
@@ -94,6 +101,8 @@ export async function readUpload(request: IncomingRequest, form: FormDefinition,
     } catch {
       return resolve({ ok: false, failure: failure(400, texts.refusals.formUnreadable) });
     }
+    // A slow link may take minutes for its files, but not for ever (issue 31 item 7, decision 0185).
+    if (limits.timeoutMs !== undefined) deadline = setTimeout(() => stop(timedOut()), limits.timeoutMs);
     parser.on('field', (name, value, info) => {
       fieldTotal += Buffer.byteLength(name) + Buffer.byteLength(value);
       if (info.valueTruncated || info.nameTruncated || fieldTotal > fieldsBytes)
@@ -159,6 +168,7 @@ export async function readUpload(request: IncomingRequest, form: FormDefinition,
       void Promise.all(pending).then(() => {
         if (settled) return;
         settled = true;
+        clearTimeout(deadline);
         resolve({ ok: true, fields, files, errors });
       });
     });
@@ -184,6 +194,11 @@ function bodyStream(request: IncomingRequest): Readable {
   if (request.stream) return request.stream();
   if (request.body) return Readable.fromWeb(request.body as import('node:stream/web').ReadableStream<Uint8Array>);
   return Readable.from([]);
+}
+
+/** A post still arriving at its time limit: the rest is not waited for, so the connection closes with the answer. */
+function timedOut(): Failure {
+  return failure(408, texts.refusals.uploadTimedOut, { headers: { connection: 'close' } });
 }
 
 function totalTooLarge(maxTotalBytes: number): Failure {

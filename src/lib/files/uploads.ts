@@ -17,6 +17,8 @@ export type UploadSettings = {
   maxTotalBytes: number;
   /** Below this many free bytes on the disk of DATA_DIR/files, uploads are refused with a 503 before reading (UPLOAD_DISK_MIN_FREE_BYTES). */
   diskMinFreeBytes: number;
+  /** How long a post with files may take to arrive whole, in ms (UPLOAD_TIMEOUT_SECONDS); past it, a 408 and nothing kept. */
+  timeoutMs?: number;
   /** The object store, or `undefined` for the local folder DATA_DIR/files. */
   s3: S3Settings | undefined;
   /** clamd, or `undefined` when files are not scanned. */
@@ -76,7 +78,7 @@ export function createUploads(
         logger.error('upload.incoming_unusable', { error: describeError(error) });
         return { ok: false, failure: unavailable() };
       }
-      return readUpload(request, form, incoming, { maxTotalBytes: settings.maxTotalBytes });
+      return readUpload(request, form, incoming, { maxTotalBytes: settings.maxTotalBytes, timeoutMs: settings.timeoutMs });
     },
     async keep(files, form, client) {
       if (clamd) {

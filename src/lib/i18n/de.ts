@@ -124,6 +124,8 @@ export const de: Catalogue = {
     tooLarge: (kilobytes) => `Das Formular ist zu groß; die Grenze liegt bei ${kilobytes} KB`,
     uploadTooLarge: (size) => `Die Dateien sind zusammen zu groß; die Grenze liegt bei ${size}`,
     uploadsUnavailable: 'Dateien können gerade nicht angenommen werden. Bitte versuchen Sie es in ein paar Minuten noch einmal.',
+    uploadTimedOut: 'Die Dateien kamen zu langsam an. Bitte versuchen Sie es noch einmal, mit einer schnelleren Verbindung oder kleineren Dateien.',
+    requestTimedOut: 'Die Anfrage kam zu langsam an. Bitte versuchen Sie es noch einmal.',
     foreignOrigin: 'Die Formulare dieser Website können nicht von einer anderen Website aus gesendet werden',
     misdirected: 'Diese Website antwortet nicht unter dieser Adresse',
     confirmationExpired: 'Diese Bestätigung ist abgelaufen. Bitte senden Sie Ihre Nachricht noch einmal.',

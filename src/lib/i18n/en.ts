@@ -149,6 +149,10 @@ export const en = {
     tooLarge: (kilobytes: number) => `The form is too large; the limit is ${kilobytes} KB`,
     uploadTooLarge: (size: string) => `The files are too large together; the limit is ${size}`,
     uploadsUnavailable: 'Files cannot be received right now. Please try again in a few minutes.',
+    /** A post with files still arriving at UPLOAD_TIMEOUT_SECONDS. */
+    uploadTimedOut: 'The files took too long to arrive. Please try again, on a faster connection or with smaller files.',
+    /** Any other request still arriving at REQUEST_TIMEOUT_SECONDS. */
+    requestTimedOut: 'The request took too long to arrive. Please try again.',
     foreignOrigin: 'Forms on this site cannot be posted from another website',
     misdirected: 'This site does not answer to that address',
     confirmationExpired: 'This confirmation has expired. Please send your message again.',

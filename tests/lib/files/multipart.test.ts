@@ -159,4 +159,36 @@ describe('reading a post with files as a stream', () => {
     expect(read.ok || read.failure).toMatchObject({ status: 400, error: 'The form could not be read' });
     expect(readdirSync(incoming)).toEqual([]);
   });
+
+  test('a post still arriving at its time limit is a 408 that closes the connection, and the file begun is removed', async () => {
+    // What an owner's own Astro server hands over (the integration): its server's timeouts are not ours.
+    const incoming = incomingFolder();
+    const boundary = 'xyz';
+    const start = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="drawing"; filename="plan.txt"\r\nContent-Type: text/plain\r\n\r\n`);
+    let sent = 0;
+    // A slow link: a piece of the file every 20 ms, for ever.
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(start);
+      },
+      async pull(controller) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        sent += 1;
+        controller.enqueue(Buffer.alloc(100, 'a'));
+      },
+    });
+    const read = await readUpload(post(body, { 'content-type': `multipart/form-data; boundary=${boundary}` }), form, incoming, { ...limits, timeoutMs: 300 });
+    expect(read).toEqual({
+      ok: false,
+      failure: {
+        kind: 'failure',
+        status: 408,
+        error: 'The files took too long to arrive. Please try again, on a faster connection or with smaller files.',
+        headers: { connection: 'close' },
+      },
+    });
+    // Some of the file had arrived and been written before the cut.
+    expect(sent).toBeGreaterThan(3);
+    expect(readdirSync(incoming)).toEqual([]);
+  }, 10_000);
 });
