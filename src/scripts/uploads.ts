@@ -21,11 +21,14 @@ export type UploadRequest = {
   addEventListener(type: 'load' | 'error' | 'abort' | 'timeout', listener: () => void): void;
 };
 
-/** `makeRequest` for tests; `beforeSend` is awaited first (the proof of work). */
-export type UploadOptions = { makeRequest?: () => UploadRequest; beforeSend?: (() => Promise<void>) | undefined };
+/** Where the form posts (its `action` unless given), `makeRequest` for tests; `beforeSend` is awaited first (the proof of work). */
+export type UploadOptions = { endpoint?: string; makeRequest?: () => UploadRequest; beforeSend?: (() => Promise<void>) | undefined };
 
 /** Enhances an owner's form that has a file field; see the module's comment. */
-export function enhanceUploadForm(form: HTMLFormElement, { makeRequest = () => new XMLHttpRequest(), beforeSend }: UploadOptions = {}): void {
+export function enhanceUploadForm(
+  form: HTMLFormElement,
+  { endpoint = form.action, makeRequest = () => new XMLHttpRequest(), beforeSend }: UploadOptions = {},
+): void {
   const words = formWords(form);
   const inputs = [...form.querySelectorAll<HTMLInputElement>('input[type="file"]')];
   for (const input of inputs) {
@@ -44,7 +47,7 @@ export function enhanceUploadForm(form: HTMLFormElement, { makeRequest = () => n
     let said = -1;
     let answer: FormAnswer;
     try {
-      answer = await postWithProgress(form, makeRequest(), (percent) => {
+      answer = await postWithProgress(form, endpoint, makeRequest(), (percent) => {
         bar.value = percent;
         // Said each quarter, not each percent: a screen reader would read out a queue of numbers.
         const quarter = Math.floor(percent / 25) * 25;
@@ -63,10 +66,10 @@ export function enhanceUploadForm(form: HTMLFormElement, { makeRequest = () => n
 }
 
 /**
- * Posts the form's data with `request`, asking for JSON, reporting the upload in whole percent
+ * Posts the form's data to `endpoint` with `request`, asking for JSON, reporting the upload in whole percent
  * (each once); answers the JSON with its status, and throws when the request fails or the answer is not JSON.
  */
-export function postWithProgress(form: HTMLFormElement, request: UploadRequest, onProgress: (percent: number) => void): Promise<FormAnswer> {
+export function postWithProgress(form: HTMLFormElement, endpoint: string, request: UploadRequest, onProgress: (percent: number) => void): Promise<FormAnswer> {
   return new Promise((resolve, reject) => {
     let shown = -1;
     request.upload.addEventListener('progress', (event) => {
@@ -85,7 +88,7 @@ export function postWithProgress(form: HTMLFormElement, request: UploadRequest, 
       }
     });
     for (const type of ['error', 'abort', 'timeout'] as const) request.addEventListener(type, () => reject(new Error(`upload ${type}`)));
-    request.open('POST', form.action);
+    request.open('POST', endpoint);
     // Accept tells the server this is the script, so it answers JSON rather than a page.
     request.setRequestHeader('Accept', 'application/json');
     request.send(new FormData(form));

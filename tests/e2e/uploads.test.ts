@@ -36,7 +36,10 @@ import FormPage from '../components/FormPage.astro';
 `;
 const CONFIG = `import apply from './src/forms/apply.form.ts';
 import { defineForms } from './src/lib/forms/define-forms.ts';
-export default defineForms({ contactFields: [], forms: [apply] });
+export default defineForms({
+  contactFields: [{ name: 'sketch', type: 'file', label: 'Sketch', accept: ['application/pdf'], maxSize: 1_000_000 }],
+  forms: [apply],
+});
 `;
 
 /** A PDF its signature says is one, of `size` bytes. */
@@ -123,6 +126,39 @@ describe('with JavaScript', () => {
     await page.getByLabel('CV').setInputFiles(three);
     await expect.poll(() => page.locator('#apply-cv-error').textContent()).toBe('Choose at most 2 files.');
     expect(posts.filter((url) => url.includes('/api/forms/apply'))).toEqual([]);
+  });
+
+  test('the contact form with a file field added in contactFields: listed, named when too large, sent with its file in the page', async () => {
+    const { context, page } = await openPage(browser, { javaScriptEnabled: true });
+    contexts.push(context);
+    await page.goto(`${site.url}/contact`);
+    const posts: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST') posts.push(new URL(request.url()).pathname);
+    });
+    await page.getByLabel('Name', { exact: true }).fill('Edsger Dijkstra');
+    await page.getByLabel('Email address').fill('edsger@example.org');
+    await page.getByLabel('Message').fill('The sketch of the bracket that broke.');
+    await page.getByLabel('Sketch').setInputFiles([{ name: 'big.pdf', mimeType: 'application/pdf', buffer: pdf(1_000_001) }]);
+    await expect.poll(() => page.locator('#contact-sketch-error').textContent()).toBe('big.pdf is larger than 1 MB; choose a smaller file.');
+    await page.getByRole('button', { name: 'Send message' }).click();
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('contact-sketch');
+    expect(posts).toEqual([]);
+    await page.getByLabel('Sketch').setInputFiles([{ name: 'bracket.pdf', mimeType: 'application/pdf', buffer: pdf(5000) }]);
+    await expect.poll(() => page.getByRole('list', { name: 'Chosen files' }).textContent()).toBe('bracket.pdf (5 kB)');
+    await page.getByRole('button', { name: 'Send message' }).click();
+    await expect.poll(() => page.getByRole('status').textContent(), { timeout: 20_000 }).toMatch(/^Thanks/);
+    expect(new URL(page.url()).pathname).toBe('/contact');
+    expect(posts).toEqual(['/api/contact']);
+    const db = new DatabaseSync(join(site.dataDir, 'forms.db'), { readOnly: true });
+    try {
+      const row = db
+        .prepare("SELECT f.name AS name, f.size AS size FROM files f JOIN submissions s ON s.id = f.submission_id WHERE s.name = 'Edsger Dijkstra'")
+        .get();
+      expect(row).toEqual({ name: 'bracket.pdf', size: 5000 });
+    } finally {
+      db.close();
+    }
   });
 
   test('keyboard only: Tab reaches the file field, then the button, in order', async () => {

@@ -55,13 +55,15 @@ export type PresentedField = { key: string; label: string; value: string };
  * empty): the one presentation the owner's mail, the admin and the inbox command read.
  * `message`, given, is shown at the message field's place (an owner's form's mail lists it there).
  * Hint: a field its form no longer defines follows, with its name as its label and its stored
- * value, so nothing stored is hidden from the owner.
+ * value, so nothing stored is hidden from the owner. A file field has no value here: its files
+ * are rows of the files table, which each reader lists itself (names, sizes, downloads).
  */
 export function presentFields(formName: string, fields: Readonly<Record<string, unknown>>, set: FormsSettings = forms, message?: string): PresentedField[] {
   const presented: PresentedField[] = [];
   const listed = new Set<string>();
   for (const field of formNamed(formName, set)?.fields ?? []) {
     listed.add(field.name);
+    if (field.type === 'file') continue;
     if (field.name === 'message' && message !== undefined) presented.push({ key: field.name, label: field.label, value: message });
     else if (!STORED_IN_COLUMNS.includes(field.name))
       presented.push({ key: field.name, label: field.label, value: displayValue(field, ownValue(fields, field.name)) });

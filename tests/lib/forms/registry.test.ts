@@ -106,6 +106,25 @@ describe('a submission as the owner reads it', () => {
     expect(presentFields('visit', { day: 'Monday' }, withMessage)).toEqual([{ key: 'day', label: 'Day', value: 'Monday' }]);
   });
 
+  test('a file field is not a value: its files are listed from the files table, never as an empty field', () => {
+    const withFiles = defineForms({
+      contactFields: [{ name: 'photos', type: 'file', label: 'Photos of the part' }],
+      forms: [
+        {
+          name: 'apply',
+          title: 'Apply',
+          fields: [
+            { name: 'name', type: 'text', label: 'Name' },
+            { name: 'cv', type: 'file', label: 'CV' },
+            { name: 'start', type: 'text', label: 'Can start' },
+          ],
+        },
+      ],
+    });
+    expect(presentFields('contact', {}, withFiles)).toEqual([]);
+    expect(presentFields('apply', { start: 'May' }, withFiles)).toEqual([{ key: 'start', label: 'Can start', value: 'May' }]);
+  });
+
   test("a form's title, or its name when it is no longer defined", () => {
     expect(formTitleOf('quote', set)).toBe('Request a quote');
     expect(formTitleOf('retired', set)).toBe('retired');
