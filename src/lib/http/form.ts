@@ -23,7 +23,7 @@ export type IncomingRequest = {
   readonly stream?: (() => import('node:stream').Readable) | undefined;
 };
 
-/** The largest request body the endpoints read, in bytes; the adapter is set to the same. */
+/** The largest form body the endpoints read, in bytes (a route with files adds their total: `bodyLimitOf`, src/lib/pipeline/body-limit.ts); the adapter is set to the same. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
 /** The fields of a form: the first value given for each name, as a browser sends it. */
