@@ -42,7 +42,10 @@ export function createDispatcher({
   const failed = (req: IncomingMessage, error: unknown) =>
     services.logger.error('server.answer_failed', { path: pathOf(req.url ?? '/').slice(0, 200), error: describeError(error) });
   // Our own answers carry the security headers in their one writeHead; others' get them set first.
-  const send = (req: IncomingMessage, res: ServerResponse, answer: Answer) => sendWith(front, res, answer, (error) => failed(req, error));
+  const send = (req: IncomingMessage, res: ServerResponse, answer: Answer) => {
+    if (answer.stream) return void stream(res, answer, answer.stream, front.headersWith(answer.headers), (error) => failed(req, error));
+    sendWhole(front, res, answer);
+  };
   // A page takes no body: one declared past a form's limit is refused from the header, by the pipeline's own rule.
   const pageLimit = bodyLimitOf({}, services.config.uploads);
   const astroDressed: AstroHandler = (req, res, locals) => {
@@ -130,7 +133,7 @@ function toWebRequest(req: IncomingMessage, body: NodeBody): IncomingRequest | u
 const goodHosts = new Set<string>();
 
 /** The Node request's body as the pipeline may take it: read whole (`read`) or as a stream (`stream`); `asked` once either was. */
-type NodeBody = { read: BodyReader; stream: () => IncomingMessage; readonly asked: boolean };
+type NodeBody = { read: BodyReader; stream: () => IncomingMessage; asked: boolean };
 
 /**
  * Reads the Node request's body once, into one buffer, up to `limit` bytes: past it, the rest
@@ -139,21 +142,19 @@ type NodeBody = { read: BodyReader; stream: () => IncomingMessage; readonly aske
  */
 function nodeBody(req: IncomingMessage): NodeBody {
   let read: ReturnType<BodyReader> | undefined;
-  let asked = false;
-  return {
-    get asked() {
-      return asked;
-    },
+  const body: NodeBody = {
+    asked: false,
     stream: () => {
-      asked = true;
+      body.asked = true;
       return req;
     },
     read: (limit) => {
-      asked = true;
+      body.asked = true;
       read ??= readNodeBody(req, limit);
       return read;
     },
   };
+  return body;
 }
 
 function readNodeBody(req: IncomingMessage, limit: number): ReturnType<BodyReader> {
@@ -183,9 +184,8 @@ function readNodeBody(req: IncomingMessage, limit: number): ReturnType<BodyReade
   });
 }
 
-/** Writes an answer in one go, with its length and the security headers; a streamed body that fails half-way is told to `failed`. */
-function sendWith(front: Front, res: ServerResponse, answer: Answer, failed: (error: unknown) => void): void {
-  if (answer.stream) return void stream(res, answer, answer.stream, front.headersWith(answer.headers), failed);
+/** Writes an answer in one go, with its length and the security headers. */
+function sendWhole(front: Front, res: ServerResponse, answer: Answer): void {
   if (answer.status !== 204) answer.headers['content-length'] = String(answer.body === null ? 0 : Buffer.byteLength(answer.body));
   res.writeHead(answer.status, front.headersWith(answer.headers));
   res.end(answer.body ?? undefined);

@@ -8,6 +8,9 @@ import type { Route } from './routes.ts';
 /** How large a request's body may be, and the 413 a body past it is answered with. */
 export type BodyLimit = { bytes: number; refusal: Failure };
 
+/** A form's limit, the same for every route without files: made once, not on every request. */
+const FORM_LIMIT: BodyLimit = Object.freeze({ bytes: BODY_LIMIT_BYTES, refusal: Object.freeze(failure(413, tooLargeMessage())) });
+
 /**
  * The one body limit of a route (decision 0187): a form's fields (BODY_LIMIT_BYTES), and on top
  * the files' total (UPLOAD_MAX_TOTAL_BYTES) when the route takes files, whose 413 then names that total.
@@ -16,7 +19,7 @@ export type BodyLimit = { bytes: number; refusal: Failure };
  * says less than it sends or says nothing.
  */
 export function bodyLimitOf(route: Pick<Route, 'files'>, uploads: Pick<UploadSettings, 'maxTotalBytes'>): BodyLimit {
-  if (!route.files) return { bytes: BODY_LIMIT_BYTES, refusal: failure(413, tooLargeMessage()) };
+  if (!route.files) return FORM_LIMIT;
   return { bytes: uploads.maxTotalBytes + BODY_LIMIT_BYTES, refusal: failure(413, texts.refusals.uploadTooLarge(sizeInWords(uploads.maxTotalBytes))) };
 }
 
