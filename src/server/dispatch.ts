@@ -41,6 +41,11 @@ export function createDispatcher({
   // One error line for an answer that cannot be finished: the client then sees a cut connection, the log why.
   const failed = (req: IncomingMessage, error: unknown) =>
     services.logger.error('server.answer_failed', { path: pathOf(req.url ?? '/').slice(0, 200), error: describeError(error) });
+  // Too late for an answer (it may be half-written).
+  const cut = (req: IncomingMessage, res: ServerResponse, error: unknown) => {
+    failed(req, error);
+    res.destroy();
+  };
   // Our own answers carry the security headers in their one writeHead; others' get them set first.
   const send = (req: IncomingMessage, res: ServerResponse, answer: Answer) => {
     if (answer.stream) return void stream(res, answer, answer.stream, front.headersWith(answer.headers), (error) => failed(req, error));
@@ -65,7 +70,7 @@ export function createDispatcher({
       if (!tooLarge) {
         front.dress(res);
         if (staticFiles(req, res)) return;
-        return void astro(req, res, { services });
+        return void render(astro, req, res, { services }).catch((error: unknown) => cut(req, res, error));
       }
       // Answered from the header: no need to wait for a body that may never come.
       send(req, res, renderJson(tooLarge));
@@ -91,12 +96,13 @@ export function createDispatcher({
         // A body refused before it was read (too large by its header, another site's, over budget): thrown away within a bound.
         if (!body.asked) discardBriefly(req);
       })
-      .catch((error: unknown) => {
-        // Too late for an answer (it may be half-written): the client sees a cut connection, the log why.
-        failed(req, error);
-        res.destroy();
-      });
+      .catch((error: unknown) => cut(req, res, error));
   };
+}
+
+/** Astro's rendering as a promise: a handler that throws, at once or later, rejects it. */
+async function render(astro: AstroHandler, req: IncomingMessage, res: ServerResponse, locals: App.Locals): Promise<void> {
+  await astro(req, res, locals);
 }
 
 /**
