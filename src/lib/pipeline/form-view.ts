@@ -113,7 +113,7 @@ export function viewOfDraft(draft: { content: string; createdAt: Date }, now: Da
     const elapsed = Math.floor((now.getTime() - draft.createdAt.getTime()) / 1000);
     headers['retry-after'] = String(Math.max(0, retryAfter - elapsed));
   }
-  return { kind: 'form-view', ...view, headers };
+  return { ...view, kind: 'form-view', headers };
 }
 
 /**

@@ -16,6 +16,7 @@ import { draftOfView, type FormPages, type FormView, renderPage, viewOfDraft } f
 import { type AnswerReply, answerReply, type Reply } from './reply.ts';
 import type { Route, RouteHandler, Target } from './routes.ts';
 
+/** What the pipeline gives back, said by its `kind` (src/lib/pipeline/reply.ts). */
 export type { Reply } from './reply.ts';
 
 /** One request on its way through the pipeline. */
