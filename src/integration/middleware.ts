@@ -12,8 +12,6 @@ import type { Services } from '../lib/app/services.ts';
 import { isAddressedToSite, MISDIRECTED_MESSAGE } from '../lib/http/origin.ts';
 import type { Answer } from '../lib/http/outcome.ts';
 import { securityHeadersFor } from '../lib/http/security-headers.ts';
-import { isAdminRefusal } from '../lib/pipeline/admin-route.ts';
-import { isFormView } from '../lib/pipeline/form-view.ts';
 import { runPipeline } from '../lib/pipeline/pipeline.ts';
 import { findTarget } from '../lib/pipeline/routes.ts';
 
@@ -44,11 +42,19 @@ export const onRequest = defineMiddleware(async (context, next) => {
   context.locals.services = services;
   if (target.kind === 'elsewhere') return dressed(await next(), headers);
   const reply = await runPipeline({ request: context.request, target, socketAddress: clientAddress(context), services });
-  if (isAdminRefusal(reply)) context.locals.adminRefusal = reply;
-  else if (isFormView(reply)) context.locals.formView = reply;
-  else return dressed(toResponse(reply, context.request.method), headers);
-  // The form's own route (refusal.astro, or the admin's page) renders the view, at this address.
-  return dressed(await next(), headers);
+  switch (reply.kind) {
+    case 'answer':
+      return dressed(toResponse(reply, context.request.method), headers);
+    // The form's own route (refusal.astro, or the admin's page) renders the view, at this address.
+    case 'form-view':
+      context.locals.formView = reply;
+      return dressed(await next(), headers);
+    case 'admin-refusal':
+      context.locals.adminRefusal = reply;
+      return dressed(await next(), headers);
+    default:
+      return reply satisfies never;
+  }
 });
 
 const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };

@@ -1,9 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { BODY_LIMIT_BYTES, type BodyReader, type IncomingRequest, tooLargeMessage } from '../lib/http/form.ts';
+import type { BodyReader, IncomingRequest } from '../lib/http/form.ts';
 import { type Answer, failure, methodNotAllowed, renderJson } from '../lib/http/outcome.ts';
 import { texts } from '../lib/i18n/texts.ts';
-import { isAdminRefusal } from '../lib/pipeline/admin-route.ts';
-import { isFormView } from '../lib/pipeline/form-view.ts';
+import { bodyLimitOf, refuseDeclared } from '../lib/pipeline/body-limit.ts';
 import { runPipeline } from '../lib/pipeline/pipeline.ts';
 import { findTarget, pathOf } from '../lib/pipeline/routes.ts';
 import { describeError } from '../lib/log.ts';
@@ -39,8 +38,21 @@ export function createDispatcher({
   staticFiles: FastPath;
   astro: AstroHandler;
 }): NodeHandler {
+  // One error line for an answer that cannot be finished: the client then sees a cut connection, the log why.
+  const failed = (req: IncomingMessage, error: unknown) =>
+    services.logger.error('server.answer_failed', { path: pathOf(req.url ?? '/').slice(0, 200), error: describeError(error) });
+  // Too late for an answer (it may be half-written).
+  const cut = (req: IncomingMessage, res: ServerResponse, error: unknown) => {
+    failed(req, error);
+    res.destroy();
+  };
   // Our own answers carry the security headers in their one writeHead; others' get them set first.
-  const send = (res: ServerResponse, answer: Answer) => sendWith(front, res, answer);
+  const send = (req: IncomingMessage, res: ServerResponse, answer: Answer) => {
+    if (answer.stream) return void stream(res, answer, answer.stream, front.headersWith(answer.headers), (error) => failed(req, error));
+    sendWhole(front, res, answer);
+  };
+  // A page takes no body: one declared past a form's limit is refused from the header, by the pipeline's own rule.
+  const pageLimit = bodyLimitOf({}, services.config.uploads);
   const astroDressed: AstroHandler = (req, res, locals) => {
     front.dress(res);
     return astro(req, res, locals);
@@ -50,36 +62,47 @@ export function createDispatcher({
     const target = findTarget(req.url ?? '/');
     // Pages are only read: a post or a PATCH to one would get the page and a 200, which says "done".
     if (!WEB_METHODS.has(req.method ?? '') || (target.kind === 'elsewhere' && req.method !== 'GET' && req.method !== 'HEAD')) {
-      send(res, renderJson(methodNotAllowed(target.kind === 'route' ? Object.keys(target.route.methods) : ['GET', 'HEAD'])));
+      send(req, res, renderJson(methodNotAllowed(target.kind === 'route' ? Object.keys(target.route.methods) : ['GET', 'HEAD'])));
       return discardBriefly(req);
     }
     if (target.kind === 'elsewhere') {
-      if (!declaresTooLargeBody(req)) {
+      const tooLarge = refuseDeclared(req.headers['content-length'], pageLimit);
+      if (!tooLarge) {
         front.dress(res);
         if (staticFiles(req, res)) return;
-        return void astro(req, res, { services });
+        return void render(astro, req, res, { services }).catch((error: unknown) => cut(req, res, error));
       }
       // Answered from the header: no need to wait for a body that may never come.
-      send(res, renderJson(failure(413, tooLargeMessage())));
+      send(req, res, renderJson(tooLarge));
       return discardBriefly(req);
     }
-    const request = toWebRequest(req);
-    if (!request) return send(res, renderJson(failure(400, texts.refusals.badRequest)));
+    const body = nodeBody(req);
+    const request = toWebRequest(req, body);
+    if (!request) return send(req, res, renderJson(failure(400, texts.refusals.badRequest)));
     void runPipeline({ request, target, socketAddress: req.socket.remoteAddress ?? '', services })
       .then((reply) => {
-        if (isAdminRefusal(reply)) return astroDressed(req, res, { services, adminRefusal: reply });
-        if (isFormView(reply)) return astroDressed(req, res, { services, formView: reply });
-        return send(res, reply);
+        switch (reply.kind) {
+          case 'answer':
+            return send(req, res, reply);
+          case 'form-view':
+            return astroDressed(req, res, { services, formView: reply });
+          case 'admin-refusal':
+            return astroDressed(req, res, { services, adminRefusal: reply });
+          default:
+            return reply satisfies never;
+        }
       })
       .then(() => {
-        if (declaresTooLargeBody(req)) discardBriefly(req);
+        // A body refused before it was read (too large by its header, another site's, over budget): thrown away within a bound.
+        if (!body.asked) discardBriefly(req);
       })
-      .catch((error: unknown) => {
-        // Too late for an answer (it may be half-written): the client sees a cut connection, the log why.
-        services.logger.error('server.answer_failed', { path: pathOf(req.url ?? '/').slice(0, 200), error: describeError(error) });
-        res.destroy();
-      });
+      .catch((error: unknown) => cut(req, res, error));
   };
+}
+
+/** Astro's rendering as a promise: a handler that throws, at once or later, rejects it. */
+async function render(astro: AstroHandler, req: IncomingMessage, res: ServerResponse, locals: App.Locals): Promise<void> {
+  await astro(req, res, locals);
 }
 
 /**
@@ -90,7 +113,7 @@ export function createDispatcher({
  * Hint: the URL is the Host and the path as sent, so that `//api/x` stays a path and
  * never becomes a host; the Host only decides what "same origin" means, never reflected.
  */
-function toWebRequest(req: IncomingMessage): IncomingRequest | undefined {
+function toWebRequest(req: IncomingMessage, body: NodeBody): IncomingRequest | undefined {
   const headers = new Headers();
   const raw = req.rawHeaders;
   try {
@@ -106,7 +129,7 @@ function toWebRequest(req: IncomingMessage): IncomingRequest | undefined {
       goodHosts.add(host);
     }
     const bodyless = req.method === 'GET' || req.method === 'HEAD';
-    return { method: req.method ?? 'GET', url, headers, readBody: bodyless ? undefined : bodyOf(req), stream: bodyless ? undefined : () => req };
+    return { method: req.method ?? 'GET', url, headers, readBody: bodyless ? undefined : body.read, stream: bodyless ? undefined : body.stream };
   } catch {
     return undefined;
   }
@@ -115,43 +138,60 @@ function toWebRequest(req: IncomingMessage): IncomingRequest | undefined {
 /** The Hosts seen to make a URL (the site's own names, mostly); forgotten all at once past 100. */
 const goodHosts = new Set<string>();
 
+/** The Node request's body as the pipeline may take it: read whole (`read`) or as a stream (`stream`); `asked` once either was. */
+type NodeBody = { read: BodyReader; stream: () => IncomingMessage; asked: boolean };
+
 /**
  * Reads the Node request's body once, into one buffer, up to `limit` bytes: past it, the rest
  * is read and thrown away within a bound (as for a declared length past the limit) while the
  * 413 is answered. A body that breaks off is unreadable. A second read gets the first's answer.
  */
-function bodyOf(req: IncomingMessage): BodyReader {
+function nodeBody(req: IncomingMessage): NodeBody {
   let read: ReturnType<BodyReader> | undefined;
-  return (limit) =>
-    (read ??= new Promise((resolve) => {
-      if (req.readableEnded) return resolve(new Uint8Array());
-      const chunks: Buffer<ArrayBuffer>[] = [];
-      let size = 0;
-      const done = (body: Awaited<ReturnType<BodyReader>>) => {
-        req.off('data', onData);
-        req.off('end', onEnd);
-        req.off('error', onBroken);
-        req.off('close', onBroken);
-        resolve(body);
-      };
-      const onData = (chunk: Buffer<ArrayBuffer>) => {
-        size += chunk.length;
-        if (size <= limit) return void chunks.push(chunk);
-        done('too-large');
-        discardBriefly(req);
-      };
-      const onEnd = () => done(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
-      const onBroken = () => done('unreadable');
-      req.on('data', onData);
-      req.on('end', onEnd);
-      req.on('error', onBroken);
-      req.on('close', onBroken);
-    }));
+  const body: NodeBody = {
+    asked: false,
+    stream: () => {
+      body.asked = true;
+      return req;
+    },
+    read: (limit) => {
+      body.asked = true;
+      read ??= readNodeBody(req, limit);
+      return read;
+    },
+  };
+  return body;
+}
+
+function readNodeBody(req: IncomingMessage, limit: number): ReturnType<BodyReader> {
+  return new Promise((resolve) => {
+    if (req.readableEnded) return resolve(new Uint8Array());
+    const chunks: Buffer<ArrayBuffer>[] = [];
+    let size = 0;
+    const done = (body: Awaited<ReturnType<BodyReader>>) => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onBroken);
+      req.off('close', onBroken);
+      resolve(body);
+    };
+    const onData = (chunk: Buffer<ArrayBuffer>) => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      done('too-large');
+      discardBriefly(req);
+    };
+    const onEnd = () => done(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    const onBroken = () => done('unreadable');
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onBroken);
+    req.on('close', onBroken);
+  });
 }
 
 /** Writes an answer in one go, with its length and the security headers. */
-function sendWith(front: Front, res: ServerResponse, answer: Answer): void {
-  if (answer.stream) return void stream(res, answer, answer.stream, front.headersWith(answer.headers));
+function sendWhole(front: Front, res: ServerResponse, answer: Answer): void {
   if (answer.status !== 204) answer.headers['content-length'] = String(answer.body === null ? 0 : Buffer.byteLength(answer.body));
   res.writeHead(answer.status, front.headersWith(answer.headers));
   res.end(answer.body ?? undefined);
@@ -162,7 +202,13 @@ function sendWith(front: Front, res: ServerResponse, answer: Answer): void {
  * a slow client holds one chunk in memory, not the whole export. A client that goes away ends
  * the reading (the iterator's `return`, which lets go of what it holds).
  */
-async function stream(res: ServerResponse, answer: Answer, chunks: AsyncIterable<string | Uint8Array>, headers: string[]): Promise<void> {
+async function stream(
+  res: ServerResponse,
+  answer: Answer,
+  chunks: AsyncIterable<string | Uint8Array>,
+  headers: string[],
+  failed: (error: unknown) => void,
+): Promise<void> {
   res.writeHead(answer.status, headers);
   const iterator = chunks[Symbol.asyncIterator]();
   try {
@@ -182,8 +228,9 @@ async function stream(res: ServerResponse, answer: Answer, chunks: AsyncIterable
         });
     }
     res.end();
-  } catch {
-    // A failure half-way cannot become an error page any more: the client sees a cut answer.
+  } catch (error) {
+    // A failure half-way cannot become an error page any more: the client sees a cut answer, the log why.
+    failed(error);
     res.destroy();
   } finally {
     await iterator.return?.();
@@ -199,7 +246,8 @@ const DISCARD_LIMIT = { bytes: 1024 * 1024, ms: 1000 };
  * the 413; a client that sends more, or too slowly, is cut off.
  */
 function discardBriefly(req: IncomingMessage): void {
-  if (req.complete) return;
+  if (req.complete || discarding.has(req)) return;
+  discarding.add(req);
   let received = 0;
   const cut = () => req.socket.destroy();
   const timer = setTimeout(cut, DISCARD_LIMIT.ms);
@@ -210,7 +258,5 @@ function discardBriefly(req: IncomingMessage): void {
   req.once('close', () => clearTimeout(timer));
 }
 
-function declaresTooLargeBody(req: IncomingMessage): boolean {
-  const length = Number(req.headers['content-length']);
-  return Number.isFinite(length) && length > BODY_LIMIT_BYTES;
-}
+/** The requests whose rest is being thrown away: asked twice, they are cut by one bound, not two. */
+const discarding = new WeakSet<IncomingMessage>();

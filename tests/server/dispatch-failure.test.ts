@@ -35,3 +35,21 @@ test('an answer that cannot be written: the connection is cut and the failure is
     expect.objectContaining({ event: 'server.answer_failed', path: '/api/health', error: 'TypeError: Invalid character in header content ["x-broken"]' }),
   ]);
 });
+
+test('a page Astro fails to render: the connection is cut and the failure is one error line, never an unhandled rejection', async () => {
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = createLogger({ level: 'info', write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>) });
+  const services = { config: requireConfig({}), logger } as unknown as Services;
+  const front: Front = { check: () => false, dress: () => {}, headersWith: () => [] };
+  const astro = async () => {
+    throw new RangeError('the renderer broke');
+  };
+  server = createServer(createDispatcher({ services, front, staticFiles: () => false, astro }));
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  await expect(fetch(`http://127.0.0.1:${port}/some-page`)).rejects.toThrow();
+  expect(lines.filter((line) => line.level === 'error')).toEqual([
+    expect.objectContaining({ event: 'server.answer_failed', path: '/some-page', error: 'RangeError: the renderer broke' }),
+  ]);
+});

@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import busboy from 'busboy';
 import { fileTypeFromFile } from 'file-type';
 import { DEFAULT_FILE_MAX_SIZE, type FieldDefinition, type FormDefinition, type FormErrors } from '../forms/definition.ts';
-import { BODY_LIMIT_BYTES, type FormFields, type IncomingRequest, readForm } from '../http/form.ts';
+import { BODY_LIMIT_BYTES, declaredPast, type FormFields, type IncomingRequest, readForm } from '../http/form.ts';
 import { type Failure, failure } from '../http/outcome.ts';
 import { texts } from '../i18n/texts.ts';
 
@@ -56,8 +56,8 @@ export async function readUpload(request: IncomingRequest, form: FormDefinition,
     return read.ok ? { ok: true, fields: read.fields, files: [], errors: {} } : read;
   }
   const fieldsBytes = limits.fieldsBytes ?? BODY_LIMIT_BYTES;
-  const declared = Number(request.headers.get('content-length') ?? 'NaN');
-  if (declared > limits.maxTotalBytes + fieldsBytes) return { ok: false, failure: totalTooLarge(limits.maxTotalBytes) };
+  if (declaredPast(request.headers.get('content-length'), limits.maxTotalBytes + fieldsBytes))
+    return { ok: false, failure: totalTooLarge(limits.maxTotalBytes) };
   if ((request.headers.get('content-encoding') ?? 'identity').trim().toLowerCase() !== 'identity')
     return { ok: false, failure: failure(415, texts.refusals.formEncoding) };
   const fileFields = new Map(form.fields.filter((field) => field.type === 'file').map((field) => [field.name, field]));

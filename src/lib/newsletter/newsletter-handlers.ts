@@ -165,7 +165,10 @@ export async function handleNewsletterConfirmation(request: IncomingRequest, { p
     return failure(answer.status, answer.error, { headers: answer.headers });
   }
   logger.info('newsletter.confirmed', { provider: provider.name });
-  await events?.record('newsletter.confirmed', { email, provider: provider.name }).catch(() => {});
+  // As a subscription's: done whatever becomes of its news, and a failure to record it is logged, not answered.
+  await events?.record('newsletter.confirmed', { email, provider: provider.name }).catch((error: unknown) => {
+    logger.warn('webhook.event_not_recorded', { type: 'newsletter.confirmed', error: describeError(error) });
+  });
   return accepted();
 }
 

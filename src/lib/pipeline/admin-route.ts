@@ -1,10 +1,10 @@
 import type { IncomingRequest } from '../http/form.ts';
 import { clientKey, hashClient } from '../http/client-ip.ts';
 import { publicOrigin } from '../http/origin.ts';
-import type { Answer } from '../http/outcome.ts';
 import type { Services } from '../app/services.ts';
 import { type AdminAction, type AdminOutcome, handleAdminPost } from '../admin/actions.ts';
 import { ADMIN_HEADERS } from '../admin/admin-page.ts';
+import { type AnswerReply, answerReply } from './reply.ts';
 
 /** A refused admin post, for Astro to show as a page in the site's layout (src/integration/pages/admin/[...rest].astro). */
 export type AdminRefusalView = { kind: 'admin-refusal'; status: number; message: string; headers: Record<string, string> };
@@ -16,7 +16,7 @@ export type AdminRefusalView = { kind: 'admin-refusal'; status: number; message:
  * Hint: the API's origin policy does not apply here: `ALLOWED_ORIGINS` may post to the forms,
  * never to the admin, which checks the public origin itself (decision 0102).
  */
-export async function runAdminRoute(action: AdminAction, request: IncomingRequest, ip: string, services: Services): Promise<Answer | AdminRefusalView> {
+export async function runAdminRoute(action: AdminAction, request: IncomingRequest, ip: string, services: Services): Promise<AnswerReply | AdminRefusalView> {
   const { admin, config } = services;
   if (!admin) return refusal(404, 'Page not found');
   if (request.method === 'GET' || request.method === 'HEAD') return redirect('/admin');
@@ -30,7 +30,7 @@ export async function runAdminRoute(action: AdminAction, request: IncomingReques
 }
 
 /** Turns an admin outcome into an answer: a 303, a file, or a refusal page. */
-export function renderAdminOutcome(outcome: AdminOutcome): Answer | AdminRefusalView {
+export function renderAdminOutcome(outcome: AdminOutcome): AnswerReply | AdminRefusalView {
   switch (outcome.kind) {
     case 'redirect': {
       const answer = redirect(outcome.location);
@@ -38,23 +38,18 @@ export function renderAdminOutcome(outcome: AdminOutcome): Answer | AdminRefusal
       return answer;
     }
     case 'download':
-      return {
+      return answerReply({
         status: 200,
         headers: { ...ADMIN_HEADERS, 'content-type': outcome.contentType, 'content-disposition': `attachment; filename="${outcome.filename}"` },
         ...(typeof outcome.body === 'string' ? { body: outcome.body } : { body: null, stream: outcome.body }),
-      };
+      });
     case 'refused':
       return { kind: 'admin-refusal', status: outcome.status, message: outcome.message, headers: { ...ADMIN_HEADERS, ...outcome.headers } };
   }
 }
 
-/** Whether the admin's step gave a page to render rather than an answer to send. */
-export function isAdminRefusal(reply: object): reply is AdminRefusalView {
-  return (reply as { kind?: unknown }).kind === 'admin-refusal';
-}
-
-function redirect(location: string): Answer {
-  return { status: 303, headers: { ...ADMIN_HEADERS, location }, body: null };
+function redirect(location: string): AnswerReply {
+  return answerReply({ status: 303, headers: { ...ADMIN_HEADERS, location }, body: null });
 }
 
 function refusal(status: number, message: string): AdminRefusalView {

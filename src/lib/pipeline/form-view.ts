@@ -1,6 +1,7 @@
 import { type FormDefinition, thanksPath, visibleFieldNames } from '../forms/definition.ts';
 import { contactForm } from '../forms/registry.ts';
-import { type Answer, type FormValues, INTERNAL_ERROR, type Outcome } from '../http/outcome.ts';
+import { type FormValues, INTERNAL_ERROR, type Outcome } from '../http/outcome.ts';
+import { type AnswerReply, answerReply } from './reply.ts';
 
 /** The forms a person can post without JavaScript: the two of the spec, and the name of each of the owner's (decision 0131). */
 export type FormName = 'newsletter' | 'contact' | (string & {});
@@ -38,6 +39,7 @@ export const CONFIRM_PAGES: FormPages = { form: 'contact', thanks: thanksPath('c
  * answer, what the visitor typed, each field's messages and a message about the whole form.
  */
 export type FormView = {
+  kind: 'form-view';
   form: FormName;
   status: number;
   headers: Record<string, string>;
@@ -61,11 +63,19 @@ const KEPT_HEADERS = ['retry-after'];
  * the status, the messages at their fields and the values as typed.
  * Hint: the Location stays relative; it is never built from the `Host` header.
  */
-export function renderPage(outcome: Outcome, pages: FormPages): Answer | FormView {
+export function renderPage(outcome: Outcome, pages: FormPages): AnswerReply | FormView {
   if (outcome.kind === 'accepted') {
-    return { status: 303, headers: { location: outcome.thanks ?? pages.thanks, 'cache-control': 'no-store' }, body: null };
+    return answerReply({ status: 303, headers: { location: outcome.thanks ?? pages.thanks, 'cache-control': 'no-store' }, body: null });
   }
-  const view: FormView = { form: pages.form, status: 400, headers: { 'cache-control': 'no-store' }, values: {}, errors: {}, formError: undefined };
+  const view: FormView = {
+    kind: 'form-view',
+    form: pages.form,
+    status: 400,
+    headers: { 'cache-control': 'no-store' },
+    values: {},
+    errors: {},
+    formError: undefined,
+  };
   if (outcome.kind === 'invalid') return { ...view, values: outcome.values, errors: outcome.errors };
   if (outcome.kind === 'confirm') return { ...view, status: 200, values: outcome.values, confirm: { token: outcome.token } };
   // A form's handler never answers with data; if one did, the person must not see it as a success.
@@ -81,12 +91,12 @@ export function renderPage(outcome: Outcome, pages: FormPages): Answer | FormVie
   return view;
 }
 
-/** What a draft keeps of a view: everything but the headers, and `Retry-After` as seconds. */
-type DraftedView = Omit<FormView, 'headers'> & { retryAfter?: number };
+/** What a draft keeps of a view: everything but its kind and the headers, and `Retry-After` as seconds. */
+type DraftedView = Omit<FormView, 'kind' | 'headers'> & { retryAfter?: number };
 
 /** A view as a draft's content (decision 0133): JSON, without the headers a browser need not get again. */
 export function draftOfView(view: FormView): string {
-  const { headers, ...rest } = view;
+  const { kind: _kind, headers, ...rest } = view;
   const retryAfter = headers['retry-after'];
   const drafted: DraftedView = retryAfter !== undefined && /^\d+$/.test(retryAfter) ? { ...rest, retryAfter: Number(retryAfter) } : rest;
   return JSON.stringify(drafted);
@@ -103,12 +113,7 @@ export function viewOfDraft(draft: { content: string; createdAt: Date }, now: Da
     const elapsed = Math.floor((now.getTime() - draft.createdAt.getTime()) / 1000);
     headers['retry-after'] = String(Math.max(0, retryAfter - elapsed));
   }
-  return { ...view, headers };
-}
-
-/** Whether `renderPage` gave a page to render rather than an answer to send. */
-export function isFormView(rendered: object): rendered is FormView {
-  return 'form' in rendered;
+  return { ...view, kind: 'form-view', headers };
 }
 
 /**

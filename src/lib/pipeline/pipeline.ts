@@ -1,22 +1,23 @@
 import type { IncomingRequest } from '../http/form.ts';
 import type { AdminAction } from '../admin/actions.ts';
 import { clientIp, clientKey, hashClient } from '../http/client-ip.ts';
-import { BODY_LIMIT_BYTES, readForm, tooLargeMessage } from '../http/form.ts';
-import { sizeInWords } from '../files/multipart.ts';
+import { readForm } from '../http/form.ts';
 import { texts } from '../i18n/texts.ts';
 import { type AdminRefusalView, renderAdminOutcome, runAdminRoute } from './admin-route.ts';
+import { bodyLimitOf, refuseDeclared } from './body-limit.ts';
 import { describeError } from '../log.ts';
 import { isDocumentNavigation } from '../http/navigation.ts';
 import { backLink, nextAddress } from '../http/next.ts';
 import { NEXT_FIELD } from '../forms/reserved.ts';
 import { applyOriginPolicy } from '../http/origin.ts';
 import type { Services } from '../app/services.ts';
-import { type Answer, type FormValues, failure, INTERNAL_ERROR, methodNotAllowed, type Outcome, renderJson, tooManyRequests } from '../http/outcome.ts';
-import { draftOfView, type FormPages, type FormView, isFormView, renderPage, viewOfDraft } from './form-view.ts';
+import { type FormValues, failure, INTERNAL_ERROR, methodNotAllowed, type Outcome, renderJson, tooManyRequests } from '../http/outcome.ts';
+import { draftOfView, type FormPages, type FormView, renderPage, viewOfDraft } from './form-view.ts';
+import { type AnswerReply, answerReply, type Reply } from './reply.ts';
 import type { Route, RouteHandler, Target } from './routes.ts';
 
-/** What the pipeline gives back: an answer to send, or a form's or the admin's page for Astro to render. */
-export type Reply = Answer | FormView | AdminRefusalView;
+/** What the pipeline gives back, said by its `kind` (src/lib/pipeline/reply.ts). */
+export type { Reply } from './reply.ts';
 
 /** One request on its way through the pipeline. */
 export type PipelineRequest = {
@@ -39,7 +40,7 @@ export async function runPipeline({ request, target, socketAddress, services }: 
   const ip = clientIp(socketAddress, request.headers.get('x-forwarded-for'), config.trustProxy);
   if (target.kind === 'near-miss') {
     logger.warn('request.near_miss', { method: request.method, path: target.path.slice(0, 200), client: hashClient(ip) });
-    return renderJson(failure(404, texts.refusals.notFound));
+    return answerReply(renderJson(failure(404, texts.refusals.notFound)));
   }
 
   const { route } = target;
@@ -64,7 +65,7 @@ export async function runPipeline({ request, target, socketAddress, services }: 
   if (pages && handler) reply = await onward(reply, request, route.path, services);
   // The status the post was answered with, before a refusal's page becomes a redirect to it.
   const status = reply.status;
-  if (pages && isFormView(reply)) reply = await redirectToDraft(reply, { route: route.path, client: clientKey(ip) }, hashClient(ip), services);
+  if (pages && reply.kind === 'form-view') reply = await redirectToDraft(reply, { route: route.path, client: clientKey(ip) }, hashClient(ip), services);
   if (handler && route.limit) {
     logger.info('form.request', {
       route: route.path,
@@ -89,12 +90,12 @@ async function onward(reply: Reply, request: IncomingRequest, route: string, { c
   const value = form.ok ? form.fields[NEXT_FIELD] : undefined;
   const next = nextAddress(value, config);
   if (value !== undefined && next === undefined) logger.warn('form.next_ignored', { route });
-  if (isFormView(reply)) {
+  if (reply.kind === 'form-view') {
     const back = backLink({ referer: request.headers.get('referer') ?? undefined, next }, config);
     return next || back ? { ...reply, next, back } : reply;
   }
   // Only a success is a 303 here: a refusal is still a page, made a redirect to its draft below.
-  if (next && reply.status === 303) reply.headers.location = next;
+  if (next && reply.kind === 'answer' && reply.status === 303) reply.headers.location = next;
   return reply;
 }
 
@@ -125,7 +126,7 @@ async function redirectToDraft(view: FormView, key: { route: string; client: str
   }
   // Relative, like the thanks' Location: never built from the Host header.
   const vary = view.headers.vary;
-  return { status: 303, headers: { location: `${key.route}?draft=${id}`, 'cache-control': 'no-store', ...(vary && { vary }) }, body: null };
+  return answerReply({ status: 303, headers: { location: `${key.route}?draft=${id}`, 'cache-control': 'no-store', ...(vary && { vary }) }, body: null });
 }
 
 /**
@@ -141,12 +142,12 @@ async function showDraft(key: { id: string; route: string; client: string }, pag
   } catch (error) {
     logger.warn('form.draft_unreadable', { route: key.route, reason: describeError(error) });
   }
-  return view ?? { status: 303, headers: { location: pages.page, 'cache-control': 'no-store' }, body: null };
+  return view ?? answerReply({ status: 303, headers: { location: pages.page, 'cache-control': 'no-store' }, body: null });
 }
 
 /** An admin post: its own checks and action (src/lib/pipeline/admin-route.ts), one log line, and never a stack trace to the owner. */
 async function runAdmin(action: AdminAction, { request, ip, services }: Omit<Step, 'pages'>): Promise<Reply> {
-  let reply: Answer | AdminRefusalView;
+  let reply: AnswerReply | AdminRefusalView;
   try {
     reply = await runAdminRoute(action, request, ip, services);
   } catch (error) {
@@ -166,16 +167,13 @@ type Step = { request: IncomingRequest; ip: string; services: Services; pages: F
 /** The guard keyed on the route, then its handler (found once, by `runPipeline`): each refusal is an outcome like the handler's own. */
 async function guardAndHandle(route: Route, handler: RouteHandler | undefined, { request, ip, services, pages }: Step): Promise<Reply> {
   const policy = applyOriginPolicy(request, services.config);
-  if ('preflight' in policy) return { status: 204, headers: policy.preflight, body: null };
+  if ('preflight' in policy) return answerReply({ status: 204, headers: policy.preflight, body: null });
   if ('refuse' in policy) return render(await withTypedValues(policy.refuse, request, pages), pages);
 
   if (!handler) return render(methodNotAllowed(Object.keys(route.methods)), undefined, policy.headers);
-  // Refused from the header alone, before a byte of the body is read; a form with files reads its own limits (src/lib/files/).
-  const bodyLimit = route.files ? services.config.uploads.maxTotalBytes + BODY_LIMIT_BYTES : BODY_LIMIT_BYTES;
-  if (Number(request.headers.get('content-length')) > bodyLimit) {
-    const said = route.files ? texts.refusals.uploadTooLarge(sizeInWords(services.config.uploads.maxTotalBytes)) : tooLargeMessage();
-    return render(failure(413, said), pages, policy.headers);
-  }
+  // Refused from the header alone, before a byte is read or a budget counted; the readers hold the same limit while reading.
+  const tooLarge = refuseDeclared(request.headers.get('content-length'), bodyLimitOf(route, services.config.uploads));
+  if (tooLarge) return render(tooLarge, pages, policy.headers);
   if (!route.limit || !services.limits.enabled) return render(await handler(request, services, { ip, person: pages !== undefined }), pages, policy.headers);
 
   // Every post counts against the client's budgets; only an accepted one (or one held for confirmation) keeps its count (decision 0041).
@@ -216,7 +214,7 @@ function handlerFor(route: Route, method: string): RouteHandler | undefined {
 }
 
 function render(outcome: Outcome, pages: FormPages | undefined, headers?: Record<string, string>): Reply {
-  const reply = pages ? renderPage(outcome, pages) : renderJson(outcome);
+  const reply = pages ? renderPage(outcome, pages) : answerReply(renderJson(outcome));
   if (headers) Object.assign(reply.headers, headers);
   return reply;
 }

@@ -93,6 +93,26 @@ describe.each(testEngines())('double opt-in through the handlers on $name', (eng
     expect(unsubscribeLocal).toHaveBeenCalledTimes(1);
   });
 
+  test.skipIf(!engine.available)('a confirmation whose news cannot be recorded is still accepted, and the warning names the event (issue 30)', async () => {
+    const { optIn } = await open();
+    await handleNewsletter(post('/api/newsletter', { email: 'news@example.org' }), { provider: provider('local').provider, logger: silentLogger, optIn });
+    const { confirm } = tokensOfLastMail();
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = createLogger({ write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const events = { record: vi.fn(async () => Promise.reject(new Error('database is locked'))) };
+    await expect(
+      handleNewsletterConfirmation(post('/api/newsletter/confirm', { token: confirm }), {
+        provider: provider('local').provider,
+        logger,
+        optIn,
+        events: events as never,
+      }),
+    ).resolves.toEqual({ kind: 'accepted' });
+    expect(lines.filter((line) => line.level === 'warn')).toEqual([
+      expect.objectContaining({ event: 'webhook.event_not_recorded', type: 'newsletter.confirmed', error: 'Error: database is locked' }),
+    ]);
+  });
+
   test.skipIf(!engine.available)('a confirmation mail the server refuses is a 503 that asks the person to try later', async () => {
     const { optIn } = await open();
     refuse = true;

@@ -121,6 +121,7 @@ describe("the admin's form posts through the pipeline", () => {
     open();
     const session = await services.admin!.sessions.start();
     await expect(run(post('/admin/actions/sign-out', { csrf: session.csrfToken }, `admin_session=${session.token}`))).resolves.toEqual({
+      kind: 'answer',
       status: 303,
       headers: { ...ADMIN_HEADERS, location: '/admin?ended=signed-out', 'set-cookie': 'admin_session=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict' },
       body: null,
@@ -132,7 +133,12 @@ describe("the admin's form posts through the pipeline", () => {
 
   test('a GET of an action (a reload) goes to the admin, and is no post to log', async () => {
     open();
-    await expect(run(get('/admin/actions/retry'))).resolves.toEqual({ status: 303, headers: { ...ADMIN_HEADERS, location: '/admin' }, body: null });
+    await expect(run(get('/admin/actions/retry'))).resolves.toEqual({
+      kind: 'answer',
+      status: 303,
+      headers: { ...ADMIN_HEADERS, location: '/admin' },
+      body: null,
+    });
     expect(events('admin.request')).toEqual([]);
   });
 

@@ -1,20 +1,12 @@
 import { describe, expect, test } from 'vitest';
 import { accepted, failure, invalid } from '../../../src/lib/http/outcome.ts';
 import { defineForm } from '../../../src/lib/forms/definition.ts';
-import {
-  applyViewStatus,
-  draftOfView,
-  FORM_PAGES,
-  type FormView,
-  isFormView,
-  ownerFormPages,
-  renderPage,
-  viewOfDraft,
-} from '../../../src/lib/pipeline/form-view.ts';
+import { applyViewStatus, draftOfView, FORM_PAGES, type FormView, ownerFormPages, renderPage, viewOfDraft } from '../../../src/lib/pipeline/form-view.ts';
 
 describe('renderPage: what a person without JavaScript gets for each outcome', () => {
   test('accepted: 303 to the thank-you page, with a relative Location, never cached', () => {
     expect(renderPage(accepted(), FORM_PAGES.contact)).toEqual({
+      kind: 'answer',
       status: 303,
       headers: { location: '/thank-you/contact/', 'cache-control': 'no-store' },
       body: null,
@@ -25,6 +17,7 @@ describe('renderPage: what a person without JavaScript gets for each outcome', (
   test('invalid fields: the contact page again with each message at its field and the values typed', () => {
     const errors = { name: ['Too short'], honeypot: ['Leave it empty'] };
     expect(renderPage(invalid(errors, { name: 'A', email: 'a@b', message: 'Hi <b>' }), FORM_PAGES.contact)).toEqual({
+      kind: 'form-view',
       form: 'contact',
       status: 400,
       headers: { 'cache-control': 'no-store' },
@@ -36,6 +29,7 @@ describe('renderPage: what a person without JavaScript gets for each outcome', (
 
   test('a failure about a field: the message at that field', () => {
     expect(renderPage(failure(400, 'Please enter a valid email address', { field: 'email', values: { email: 'nope' } }), FORM_PAGES.newsletter)).toEqual({
+      kind: 'form-view',
       form: 'newsletter',
       status: 400,
       headers: { 'cache-control': 'no-store' },
@@ -48,6 +42,7 @@ describe('renderPage: what a person without JavaScript gets for each outcome', (
   test('a failure about the form: the message in the form’s alert, Retry-After kept, Allow and the rest left to scripts', () => {
     const busy = failure(503, 'Busy', { headers: { 'retry-after': '120', allow: 'POST', 'x-other': '1' }, values: { email: 'a@b.co' } });
     expect(renderPage(busy, FORM_PAGES.newsletter)).toEqual({
+      kind: 'form-view',
       form: 'newsletter',
       status: 503,
       headers: { 'cache-control': 'no-store', 'retry-after': '120' },
@@ -73,9 +68,9 @@ describe('renderPage: what a person without JavaScript gets for each outcome', (
     });
   });
 
-  test('isFormView tells a page from an answer', () => {
-    expect(isFormView(renderPage(accepted(), FORM_PAGES.contact))).toBe(false);
-    expect(isFormView(renderPage(failure(500, 'x'), FORM_PAGES.contact))).toBe(true);
+  test('its kind tells a page to render from an answer to send', () => {
+    expect(renderPage(accepted(), FORM_PAGES.contact).kind).toBe('answer');
+    expect(renderPage(failure(500, 'x'), FORM_PAGES.contact).kind).toBe('form-view');
   });
 });
 
@@ -83,6 +78,7 @@ describe('applyViewStatus', () => {
   test('gives the page the view’s status and headers, with an empty status text for Node to fill', () => {
     const response = { status: 200, statusText: 'OK', headers: new Headers() };
     applyViewStatus(response, {
+      kind: 'form-view',
       form: 'newsletter',
       status: 503,
       headers: { 'retry-after': '120', 'cache-control': 'no-store' },
@@ -98,6 +94,7 @@ describe('applyViewStatus', () => {
 describe('a view as a draft and back (decision 0133)', () => {
   const T0 = new Date('2026-11-25T10:00:00.000Z');
   const LIMITED: FormView = {
+    kind: 'form-view',
     form: 'contact',
     status: 429,
     headers: { 'cache-control': 'no-store', vary: 'Origin', 'retry-after': '600' },
@@ -115,6 +112,7 @@ describe('a view as a draft and back (decision 0133)', () => {
       formError: undefined,
     };
     expect(viewOfDraft({ content: draftOfView(refused), createdAt: T0 }, T0)).toEqual({
+      kind: 'form-view',
       form: 'contact',
       status: 400,
       headers: { 'cache-control': 'no-store' },

@@ -72,6 +72,7 @@ async function followDraft(reply: Reply, route: string, socketAddress = '192.0.2
 describe('a near miss', () => {
   test('is a JSON 404 and one warning with the raw path, cut at 200 characters', async () => {
     await expect(run(request('POST', '//api/contact', { fields: VALID }))).resolves.toEqual({
+      kind: 'answer',
       status: 404,
       headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' },
       body: '{"success":false,"error":"Not found"}',
@@ -88,6 +89,7 @@ describe('a near miss', () => {
 describe('a form post from a script', () => {
   test('accepted: the JSON of the spec, Vary: Origin, one log line', async () => {
     await expect(run(request('POST', '/api/contact', { fields: VALID }))).resolves.toEqual({
+      kind: 'answer',
       status: 200,
       headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', vary: 'Origin' },
       body: '{"success":true}',
@@ -125,6 +127,7 @@ describe('a form post from a script', () => {
   test('its preflight: 204 naming the methods, and no log line', async () => {
     const reply = await run(request('OPTIONS', '/api/contact', { headers: { origin: 'https://partner.example', 'access-control-request-method': 'POST' } }));
     expect(reply).toEqual({
+      kind: 'answer',
       status: 204,
       headers: {
         'access-control-allow-origin': 'https://partner.example',
@@ -152,6 +155,7 @@ describe('a form post from a script', () => {
   test('a method the route does not take: 405 naming the one it does, and no log line', async () => {
     const reply = await run(request('GET', '/api/contact'));
     expect(reply).toEqual({
+      kind: 'answer',
       status: 405,
       headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', allow: 'POST', vary: 'Origin' },
       body: '{"success":false,"error":"Use POST for this address"}',
@@ -256,6 +260,7 @@ describe('a person whose browser posts the form itself', () => {
     const token = (asked as FormView).confirm?.token;
     expect(token).toMatch(/^\d+\.\d+\.[\w-]{43}$/);
     await expect(run(request('POST', '/api/contact/confirm', { fields: { token: token! }, headers: NAVIGATION }))).resolves.toEqual({
+      kind: 'answer',
       status: 303,
       headers: { location: '/thank-you/contact/', 'cache-control': 'no-store', vary: 'Origin' },
       body: null,
@@ -294,6 +299,7 @@ describe('a person whose browser posts the form itself', () => {
     expect(refused.headers.vary).toBe('Origin');
     expect(events('form.request')).toEqual([expect.objectContaining({ status: 400, outcome: 'invalid' })]);
     await expect(followDraft(refused, '/api/contact')).resolves.toEqual({
+      kind: 'form-view',
       form: 'contact',
       status: 400,
       headers: { 'cache-control': 'no-store' },
@@ -375,6 +381,7 @@ describe('the draft a refused post is redirected to (decision 0133)', () => {
   ])('%s: 303 to the empty form on its page', async (_, address) => {
     const location = (await refuse()).headers.location!;
     await expect(run(request('GET', address(location), { headers: NAVIGATION }))).resolves.toEqual({
+      kind: 'answer',
       status: 303,
       headers: { location: '/contact', 'cache-control': 'no-store' },
       body: null,
@@ -389,6 +396,7 @@ describe('the draft a refused post is redirected to (decision 0133)', () => {
       methods: { POST: () => failure(500, 'x') },
     };
     await expect(runRoute(route, request('GET', `/api/forms/quote?draft=${'B'.repeat(32)}`, { headers: NAVIGATION }))).resolves.toEqual({
+      kind: 'answer',
       status: 303,
       headers: { location: '/services/quote', 'cache-control': 'no-store' },
       body: null,
@@ -457,6 +465,7 @@ describe('the draft a refused post is redirected to (decision 0133)', () => {
   test('when a draft cannot be read (its database gone), the empty form on its page, and the outage is a warning', async () => {
     await withDraftsGone(async () => {
       await expect(run(request('GET', `/api/contact?draft=${'C'.repeat(32)}`, { headers: NAVIGATION }))).resolves.toEqual({
+        kind: 'answer',
         status: 303,
         headers: { location: '/contact', 'cache-control': 'no-store' },
         body: null,
@@ -469,7 +478,7 @@ describe('the draft a refused post is redirected to (decision 0133)', () => {
 
   test('the draft’s id is in no log line', async () => {
     const location = (await refuse()).headers.location!;
-    await followDraft({ status: 303, headers: { location, 'cache-control': 'no-store' }, body: null }, '/api/contact');
+    await followDraft({ kind: 'answer', status: 303, headers: { location, 'cache-control': 'no-store' }, body: null }, '/api/contact');
     expect(JSON.stringify(logs)).not.toContain(location.split('=')[1]!);
   });
 });
