@@ -4,9 +4,9 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { buildOtherSite, TEST_SITE_CONFIG } from '../support/build-site.ts';
+import { useFilesSite } from '../support/files-site.ts';
 import { nginxAvailable, startTlsProxy, type TlsProxy } from '../support/nginx.ts';
-import { type Site, startSite } from '../support/site.ts';
+import type { Site } from '../support/site.ts';
 
 // Uploads on slow links (issue 31): a post with files has UPLOAD_TIMEOUT_SECONDS, every other
 // request keeps the short whole-request limit (REQUEST_TIMEOUT_SECONDS), both set small here; and
@@ -18,22 +18,7 @@ const TEXT = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'The dra
 const BOUNDARY = 'slowlinkboundary';
 const MULTIPART = { 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, accept: 'application/json' };
 
-let built: ReturnType<typeof buildOtherSite>;
-const sites: Site[] = [];
-
-beforeAll(() => {
-  built = buildOtherSite(`timeouts-${process.pid}`, TEST_SITE_CONFIG, { FORMS_CONFIG: 'tests/fixtures/files.forms.config.ts' });
-}, 240_000);
-afterAll(async () => {
-  for (const site of sites) await site.stop();
-  built?.remove();
-});
-
-async function start(env: Record<string, string> = {}): Promise<Site> {
-  const site = await startSite(env, { start: built.start });
-  sites.push(site);
-  return site;
-}
+const start = useFilesSite('timeouts');
 
 /** A multipart body with the text fields and one plain-text `drawing` of `size` bytes. */
 function multipart(size: number): Buffer {

@@ -1,12 +1,13 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { buildOtherSite, TEST_SITE_CONFIG } from '../support/build-site.ts';
+import { useFilesSite } from '../support/files-site.ts';
 import { CLAMD_SKIP_NOTE, type ClamdServer, clamdAvailable, EICAR, startClamd } from '../support/clamd.ts';
 import { type S3Server, startS3 } from '../support/s3.ts';
-import { type Site, startSite } from '../support/site.ts';
+import type { Site } from '../support/site.ts';
 
 // Files with a message (issue 31) over HTTP to a built server whose contact form has two file
 // fields (tests/fixtures/files.forms.config.ts): what is accepted is stored, row and object; what
@@ -19,22 +20,7 @@ const PNG = Buffer.from(
 const PDF = Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n');
 const TEXT = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'The broken part, photographed from both sides.' };
 
-let built: ReturnType<typeof buildOtherSite>;
-const sites: Site[] = [];
-
-beforeAll(() => {
-  built = buildOtherSite(`files-${process.pid}`, TEST_SITE_CONFIG, { FORMS_CONFIG: 'tests/fixtures/files.forms.config.ts' });
-}, 240_000);
-afterAll(async () => {
-  for (const site of sites) await site.stop();
-  built?.remove();
-});
-
-async function start(env: Record<string, string> = {}): Promise<Site> {
-  const site = await startSite(env, { start: built.start });
-  sites.push(site);
-  return site;
-}
+const start = useFilesSite('files');
 
 function send(site: Site, files: Array<[field: string, bytes: Buffer | string, name: string]>, fields: Record<string, string> = TEXT): Promise<Response> {
   const body = new FormData();
@@ -251,7 +237,8 @@ describe.skipIf(!clamdAvailable)('files scanned by a real clamd', () => {
   }, 60_000);
 
   test('clamd down is a 503 with Retry-After, never a silent pass: nothing is stored', async () => {
-    const site = await start({ CLAMD_SOCKET: join(site0Dir(), 'no-clamd.sock') });
+    // A socket no clamd listens on.
+    const site = await start({ CLAMD_SOCKET: join(tmpdir(), `no-clamd-${process.pid}.sock`) });
     const response = await send(site, [['drawing', PDF, 'plan.pdf']]);
     expect([response.status, response.headers.get('retry-after')]).toEqual([503, '60']);
     expect(rows(site).messages).toBe(0);
@@ -260,10 +247,6 @@ describe.skipIf(!clamdAvailable)('files scanned by a real clamd', () => {
 });
 
 test.skipIf(clamdAvailable)('clamd', () => console.warn(CLAMD_SKIP_NOTE));
-
-function site0Dir(): string {
-  return sites[0]!.dataDir;
-}
 
 async function waitFor(check: () => boolean, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms;

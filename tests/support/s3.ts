@@ -21,6 +21,11 @@ export async function startS3(bucket = 'forms-files'): Promise<S3Server> {
   const directory = mkdtempSync(join(tmpdir(), 'site-forms-s3-'));
   const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory, configureBuckets: [{ name: bucket, configs: [] }] });
   const { port } = await server.run();
+  return served(port, bucket, directory, () => server.close());
+}
+
+/** An s3rver on `port` as the tests use it; `stop` ends it (`close`) and removes its folder. */
+function served(port: number, bucket: string, directory: string, close: () => Promise<unknown>): S3Server {
   const endpoint = `http://127.0.0.1:${port}`;
   return {
     endpoint,
@@ -29,7 +34,7 @@ export async function startS3(bucket = 'forms-files'): Promise<S3Server> {
     // s3rver's own fixed pair (S3RVER/S3RVER); any other is refused as a real S3 would.
     settings: { endpoint, bucket, region: 'us-east-1', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
     async stop() {
-      await server.close();
+      await close();
       rmSync(directory, { recursive: true, force: true });
     },
   };
@@ -51,17 +56,9 @@ new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: process.arg
     child.once('exit', (code) => reject(new Error(`s3rver exited (${code})`)));
     child.stdout.setEncoding('utf8').once('data', (line: string) => resolve(Number.parseInt(line, 10)));
   });
-  const endpoint = `http://127.0.0.1:${port}`;
-  return {
-    endpoint,
-    bucket,
-    directory,
-    settings: { endpoint, bucket, region: 'us-east-1', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-    async stop() {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill();
-      await exited;
-      rmSync(directory, { recursive: true, force: true });
-    },
-  };
+  return served(port, bucket, directory, async () => {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill();
+    await exited;
+  });
 }
