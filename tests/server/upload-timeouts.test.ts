@@ -1,10 +1,9 @@
-import { existsSync, readdirSync } from 'node:fs';
 import { request } from 'node:https';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { useFilesSite } from '../support/files-site.ts';
+import { storedFiles as stored, useFilesSite } from '../support/files-site.ts';
 import { nginxAvailable, startTlsProxy, type TlsProxy } from '../support/nginx.ts';
 import type { Site } from '../support/site.ts';
 
@@ -81,15 +80,6 @@ function rows(site: Site): { messages: number; files: number } {
   } finally {
     db.close();
   }
-}
-
-/** Every file under DATA_DIR/files, temp files included. */
-function stored(site: Site): string[] {
-  const root = join(site.dataDir, 'files');
-  if (!existsSync(root)) return [];
-  return (readdirSync(root, { recursive: true, withFileTypes: true }) as import('node:fs').Dirent[])
-    .filter((entry) => entry.isFile())
-    .map((entry) => join(entry.parentPath, entry.name).slice(root.length + 1));
 }
 
 describe('a short limit for every request, a long one for uploads (REQUEST_TIMEOUT_SECONDS=1, UPLOAD_TIMEOUT_SECONDS=4)', () => {

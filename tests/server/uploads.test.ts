@@ -1,10 +1,10 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { useFilesSite } from '../support/files-site.ts';
+import { storedFiles as stored, useFilesSite } from '../support/files-site.ts';
 import { CLAMD_SKIP_NOTE, type ClamdServer, clamdAvailable, EICAR, startClamd } from '../support/clamd.ts';
 import { type S3Server, startS3 } from '../support/s3.ts';
 import type { Site } from '../support/site.ts';
@@ -39,16 +39,6 @@ function rows(site: Site): { messages: number; files: FileRow[] } {
   } finally {
     db.close();
   }
-}
-
-/** Every file under DATA_DIR/files, temp files included, as paths relative to it. */
-function stored(site: Site): string[] {
-  const root = join(site.dataDir, 'files');
-  if (!existsSync(root)) return [];
-  return (readdirSync(root, { recursive: true, withFileTypes: true }) as import('node:fs').Dirent[])
-    .filter((entry) => entry.isFile())
-    .map((entry) => join(entry.parentPath, entry.name).slice(root.length + 1))
-    .sort();
 }
 
 describe('files over the built server, in the local folder', () => {

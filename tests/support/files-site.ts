@@ -1,3 +1,5 @@
+import { type Dirent, existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { buildOtherSite, TEST_SITE_CONFIG } from './build-site.ts';
 import { type Site, startSite } from './site.ts';
@@ -26,4 +28,14 @@ export function useFilesSite(name: string): (env?: Record<string, string>) => Pr
     sites.push(site);
     return site;
   };
+}
+
+/** Every file under a site's DATA_DIR/files, temp files included, as sorted paths relative to it. */
+export function storedFiles(site: Pick<Site, 'dataDir'>): string[] {
+  const root = join(site.dataDir, 'files');
+  if (!existsSync(root)) return [];
+  return (readdirSync(root, { recursive: true, withFileTypes: true }) as Dirent[])
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name).slice(root.length + 1))
+    .sort();
 }
