@@ -70,9 +70,12 @@ export function createHttpServer(handler: NodeHandler, limits: RequestLimits = N
       inFlight.add(res);
       res.once('close', () => inFlight.delete(res));
       if (draining) closeAfter(res);
-      if (!req.complete && !limits.takesFiles(req)) cutWhenLate(req, res, limits.requestTimeoutMs);
-      // A post with files answered before its body arrived (refused, or cut by its reader): the rest gets no minutes.
-      else if (!req.complete) res.once('finish', () => cutWhenLate(req, res, limits.requestTimeoutMs));
+      // A request without a body (a page, most of them) arrived whole with its headers: no timer to arm.
+      if (carriesBody(req)) {
+        if (!limits.takesFiles(req)) cutWhenLate(req, res, limits.requestTimeoutMs);
+        // A post with files answered before its body arrived (refused, or cut by its reader): the rest gets no minutes.
+        else res.once('finish', () => cutWhenLate(req, res, limits.requestTimeoutMs));
+      }
       void handler(req, res);
     },
   );
@@ -104,6 +107,13 @@ export function createHttpServer(handler: NodeHandler, limits: RequestLimits = N
       });
     },
   };
+}
+
+/** Whether a request has a body still to arrive (RFC 9112, section 6.3: a length, or a transfer coding). */
+function carriesBody(req: IncomingMessage): boolean {
+  if (req.complete) return false;
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
 /** Node's own answer to a late request, but in JSON with `success`, as every answer of ours. */
