@@ -2,6 +2,8 @@ import { EXIT, readFormatOption } from '../../lib/cli.ts';
 import { markMessageAsSpam, releaseMessage } from '../../lib/contact/corrections.ts';
 import { type ExportOptions, exportChunks, type Spreadsheet } from '../../lib/contact/export.ts';
 import type { DeliveryEvent, DeliveryStatus, Outbox, Submission } from '../../lib/contact/outbox.ts';
+import type { ListedFile } from '../../lib/files/listing.ts';
+import { formatSize } from '../../lib/files/size.ts';
 import { formTitleOf, presentFields } from '../../lib/forms/registry.ts';
 import { silentLogger, type Logger } from '../../lib/log.ts';
 import type { AkismetClient } from '../../lib/spam/akismet.ts';
@@ -135,7 +137,7 @@ export type InboxIo = {
   webhooks?: Pick<Deliveries, 'list' | 'replay'>;
   /** What `export --excel` is written for: the site's language, time zone and forms. */
   spreadsheet?: Spreadsheet;
-  /** Where `export` reads the messages' files (names and sizes), for the file fields' columns. */
+  /** Where `export` and `show` read the messages' files (names and sizes): the file fields' columns, and show's list. */
   files?: ExportOptions['files'];
 };
 
@@ -195,7 +197,9 @@ export async function runInboxCommand(
     case 'show': {
       const submission = await outbox.find(command.id);
       if (!submission) return notFound(command.id, err);
-      out(describe(submission, await outbox.history(command.id)));
+      // The files by name and size, as the admin lists them; the download is the admin's (or the mail's).
+      const listed = files ? await files([command.id]) : [];
+      out(describe(submission, await outbox.history(command.id), listed));
       return EXIT.ok;
     }
     case 'export': {
@@ -299,7 +303,7 @@ function notFound(id: number, err: (text: string) => void): number {
   return EXIT.notFound;
 }
 
-function describe(s: Submission, history: DeliveryEvent[]): string {
+function describe(s: Submission, history: DeliveryEvent[], files: readonly ListedFile[]): string {
   const status =
     s.status === 'sent'
       ? `sent at ${s.sentAt}`
@@ -320,6 +324,7 @@ function describe(s: Submission, history: DeliveryEvent[]): string {
     '',
     printable(s.message),
     ...presentFields(s.form, s.fields).map(({ label, value }) => oneLine(`${label}: ${value}`)),
+    ...(files.length > 0 ? ['Files:', ...files.map((file) => `  ${oneLine(file.name)} (${formatSize(file.size, 'en')})`)] : []),
     '',
     history.length === 0 ? 'Delivery history: none yet' : 'Delivery history:',
     ...history.map((e) => `  ${e.at}  ${e.outcome.padEnd(8)}  ${e.error ? oneLine(e.error) : ''}`.trimEnd()),

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { filesOfMessages } from '../../../src/lib/files/listing.ts';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { Writable } from 'node:stream';
 import { EXIT, streamOut } from '../../../src/lib/cli.ts';
@@ -198,6 +199,16 @@ describe('the inbox commands', () => {
         '',
       ].join('\n'),
     });
+  });
+
+  test("show lists the message's files, by name and size, as the admin does", async () => {
+    const id = await insert({ createdAt: '2026-05-01T08:00:00.000Z', name: 'Ada Lovelace', email: 'ada@example.org', message: 'The bracket broke.' });
+    await db.sql.run(
+      "INSERT INTO files (id, submission_id, field, name, size, type, storage_key, created_at, position) VALUES ('AAAAAAAAAAAAAAAAAAAAAAAA', ?, 'photos', 'bracket.jpg', 1500000, 'image/jpeg', '2026-05/AAAAAAAAAAAAAAAAAAAAAAAA', '2026-05-01T08:00:00.000Z', 0), ('BBBBBBBBBBBBBBBBBBBBBBBB', ?, 'photos', 'plan\u001b[2J.pdf', 2048, 'application/pdf', '2026-05/BBBBBBBBBBBBBBBBBBBBBBBB', '2026-05-01T08:00:00.000Z', 1)",
+      [id, id],
+    );
+    const { out } = await run({ name: 'show', id }, { files: (ids) => filesOfMessages(db.sql, ids) });
+    expect(out.split('\n').slice(5, 10)).toEqual(['The bracket broke.', 'Files:', '  bracket.jpg (1.5 MB)', '  plan\uFFFD[2J.pdf (2 kB)', '']);
   });
 
   test('show turns terminal escape sequences in a message into visible replacement characters', async () => {
