@@ -8,7 +8,7 @@ import { findTarget, pathOf } from '../lib/pipeline/routes.ts';
 import { describeError } from '../lib/log.ts';
 import type { Services } from '../lib/app/services.ts';
 import type { Front } from './front.ts';
-import type { FastPath, NodeHandler } from './http-server.ts';
+import type { ArrivalLimit, FastPath, NodeHandler } from './http-server.ts';
 
 /**
  * Astro's side: renders a page for a request, with the request's context as the page's
@@ -32,11 +32,14 @@ export function createDispatcher({
   front,
   staticFiles,
   astro,
+  limitArrival,
 }: {
   services: Services;
   front: Front;
   staticFiles: FastPath;
   astro: AstroHandler;
+  /** Our own server's per-request time limit (src/server/http-server.ts); `npm run dev` has none. */
+  limitArrival?: ArrivalLimit | undefined;
 }): NodeHandler {
   // One error line for an answer that cannot be finished: the client then sees a cut connection, the log why.
   const failed = (req: IncomingMessage, error: unknown) =>
@@ -58,8 +61,10 @@ export function createDispatcher({
     return astro(req, res, locals);
   };
   return (req, res) => {
-    if (front.check(req, res)) return;
+    // The route is found once: for the time limit (only a post with files gets the long one) and for the answer.
     const target = findTarget(req.url ?? '/');
+    limitArrival?.(req, res, req.method === 'POST' && target.kind === 'route' && target.route.files === true);
+    if (front.check(req, res)) return;
     // Pages are only read: a post or a PATCH to one would get the page and a 200, which says "done".
     if (!WEB_METHODS.has(req.method ?? '') || (target.kind === 'elsewhere' && req.method !== 'GET' && req.method !== 'HEAD')) {
       send(req, res, renderJson(methodNotAllowed(target.kind === 'route' ? Object.keys(target.route.methods) : ['GET', 'HEAD'])));

@@ -39,20 +39,35 @@ export type HttpServer = {
 
 /** How long a request may take to arrive whole: posts with files have a limit of their own (decision 0185). */
 export type RequestLimits = {
-  /** Every request but a post with files (REQUEST_TIMEOUT_SECONDS). */
+  /** Every request but a post with files (REQUEST_TIMEOUT_SECONDS), cut by `limitArrival`'s timer. */
   requestTimeoutMs: number;
   /** A post with files (UPLOAD_TIMEOUT_SECONDS), which the upload's reader enforces with its own answer (src/lib/files/multipart.ts). */
   uploadTimeoutMs: number;
-  /** Whether a request is a post to a form with a file field, from the routes' table. */
-  takesFiles(req: IncomingMessage): boolean;
 };
 
-const NO_UPLOADS: RequestLimits = { requestTimeoutMs: SERVER_TIMEOUTS.requestTimeout, uploadTimeoutMs: 0, takesFiles: () => false };
+const NO_UPLOADS: RequestLimits = { requestTimeoutMs: SERVER_TIMEOUTS.requestTimeout, uploadTimeoutMs: 0 };
+
+/** Arms a request's own time limit, once its route is known (whether it is a post with files): src/server/dispatch.ts calls it. */
+export type ArrivalLimit = (req: IncomingMessage, res: ServerResponse, takesFiles: boolean) => void;
+
+/**
+ * The short whole-request limit for every request with a body but a post with files; a post with
+ * files answered before its body arrived (refused, or cut by its reader) gets it for the rest.
+ * Hint: a request without a body (a page, most of them) arrived whole with its headers: no timer.
+ */
+export function limitArrival(requestTimeoutMs: number): ArrivalLimit {
+  return (req, res, takesFiles) => {
+    if (!carriesBody(req)) return;
+    if (!takesFiles) cutWhenLate(req, res, requestTimeoutMs);
+    else res.once('finish', () => cutWhenLate(req, res, requestTimeoutMs));
+  };
+}
 
 /**
  * Serves a handler from a `node:http` server we control: timeouts and a graceful stop.
  * Hint: Node's `requestTimeout` holds one limit for every request; it is set to the longer one
- * (uploads'), and every request that carries no files is cut at the short one by a timer of its own.
+ * (uploads'), and every request that carries no files is cut at the short one by a timer of its own
+ * (`limitArrival`, armed by the dispatcher where the route is found).
  */
 export function createHttpServer(handler: NodeHandler, limits: RequestLimits = NO_UPLOADS): HttpServer {
   const inFlight = new Set<ServerResponse>();
@@ -70,12 +85,6 @@ export function createHttpServer(handler: NodeHandler, limits: RequestLimits = N
       inFlight.add(res);
       res.once('close', () => inFlight.delete(res));
       if (draining) closeAfter(res);
-      // A request without a body (a page, most of them) arrived whole with its headers: no timer to arm.
-      if (carriesBody(req)) {
-        if (!limits.takesFiles(req)) cutWhenLate(req, res, limits.requestTimeoutMs);
-        // A post with files answered before its body arrived (refused, or cut by its reader): the rest gets no minutes.
-        else res.once('finish', () => cutWhenLate(req, res, limits.requestTimeoutMs));
-      }
       void handler(req, res);
     },
   );

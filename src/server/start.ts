@@ -11,11 +11,10 @@ import type { Config } from '../lib/config/config.ts';
 import { describeError } from '../lib/log.ts';
 import { securityHeadersFor } from '../lib/http/security-headers.ts';
 import { startupFailureLine } from '../lib/startup-failure.ts';
-import { findTarget } from '../lib/pipeline/routes.ts';
 import { boot, failToStart } from './boot.ts';
 import { createDispatcher, type AstroHandler } from './dispatch.ts';
 import { createFront } from './front.ts';
-import { createHttpServer } from './http-server.ts';
+import { createHttpServer, limitArrival } from './http-server.ts';
 import { createStaticFastPath, loadStaticFiles } from './static-files.ts';
 
 // The adapter's entry sits beside the compiled dist/server/start.mjs; from source it is in dist/.
@@ -52,17 +51,14 @@ const astro: AstroHandler = async (req, res, locals) => {
 // The built pages from memory, the routes through the pipeline, the rest through the adapter.
 const staticFiles = createStaticFastPath(loadStaticFiles(fileURLToPath(new URL('../client', ENTRY))));
 const { server, shutdown } = createHttpServer(
-  createDispatcher({ services, front: createFront({ ...config, headers: securityHeadersFor(withBuiltEndpoint()) }), staticFiles, astro }),
-  {
-    requestTimeoutMs: config.requestTimeoutMs,
-    uploadTimeoutMs: config.uploads.timeoutMs,
-    // The routes' table knows which forms take files (forms.config.ts); only their posts get the long limit.
-    takesFiles: (req) => {
-      if (req.method !== 'POST') return false;
-      const target = findTarget(req.url ?? '/');
-      return target.kind === 'route' && target.route.files === true;
-    },
-  },
+  createDispatcher({
+    services,
+    front: createFront({ ...config, headers: securityHeadersFor(withBuiltEndpoint()) }),
+    staticFiles,
+    astro,
+    limitArrival: limitArrival(config.requestTimeoutMs),
+  }),
+  { requestTimeoutMs: config.requestTimeoutMs, uploadTimeoutMs: config.uploads.timeoutMs },
 );
 server.once('error', (error) => failToStart(startupFailureLine(error, { step: 'listen', host: config.host, port: config.port })));
 server.listen(config.port, config.host, () => {
