@@ -43,10 +43,10 @@ export function incomingFolder(dataDir: string): string {
   return join(filesFolder(dataDir), '.incoming');
 }
 
-// Our keys only: a month folder and a random id (`2026-11/Ab3…`); a key that is not one is refused before it reaches a path.
-const KEY = /^[0-9]{4}-[0-9]{2}\/[A-Za-z0-9_-]{16,64}$|^doctor\/[A-Za-z0-9_-]{16,64}$/;
-// The keys of message files (KEY without the doctor's probes): the only ones a listing names.
+// The keys of message files, a month folder and a random id (`2026-11/Ab3…`): the only ones a listing names.
 const FILE_KEY = /^[0-9]{4}-[0-9]{2}\/[A-Za-z0-9_-]{16,64}$/;
+// Our keys only (those and the doctor's probes): a key that is not one is refused before it reaches a path.
+const KEY = new RegExp(`${FILE_KEY.source}|^doctor\\/[A-Za-z0-9_-]{16,64}$`);
 const MONTH = /^[0-9]{4}-[0-9]{2}$/;
 
 /** A storage key for a new file: its month and its (random, unguessable) id. */
