@@ -158,14 +158,33 @@ describe("clamd's answer", () => {
     await expect(pingClamd(clamd, { timeoutMs: 200 })).rejects.toThrow(new ClamdUnavailable('clamd did not answer in time'));
   });
 
-  test('a daemon that stops reading and closes during a large file is an outage, not a scan that never ends', async () => {
-    const clamd = await daemon(({ socket, received }) => {
-      socket.on('data', () => {
-        if (received().length > 100_000) socket.destroy();
+  test('a daemon slow to read gets the whole of a large file, then answers', async () => {
+    const content = Buffer.alloc(32 * 1024 * 1024, 1);
+    let total = 0;
+    let tail = Buffer.alloc(0);
+    const clamd = await daemon(({ socket }) => {
+      // Reads nothing for a while: the client's buffers fill, and it must wait for them to drain.
+      socket.pause();
+      setTimeout(() => socket.resume(), 300);
+      socket.on('data', (chunk: Buffer) => {
+        total += chunk.length;
+        tail = Buffer.concat([tail, chunk]).subarray(-4);
+        if (total > 14 && tail.equals(Buffer.alloc(4))) socket.write('stream: OK\0');
       });
     });
-    await expect(scanFile(clamd, file('large.bin', Buffer.alloc(8 * 1024 * 1024, 1)), { timeoutMs: 5_000 })).rejects.toBeInstanceOf(ClamdUnavailable);
-  }, 15_000);
+    await expect(scanFile(clamd, file('huge.bin', content))).resolves.toEqual({ clean: true });
+    // The command, each 64 KB chunk after its length, and the zero length.
+    expect(total).toBe(10 + content.length + 4 * 512 + 4);
+  }, 20_000);
+
+  test('a daemon that stops reading and closes during a large file is an outage, not a scan that never ends', async () => {
+    const clamd = await daemon(({ socket }) => {
+      // It reads nothing, as a daemon past its limit, then closes: the client waits for its buffers to drain.
+      socket.pause();
+      setTimeout(() => socket.destroy(), 300);
+    });
+    await expect(scanFile(clamd, file('large.bin', Buffer.alloc(32 * 1024 * 1024, 1)), { timeoutMs: 10_000 })).rejects.toBeInstanceOf(ClamdUnavailable);
+  }, 20_000);
 
   test('a file that cannot be read is an outage, and the connection is let go', async () => {
     const clamd = await daemon(() => {});

@@ -227,6 +227,11 @@ describe('the files a post may carry', () => {
     const incoming = incomingFolder();
     const read = await readUpload(post(multipart([{ name: 'notes', filename: '', content: '' }])), form, incoming, { maxTotalBytes: 5_000 });
     expect(read.ok && read.files).toEqual([]);
+    // Nor is one whose name is a path without a file at its end.
+    for (const filename of ['..', 'some/folder/']) {
+      const path = await readUpload(post(multipart([{ name: 'notes', filename, content: 'x' }])), form, incoming, { maxTotalBytes: 5_000 });
+      expect(path.ok && path.files).toEqual([]);
+    }
     expect(readdirSync(incoming)).toEqual([]);
   });
 
@@ -282,6 +287,10 @@ describe('the type read from the bytes of a file', () => {
     await expect(typeOf(`${'a'.repeat(8191)}é${'b'.repeat(2000)}`)).resolves.toBe('text/plain');
   });
 
+  test('a long text whose first 8 KB end after three bytes of a four-byte character is still text', async () => {
+    await expect(typeOf(`${'a'.repeat(8189)}😀${'b'.repeat(2000)}`)).resolves.toBe('text/plain');
+  });
+
   test('a long file with a byte that is not UTF-8 early on is bytes', async () => {
     await expect(typeOf(Buffer.concat([Buffer.from('a'.repeat(100)), Buffer.from([0xff]), Buffer.from('b'.repeat(10_000))]))).resolves.toBe(
       'application/octet-stream',
@@ -292,6 +301,8 @@ describe('the type read from the bytes of a file', () => {
     // A control character past the first 8 KB is not seen; one within them is.
     const late = `${'a'.repeat(10_000)}\u0001${'b'.repeat(100)}`;
     await expect(typeOf(late, 'notes.txt', 1000)).resolves.toBe('text/plain');
+    const next = `${'a'.repeat(8192)}\u0001${'b'.repeat(100)}`;
+    await expect(typeOf(next, 'notes.txt', 1000)).resolves.toBe('text/plain');
     const early = `${'a'.repeat(5000)}\u0001${'b'.repeat(6000)}`;
     await expect(typeOf(early, 'notes.txt', 1000)).resolves.toBe('application/octet-stream');
   });
