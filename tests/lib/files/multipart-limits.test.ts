@@ -321,9 +321,12 @@ describe('a body that breaks off', () => {
         method: 'POST',
         url: 'http://localhost/api/forms/quote',
         headers: new Headers({ 'content-type': req.headers['content-type'] ?? '' }),
-        stream: () => req,
+        // The first bytes reach the reader itself: the client goes away once the reader has its stream.
+        stream: () => {
+          req.once('data', () => started.resolve());
+          return req;
+        },
       };
-      req.once('data', () => started.resolve());
       void readUpload(request, form, incoming, { maxTotalBytes: 200_000 }).then(resolveRead);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
