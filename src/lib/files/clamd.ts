@@ -60,7 +60,7 @@ export async function scanFile(address: ClamdAddress, path: string, { timeoutMs 
     for await (const chunk of createReadStream(path, { highWaterMark: 64 * 1024 })) {
       const length = Buffer.alloc(4);
       length.writeUInt32BE((chunk as Buffer).length);
-      if (!socket.write(Buffer.concat([length, chunk as Buffer]))) await new Promise((resolve) => socket.once('drain', resolve));
+      if (!socket.write(Buffer.concat([length, chunk as Buffer]))) await drained(socket);
       if (socket.destroyed) break;
     }
     socket.write(Buffer.alloc(4));
@@ -73,6 +73,19 @@ export async function scanFile(address: ClamdAddress, path: string, { timeoutMs 
   const found = /^stream: (.+) FOUND$/.exec(text);
   if (found) return { clean: false, signature: found[1]! };
   throw new ClamdUnavailable(`clamd answered an error: ${text.slice(0, 200)}`);
+}
+
+/** Waits until the socket takes more bytes, or is closed: clamd that closes (a limit, a crash) sends no 'drain', and the scan must not wait for ever. */
+function drained(socket: Socket): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      socket.off('drain', done);
+      socket.off('close', done);
+      resolve();
+    };
+    socket.once('drain', done);
+    socket.once('close', done);
+  });
 }
 
 /** clamd's PING, for `npm run doctor`: resolves on PONG, rejects with why not. */

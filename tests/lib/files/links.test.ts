@@ -1,5 +1,7 @@
+import { createHmac } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
 import { createFileLinks } from '../../../src/lib/files/links.ts';
+import type { Sql } from '../../../src/lib/sql/sql.ts';
 import { testEngines } from '../../support/stores.ts';
 
 /** The signed, expiring download links of webhooks and chat alerts, over the store's secret on both engines. */
@@ -58,5 +60,63 @@ describe.each(testEngines())('file links on $name', (engine) => {
     // Another store has another key.
     const { store: elsewhere } = await engine.open();
     await expect(createFileLinks(elsewhere.sql, { lifetimeSeconds: 3600 }).verify(parts, later(10))).resolves.toBe('invalid');
+  });
+});
+
+describe.each(testEngines())('the key of file links on $name', (engine) => {
+  /** The HMAC-SHA256 a link of `id` ending at `expires` carries, under the key kept in the store's settings. */
+  async function signatureOf(sql: Sql, id: string, expires: string): Promise<string> {
+    const row = await sql.get<{ value: string }>("SELECT value FROM settings WHERE name = 'file_link_secret'");
+    return createHmac('sha256', Buffer.from(row!.value, 'hex')).update(`${id}\n${expires}`).digest('hex');
+  }
+
+  test.skipIf(!engine.available)("a link's signature is the HMAC of its id and end under the 32 bytes kept in the store", async () => {
+    const { store } = await engine.open();
+    const links = createFileLinks(store.sql, { lifetimeSeconds: 3600 });
+    const parts = partsOf(await links.sign('f7', T0));
+    const row = await store.sql.get<{ value: string }>("SELECT value FROM settings WHERE name = 'file_link_secret'");
+    expect(row!.value).toMatch(/^[0-9a-f]{64}$/);
+    expect(parts.signature).toBe(await signatureOf(store.sql, 'f7', String(UNIX_T0 + 3600)));
+  });
+
+  test.skipIf(!engine.available)('an end that is not plain digits is refused, even signed with the right key', async () => {
+    const { store } = await engine.open();
+    const links = createFileLinks(store.sql, { lifetimeSeconds: 3600 });
+    await links.sign('f7', T0);
+    for (const expires of ['+99999999999', '99999999999e9', `${UNIX_T0 + 3600}x`]) {
+      const signature = await signatureOf(store.sql, 'f7', expires);
+      await expect(links.verify({ id: 'f7', expires, signature }, later(1))).resolves.toBe('invalid');
+    }
+  });
+
+  test.skipIf(!engine.available)('a signature with anything before or after its 64 hex digits is refused', async () => {
+    const { store } = await engine.open();
+    const links = createFileLinks(store.sql, { lifetimeSeconds: 3600 });
+    const parts = partsOf(await links.sign('f7', T0));
+    await expect(links.verify({ ...parts, signature: `${parts.signature}00` }, later(1))).resolves.toBe('invalid');
+    await expect(links.verify({ ...parts, signature: `00${parts.signature}` }, later(1))).resolves.toBe('invalid');
+  });
+
+  test.skipIf(!engine.available)('a store that fails when the key is first read fails that link; the next one reads the key again', async () => {
+    const { store } = await engine.open();
+    let failing = true;
+    // The store as the links see it, out of reach for its first statement.
+    const flaky = new Proxy(store.sql, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver);
+        if (property !== 'run' || typeof value !== 'function') return typeof value === 'function' ? value.bind(target) : value;
+        return (...args: unknown[]) => {
+          if (failing) {
+            failing = false;
+            return Promise.reject(new Error('the database is away'));
+          }
+          return value.apply(target, args);
+        };
+      },
+    });
+    const links = createFileLinks(flaky, { lifetimeSeconds: 3600 });
+    await expect(links.sign('f7', T0)).rejects.toThrow('the database is away');
+    const parts = partsOf(await links.sign('f7', T0));
+    await expect(links.verify(parts, later(1))).resolves.toBe('valid');
   });
 });
