@@ -13,6 +13,9 @@ export default getViteConfig({
   resolve: { alias: { '#site-config': resolve(TEST_SITE_CONFIG), '#forms-config': resolve(TEST_FORMS_CONFIG) } },
   test: {
     include: ['tests/lib/**/*.test.ts', 'tests/scripts/**/*.test.ts', 'tests/cli/inbox/**/*.test.ts'],
+    // One PostgreSQL cluster for the run: Stryker reruns a file for each mutant it covers, and a
+    // cluster of the file's own (initdb, start) cost more than most files' tests.
+    globalSetup: ['tests/support/shared-postgres.ts'],
     // It weighs the built pages in dist/, which the mutants never reach.
     exclude: ['tests/scripts/weight.test.ts'],
     testTimeout: 30_000,

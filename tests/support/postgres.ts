@@ -72,23 +72,15 @@ export async function startPostgres({ durable = false }: { durable?: boolean } =
   const data = join(dir, 'data');
   const port = await freePort();
   run('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', ...(durable ? [] : ['--no-sync']), '--no-instructions']);
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1${durable ? '' : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off'}`;
+  // Room for a run's stores on one cluster (tests/support/shared-postgres.ts): 100 by default.
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=300${durable ? '' : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off'}`;
   const start = async () => run('pg_ctl', ['start', '-D', data, '-w', '-s', '-l', join(dir, 'server.log'), '-o', options]);
   const stop = async () => run('pg_ctl', ['stop', '-D', data, '-m', 'fast', '-w', '-s']);
   await start();
   let running = true;
   return {
     port,
-    async createDatabase(name) {
-      const client = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${port}/postgres` });
-      await client.connect();
-      try {
-        await client.query(`CREATE DATABASE "${name}"`);
-      } finally {
-        await client.end();
-      }
-      return `postgres://postgres@127.0.0.1:${port}/${name}`;
-    },
+    createDatabase: (name) => createDatabaseOn(port, name),
     async stop() {
       await stop();
       running = false;
@@ -103,4 +95,16 @@ export async function startPostgres({ durable = false }: { durable?: boolean } =
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Creates an empty database on the server listening on `port` of 127.0.0.1 and answers its connection string. */
+export async function createDatabaseOn(port: number, name: string): Promise<string> {
+  const client = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${port}/postgres` });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await client.end();
+  }
+  return `postgres://postgres@127.0.0.1:${port}/${name}`;
 }

@@ -1,10 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { createLogger } from '../../src/lib/log.ts';
 import { openStore, type Store } from '../../src/lib/database/database.ts';
-import { POSTGRES_SKIP_NOTE, type PostgresServer, postgresAvailable, startPostgres } from './postgres.ts';
+import { createDatabaseOn, POSTGRES_SKIP_NOTE, type PostgresServer, postgresAvailable, startPostgres } from './postgres.ts';
+import './shared-postgres.ts';
 
 /** Settings a test store uses unless a test says otherwise. */
 export const TEST_DATABASE = { poolSize: 4, connectTimeoutMs: 2_000, statementTimeoutMs: 2_000, events: true };
@@ -17,18 +19,18 @@ export type TestEngine = {
   open(options?: Partial<typeof TEST_DATABASE>): Promise<{ store: Store; logs: Array<Record<string, unknown>>; url?: string; dataDir: string }>;
 };
 
-let counter = 0;
-
 /**
  * The two engines, for `describe.each`: SQLite in a temporary folder, and PostgreSQL in a
- * cluster this test file starts once (beforeAll) and removes after (afterAll).
+ * cluster this test file starts once (beforeAll) and removes after (afterAll), or in the run's
+ * one cluster where a global setup started it (tests/support/shared-postgres.ts).
  */
 export function testEngines(): TestEngine[] {
   let server: PostgresServer | undefined;
+  const sharedPort = inject('sharedPostgresPort');
   const opened: Array<{ store: Store; dataDir: string }> = [];
   beforeAll(async () => {
-    if (postgresAvailable) server = await startPostgres();
-    else console.warn(POSTGRES_SKIP_NOTE);
+    if (!postgresAvailable) console.warn(POSTGRES_SKIP_NOTE);
+    else if (sharedPort === undefined) server = await startPostgres();
   }, 60_000);
   afterAll(async () => {
     for (const { store, dataDir } of opened) {
@@ -51,7 +53,11 @@ export function testEngines(): TestEngine[] {
     {
       name: 'PostgreSQL',
       available: postgresAvailable,
-      open: async (options) => open(await server!.createDatabase(`test_${process.pid}_${++counter}`), options),
+      // A name of its own: with one cluster for the run, files in one process would meet on a counter.
+      open: async (options) => {
+        const name = `test_${randomUUID().replaceAll('-', '')}`;
+        return open(await (sharedPort === undefined ? server!.createDatabase(name) : createDatabaseOn(sharedPort, name)), options);
+      },
     },
   ];
 }
