@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { createLogger } from '../../src/lib/log.ts';
 import { openStore, type Store } from '../../src/lib/database/database.ts';
-import { createDatabaseOn, POSTGRES_SKIP_NOTE, type PostgresServer, postgresAvailable, startPostgres } from './postgres.ts';
+import { createDatabaseOn, dropDatabaseOn, POSTGRES_SKIP_NOTE, type PostgresServer, postgresAvailable, startPostgres } from './postgres.ts';
 import './shared-postgres.ts';
 
 /** Settings a test store uses unless a test says otherwise. */
@@ -28,6 +28,7 @@ export function testEngines(): TestEngine[] {
   let server: PostgresServer | undefined;
   const sharedPort = inject('sharedPostgresPort');
   const opened: Array<{ store: Store; dataDir: string }> = [];
+  const sharedDatabases: string[] = [];
   beforeAll(async () => {
     if (!postgresAvailable) console.warn(POSTGRES_SKIP_NOTE);
     else if (sharedPort === undefined) server = await startPostgres();
@@ -38,6 +39,8 @@ export function testEngines(): TestEngine[] {
       rmSync(dataDir, { recursive: true, force: true });
     }
     await server?.remove();
+    // On the run's one cluster, each a few MB: thousands of mutant runs would fill the disk.
+    for (const name of sharedDatabases) await dropDatabaseOn(sharedPort!, name).catch(() => {});
   });
   const open = async (url: string | undefined, options: Partial<typeof TEST_DATABASE> = {}) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'site-forms-store-'));
@@ -56,7 +59,9 @@ export function testEngines(): TestEngine[] {
       // A name of its own: with one cluster for the run, files in one process would meet on a counter.
       open: async (options) => {
         const name = `test_${randomUUID().replaceAll('-', '')}`;
-        return open(await (sharedPort === undefined ? server!.createDatabase(name) : createDatabaseOn(sharedPort, name)), options);
+        if (sharedPort === undefined) return open(await server!.createDatabase(name), options);
+        sharedDatabases.push(name);
+        return open(await createDatabaseOn(sharedPort, name), options);
       },
     },
   ];
