@@ -21,10 +21,11 @@ const file = (name: string, content: string | Buffer) => {
 /** What the daemon got on one connection: its bytes so far, and whether the client ended or closed it. */
 type Connection = { socket: Socket; received: () => Buffer; ended: Promise<unknown>; closed: Promise<unknown> };
 
-let servers: Server[] = [];
+/** Each daemon with its open connections: a socket server keeps no list of its own, and closes only once they are gone. */
+let servers: Array<{ server: Server; sockets: Set<Socket> }> = [];
 afterEach(async () => {
-  for (const server of servers) {
-    server.closeAllConnections?.();
+  for (const { server, sockets } of servers) {
+    for (const socket of sockets) socket.destroy();
     await new Promise((resolve) => server.close(resolve));
   }
   servers = [];
@@ -41,17 +42,13 @@ async function daemon(serve: (connection: Connection) => void): Promise<{ host: 
     connections.push(connection);
     serve(connection);
   });
-  // A socket server keeps no list of its own: closed here after each test.
   const sockets = new Set<Socket>();
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
-  (server as Server & { closeAllConnections: () => void }).closeAllConnections = () => {
-    for (const socket of sockets) socket.destroy();
-  };
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  servers.push(server);
+  servers.push({ server, sockets });
   return { host: '127.0.0.1', port: (server.address() as AddressInfo).port, connections };
 }
 
@@ -197,7 +194,7 @@ describe("clamd's answer", () => {
   test('a refused connection names its code', async () => {
     const clamd = await daemon(() => {});
     const { port } = clamd;
-    await new Promise((resolve) => servers.pop()!.close(resolve));
+    await new Promise((resolve) => servers.pop()!.server.close(resolve));
     await expect(scanFile({ host: '127.0.0.1', port }, file('any.txt', 'hello'))).rejects.toThrow(
       new ClamdUnavailable('clamd cannot be reached: ECONNREFUSED'),
     );
