@@ -1,0 +1,138 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { hashPassword } from '../../../src/lib/admin/password.ts';
+import { createServices, type Services } from '../../../src/lib/app/services.ts';
+import { requireConfig } from '../../../src/lib/config/config.ts';
+import { createLogger } from '../../../src/lib/log.ts';
+import { type FakeHttpServer, replyJson, startFakeHttpServer } from '../../support/fake-http.ts';
+import { eventually, type FakeSmtpServer, startSmtpServer } from '../../support/smtp.ts';
+
+/**
+ * What createServices hands each part of the configuration, seen from outside: the address
+ * Akismet is told, the export for spreadsheets, the provider's double opt-in, the signup
+ * worker's wake-up, and the stop of the background work. Over a real SQLite file in a
+ * temporary folder, the test SMTP server, and a fake Akismet and Mailchimp on 127.0.0.1.
+ */
+const MAIL = { CONTACT_TO: 'owner@example.com', CONTACT_FROM: 'site@example.com' };
+const ADA = { name: 'Ada Lovelace', email: 'ada@example.org', message: 'Hello, I would like to know more.', honeypot: '' };
+const BOM = '\uFEFF';
+
+let smtp: FakeSmtpServer;
+let akismet: FakeHttpServer;
+let mailchimp: FakeHttpServer;
+let ownerHash: string;
+beforeAll(async () => {
+  smtp = await startSmtpServer();
+  akismet = await startFakeHttpServer((_request, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain' }).end('false');
+  });
+  mailchimp = await startFakeHttpServer(replyJson(200, { id: 'member-1', status: 'subscribed' }));
+  ownerHash = await hashPassword('correct horse battery staple');
+});
+afterAll(async () => {
+  await Promise.all([smtp.close(), akismet.close(), mailchimp.close()]);
+});
+
+let dataDir: string;
+let services: Services | undefined;
+beforeEach(() => {
+  dataDir = mkdtempSync(join(tmpdir(), 'site-forms-wiring-'));
+  akismet.requests.splice(0);
+  mailchimp.requests.splice(0);
+});
+afterEach(async () => {
+  await services?.close();
+  services = undefined;
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+function build(env: Record<string, string>): Services {
+  services = createServices(requireConfig({ DATA_DIR: dataDir, ...env }), createLogger({ level: 'silent' }));
+  return services;
+}
+const MAILCHIMP = { MAILCHIMP_API_KEY: 'key-us21', MAILCHIMP_LIST_ID: 'abc123' };
+
+describe('Akismet', () => {
+  const askAkismet = async (env: Record<string, string>) => {
+    const s = build({ AKISMET_API_KEY: 'akismet-key', AKISMET_BASE_URL: akismet.url, HOST: '127.0.0.1', PORT: '4321', ...env });
+    await expect(s.spam.service.akismet!.check({ name: 'Ada', email: 'ada@example.org', message: 'Hello', ip: '203.0.113.9' })).resolves.toEqual({
+      ok: true,
+      spam: false,
+    });
+    return akismet.requests.map((request) => new URLSearchParams(request.body).get('blog'));
+  };
+
+  test('is told the public address as the site', async () => {
+    await expect(askAkismet({ PUBLIC_URL: 'https://forms.example.org' })).resolves.toEqual(['https://forms.example.org']);
+  });
+
+  test('without PUBLIC_URL, is told the address the server listens on', async () => {
+    await expect(askAkismet({})).resolves.toEqual(['http://127.0.0.1:4321']);
+  });
+});
+
+describe('the automatic reply', () => {
+  test('with a mail server but no AUTO_REPLY, and no webhook, there is no webhook worker: nothing answers the visitor', () => {
+    const s = build({ ...MAIL, SMTP_URL: smtp.url() });
+    expect(s.worker).toBeDefined();
+    expect(s.webhooks.worker).toBeUndefined();
+  });
+});
+
+describe('the export of the admin', () => {
+  const exported = async (s: Services, excel: boolean) => {
+    let text = '';
+    for await (const chunk of s.admin!.deps.exports.messages('csv', { excel })) text += chunk;
+    return text;
+  };
+
+  test('the CSV for Excel starts with a byte-order mark; the plain CSV does not', async () => {
+    const s = build({ ADMIN_PASSWORD_HASH: ownerHash });
+    await s.submissions.save(ADA);
+    const forExcel = await exported(s, true);
+    const plain = await exported(s, false);
+    expect([forExcel.startsWith(BOM), plain.startsWith(BOM)]).toEqual([true, false]);
+    expect(forExcel).toContain('ada@example.org');
+    expect(plain).toContain('ada@example.org');
+  });
+});
+
+describe('the newsletter provider', () => {
+  test('with NEWSLETTER_DOUBLE_OPT_IN, Mailchimp is asked for a pending member, which it confirms itself', async () => {
+    const s = build({
+      ...MAIL,
+      SMTP_URL: smtp.url(),
+      PUBLIC_URL: 'https://forms.example.org',
+      NEWSLETTER_DOUBLE_OPT_IN: 'true',
+      ...MAILCHIMP,
+      MAILCHIMP_API_BASE_URL: `${mailchimp.url}/3.0`,
+    });
+    await s.provider.subscribe('ada@example.org');
+    expect(mailchimp.requests.map((request) => (JSON.parse(request.body) as { status: string }).status)).toEqual(['pending']);
+  });
+
+  test('a signup queued after the first pass goes out when the worker is poked, not at the next poll 30 s later', async () => {
+    const s = build({ ...MAILCHIMP, MAILCHIMP_API_BASE_URL: `${mailchimp.url}/3.0` });
+    s.start();
+    // A pass by hand joins the start's own: once it ends, the queue has been read empty.
+    await s.signups.worker!.runPass();
+    await s.signups.enqueue('ada@example.org', 'mailchimp', new Date(Date.now() - 3_600_000));
+    s.signups.poke();
+    await eventually('the provider’s request', () => mailchimp.requests.length === 1, 3_000);
+    expect(mailchimp.requests[0]).toMatchObject({ method: 'POST', url: '/3.0/lists/abc123/members' });
+  });
+});
+
+describe('stopping the background work', () => {
+  test('answers one promise however often it is asked, and stops the housekeeping for good', async () => {
+    const s = build({});
+    const first = s.stopBackground();
+    expect(first).toBeInstanceOf(Promise);
+    expect(s.stopBackground()).toBe(first);
+    await first;
+    // A stopped scheduler refuses to start.
+    expect(s.housekeeping.start()).toBe(false);
+  });
+});
