@@ -136,3 +136,29 @@ describe('stopping the background work', () => {
     expect(s.housekeeping.start()).toBe(false);
   });
 });
+
+describe('the files’ links', () => {
+  test('last FILE_LINK_LIFETIME_SECONDS from the time they are signed', async () => {
+    const s = build({ FILE_LINK_LIFETIME_SECONDS: '600' });
+    // 2026-01-01T00:00:00Z is 1767225600 s after the epoch.
+    await expect(s.files.links.sign('file-1', new Date('2026-01-01T00:00:00.000Z'))).resolves.toMatch(/\?expires=1767226200&signature=[0-9a-f]{64}$/);
+  });
+});
+
+describe('the housekeeping', () => {
+  test('without the admin, a pass still deletes the messages past RETENTION_DAYS and the old records of automatic replies', async () => {
+    const s = build({ RETENTION_DAYS: '30' });
+    const old = await s.submissions.save(ADA);
+    const recent = await s.submissions.save({ ...ADA, name: 'Grace Hopper', email: 'grace@example.org' });
+    await s.store.sql.run('UPDATE submissions SET created_at = ? WHERE id = ?', ['2025-01-01T00:00:00.000Z', old]);
+    await s.store.sql.run('INSERT INTO auto_replies (address_hash, last_sent_at) VALUES (?, ?), (?, ?)', [
+      'old-hash',
+      '2025-01-01T00:00:00.000Z',
+      'fresh-hash',
+      new Date().toISOString(),
+    ]);
+    await s.housekeeping.runPass();
+    await expect(s.store.sql.all('SELECT id FROM submissions ORDER BY id')).resolves.toEqual([{ id: recent }]);
+    await expect(s.store.sql.all('SELECT address_hash FROM auto_replies')).resolves.toEqual([{ address_hash: 'fresh-hash' }]);
+  });
+});
