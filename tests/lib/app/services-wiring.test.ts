@@ -22,6 +22,7 @@ const BOM = '\uFEFF';
 let smtp: FakeSmtpServer;
 let akismet: FakeHttpServer;
 let mailchimp: FakeHttpServer;
+let receiver: FakeHttpServer;
 let ownerHash: string;
 beforeAll(async () => {
   smtp = await startSmtpServer();
@@ -29,10 +30,11 @@ beforeAll(async () => {
     res.writeHead(200, { 'content-type': 'text/plain' }).end('false');
   });
   mailchimp = await startFakeHttpServer(replyJson(200, { id: 'member-1', status: 'subscribed' }));
+  receiver = await startFakeHttpServer(replyJson(200, {}));
   ownerHash = await hashPassword('correct horse battery staple');
 });
 afterAll(async () => {
-  await Promise.all([smtp.close(), akismet.close(), mailchimp.close()]);
+  await Promise.all([smtp.close(), akismet.close(), mailchimp.close(), receiver.close()]);
 });
 
 let dataDir: string;
@@ -41,6 +43,7 @@ beforeEach(() => {
   dataDir = mkdtempSync(join(tmpdir(), 'site-forms-wiring-'));
   akismet.requests.splice(0);
   mailchimp.requests.splice(0);
+  receiver.requests.splice(0);
 });
 afterEach(async () => {
   await services?.close();
@@ -48,8 +51,11 @@ afterEach(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+let logs: Array<Record<string, unknown>>;
 function build(env: Record<string, string>): Services {
-  services = createServices(requireConfig({ DATA_DIR: dataDir, ...env }), createLogger({ level: 'silent' }));
+  logs = [];
+  const logger = createLogger({ level: 'info', write: (line) => logs.push(JSON.parse(line) as Record<string, unknown>) });
+  services = createServices(requireConfig({ DATA_DIR: dataDir, ...env }), logger);
   return services;
 }
 const MAILCHIMP = { MAILCHIMP_API_KEY: 'key-us21', MAILCHIMP_LIST_ID: 'abc123' };
@@ -160,5 +166,58 @@ describe('the housekeeping', () => {
     await s.housekeeping.runPass();
     await expect(s.store.sql.all('SELECT id FROM submissions ORDER BY id')).resolves.toEqual([{ id: recent }]);
     await expect(s.store.sql.all('SELECT address_hash FROM auto_replies')).resolves.toEqual([{ address_hash: 'fresh-hash' }]);
+  });
+
+  test('a job that fails is logged by its name, and the pass goes on', async () => {
+    const s = build({});
+    await s.store.sql.run('DROP TABLE auto_replies');
+    await s.housekeeping.runPass();
+    expect(logs.filter((line) => line.event === 'housekeeping.failed').map(({ level, job }) => ({ level, job }))).toEqual([
+      { level: 'error', job: 'auto-reply-records' },
+    ]);
+  });
+});
+
+describe('webhooks of a message with files', () => {
+  const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+  const FILE = {
+    id: 'AbCdEfGhIjKlMnOpQrStUvWx',
+    field: 'drawings',
+    name: 'plan.pdf',
+    size: 1_200,
+    type: 'application/pdf',
+    storageKey: '2026-11/AbCdEfGhIjKlMnOpQrStUvWx',
+  };
+  const filesSent = async (env: Record<string, string>) => {
+    const s = build({ WEBHOOK_URL: `${receiver.url}/hook`, WEBHOOK_SECRET: SECRET, WEBHOOK_ALLOW_PRIVATE: 'true', ...env });
+    await s.submissions.receive({ ...ADA, held: undefined, files: [FILE] });
+    await s.webhooks.worker!.runPass();
+    return receiver.requests.map((request) => (JSON.parse(request.body) as { data: { files?: unknown } }).data.files);
+  };
+
+  test('each file is a link absolute from PUBLIC_URL', async () => {
+    await expect(filesSent({ PUBLIC_URL: 'https://forms.example.org' })).resolves.toEqual([
+      [
+        {
+          name: 'plan.pdf',
+          size: 1_200,
+          type: 'application/pdf',
+          url: expect.stringMatching(/^https:\/\/forms\.example\.org\/api\/files\/AbCdEfGhIjKlMnOpQrStUvWx\?expires=\d+&signature=[0-9a-f]{64}$/),
+        },
+      ],
+    ]);
+  });
+
+  test('without PUBLIC_URL, the link is the path alone', async () => {
+    await expect(filesSent({})).resolves.toEqual([
+      [
+        {
+          name: 'plan.pdf',
+          size: 1_200,
+          type: 'application/pdf',
+          url: expect.stringMatching(/^\/api\/files\/AbCdEfGhIjKlMnOpQrStUvWx\?expires=\d+&signature=[0-9a-f]{64}$/),
+        },
+      ],
+    ]);
   });
 });
