@@ -184,3 +184,24 @@ describe('the log line of a form post', () => {
     expect(Math.round(duration * 10)).toBeCloseTo(duration * 10, 6);
   });
 });
+
+describe('a GET of a form’s address (no draft) is no person’s page', () => {
+  test('addressed to another site’s name: the JSON 421 of the spec, even from a browser’s navigation', async () => {
+    const elsewhere = createServices(
+      requireConfig({ DATA_DIR: dataDir, PUBLIC_URL: 'https://forms.example' }),
+      createLogger({ level: 'error', write: () => {} }),
+    );
+    try {
+      const req = request('GET', '/api/contact', { headers: { ...NAVIGATION, host: 'other.example' } });
+      const target = findTarget('/api/contact');
+      if (target.kind === 'elsewhere') throw new Error('not a pipeline path');
+      await expect(runPipeline({ request: req, target, socketAddress: '192.0.2.1', services: elsewhere })).resolves.toMatchObject({
+        kind: 'answer',
+        status: 421,
+        body: '{"success":false,"error":"This site does not answer to that address"}',
+      });
+    } finally {
+      await elsewhere.close();
+    }
+  });
+});
