@@ -205,3 +205,18 @@ describe('a GET of a form’s address (no draft) is no person’s page', () => {
     }
   });
 });
+
+describe('what a person typed, kept on a refusal before the handler', () => {
+  test('a post from a foreign origin: the page keeps the typed text of the form’s fields, never a file sent in one', async () => {
+    const body = new FormData();
+    body.set('name', new Blob(['not a name']), 'name.txt');
+    body.set('message', 'Hello there, a message.');
+    const refused = await run(
+      new Request('http://site.test/api/contact', { method: 'POST', body, headers: { host: 'site.test', origin: 'https://evil.example', ...NAVIGATION } }),
+    );
+    expect(refused.headers.location).toMatch(/^\/api\/contact\?draft=[\w-]{32}$/);
+    const page = await run(request('GET', refused.headers.location!, { headers: NAVIGATION }));
+    expect(page).toMatchObject({ kind: 'form-view', status: 403 });
+    expect((page as FormView).values).toEqual({ message: 'Hello there, a message.' });
+  });
+});
