@@ -152,3 +152,43 @@ describe("an owner's form's pages", () => {
     expect(ownerFormPages(quote)).toEqual({ form: 'quote', thanks: '/thank-you/quote/', fields: ['email', 'topic'], page: '/services/quote' });
   });
 });
+
+describe('renderPage and draftOfView at their edges', () => {
+  const pages = { form: 'quote', thanks: '/thank-you/quote/', fields: ['name'], page: '/quote' };
+
+  test('a download (no form’s handler answers one) is no success for a person: the page with the internal error', () => {
+    const stream = (async function* () {})();
+    expect(renderPage({ kind: 'download', headers: { 'content-type': 'text/plain' }, stream }, pages)).toEqual({
+      kind: 'form-view',
+      form: 'quote',
+      status: 500,
+      headers: { 'cache-control': 'no-store' },
+      values: {},
+      errors: {},
+      formError: 'Internal server error',
+    });
+  });
+
+  test('a refusal without Retry-After gives the page no such header, not even an empty one', () => {
+    const view = renderPage(failure(403, 'Forbidden'), pages) as FormView;
+    expect(Object.keys(view.headers)).toEqual(['cache-control']);
+  });
+
+  test.each([
+    ['no Retry-After', {}],
+    ['a Retry-After with text after its digits', { 'retry-after': '5x' }],
+    ['a Retry-After with text before its digits', { 'retry-after': 'x5' }],
+    ['a Retry-After as a date', { 'retry-after': 'Wed, 21 Oct 2026 07:28:00 GMT' }],
+  ])('%s: the draft keeps no seconds', (_, headers) => {
+    const view: FormView = {
+      kind: 'form-view',
+      form: 'quote',
+      status: 403,
+      headers: { 'cache-control': 'no-store', ...headers },
+      values: {},
+      errors: {},
+      formError: 'No',
+    };
+    expect(draftOfView(view)).toBe('{"form":"quote","status":403,"values":{},"errors":{},"formError":"No"}');
+  });
+});

@@ -62,6 +62,8 @@ describe('findTarget: everything else is left to the pages', () => {
     ['/favicon.ico'],
     ['*'],
     ['/%'],
+    // Decoded three times at most: a fourth encoding is left as it is, and is no /api.
+    ['/%25252561pi/contact'],
   ])('%s', (rawTarget) => {
     expect(where(rawTarget)).toBe('elsewhere');
   });
@@ -76,6 +78,8 @@ describe('pathOf', () => {
     ['HTTP://host/p', '/p'],
     ['//api/contact', '//api/contact'],
     ['*', '*'],
+    // An address in the query is no absolute-form: only one at the start is.
+    ['/api/contact?to=http://example.org/x', '/api/contact'],
   ])('the path of %s is %s', (rawTarget, path) => {
     expect(pathOf(rawTarget)).toBe(path);
   });
