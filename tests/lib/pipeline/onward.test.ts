@@ -6,6 +6,7 @@ import { createServices, type Services } from '../../../src/lib/app/services.ts'
 import { requireConfig } from '../../../src/lib/config/config.ts';
 import { failure, type Outcome } from '../../../src/lib/http/outcome.ts';
 import { createLogger } from '../../../src/lib/log.ts';
+import type { LimitedRoute } from '../../../src/lib/rate-limit.ts';
 import type { FormPages, FormView } from '../../../src/lib/pipeline/form-view.ts';
 import { type Reply, runPipeline } from '../../../src/lib/pipeline/pipeline.ts';
 import { findTarget, type Route, type RouteHandler } from '../../../src/lib/pipeline/routes.ts';
@@ -133,7 +134,7 @@ describe('the draft’s address is a GET’s or a HEAD’s', () => {
 describe('the context a handler is given', () => {
   /** A handler that answers, as a refusal's text, the context it was given. */
   const echo: RouteHandler = (_, __, context) => failure(400, `ip ${context.ip} person ${context.person}`);
-  const route = (limit: string | undefined, pages?: FormPages): Route => ({
+  const route = (limit: LimitedRoute | undefined, pages?: FormPages): Route => ({
     path: '/api/echo',
     kind: 'form',
     ...(limit && { limit }),
@@ -143,7 +144,7 @@ describe('the context a handler is given', () => {
 
   test.each([
     ['a route without a budget', undefined],
-    ['a route with a budget', 'echo'],
+    ['a route with a budget', 'form:echo' as const],
   ])('%s: a script is no person, and its client is the socket’s', async (_, limit) => {
     await expect(runRoute(route(limit), request('POST', '/api/echo', { fields: VALID }))).resolves.toMatchObject({
       status: 400,
@@ -171,7 +172,7 @@ describe('the log line of a form post', () => {
     const slow: Route = {
       path: '/api/slow',
       kind: 'form',
-      limit: 'slow',
+      limit: 'form:slow',
       methods: { POST: () => new Promise<Outcome>((resolve) => setTimeout(() => resolve(failure(400, 'no')), 60)) },
     };
     const before = performance.now();
