@@ -1,6 +1,11 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { handleContactConfirmation, hasFetchMetadata } from '../../../src/lib/contact/contact-handlers.ts';
 import type { SubmissionStore } from '../../../src/lib/contact/submission-store.ts';
+import { openStore } from '../../../src/lib/database/database.ts';
+import { TEST_DATABASE } from '../../support/stores.ts';
 import { createLogger } from '../../../src/lib/log.ts';
 import type { Change } from '../../../src/lib/submissions/machine.ts';
 import { createSpamService } from '../../../src/lib/spam/service.ts';
@@ -102,5 +107,20 @@ describe('fetch metadata', () => {
     const without = (name: string) => new Headers(Object.fromEntries(Object.entries(all).filter(([key]) => key !== name)));
     expect(['sec-fetch-site', 'sec-fetch-mode', 'sec-fetch-dest'].map((name) => hasFetchMetadata(without(name)))).toEqual([false, false, false]);
     expect(hasFetchMetadata(new Headers({ 'sec-fetch-mode': 'cors' }))).toBe(false);
+  });
+});
+
+describe('the store the confirmation asks for the form', () => {
+  test('answers the form of a stored message, and nothing for an id it does not have', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'site-forms-confirm-'));
+    const db = openStore({ ...TEST_DATABASE, url: undefined, dataDir: dir }, createLogger({ level: 'silent' }));
+    try {
+      const id = await db.submissions.save({ name: 'Ada Lovelace', email: 'ada@example.org', message: 'Hello, I would like to know more.', honeypot: '' });
+      await expect(db.submissions.formOf(id)).resolves.toBe('contact');
+      await expect(db.submissions.formOf(id + 1)).resolves.toBeUndefined();
+    } finally {
+      await db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
