@@ -36,7 +36,7 @@ describe('reading an outside answer within a limit', () => {
     const { response, seen } = answer(['abcd', 'efghi', 'never read']);
     const error = await readBoundedText(response, 8).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AnswerTooLargeError);
-    expect(error).toMatchObject({ code: 'ETOOLARGE', message: 'The answer is larger than 8 bytes' });
+    expect(error).toMatchObject({ name: 'AnswerTooLargeError', code: 'ETOOLARGE', message: 'The answer is larger than 8 bytes' });
     expect(seen.cancelled).toBe(true);
   });
 

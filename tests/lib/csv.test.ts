@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { csvField, spreadsheetTime, toCsv, zonedTime } from '../../src/lib/csv.ts';
+import { csvChunks, csvField, spreadsheetTime, toCsv, zonedTime } from '../../src/lib/csv.ts';
 
 describe('CSV as RFC 4180 writes it', () => {
   test.each([
@@ -116,5 +116,31 @@ describe('CSV in the separator and time zone of a spreadsheet', () => {
     expect(toCsv(['at'], [{ at: '2026-11-24T14:57:13.000Z' }], { dateColumns: ['at'], timeZone: 'Europe/Berlin', separator: ';' })).toBe(
       'at\r\n2026-11-24 15:57:13 +01:00\r\n',
     );
+  });
+});
+
+describe('streamed CSV', () => {
+  async function chunksOf(batches: Array<Array<{ a: string }>>): Promise<number[]> {
+    async function* from() {
+      yield* batches;
+    }
+    const sizes: number[] = [];
+    for await (const chunk of csvChunks(['a'], from())) sizes.push(chunk.length);
+    return sizes;
+  }
+
+  // Each line is 32,766 characters and CRLF: two of them fill a chunk of 64 KiB exactly.
+  const half = { a: 'x'.repeat(32_766) };
+
+  test('a chunk is let go of as soon as it holds 64 KiB, and no empty chunk ends the stream', async () => {
+    await expect(chunksOf([[half, half, half], [half]])).resolves.toEqual([3, 65_536, 65_536]);
+  });
+
+  test('the lines short of a full chunk come last, in one chunk', async () => {
+    await expect(chunksOf([[half], [{ a: 'y' }]])).resolves.toEqual([3, 32_771]);
+  });
+
+  test('an empty field is written empty, whether null or undefined', () => {
+    expect(toCsv(['a', 'b'], [{ a: undefined, b: null }])).toBe('a,b\r\n,\r\n');
   });
 });

@@ -115,4 +115,33 @@ describe('the housekeeping', () => {
     expect(ran).toEqual(['slow', 'stopped']);
     expect(housekeeping.start()).toBe(false);
   });
+
+  test('a job with no time of day due just now waits for its interval; a time of day that cannot be known is logged', async () => {
+    const now = new Date('2026-11-25T07:00:00.000Z');
+    const lines: string[] = [];
+    const ran: string[] = [];
+    const { timer } = manualTimer();
+    const housekeeping = createHousekeeping(
+      [
+        { name: 'digest-off', everyMs: HOUR_MS, dueAt: () => undefined, run: async () => void ran.push('digest-off') },
+        {
+          name: 'digest-broken',
+          everyMs: HOUR_MS,
+          dueAt: () => {
+            throw new RangeError('Invalid time zone specified: Mars/Olympus');
+          },
+          run: async () => void ran.push('digest-broken'),
+        },
+      ],
+      { logger: createLogger({ write: (line) => lines.push(line) }), clock: () => now, timer },
+    );
+    await housekeeping.runPass();
+    await housekeeping.runPass();
+    expect(ran).toEqual(['digest-off', 'digest-broken', 'digest-broken']);
+    expect(lines.map((line) => JSON.parse(line) as Record<string, unknown>).map(({ level, event, error }) => ({ level, event, error }))).toEqual([
+      { level: 'error', event: 'housekeeping.failed', error: 'RangeError: Invalid time zone specified: Mars/Olympus' },
+      { level: 'error', event: 'housekeeping.failed', error: 'RangeError: Invalid time zone specified: Mars/Olympus' },
+    ]);
+    await housekeeping.stop();
+  });
 });

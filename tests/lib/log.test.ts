@@ -149,4 +149,50 @@ describe('lines about clients cannot fill a disk', () => {
     logger.info('form.request', { client: 'd' });
     expect(events()).toEqual(['form.request', 'form.request', 'form.request', 'log.repeated', 'log.repeated', 'log.repeated', 'form.request']);
   });
+
+  test('the count line names the status when the lines had one, and a single line is summed up by nothing', () => {
+    const { logger, lines, advance } = setup();
+    logger.info('form.request', { status: 400, client: 'a' });
+    logger.info('form.request', { status: 400, client: 'a' });
+    logger.info('form.request', { client: 'b' });
+    logger.info('form.request', { client: 'b' });
+    logger.info('form.request', { client: 'c' });
+    advance(60_000);
+    logger.flush();
+    expect(lines.slice(3).map(({ time: _, ...rest }) => rest)).toEqual([
+      { level: 'info', event: 'log.repeated', of: 'form.request', client: 'a', status: 400, repeats: 1, sinceMs: 60_000 },
+      { level: 'info', event: 'log.repeated', of: 'form.request', client: 'b', repeats: 1, sinceMs: 60_000 },
+    ]);
+  });
+
+  test('a line after the interval is written again, the count of the earlier ones first, without a flush', () => {
+    const { logger, lines, advance } = setup();
+    logger.debug('form.request', { client: 'a', attempt: 3 });
+    logger.debug('form.request', { client: 'a', attempt: 3 });
+    advance(60_000);
+    logger.debug('form.request', { client: 'a', attempt: 3 });
+    expect(lines.map(({ level, event, attempt }) => [level, event, attempt])).toEqual([
+      ['debug', 'form.request', 3],
+      ['debug', 'log.repeated', undefined],
+      ['debug', 'form.request', 3],
+    ]);
+  });
+
+  test('the budget of a second starts again exactly a second later, and the dropped line says why', () => {
+    const { logger, lines, advance, events } = setup();
+    for (let i = 0; i < 6; i++) logger.warn('request.near_miss', { client: `client-${i}` });
+    advance(1_000);
+    logger.warn('request.near_miss', { client: 'client-late' });
+    expect(events()).toEqual([...Array(5).fill('request.near_miss'), 'log.dropped', 'request.near_miss']);
+    expect(lines[5]).toMatchObject({ lines: 1, note: 'more than 5 lines a second about clients' });
+  });
+
+  test('counts are written by the logger itself once the interval is over, with no more lines to write', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const base = createLogger({ level: 'debug', write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const logger = limitClientLines(base, { intervalMs: 50, maxPerSecond: 5, maxKeys: 100 });
+    logger.warn('request.near_miss', { client: 'c0ffee' });
+    logger.warn('request.near_miss', { client: 'c0ffee' });
+    await vi.waitFor(() => expect(lines.map((line) => line.event)).toEqual(['request.near_miss', 'log.repeated']), { timeout: 600, interval: 10 });
+  });
 });

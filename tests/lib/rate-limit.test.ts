@@ -197,6 +197,55 @@ describe.skipIf(!redisAvailable)('abuse limits shared through a real Redis', () 
   });
 });
 
+describe.skipIf(!redisAvailable)('the Redis connection and the address counts in it', () => {
+  test('says once that Redis is unreachable, and once that it is back; a first connection says nothing', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = createLogger({ level: 'debug', write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const server = await startRedis();
+    const limits = sharedLimits(2, server.url, logger);
+    await limits.ready;
+    expect(lines).toEqual([]);
+    await server.stop();
+    await eventually('Redis to be missed', () => lines.length >= 1, 10_000);
+    await server.start();
+    await eventually('Redis to be back', () => lines.length >= 2, 10_000);
+    expect(lines.map(({ level, event, note }) => ({ level, event, note }))).toEqual([
+      { level: 'warn', event: 'redis.unreachable', note: 'limits and the sign-in throttle are kept in memory until Redis is back' },
+      { level: 'info', event: 'redis.back', note: undefined },
+    ]);
+    await limits.close();
+    await server.stop();
+  });
+
+  test('an address counted in Redis for a day is forgotten once: true, then false', async () => {
+    const server = await startRedis();
+    const limits = sharedLimits(2, server.url);
+    await limits.ready;
+    await limits.checkAddress('Ada@Example.com');
+    const client = new Redis(server.url);
+    const ttl = await client.ttl('site-forms:address:ada@example.com');
+    expect(ttl > 86_000 && ttl <= 86_400).toBe(true);
+    await expect(limits.forgetAddress('ada@example.com')).resolves.toBe(true);
+    await expect(client.exists('site-forms:address:ada@example.com')).resolves.toBe(0);
+    await expect(limits.forgetAddress('ada@example.com')).resolves.toBe(false);
+    client.disconnect();
+    await limits.close();
+    await server.stop();
+  });
+
+  test('with the limits off, an erasure still forgets a count left in Redis, and without Redis finds none', async () => {
+    const server = await startRedis();
+    const redis = connectRedis(server.url, silentLogger);
+    await new Promise((resolve) => redis.once('ready', resolve));
+    await redis.set('site-forms:address:bob@example.com', '2');
+    await expect(createAbuseLimits(config(0), silentLogger, redis).forgetAddress('Bob@example.com')).resolves.toBe(true);
+    await expect(redis.exists('site-forms:address:bob@example.com')).resolves.toBe(0);
+    await expect(createAbuseLimits(config(0), silentLogger).forgetAddress('bob@example.com')).resolves.toBe(false);
+    redis.disconnect();
+    await server.stop();
+  });
+});
+
 describe('the in-memory budget remembers a bounded number of clients', () => {
   const sizeOf = (limiter: object) => (limiter as { _memoryStorage: { _storage: Map<string, unknown> } })._memoryStorage._storage.size;
 

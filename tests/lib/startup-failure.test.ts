@@ -96,6 +96,12 @@ describe('one line for each start-up failure, naming what to change', () => {
       DATABASE,
       'DATA_DIR /srv/site/data: the database could not be opened: no such table: x',
     ],
+    [
+      'a failure whose first line has spaces around it: trimmed',
+      sqliteError(1, '  no such table: x  \n  at prepare'),
+      DATABASE,
+      'DATA_DIR /srv/site/data: the database could not be opened: no such table: x',
+    ],
     ['something thrown that is no Error', 'weird', DATABASE, 'DATA_DIR /srv/site/data: the database could not be opened: weird'],
     ['null thrown', null, LISTEN, 'Could not listen on 127.0.0.1 port 4321 (HOST, PORT): null'],
   ])('%s', (_, error, at, line) => {

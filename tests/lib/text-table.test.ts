@@ -76,3 +76,9 @@ describe('a table', () => {
     expect(formatTable([{ header: 'NUMBER' }, { header: 'X' }, { header: 'Y' }], [['7'], ['8', 'ab', 'c']])).toBe('NUMBER  X   Y\n7\n8       ab  c\n');
   });
 });
+
+describe('the ends of a wide block', () => {
+  test('the first and the last Hangul syllable both take two columns', () => {
+    expect([displayWidth('\uac00'), displayWidth('\ud7a3'), displayWidth('\ud7a4')]).toEqual([2, 2, 1]);
+  });
+});

@@ -199,6 +199,16 @@ describe('the automatic reply, through a real SMTP server and a real SQLite stor
     expect((await recorded()).map((row) => row.last_sent_at)).toEqual(['2026-05-30T12:00:00.000Z', '2026-05-31T12:00:00.000Z']);
     await expect(pruneAutoReplies(db.sql, new Date('2026-05-30T12:00:00.000Z'))).resolves.toBe(0);
   });
+
+  test('forgets the counts of the hours before the time given, and keeps that hour and the later ones', async () => {
+    const send = reply();
+    await send(received(ada), new Date('2026-05-30T11:59:00.000Z'));
+    await send(received({ ...ada, email: 'bob@example.net' }), new Date('2026-05-30T12:30:00.000Z'));
+    await send(received({ ...ada, email: 'cy@example.com' }), new Date('2026-05-30T13:00:00.000Z'));
+    await pruneAutoReplies(db.sql, new Date('2026-05-30T12:15:00.000Z'));
+    const hours = await db.sql.all<{ hour: string }>('SELECT hour FROM auto_reply_hours ORDER BY hour');
+    expect(hours.map((row) => row.hour)).toEqual(['2026-05-30T12', '2026-05-30T13']);
+  });
 });
 
 describe('the words of the automatic reply', () => {
@@ -244,6 +254,14 @@ describe('the words of the automatic reply', () => {
     expect(email.text).toBe(
       'Hello Ada Lovelace,\n\nthank you for writing to Atelier Nord.\n\n-- \nYour message:\n\n' +
         'Claim at https[:]//WIN-BIG[.]COM/prize, www[.]win-big[.]com or prizes@win-big[.]com (version 3.5, e[.]g. today).\n',
+    );
+  });
+
+  test('a link at the very start of the message, and a host name with a digit before its dot, are broken too', () => {
+    const message = 'https://win-big.com or host1.example';
+    const email = composeAutoReply({ ...ada, message }, { ...settings, includeMessage: true }, smtp, site, NOW);
+    expect(email.text).toBe(
+      'Hello Ada Lovelace,\n\nthank you for writing to Atelier Nord.\n\n-- \nYour message:\n\nhttps[:]//win-big[.]com or host1[.]example\n',
     );
   });
 

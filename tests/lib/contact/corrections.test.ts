@@ -7,7 +7,7 @@ import { openStore, type Store } from '../../../src/lib/database/database.ts';
 import { createLogger } from '../../../src/lib/log.ts';
 import { createAkismetClient } from '../../../src/lib/spam/akismet.ts';
 import { type FakeHttpServer, startFakeHttpServer } from '../../support/fake-http.ts';
-import { replyAkismet } from '../../support/fake-spam-services.ts';
+import { AKISMET_TEST_KEY, replyAkismet } from '../../support/fake-spam-services.ts';
 import { TEST_DATABASE } from '../../support/stores.ts';
 
 const INPUT = { name: 'Spammy', email: 'spam@example.com', message: 'Buy now, second line', honeypot: '' };
@@ -56,5 +56,48 @@ describe('an owner’s correction Akismet refuses', () => {
         check: 'AKISMET_API_KEY',
       }),
     ]);
+  });
+
+  test('each correction that changes a message is told to Akismet once, with the visitor the message came from', async () => {
+    const spam = db.spam;
+    const id = await spam.hold(INPUT, { reasons: ['too-fast'], ip: '203.0.113.7', userAgent: 'Mozilla/5.0' });
+    const logger = createLogger({ level: 'warn', write: (line) => warnings.push(JSON.parse(line) as Record<string, unknown>) });
+    const deps = {
+      spam,
+      outbox: db.outbox,
+      akismet: createAkismetClient({ apiKey: AKISMET_TEST_KEY, blog: 'https://www.example.com', baseUrl: akismet.url }),
+      logger,
+    };
+    akismet.requests.length = 0;
+    await expect(releaseMessage(id, deps)).resolves.toMatchObject({ found: true, changed: true });
+    await expect(releaseMessage(id, deps)).resolves.toMatchObject({ found: true, changed: false });
+    await expect(markMessageAsSpam(id, deps)).resolves.toMatchObject({ found: true, changed: true });
+    await expect(markMessageAsSpam(id, deps)).resolves.toMatchObject({ found: true, changed: false });
+    await expect(releaseMessage(id + 1, deps)).resolves.toEqual({ found: false });
+    await expect(markMessageAsSpam(id + 1, deps)).resolves.toEqual({ found: false });
+    expect(
+      akismet.requests.map(({ url, body }) => {
+        const form = new URLSearchParams(body);
+        return [url, form.get('user_ip'), form.get('user_agent'), form.get('comment_author')];
+      }),
+    ).toEqual([
+      ['/1.1/submit-ham', '203.0.113.7', 'Mozilla/5.0', 'Spammy'],
+      ['/1.1/submit-spam', '203.0.113.7', 'Mozilla/5.0', 'Spammy'],
+    ]);
+    expect(warnings).toEqual([]);
+  });
+
+  test('without Akismet, or without the visitor’s address, a correction stands and nobody is told', async () => {
+    const spam = db.spam;
+    const withAddress = await spam.hold(INPUT, { reasons: ['too-fast'], ip: '203.0.113.7' });
+    const without = await spam.hold(INPUT, { reasons: ['too-fast'] });
+    const logger = createLogger({ level: 'warn', write: (line) => warnings.push(JSON.parse(line) as Record<string, unknown>) });
+    akismet.requests.length = 0;
+    await expect(releaseMessage(withAddress, { spam, outbox: db.outbox, logger })).resolves.toMatchObject({ found: true, changed: true });
+    const akismetClient = createAkismetClient({ apiKey: AKISMET_TEST_KEY, blog: 'https://www.example.com', baseUrl: akismet.url });
+    await expect(releaseMessage(without, { spam, outbox: db.outbox, akismet: akismetClient, logger })).resolves.toMatchObject({ found: true, changed: true });
+    expect((await db.outbox.find(without))?.status).toBe('pending');
+    expect(akismet.requests).toEqual([]);
+    expect(warnings).toEqual([]);
   });
 });

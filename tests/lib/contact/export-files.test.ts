@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { exportChunks } from '../../../src/lib/contact/export.ts';
+import { exportChunks, spreadsheetOf } from '../../../src/lib/contact/export.ts';
 import { defineForm } from '../../../src/lib/forms/definition.ts';
 import { filesOfMessages } from '../../../src/lib/files/listing.ts';
 import type { FormsSettings } from '../../../src/lib/forms/define-forms.ts';
@@ -69,4 +69,50 @@ describe.each(testEngines())('exports with files on $name', (engine) => {
     expect(bob!.endsWith(',')).toBe(true);
     expect(ada!.endsWith(',"front; view.pdf (48213 bytes)\nplan.pdf (1200000 bytes)"')).toBe(true);
   });
+
+  test.skipIf(!engine.available)(
+    'the spreadsheet CSV lists the files too, each field its own; JSON stays JSON and no file lister leaves the cells as stored',
+    async () => {
+      const { store } = await engine.open();
+      const forms: FormsSettings = {
+        contact: FORMS.contact,
+        forms: [
+          defineForm({
+            name: 'quote',
+            title: 'Quote',
+            fields: [
+              { name: 'name', type: 'text', label: 'Name' },
+              { name: 'drawings', type: 'file', label: 'Drawings' },
+              { name: 'photos', type: 'file', label: 'Photos' },
+            ],
+          }),
+        ],
+      };
+      await store.submissions.receive({
+        name: 'Ada',
+        email: 'ada@example.org',
+        message: '',
+        form: 'quote',
+        fields: {},
+        held: undefined,
+        files: [file('AAAAAAAAAAAAAAAAAAAAAAAa', 'plan.pdf', 1_200), { ...file('BBBBBBBBBBBBBBBBBBBBBBBb', 'roof.jpg', 300), field: 'photos' }],
+      });
+      await store.sql.run('UPDATE submissions SET created_at = ?, next_attempt_at = ?', ['2026-11-26T10:00:00.000Z', '2026-11-26T10:00:00.000Z']);
+      const files = (ids: readonly number[]) => filesOfMessages(store.sql, ids);
+      const spreadsheet = spreadsheetOf({ language: 'en', timeZone: 'Europe/Berlin' }, forms);
+      const csv = await text(exportChunks(store.outbox, 'csv', { forms, files, spreadsheet }));
+      const [header, ada] = csv
+        .replace(/^\uFEFF/, '')
+        .trimEnd()
+        .split('\r\n');
+      expect([header, ada]).toEqual([
+        'No.,Received,Name,Email,Message,Status,Attempts,Next attempt,Last error,Sent,Spam reasons,Form,Drawings,Photos',
+        '1,2026-11-26 11:00:00 +01:00,Ada,ada@example.org,,Waiting,0,2026-11-26 11:00:00 +01:00,,,,Quote,plan.pdf (1200 bytes),roof.jpg (300 bytes)',
+      ]);
+      const json = JSON.parse(await text(exportChunks(store.outbox, 'json', { forms, files, spreadsheet }))) as Array<Record<string, unknown>>;
+      expect(json.map((row) => [row.drawings, row.photos])).toEqual([[[{ name: 'plan.pdf', size: 1_200 }], [{ name: 'roof.jpg', size: 300 }]]]);
+      const plain = await text(exportChunks(store.outbox, 'csv', { forms }));
+      expect(plain.trimEnd().split('\r\n')[1]).toBe('1,2026-11-26 10:00:00,Ada,ada@example.org,,pending,0,2026-11-26 10:00:00,,,,quote,,');
+    },
+  );
 });

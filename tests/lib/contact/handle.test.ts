@@ -3,7 +3,7 @@ import { formHandler, handleContact, handleSubmission } from '../../../src/lib/c
 import type { SubmissionStore } from '../../../src/lib/contact/submission-store.ts';
 import { defineForm } from '../../../src/lib/forms/definition.ts';
 import { contactForm } from '../../../src/lib/forms/registry.ts';
-import { silentLogger } from '../../../src/lib/log.ts';
+import { createLogger, silentLogger } from '../../../src/lib/log.ts';
 import { createSpamService } from '../../../src/lib/spam/service.ts';
 import { createMemoryUsedChallenges } from '../../../src/lib/spam/used-challenges.ts';
 import { DEFAULT_WEIGHING } from '../../../src/lib/spam/weights.ts';
@@ -12,11 +12,30 @@ import { AKISMET_TEST_KEY, replyAkismet } from '../../support/fake-spam-services
 
 const valid = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello, I would like to know more.', honeypot: '' };
 
-function post(fields: Record<string, string>): Request {
+function form(fields: Record<string, string>): FormData {
   const body = new FormData();
   for (const [k, v] of Object.entries(fields)) body.append(k, v);
+  return body;
+}
+
+function post(fields: Record<string, string>): Request {
+  const body = form(fields);
   return new Request('http://site.test/api/contact', { method: 'POST', body });
 }
+
+/** A store that holds what it is told to hold, as the real one does. */
+function holdingStore() {
+  const saved: Array<Record<string, unknown>> = [];
+  const store: Pick<SubmissionStore, 'receive'> = {
+    receive: async (message) => {
+      const id = saved.push(message as Record<string, unknown>);
+      return message.held ? { id, status: 'spam', reasons: message.held } : { id, status: 'pending', reasons: [] };
+    },
+  };
+  return { store, saved };
+}
+
+const BROWSER = { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' };
 
 function memoryStore() {
   const saved: unknown[] = [];
@@ -76,6 +95,25 @@ describe('POST /api/contact handler', () => {
       values: { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello, I would like to know more.' },
     });
     expect(errors).toEqual([]);
+  });
+
+  test('a field left out of the post is left out of the values given back', async () => {
+    const { store } = memoryStore();
+    const outcome = await handleContact(post({ name: 'Ada Lovelace', message: 'short' }), { submissions: store, logger: silentLogger });
+    expect(outcome).toStrictEqual({
+      kind: 'invalid',
+      values: { name: 'Ada Lovelace', message: 'short' },
+      errors: { email: ['Please enter a valid email address'], message: ['Message must be at least 10 characters'] },
+    });
+  });
+
+  test('a message the store holds without a spam filter (a replayed proof) is answered accepted and not queued', async () => {
+    const store: Pick<SubmissionStore, 'receive'> = { receive: async () => ({ id: 4, status: 'spam', reasons: ['proof-replayed'] }) };
+    const onStored = vi.fn();
+    await expect(handleContact(post(valid), { submissions: store, logger: silentLogger, onStored }, { ip: '203.0.113.7', person: true })).resolves.toEqual({
+      kind: 'accepted',
+    });
+    expect(onStored).not.toHaveBeenCalled();
   });
 
   test('a form it cannot read is refused before any field is looked at', async () => {
@@ -146,6 +184,55 @@ describe('the road every form takes', () => {
       await handleSubmission(contactForm, post(valid), { submissions: store, logger: silentLogger, spam: { service: spamService() } });
       expect(saved).toEqual([expect.objectContaining({ ip: '', userAgent: undefined })]);
       expect(new URLSearchParams(akismet.requests[0]!.body).get('user_ip')).toBe('');
+    });
+
+    test('the contact handler without a request context gives Akismet an empty address too', async () => {
+      const { store, saved } = memoryStore();
+      await handleContact(post(valid), { submissions: store, logger: silentLogger, spam: { service: spamService() } });
+      expect(saved).toEqual([expect.objectContaining({ ip: '', userAgent: undefined })]);
+      expect(new URLSearchParams(akismet.requests[0]!.body).get('user_ip')).toBe('');
+    });
+
+    test('Akismet is given the page the post came from', async () => {
+      const { store } = memoryStore();
+      const request = new Request('http://site.test/api/contact', {
+        method: 'POST',
+        body: form(valid),
+        headers: { referer: 'https://www.example.com/contact/' },
+      });
+      await handleContact(request, { submissions: store, logger: silentLogger, spam: { service: spamService() } }, { ip: '203.0.113.7' });
+      expect(new URLSearchParams(akismet.requests[0]!.body).get('referrer')).toBe('https://www.example.com/contact/');
+    });
+
+    test("a person's browser that ran no script is held and asked to confirm, with a token for its message", async () => {
+      const { store, saved } = holdingStore();
+      const lines: Array<Record<string, unknown>> = [];
+      const logger = createLogger({ level: 'debug', write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>) });
+      const service = spamService();
+      const onStored = vi.fn();
+      const request = new Request('http://site.test/api/contact', { method: 'POST', body: form(valid), headers: BROWSER });
+      const outcome = await handleContact(request, { submissions: store, logger, onStored, spam: { service } }, { ip: '203.0.113.7', person: true });
+      expect(outcome).toMatchObject({
+        kind: 'confirm',
+        values: { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello, I would like to know more.' },
+      });
+      await expect(service.confirmed((outcome as { token: string }).token)).resolves.toBe(1);
+      expect(saved).toEqual([expect.objectContaining({ held: ['proof-missing'] })]);
+      expect(lines.filter((line) => line.event === 'contact.held_for_confirmation').map(({ id, reasons }) => ({ id, reasons }))).toEqual([
+        { id: 1, reasons: ['proof-missing'] },
+      ]);
+      expect(onStored).not.toHaveBeenCalled();
+    });
+
+    test('the same post from a client that is not a person is accepted for delivery, not held', async () => {
+      const { store, saved } = holdingStore();
+      const onStored = vi.fn();
+      const request = new Request('http://site.test/api/contact', { method: 'POST', body: form(valid), headers: BROWSER });
+      await expect(
+        handleContact(request, { submissions: store, logger: silentLogger, onStored, spam: { service: spamService() } }, { ip: '203.0.113.7' }),
+      ).resolves.toEqual({ kind: 'accepted' });
+      expect(saved).toEqual([expect.objectContaining({ held: undefined })]);
+      expect(onStored).toHaveBeenCalledWith(1);
     });
 
     test("an owner's form without a message field: its columns stay empty, and Akismet reads every text the visitor typed", async () => {

@@ -1,8 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { composeOwnerMail } from '../../../src/lib/contact/message.ts';
+import { composeContactEmail, composeOwnerMail } from '../../../src/lib/contact/message.ts';
 import { createDeliveryWorker } from '../../../src/lib/contact/worker.ts';
 import { openStore, type Store } from '../../../src/lib/database/database.ts';
 import { type NewFile, newFileId, recordFiles } from '../../../src/lib/files/files.ts';
@@ -237,5 +238,44 @@ describe("the owner's mail when the storage fails", () => {
     expect(smtpServer.offered).toHaveLength(0);
     const message = (await store.outbox.find(1))!;
     expect([message.status, message.lastError]).toEqual(['pending', 'unexpected error: Error: the storage could not open a file (EACCES)']);
+  });
+});
+
+describe("the owner's mail's files, composed", () => {
+  test('a mail whose files are all too large carries no attachments at all', async () => {
+    const id = await messageWith([{ name: 'front.png', type: 'image/png', bytes: bytesOf(1, 10) }]);
+    const email = await composeOwnerMail((await store.outbox.find(id))!, smtp, SITE, { records: store.files, storage, maxBytes: 0 });
+    expect('attachments' in email).toBe(false);
+  });
+
+  test('a file the storage cannot open closes the files already opened for the mail', async () => {
+    const id = await messageWith([
+      { name: 'a.png', type: 'image/png', bytes: bytesOf(1, 10) },
+      { name: 'b.png', type: 'image/png', bytes: bytesOf(2, 10) },
+    ]);
+    const opened: Readable[] = [];
+    const failing = {
+      open: async (key: string) => {
+        if (opened.length > 0) throw Object.assign(new Error('down'), { code: 'EIO' });
+        const stream = await storage.open(key);
+        opened.push(stream);
+        return stream;
+      },
+    };
+    await expect(composeOwnerMail((await store.outbox.find(id))!, smtp, SITE, { records: store.files, storage: failing, maxBytes: 3000 })).rejects.toThrow(
+      'the storage could not open a file (EIO)',
+    );
+    expect(opened.map((stream) => stream.destroyed)).toEqual([true]);
+  });
+
+  test('a plan without gone files lists the others only, and an empty plan adds no files section', async () => {
+    const id = await messageWith([]);
+    const submission = (await store.outbox.find(id))!;
+    const listed = composeContactEmail(submission, smtp, SITE, { attached: [{ name: 'a.png', size: 10 }], linked: [{ name: 'b.pdf', size: 20 }] });
+    expect(listed.text).toContain(
+      'The drawings for the quote.\n\nFiles:\n- a.png (10 B), attached\n- b.pdf (20 B), too large for this mail: download it from the inbox\n\n-- \n',
+    );
+    const empty = composeContactEmail(submission, smtp, SITE, { attached: [], linked: [] });
+    expect(empty.text.startsWith('The drawings for the quote.\n\n-- \n')).toBe(true);
   });
 });

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import type { Mailer, SendResult } from '../../../src/lib/mail/mailer.ts';
 import type { ContactEmail } from '../../../src/lib/mail/email.ts';
@@ -244,6 +245,84 @@ describe('the delivery worker', () => {
       send: () => Promise.reject(new TypeError('boom')),
     }).deliverDue();
     await expect(outbox.find(id)).resolves.toMatchObject({ status: 'pending', attempts: 1, lastError: 'unexpected error: TypeError: boom' });
+  });
+});
+
+describe("the worker's own limits and leftovers", () => {
+  const entries = () => logs.map(({ time: _, ...rest }) => rest);
+
+  test('a worker with fewer attempts gives up after them, well within the 24 hours', async () => {
+    const id = await store();
+    const w = worker(scriptedMailer(transient, transient).mailer, { maxAttempts: 2 });
+    await w.deliverDue();
+    await expect(outbox.find(id)).resolves.toMatchObject({ status: 'pending', attempts: 1 });
+    now += 60 * SECOND;
+    await w.deliverDue();
+    await expect(outbox.find(id)).resolves.toMatchObject({
+      status: 'failed',
+      attempts: 2,
+      lastError: 'gave up after 2 attempts; last: ESOCKET: connect ECONNREFUSED 127.0.0.1:25',
+    });
+  });
+
+  test('a message whose every attempt died with its process is failed at the next claim, and logged', async () => {
+    const id = await store();
+    // A send that never ended: claimed (attempt 1), its process gone, its lease run out.
+    await outbox.claim(new Date(now), new Date(now + 1_000));
+    now += 10 * 60 * SECOND;
+    const { mailer, sent } = scriptedMailer();
+    await worker(mailer, { maxAttempts: 1 }).deliverDue();
+    expect(sent).toEqual([]);
+    await expect(outbox.find(id)).resolves.toMatchObject({ status: 'failed' });
+    expect(entries()).toEqual([
+      {
+        level: 'error',
+        event: 'contact.delivery_failed',
+        id,
+        attempts: 1,
+        reason: 'gave up after 1 attempts that never ended (the server stopped during each send)',
+        next: 'fix the cause, then npm run inbox -- retry <id>',
+      },
+    ]);
+  });
+
+  test('an attachment a failed send never read is closed', async () => {
+    await store();
+    const content = Readable.from(['a file nobody read']);
+    const w = createDeliveryWorker({
+      outbox,
+      mailer: scriptedMailer(transient).mailer,
+      compose: (s) => ({
+        from: { name: 'Site', address: 'site@example.com' },
+        to: 'owner@example.com',
+        subject: s.name,
+        text: s.message,
+        messageId: `<contact-${s.id}>`,
+        date: new Date(s.createdAt),
+        envelope: { from: 'site@example.com', to: ['owner@example.com'] },
+        attachments: [{ filename: 'cv.txt', contentType: 'text/plain', content }],
+      }),
+      logger: createLogger({ level: 'silent' }),
+      clock: () => new Date(now),
+      random: () => 0,
+    });
+    await w.deliverDue();
+    expect(content.destroyed).toBe(true);
+  });
+
+  test.each([
+    ['deleted', (id: number) => outbox.remove(id, new Date(now)), 'deleted by the owner'],
+    ['marked as spam', (id: number) => db.spam.markSpam(id), 'held by the owner'],
+  ] as const)('a message the owner %s while it was being sent is logged as delivered, then so', async (_, act, afterwards) => {
+    const id = await store();
+    const mailer: Mailer = {
+      async send() {
+        await act(id);
+        return { ok: true };
+      },
+    };
+    await worker(mailer).deliverDue();
+    expect(entries()).toEqual([{ level: 'info', event: 'contact.delivered', id, attempts: 1, afterwards }]);
   });
 });
 
