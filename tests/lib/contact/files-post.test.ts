@@ -5,7 +5,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { formHandler, handleContact } from '../../../src/lib/contact/contact-handlers.ts';
 import type { SubmissionStore } from '../../../src/lib/contact/submission-store.ts';
 import { incomingFolder } from '../../../src/lib/files/storage.ts';
-import { createUploads } from '../../../src/lib/files/uploads.ts';
+import { createUploads, type UploadSettings } from '../../../src/lib/files/uploads.ts';
 import { defineForm } from '../../../src/lib/forms/definition.ts';
 import { silentLogger } from '../../../src/lib/log.ts';
 
@@ -14,13 +14,13 @@ afterAll(() => {
   for (const made of folders) rmSync(made, { recursive: true, force: true });
 });
 
-const SETTINGS = { maxTotalBytes: 1_000, diskMinFreeBytes: 0, s3: undefined, clamd: undefined };
+const SETTINGS: UploadSettings = { maxTotalBytes: 1_000, diskMinFreeBytes: 0, s3: undefined, clamd: undefined };
 
 /** A form with a file field, its uploads on a temp folder, and a store that keeps what it is given. */
-function parts(fileField: Record<string, unknown> = {}, settings: Partial<typeof SETTINGS> & { s3?: unknown } = {}) {
+function parts(fileField: Record<string, unknown> = {}, settings: Partial<UploadSettings> = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'contact-files-'));
   folders.push(dataDir);
-  const uploads = createUploads({ ...SETTINGS, ...settings } as typeof SETTINGS, { dataDir, logger: silentLogger });
+  const uploads = createUploads({ ...SETTINGS, ...settings }, { dataDir, logger: silentLogger });
   const form = defineForm({
     name: 'application',
     title: 'Apply',
