@@ -1,8 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { createServices, type Services } from '../../../src/lib/app/services.ts';
+import { describe, expect, test } from 'vitest';
+import { createServices } from '../../../src/lib/app/services.ts';
 import { requireConfig } from '../../../src/lib/config/config.ts';
 import { failure, type Outcome } from '../../../src/lib/http/outcome.ts';
 import { createLogger } from '../../../src/lib/log.ts';
@@ -11,29 +8,15 @@ import type { FormPages, FormView } from '../../../src/lib/pipeline/form-view.ts
 import { type Reply, runPipeline } from '../../../src/lib/pipeline/pipeline.ts';
 import { findTarget, type Route, type RouteHandler } from '../../../src/lib/pipeline/routes.ts';
 
+import { NAVIGATION, usePipelineServices, VALID_CONTACT } from '../../support/pipeline-services.ts';
+
 /**
  * The pipeline's road around a handler, in process: `_next` and the link back (decision 0167),
  * the draft's address, the context a handler is given and the timing of the log line; the real
  * services over SQLite in a temporary folder, two accepted posts per client and route.
  */
-let services: Services;
-let logs: Array<Record<string, unknown>>;
-let dataDir: string;
-
-beforeEach(() => {
-  logs = [];
-  dataDir = mkdtempSync(join(tmpdir(), 'onward-'));
-  const config = requireConfig({ DATA_DIR: dataDir, RATE_LIMIT_MAX: '2', ALLOWED_ORIGINS: 'https://partner.example' });
-  services = createServices(config, createLogger({ level: 'debug', write: (line) => logs.push(JSON.parse(line) as Record<string, unknown>) }));
-});
-
-afterEach(async () => {
-  await services.close();
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
-const VALID = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello, I would like to know more.', honeypot: '' };
-const NAVIGATION = { 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' };
+const site = usePipelineServices('onward-');
+const VALID = VALID_CONTACT;
 const PAGES: FormPages = { form: 'quote', thanks: '/thank-you/quote/', fields: ['name'], page: '/quote' };
 
 function request(method: string, path: string, options: { fields?: Record<string, string>; headers?: Record<string, string> } = {}): Request {
@@ -44,14 +27,14 @@ function request(method: string, path: string, options: { fields?: Record<string
 function run(req: Request): Promise<Reply> {
   const target = findTarget(new URL(req.url).pathname);
   if (target.kind === 'elsewhere') throw new Error('not a pipeline path');
-  return runPipeline({ request: req, target, socketAddress: '192.0.2.1', services });
+  return runPipeline({ request: req, target, socketAddress: '192.0.2.1', services: site.services });
 }
 
 function runRoute(route: Route, req: Request): Promise<Reply> {
-  return runPipeline({ request: req, target: { kind: 'route', route }, socketAddress: '192.0.2.9', services });
+  return runPipeline({ request: req, target: { kind: 'route', route }, socketAddress: '192.0.2.9', services: site.services });
 }
 
-const events = (event: string) => logs.filter((line) => line.event === event);
+const events = (event: string) => site.logs.filter((line) => line.event === event);
 
 /** A refused post of the contact form by a person, followed to its draft as the browser does. */
 async function refusedPage(headers: Record<string, string>, fields: Record<string, string> = {}): Promise<Reply> {
@@ -80,7 +63,7 @@ describe('_next: where a person’s success goes, and the link back of a refusal
     const confirmed = await run(request('POST', '/api/contact/confirm', { fields: { token, _next: 'https://evil.example/x' }, headers: NAVIGATION }));
     expect(confirmed).toMatchObject({ status: 303, headers: { location: '/thank-you/contact/' } });
     expect(events('form.next_ignored')).toEqual([expect.objectContaining({ level: 'warn', route: '/api/contact/confirm' })]);
-    expect(JSON.stringify(logs)).not.toContain('evil.example');
+    expect(JSON.stringify(site.logs)).not.toContain('evil.example');
   });
 
   test('a post without _next warns of nothing', async () => {
@@ -189,7 +172,7 @@ describe('the log line of a form post', () => {
 describe('a GET of a form’s address (no draft) is no person’s page', () => {
   test('addressed to another site’s name: the JSON 421 of the spec, even from a browser’s navigation', async () => {
     const elsewhere = createServices(
-      requireConfig({ DATA_DIR: dataDir, PUBLIC_URL: 'https://forms.example' }),
+      requireConfig({ DATA_DIR: site.dataDir, PUBLIC_URL: 'https://forms.example' }),
       createLogger({ level: 'error', write: () => {} }),
     );
     try {

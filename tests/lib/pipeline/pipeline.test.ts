@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { requireConfig } from '../../../src/lib/config/config.ts';
 import type { FormView } from '../../../src/lib/pipeline/form-view.ts';
 import { CLIENT_LINE_LIMITS, createLogger, limitClientLines } from '../../../src/lib/log.ts';
@@ -10,33 +10,17 @@ import { failure, type Outcome } from '../../../src/lib/http/outcome.ts';
 import { type Reply, runPipeline } from '../../../src/lib/pipeline/pipeline.ts';
 import { findTarget, type Route } from '../../../src/lib/pipeline/routes.ts';
 import { createFormDrafts, DRAFT_LIMITS } from '../../../src/lib/sql/drafts.ts';
-import { createServices, type Services } from '../../../src/lib/app/services.ts';
+import { createServices } from '../../../src/lib/app/services.ts';
 import { openStore } from '../../../src/lib/database/database.ts';
+import { NAVIGATION, usePipelineServices, VALID_CONTACT } from '../../support/pipeline-services.ts';
 import { TEST_DATABASE } from '../../support/stores.ts';
 
 /**
  * The pipeline in process, no server: the real handlers, guard and renderers over a real
  * SQLite store in a temporary folder, with two accepted posts per client and route.
  */
-let services: Services;
-let logs: Array<Record<string, unknown>>;
-let dataDir: string;
-
-beforeEach(() => {
-  logs = [];
-  dataDir = mkdtempSync(join(tmpdir(), 'pipeline-'));
-  const config = requireConfig({ DATA_DIR: dataDir, RATE_LIMIT_MAX: '2', ALLOWED_ORIGINS: 'https://partner.example' });
-  services = createServices(config, createLogger({ level: 'debug', write: (line) => logs.push(JSON.parse(line) as Record<string, unknown>) }));
-});
-
-// Each test's services and folder go with it: hundreds of runs left as many databases behind.
-afterEach(async () => {
-  await services.close();
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
-const VALID = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello, I would like to know more.', honeypot: '' };
-const NAVIGATION = { 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' };
+const site = usePipelineServices('pipeline-');
+const VALID = VALID_CONTACT;
 
 function request(method: string, path: string, options: { fields?: Record<string, string>; headers?: Record<string, string> } = {}): Request {
   const body = options.fields ? new URLSearchParams(options.fields) : undefined;
@@ -47,15 +31,15 @@ function request(method: string, path: string, options: { fields?: Record<string
 function run(req: Request, socketAddress = '192.0.2.1'): Promise<Reply> {
   const target = findTarget(new URL(req.url).pathname);
   if (target.kind === 'elsewhere') throw new Error('not a pipeline path');
-  return runPipeline({ request: req, target, socketAddress, services });
+  return runPipeline({ request: req, target, socketAddress, services: site.services });
 }
 
 /** Runs a request through a route of the test's own, to see the guard around any outcome. */
 function runRoute(route: Route, req: Request): Promise<Reply> {
-  return runPipeline({ request: req, target: { kind: 'route', route }, socketAddress: '192.0.2.9', services });
+  return runPipeline({ request: req, target: { kind: 'route', route }, socketAddress: '192.0.2.9', services: site.services });
 }
 
-const events = (event: string) => logs.filter((line) => line.event === event);
+const events = (event: string) => site.logs.filter((line) => line.event === event);
 
 /**
  * Follows a refused post's `303 See Other` to its draft (decision 0133) as the browser does, with
@@ -110,13 +94,16 @@ describe('a form post from a script', () => {
 
   test('accepted with nothing to hear of it (no webhook, alert or automatic reply): no event is kept; with a webhook, its news is', async () => {
     await expect(run(request('POST', '/api/contact', { fields: VALID }))).resolves.toMatchObject({ status: 200 });
-    await expect(services.store.sql.all('SELECT type FROM events')).resolves.toEqual([]);
-    await services.close();
+    await expect(site.services.store.sql.all('SELECT type FROM events')).resolves.toEqual([]);
+    await site.services.close();
     const withWebhook = { WEBHOOK_URL: 'https://hooks.example/forms', WEBHOOK_SECRET: 'whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD' };
-    services = createServices(requireConfig({ DATA_DIR: dataDir, RATE_LIMIT_MAX: '0', ...withWebhook }), createLogger({ level: 'error', write: () => {} }));
+    site.services = createServices(
+      requireConfig({ DATA_DIR: site.dataDir, RATE_LIMIT_MAX: '0', ...withWebhook }),
+      createLogger({ level: 'error', write: () => {} }),
+    );
     await expect(run(request('POST', '/api/contact', { fields: VALID }))).resolves.toMatchObject({ status: 200 });
     // The spam filter is on by default and this post carries no proof of work: held, and told as held.
-    await expect(services.store.sql.all('SELECT type FROM events')).resolves.toEqual([{ type: 'contact.held' }]);
+    await expect(site.services.store.sql.all('SELECT type FROM events')).resolves.toEqual([{ type: 'contact.held' }]);
   });
 
   test('from an allowed website: the CORS header echoes it', async () => {
@@ -147,7 +134,7 @@ describe('a form post from a script', () => {
       403,
       '{"success":false,"error":"Forms on this site cannot be posted from another website"}',
     ]);
-    const db = new DatabaseSync(join(dataDir, 'forms.db'), { readOnly: true });
+    const db = new DatabaseSync(join(site.dataDir, 'forms.db'), { readOnly: true });
     expect(db.prepare('SELECT count(*) AS n FROM submissions').get()).toEqual({ n: 0 });
     db.close();
   });
@@ -247,7 +234,7 @@ describe('the log line names each outcome in a word', () => {
     expect(events('form.request').map((line) => line.outcome)).toEqual([word]);
   });
 
-  test('a route without a limit logs no form line', async () => {
+  test('a route without a limit site.logs no form line', async () => {
     await run(request('GET', '/api/health'));
     expect(events('form.request')).toEqual([]);
   });
@@ -266,7 +253,11 @@ describe('a person whose browser posts the form itself', () => {
       body: null,
     });
     expect(events('form.request')[0]).toMatchObject({ status: 200 });
-    await expect(services.submissions.confirmBySender(Number(token!.split('.')[0]))).resolves.toMatchObject({ found: true, changed: false, from: 'pending' });
+    await expect(site.services.submissions.confirmBySender(Number(token!.split('.')[0]))).resolves.toMatchObject({
+      found: true,
+      changed: false,
+      from: 'pending',
+    });
   });
 
   test('a post held for confirmation keeps its count (two a client here), and the confirmation has a budget of its own', async () => {
@@ -354,7 +345,7 @@ async function withDraftsGone(body: () => Promise<void>): Promise<void> {
   try {
     await gone.ready;
     await gone.close();
-    services.drafts = createFormDrafts(gone.sql);
+    site.services.drafts = createFormDrafts(gone.sql);
     await body();
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -392,13 +383,13 @@ describe('the draft a refused post is redirected to (decision 0133)', () => {
     const route: Route = {
       path: '/api/forms/quote',
       kind: 'form',
-      pages: { form: 'quote', thanks: '/thank-you/quote/', fields: ['name'], page: '/services/quote' },
+      pages: { form: 'quote', thanks: '/thank-you/quote/', fields: ['name'], page: '/site.services/quote' },
       methods: { POST: () => failure(500, 'x') },
     };
     await expect(runRoute(route, request('GET', `/api/forms/quote?draft=${'B'.repeat(32)}`, { headers: NAVIGATION }))).resolves.toEqual({
       kind: 'answer',
       status: 303,
-      headers: { location: '/services/quote', 'cache-control': 'no-store' },
+      headers: { location: '/site.services/quote', 'cache-control': 'no-store' },
       body: null,
     });
   });
@@ -427,16 +418,16 @@ describe('the draft a refused post is redirected to (decision 0133)', () => {
   });
 
   test('when no draft can be kept, the page is shown at the address that was posted to, as before', async () => {
-    services.drafts = createFormDrafts(services.store.sql, { ...DRAFT_LIMITS, liveDrafts: 0 });
+    site.services.drafts = createFormDrafts(site.services.store.sql, { ...DRAFT_LIMITS, liveDrafts: 0 });
     await expect(refuse()).resolves.toMatchObject({ form: 'contact', status: 400, values: { name: 'A' } });
     expect(events('form.draft_not_kept')).toEqual([expect.objectContaining({ level: 'warn', route: '/api/contact', reason: 'the drafts are full' })]);
   });
 
   test('a client refused again and again while the drafts are full writes one warning, its repeats summed up (LOG_CLIENT_LINES)', async () => {
-    services.drafts = createFormDrafts(services.store.sql, { ...DRAFT_LIMITS, liveDrafts: 0 });
+    site.services.drafts = createFormDrafts(site.services.store.sql, { ...DRAFT_LIMITS, liveDrafts: 0 });
     let clock = 1_000_000;
-    const limited = limitClientLines(services.logger, { ...CLIENT_LINE_LIMITS, clock: () => clock });
-    services.logger = limited;
+    const limited = limitClientLines(site.services.logger, { ...CLIENT_LINE_LIMITS, clock: () => clock });
+    site.services.logger = limited;
     for (let post = 0; post < 5; post++) await expect(refuse()).resolves.toMatchObject({ form: 'contact', status: 400 });
     clock += 60_000;
     limited.flush();
@@ -479,7 +470,7 @@ describe('the draft a refused post is redirected to (decision 0133)', () => {
   test('the draft’s id is in no log line', async () => {
     const location = (await refuse()).headers.location!;
     await followDraft({ kind: 'answer', status: 303, headers: { location, 'cache-control': 'no-store' }, body: null }, '/api/contact');
-    expect(JSON.stringify(logs)).not.toContain(location.split('=')[1]!);
+    expect(JSON.stringify(site.logs)).not.toContain(location.split('=')[1]!);
   });
 });
 
