@@ -1,3 +1,5 @@
+import type { SpamConfig } from '../../src/lib/config/config.ts';
+import { DEFAULT_WEIGHING } from '../../src/lib/spam/weights.ts';
 import type { FakeReply } from './fake-http.ts';
 
 /** Cloudflare's documented test secret keys (developers.cloudflare.com/turnstile/troubleshooting/testing). */
@@ -69,3 +71,15 @@ export function replyAkismet(): FakeReply {
     }
   };
 }
+
+/** The spam filter on as the shipped defaults set it, with neither Turnstile nor Akismet. */
+export const SPAM_ON: SpamConfig['spam'] = {
+  enabled: true,
+  maxLinks: 2,
+  retentionDays: 30,
+  turnstile: undefined,
+  akismet: undefined,
+  newsletterRequiresProof: false,
+  weighing: DEFAULT_WEIGHING,
+  digestTime: undefined,
+};

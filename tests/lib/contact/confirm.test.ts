@@ -10,21 +10,14 @@ import { createLogger } from '../../../src/lib/log.ts';
 import type { Change } from '../../../src/lib/submissions/machine.ts';
 import { createSpamService } from '../../../src/lib/spam/service.ts';
 import { createMemoryUsedChallenges } from '../../../src/lib/spam/used-challenges.ts';
-import { DEFAULT_WEIGHING } from '../../../src/lib/spam/weights.ts';
+import { SPAM_ON } from '../../support/fake-spam-services.ts';
 
-const service = createSpamService(
-  {
-    enabled: true,
-    maxLinks: 2,
-    retentionDays: 30,
-    turnstile: undefined,
-    akismet: undefined,
-    newsletterRequiresProof: false,
-    weighing: DEFAULT_WEIGHING,
-    digestTime: undefined,
-  },
-  { secret: 's3cret', used: createMemoryUsedChallenges(), logger: createLogger({ level: 'error', write: () => {} }), blog: 'https://www.example.com' },
-);
+const service = createSpamService(SPAM_ON, {
+  secret: 's3cret',
+  used: createMemoryUsedChallenges(),
+  logger: createLogger({ level: 'error', write: () => {} }),
+  blog: 'https://www.example.com',
+});
 
 function press(fields: Record<string, string>): Request {
   const body = new FormData();

@@ -13,20 +13,10 @@ import { issueChallenge } from '../../../src/lib/spam/proof.ts';
 import { createSpamService, NEWSLETTER_PROOF_ERROR } from '../../../src/lib/spam/service.ts';
 import { openStore, type Store } from '../../../src/lib/database/database.ts';
 import { type FakeHttpServer, startFakeHttpServer } from '../../support/fake-http.ts';
-import { AKISMET_TEST_KEY, replyAkismet, replyTurnstile, TURNSTILE_DUMMY_TOKEN, TURNSTILE_TEST_SECRETS } from '../../support/fake-spam-services.ts';
+import { AKISMET_TEST_KEY, replyAkismet, replyTurnstile, SPAM_ON, TURNSTILE_DUMMY_TOKEN, TURNSTILE_TEST_SECRETS } from '../../support/fake-spam-services.ts';
 import { TEST_DATABASE } from '../../support/stores.ts';
-import { DEFAULT_WEIGHING } from '../../../src/lib/spam/weights.ts';
 
-const ON: SpamConfig['spam'] = {
-  enabled: true,
-  maxLinks: 2,
-  retentionDays: 30,
-  turnstile: undefined,
-  akismet: undefined,
-  newsletterRequiresProof: false,
-  weighing: DEFAULT_WEIGHING,
-  digestTime: undefined,
-};
+const ON = SPAM_ON;
 const SECRET = 'handler-test-secret';
 const person = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello, I would like to know more.', honeypot: '' };
 

@@ -4,19 +4,10 @@ import { describe, expect, test } from 'vitest';
 import type { SpamConfig } from '../../../src/lib/config/config.ts';
 import { silentLogger } from '../../../src/lib/log.ts';
 import { createSpamService, NEWSLETTER_PROOF_ERROR } from '../../../src/lib/spam/service.ts';
-import { DEFAULT_WEIGHING } from '../../../src/lib/spam/weights.ts';
 import { createMemoryUsedChallenges } from '../../../src/lib/spam/used-challenges.ts';
+import { SPAM_ON } from '../../support/fake-spam-services.ts';
 
-const DEFAULTS: SpamConfig['spam'] = {
-  enabled: true,
-  maxLinks: 2,
-  retentionDays: 30,
-  turnstile: undefined,
-  akismet: undefined,
-  newsletterRequiresProof: false,
-  weighing: DEFAULT_WEIGHING,
-  digestTime: undefined,
-};
+const DEFAULTS = SPAM_ON;
 const TURNSTILE = { siteKey: '1x00000000000000000000AA', secretKey: '1x0000000000000000000000000000000AA', baseUrl: 'http://127.0.0.1:9' };
 
 const service = (config: Partial<SpamConfig['spam']> = {}) =>
