@@ -57,19 +57,22 @@ async function store(): Promise<number> {
   return id;
 }
 
+/** The mail the site's owner would get for a submission, without the site's configuration. */
+const composeMail: DeliveryWorkerOptions['compose'] = (s) => ({
+  from: { name: 'Site', address: 'site@example.com' },
+  to: 'owner@example.com',
+  subject: s.name,
+  text: s.message,
+  messageId: `<contact-${s.id}>`,
+  date: new Date(s.createdAt),
+  envelope: { from: 'site@example.com', to: ['owner@example.com'] },
+});
+
 function worker(mailer: Mailer, options: Partial<DeliveryWorkerOptions> = {}) {
   return createDeliveryWorker({
     outbox,
     mailer,
-    compose: (s) => ({
-      from: { name: 'Site', address: 'site@example.com' },
-      to: 'owner@example.com',
-      subject: s.name,
-      text: s.message,
-      messageId: `<contact-${s.id}>`,
-      date: new Date(s.createdAt),
-      envelope: { from: 'site@example.com', to: ['owner@example.com'] },
-    }),
+    compose: composeMail,
     logger: createLogger({ level: 'debug', write: (line) => logs.push(JSON.parse(line) as Record<string, unknown>) }),
     clock: () => new Date(now),
     random: () => 0,
@@ -289,24 +292,12 @@ describe("the worker's own limits and leftovers", () => {
   test('an attachment a failed send never read is closed', async () => {
     await store();
     const content = Readable.from(['a file nobody read']);
-    const w = createDeliveryWorker({
-      outbox,
-      mailer: scriptedMailer(transient).mailer,
-      compose: (s) => ({
-        from: { name: 'Site', address: 'site@example.com' },
-        to: 'owner@example.com',
-        subject: s.name,
-        text: s.message,
-        messageId: `<contact-${s.id}>`,
-        date: new Date(s.createdAt),
-        envelope: { from: 'site@example.com', to: ['owner@example.com'] },
+    await worker(scriptedMailer(transient).mailer, {
+      compose: async (s) => ({
+        ...(await composeMail(s)),
         attachments: [{ filename: 'cv.txt', contentType: 'text/plain', content }],
       }),
-      logger: createLogger({ level: 'silent' }),
-      clock: () => new Date(now),
-      random: () => 0,
-    });
-    await w.deliverDue();
+    }).deliverDue();
     expect(content.destroyed).toBe(true);
   });
 
