@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { describe, expect, test } from 'vitest';
-import { errorText, showFieldErrors } from '../../src/scripts/form-ui.ts';
+import { enhanceForm, errorText, formWords, showFieldErrors } from '../../src/scripts/form-ui.ts';
 
 // The form's own words for a failure, as its markup's data-failed gives them.
 const FAILED = 'Something went wrong. Please try again.';
@@ -28,5 +28,25 @@ describe('the messages shown at their fields', () => {
     showFieldErrors(form, { email: ['Please enter a valid email address'] }, document.querySelector<HTMLElement>('#form-error')!, FAILED);
     expect(['#c-error', '#t-error', '#e-error'].map((id) => document.querySelector(id)!.textContent)).toEqual(['', '', 'Please enter a valid email address']);
     expect([...form.querySelectorAll('[aria-invalid]')].map((field) => field.getAttribute('name'))).toEqual(['email']);
+  });
+});
+
+describe('a form whose markup breaks the contract', () => {
+  const WORDS = 'data-busy="Sending..." data-thanks="Thanks." data-failed="Something went wrong."';
+
+  test('a missing word is named with the form', () => {
+    document.body.innerHTML = '<form id="quote" data-busy="Sending..." data-thanks="Thanks."><button type="submit">Ask</button></form>';
+    expect(() => formWords(document.querySelector('form')!)).toThrow(new Error('The form #quote has no data-failed'));
+  });
+
+  test('without a submit button its idle label is empty', () => {
+    document.body.innerHTML = `<form id="quote" ${WORDS}></form>`;
+    expect(formWords(document.querySelector('form')!)).toEqual({ idle: '', busy: 'Sending...', thanks: 'Thanks.', failed: 'Something went wrong.' });
+  });
+
+  test('a missing region is named with the form', () => {
+    document.body.innerHTML = `<form id="quote" ${WORDS}><button type="submit">Ask</button><p role="alert"></p></form>`;
+    const form = document.querySelector('form')!;
+    expect(() => enhanceForm(form, formWords(form), async () => {})).toThrow(new Error('The form #quote has no [role="status"]'));
   });
 });

@@ -74,6 +74,17 @@ describe('which forms it takes', () => {
     expect(enhanceForeignForms(document, SERVER, WORDS, server({}).fetchImpl)).toBe(0);
     expect(forms()[0]!.querySelectorAll('[role="alert"]')).toHaveLength(1);
   });
+
+  test('a form without an action posts to its page, and is taken when the page is at one of the routes', () => {
+    // Without an action the browser posts to the page's own address; here that is a route of the server.
+    history.pushState(null, '', '/api/contact');
+    try {
+      document.body.innerHTML = '<form method="post"><input name="name"><button>Send</button></form>';
+      expect(enhanceForeignForms(document, 'http://localhost:3000', WORDS, server({}).fetchImpl)).toBe(1);
+    } finally {
+      history.pushState(null, '', '/');
+    }
+  });
 });
 
 describe('what a form of the owner’s gets', () => {

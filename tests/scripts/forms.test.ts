@@ -28,4 +28,26 @@ describe('the page script', () => {
     ]);
     vi.unstubAllGlobals();
   });
+
+  test("enhances an owner's form, and leaves one with a file field to the upload script", async () => {
+    const owner = (id: string, extra: string) => `
+      <form id="${id}" method="post" action="/api/forms/${id}" data-form="${id}" data-busy="Sending..." data-thanks="Thanks, ${id}." data-failed="Something went wrong.">
+        <p id="${id}-name-error" data-error-for="name"></p><input name="name" value="Ada">${extra}
+        <button type="submit">Send</button><p role="alert"></p><p role="status"></p>
+      </form>`;
+    document.body.innerHTML = owner('quote', '') + owner('apply', '<input name="cv" type="file">');
+    const fetchImpl = answering({ success: true });
+    vi.stubGlobal('fetch', fetchImpl);
+
+    vi.resetModules();
+    await import('../../src/scripts/forms.ts');
+    const quote = submit(document.querySelector<HTMLFormElement>('#quote')!);
+    const apply = submit(document.querySelector<HTMLFormElement>('#apply')!);
+
+    expect(quote.defaultPrevented).toBe(true);
+    expect(apply.defaultPrevented).toBe(false);
+    await vi.waitFor(() => expect(document.getElementById('quote')!.textContent).toContain('Thanks, quote.'), { interval: 1 });
+    expect(fetchImpl.mock.calls.map(([url]) => String(url))).toEqual(['http://localhost:3000/api/challenge', 'http://localhost:3000/api/forms/quote']);
+    vi.unstubAllGlobals();
+  });
 });

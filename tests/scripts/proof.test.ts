@@ -67,6 +67,12 @@ describe('solving a challenge in the browser', () => {
     expect(solution.derivedKey).toHaveLength(16);
     expect(solution.derivedKey.startsWith(prefix)).toBe(true);
   });
+
+  test('an empty salt and nonce leave the counter alone to hash', async () => {
+    // SHA-256 of the four bytes 00 00 00 00 (counter 0), as `printf '\0\0\0\0' | sha256sum` gives it.
+    const payload = await solveChallenge({ parameters: { algorithm: 'SHA-256', nonce: '', salt: '', cost: 1, keyPrefix: '', keyLength: 4 } });
+    expect(JSON.parse(atob(payload!)).solution).toEqual({ counter: 0, derivedKey: 'df3f6198' });
+  });
 });
 
 describe('the proof on a form', () => {

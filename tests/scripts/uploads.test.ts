@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
-import { describe, expect, test, vi } from 'vitest';
-import { enhanceUploadForm, type UploadRequest } from '../../src/scripts/uploads.ts';
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { enhanceUploadForm, formatSize, type UploadRequest } from '../../src/scripts/uploads.ts';
+import { type FakeHttpServer, replyJson, startFakeHttpServer } from '../support/fake-http.ts';
 
 // An owner's form with a file field, as Form.astro and DefinedField.astro render it
 // (tests/scripts/form-markup.test.ts checks the real one): the limits and the words in the markup.
@@ -57,9 +58,9 @@ class FakeRequest implements UploadRequest {
   }
 }
 
-function render() {
+function render(markup = APPLY_MARKUP) {
   FakeRequest.made = [];
-  document.body.innerHTML = APPLY_MARKUP;
+  document.body.innerHTML = markup;
   const form = document.querySelector('form')!;
   enhanceUploadForm(form, { makeRequest: () => new FakeRequest() });
   const input = document.getElementById('apply-cv') as HTMLInputElement;
@@ -164,5 +165,101 @@ describe('a form with a file field, with JavaScript', () => {
     await vi.waitFor(() => expect(FakeRequest.made).toHaveLength(1));
     (FakeRequest.made[0] as unknown as { listeners: EventTarget }).listeners.dispatchEvent(new Event('error'));
     await vi.waitFor(() => expect(page.formError.textContent).toBe('Something went wrong. Please try again.'));
+  });
+});
+
+/** The form without its optional words: no data-uploading, data-progress-label, data-chosen, data-too-large. */
+const BARE_MARKUP = APPLY_MARKUP.replace(/ data-(uploading|progress-label|chosen|too-large)="[^"]*"/g, '');
+
+describe('answers and markup beyond the common case', () => {
+  test('field errors in the answer are shown at their fields', async () => {
+    const page = render();
+    page.choose(pdf('cv.pdf', 900));
+    submit(page.form);
+    await vi.waitFor(() => expect(FakeRequest.made).toHaveLength(1));
+    FakeRequest.made[0]!.answer(400, { success: false, errors: { cv: ['Only PDF files are taken.'] } });
+    await vi.waitFor(() => expect(page.fieldError.textContent).toBe('Only PDF files are taken.'));
+    expect(page.input.getAttribute('aria-invalid')).toBe('true');
+    expect(page.formError.textContent).toBe('');
+  });
+
+  test('`errors` that are not an object leave the answer’s `error` in the alert', async () => {
+    const page = render();
+    page.choose(pdf('cv.pdf', 900));
+    submit(page.form);
+    await vi.waitFor(() => expect(FakeRequest.made).toHaveLength(1));
+    FakeRequest.made[0]!.answer(400, { success: false, errors: 'cv', error: 'Please check the form.' });
+    await vi.waitFor(() => expect(page.formError.textContent).toBe('Please check the form.'));
+    expect(page.fieldError.textContent).toBe('');
+  });
+
+  test("an answer that is not JSON shows the form's words and gives the button back", async () => {
+    const page = render();
+    page.choose(pdf('cv.pdf', 900));
+    submit(page.form);
+    await vi.waitFor(() => expect(FakeRequest.made).toHaveLength(1));
+    const request = FakeRequest.made[0]!;
+    request.status = 502;
+    request.responseText = '<h1>502 Bad Gateway</h1>';
+    (request as unknown as { listeners: EventTarget }).listeners.dispatchEvent(new Event('load'));
+    await vi.waitFor(() => expect(page.formError.textContent).toBe('Something went wrong. Please try again.'));
+    expect(page.button.disabled).toBe(false);
+    expect(page.button.textContent).toBe('Apply');
+  });
+
+  test('markup without its optional words: an unlabelled bar and list, the percent alone, and a too large file left to the server', async () => {
+    const page = render(BARE_MARKUP);
+    page.choose(pdf('huge.pdf', 1001));
+    const list = page.input.parentElement!.querySelector('ul')!;
+    expect(list.getAttribute('aria-label')).toBe('');
+    // With no words to say it in, the field's size is not enforced here: the server refuses it in the site's language.
+    expect(page.fieldError.textContent).toBe('');
+    expect(page.input.hasAttribute('aria-invalid')).toBe(false);
+    submit(page.form);
+    await vi.waitFor(() => expect(FakeRequest.made).toHaveLength(1));
+    const bar = page.form.querySelector('progress')!;
+    expect(bar.getAttribute('aria-label')).toBe('');
+    FakeRequest.made[0]!.progress(500, 1000);
+    expect(page.status.textContent).toBe('50 %');
+  });
+
+  test('a field that is no longer a file field lists no files', () => {
+    const page = render();
+    page.choose(pdf('cv.pdf', 900));
+    // A page's own script may turn the field into another kind; a browser then answers null for
+    // its files (HTML's spec), which happy-dom does not model, so the test says it for it.
+    page.input.type = 'text';
+    Object.defineProperty(page.input, 'files', { value: null });
+    page.input.dispatchEvent(new Event('change', { bubbles: true }));
+    expect(page.input.parentElement!.querySelectorAll('li')).toHaveLength(0);
+    expect(page.fieldError.textContent).toBe('');
+  });
+
+  test('sizes read as people say them: bytes, kB and MB in steps of 1000', () => {
+    expect(formatSize(999, 'en')).toBe('999 B');
+    expect(formatSize(1500, 'en')).toBe('1.5 kB');
+    expect(formatSize(2_500_000, 'en')).toBe('2.5 MB');
+    expect(formatSize(2_500_000, 'de')).toBe('2,5 MB');
+  });
+});
+
+describe('with the browser’s own XMLHttpRequest', () => {
+  let server: FakeHttpServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  test('the form posts to its endpoint on a real server and shows the thanks', async () => {
+    server = await startFakeHttpServer(replyJson(200, { success: true }, { 'access-control-allow-origin': '*' }));
+    document.body.innerHTML = APPLY_MARKUP;
+    const form = document.querySelector('form')!;
+    enhanceUploadForm(form, { endpoint: `${server.url}/api/forms/apply` });
+    submit(form);
+    await vi.waitFor(() => expect(document.getElementById('apply-status')!.textContent).toBe('Thank you for applying.'), { timeout: 5_000 });
+    // happy-dom asks first (OPTIONS) as a browser would for another origin; the post is the one that counts.
+    const posts = server.requests.filter(({ method }) => method === 'POST');
+    expect(posts.map(({ url }) => url)).toEqual(['/api/forms/apply']);
+    expect(posts[0]!.body).toContain('name="name"\r\n\r\nAda');
   });
 });
