@@ -1,5 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { openStore } from '../../../src/lib/database/database.ts';
 import { createFileLinks } from '../../../src/lib/files/links.ts';
 import { createLogger } from '../../../src/lib/log.ts';
 import { createSubmissionMachine } from '../../../src/lib/submissions/machine.ts';
@@ -8,7 +9,7 @@ import type { Endpoint } from '../../../src/lib/webhooks/endpoints.ts';
 import { eventFiles } from '../../../src/lib/webhooks/files.ts';
 import { createWebhookWorker } from '../../../src/lib/webhooks/worker.ts';
 import { type FakeHttpServer, replyJson, startFakeHttpServer } from '../../support/fake-http.ts';
-import { testEngines } from '../../support/stores.ts';
+import { TEST_DATABASE, testEngines } from '../../support/stores.ts';
 
 /** A message's files in webhooks and chat alerts: per file its name, size, type and a signed link, never its bytes. */
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
@@ -96,5 +97,41 @@ describe.each(testEngines())('webhooks of a message with files on $name', (engin
     await worker.runPass();
     const { data } = JSON.parse(receiver.requests[0]!.body) as { data: Record<string, unknown> };
     expect(Object.keys(data).sort()).toEqual(['createdAt', 'email', 'id', 'message', 'name']);
+  });
+
+  test.skipIf(!engine.available)("a try whose message's files cannot be read sends nothing, and is recorded as one to retry", async () => {
+    const { store, url, dataDir } = await engine.open();
+    // A second handle on the same database, closed: reading the files fails as it does while the store is down.
+    const down = openStore({ ...TEST_DATABASE, url, dataDir }, createLogger({ level: 'silent' }));
+    await down.ready;
+    await down.close();
+    const links = createFileLinks(store.sql, { lifetimeSeconds: 3600 });
+    const deliveries = createDeliveries(store.sql);
+    const logs: Array<Record<string, unknown>> = [];
+    receiver.requests.length = 0;
+    const worker = createWebhookWorker({
+      deliveries,
+      endpoints: [{ name: 'hook', kind: 'standard', url: `${receiver.url}/hook`, secrets: [SECRET], events: ['contact.received'] }],
+      siteName: 'Werkbank',
+      allowPrivate: true,
+      logger: createLogger({ level: 'info', write: (line) => logs.push(JSON.parse(line) as Record<string, unknown>) }),
+      withFiles: (event) => eventFiles(event, { records: down.files, links, origin: ORIGIN }),
+    });
+    await createSubmissionMachine(store.sql).receive({
+      name: 'Ada Lovelace',
+      email: 'ada@example.org',
+      message: 'The drawings.',
+      held: undefined,
+      files: FILES,
+    });
+    await worker.runPass();
+    // Never a payload without the links: the try ends before anything is sent.
+    expect(receiver.requests).toHaveLength(0);
+    const [delivery] = await deliveries.list(1);
+    expect(delivery).toMatchObject({ status: 'pending', attempts: 1, lastStatus: null, lastError: "the message's files could not be read" });
+    expect((await deliveries.attempts(delivery!.id)).map((a) => [a.status, a.error])).toEqual([[null, "the message's files could not be read"]]);
+    expect(logs.filter((l) => l.event === 'webhook.delivery_retrying')).toEqual([
+      expect.objectContaining({ endpoint: 'hook', error: "the message's files could not be read" }),
+    ]);
   });
 });

@@ -204,6 +204,82 @@ describe.each(testEngines())('webhook deliveries on $name', (engine) => {
     },
   );
 
+  test.skipIf(!engine.available)(
+    "a message that comes while its endpoint's lane is sending goes out in that lane, which then ends",
+    async () => {
+      const { store } = await engine.open();
+      receiver.requests.length = 0;
+      // The first request is held until the second pass has looked for due deliveries.
+      let firstArrived!: () => void;
+      const arrived = new Promise<void>((resolve) => {
+        firstArrived = resolve;
+      });
+      let answerFirst!: () => void;
+      receiver.reply((_, res) => {
+        if (receiver.requests.length > 1) return void res.writeHead(204).end();
+        answerFirst = () => res.writeHead(204).end();
+        firstArrived();
+      });
+      // Once the first request is out, the lane asks the clock no more until it is answered:
+      // the second pass asks it twice, to fan out and to find the endpoints with deliveries due.
+      let asked = 0;
+      let passAsked!: () => void;
+      const secondPassAsked = new Promise<void>((resolve) => {
+        passAsked = resolve;
+      });
+      const deliveries = createDeliveries(store.sql);
+      const worker = createWebhookWorker({
+        deliveries,
+        endpoints: [{ name: 'webhook', kind: 'standard', url: `${receiver.url}/hook`, secrets: [SECRET], events: ['contact.received'] }],
+        siteName: 'Atelier Nord',
+        allowPrivate: true,
+        logger: createLogger({ level: 'silent' }),
+        now: () => {
+          if (++asked === 2) passAsked();
+          return new Date();
+        },
+      });
+      const machine = createSubmissionMachine(store.sql);
+      await machine.receive({ ...message, name: 'First' });
+      const firstPass = worker.runPass();
+      await arrived;
+      asked = 0;
+      await machine.receive({ ...message, name: 'Second' });
+      const secondPass = worker.runPass();
+      await secondPassAsked;
+      // A query of our own after the pass's last one: its answer comes after the pass's.
+      await deliveries.dueEndpoints(new Date());
+      answerFirst();
+      await Promise.all([firstPass, secondPass]);
+      expect(receiver.requests.map((r) => (JSON.parse(r.body) as { data: { name: string } }).data.name)).toEqual(['First', 'Second']);
+      expect((await deliveries.list(10)).map((d) => [d.status, d.attempts])).toEqual([
+        ['delivered', 1],
+        ['delivered', 1],
+      ]);
+    },
+    15_000,
+  );
+
+  test.skipIf(!engine.available)('a send that throws is logged as the worker failing, once, and ends its lane', async () => {
+    const { store } = await engine.open();
+    const logs: Array<Record<string, unknown>> = [];
+    const worker = createWebhookWorker({
+      deliveries: createDeliveries(store.sql),
+      endpoints: [{ name: 'auto-reply', kind: 'auto-reply', url: '', events: ['contact.received'] }],
+      siteName: 'Atelier Nord',
+      allowPrivate: true,
+      logger: createLogger({ level: 'info', write: (line) => logs.push(JSON.parse(line) as Record<string, unknown>) }),
+      autoReply: async () => {
+        throw new TypeError('the mail transport is closed');
+      },
+    });
+    await createSubmissionMachine(store.sql).receive(message);
+    await worker.runPass();
+    expect(logs.filter((l) => l.event === 'webhook.worker_failed')).toEqual([
+      expect.objectContaining({ level: 'warn', error: 'TypeError: the mail transport is closed', note: 'tried again in a few seconds' }),
+    ]);
+  });
+
   test.skipIf(!engine.available)('a redirect is not followed, and counts as a failed try', async () => {
     receiver.reply((request, res) => {
       if (request.url === '/elsewhere') return void res.writeHead(200).end();
