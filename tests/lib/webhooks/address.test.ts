@@ -71,6 +71,43 @@ describe('the addresses a webhook may not reach unless WEBHOOK_ALLOW_PRIVATE', (
   });
 });
 
+describe('IPv4 is read out of IPv6 only where the network delivers to it', () => {
+  // Each address ends in (or, for Teredo, inverts to) a private IPv4 address, but sits outside the
+  // mapped, NAT64, 6to4 and Teredo prefixes: reading the IPv4 out of it would refuse a public host.
+  test.each([
+    // Mapped needs all of the first 80 bits zero, then ffff.
+    ['2606:4700:4700:0:0:ffff:7f00:1', false],
+    ['::1:7f00:1', false],
+    // NAT64 needs 64:ff9b and zeros up to the last 32 bits.
+    ['2606:4700::7f00:1', false],
+    ['2606:ff9b::7f00:1', false],
+    ['64:ff9a::7f00:1', false],
+    ['64:ff9b:2::7f00:1', false],
+    // Teredo needs 2001:0000 (2001:0:…:80ff:fffe carries 127.0.0.1).
+    ['2606:0:4136:e378:8000:63bf:80ff:fffe', false],
+    ['2001:4860:4136:e378:8000:63bf:80ff:fffe', false],
+  ])('%s: private %s', (address, isPrivate) => {
+    expect(isPrivateAddress(address)).toBe(isPrivate);
+  });
+
+  // A zone after a dotted tail: the whole zone goes before the tail is read.
+  test.each([
+    ['64:ff9b::93.184.216.34%eth0', false],
+    ['64:ff9b::10.0.0.1%eth0', true],
+    ['2001:0:4136:e378:8000:63bf:127.0.0.1%en0', false],
+  ])('%s: private %s', (address, isPrivate) => {
+    expect(isPrivateAddress(address)).toBe(isPrivate);
+  });
+
+  // Only what Node takes for an IP address is parsed: text that merely starts like one is refused.
+  test.each([
+    ['2606:4700:4700::1111 ', true],
+    ['2606:4700:4700:0:0:0:0:1111x', true],
+  ])('%j: private %s', (address, isPrivate) => {
+    expect(isPrivateAddress(address)).toBe(isPrivate);
+  });
+});
+
 /** What `publicOnlyLookup` called back with. */
 function lookUp(hostname: string, options: object): Promise<{ error: NodeJS.ErrnoException | null; address: unknown; family: unknown; args: number }> {
   return new Promise((resolve) => {
