@@ -7,8 +7,7 @@
  * Hint: bundled by scripts/build-server.mjs into dist/client/forms.js as a classic script, so that
  * `document.currentScript` names this server; the words are the site's language's, put in at the build.
  */
-import { enhanceContactForm } from './contact-form.ts';
-import { enhanceDefinedForm } from './defined-form.ts';
+import { enhanceFieldsForm } from './form-ui.ts';
 import { enhanceNewsletterForm } from './newsletter-form.ts';
 import { challengeUrl, prepareProof } from './proof.ts';
 
@@ -22,7 +21,8 @@ export type SiteWords = {
   form: { busy: string; thanks: string };
 };
 
-type Kind = 'newsletter' | 'contact' | 'form';
+/** Which of this server's forms a form posts to: an owner's form by its name (forms.config.ts). */
+type Target = { kind: 'newsletter' } | { kind: 'contact' } | { kind: 'form'; name: string };
 
 /** Marks a form taken, so that a second copy of the script on the page does not take it twice. */
 const TAKEN = 'formsEnhanced';
@@ -37,15 +37,15 @@ export function enhanceForeignForms(document: Document, server: string, words: S
     const target = targetOf(form, server);
     if (!target || form.dataset[TAKEN]) continue;
     form.dataset[TAKEN] = 'true';
-    const { kind } = target;
     try {
       complete(form, target, words);
       // The action, resolved by the browser: the challenge and the post go to this server.
       const endpoint = form.action;
       const proof = prepareProof(form, challengeUrl(endpoint, document.baseURI), fetchImpl);
-      if (kind === 'newsletter') enhanceNewsletterForm(form, fetchImpl, proof, endpoint);
-      else if (kind === 'contact') enhanceContactForm(form, { endpoint, fetchImpl, beforeSend: proof });
-      else enhanceDefinedForm(form, fetchImpl, proof);
+      // The contact form and the owner's forms send alike (field errors at the fields); the
+      // newsletter's 400 is about its address, and its thanks may name the confirmation mail.
+      if (target.kind === 'newsletter') enhanceNewsletterForm(form, fetchImpl, proof, endpoint);
+      else enhanceFieldsForm(form, endpoint, fetchImpl, proof);
       taken++;
     } catch {
       // The native post stays: the visitor still reaches the server, without the script's help.
@@ -55,12 +55,12 @@ export function enhanceForeignForms(document: Document, server: string, words: S
 }
 
 /** Which of this server's forms a form posts to, by its action; undefined for any other form. */
-function targetOf(form: HTMLFormElement, server: string): { kind: Kind; name: string } | undefined {
+function targetOf(form: HTMLFormElement, server: string): Target | undefined {
   // `getAttribute`: a field named "action" would shadow the property.
   const action = urlOf(form.getAttribute('action') ?? '', form.ownerDocument.baseURI);
   if (!action || action.origin !== server || form.method.toLowerCase() !== 'post') return undefined;
-  if (action.pathname === '/api/newsletter') return { kind: 'newsletter', name: 'newsletter' };
-  if (action.pathname === '/api/contact') return { kind: 'contact', name: 'contact' };
+  if (action.pathname === '/api/newsletter') return { kind: 'newsletter' };
+  if (action.pathname === '/api/contact') return { kind: 'contact' };
   const name = /^\/api\/forms\/([a-z][a-z0-9_-]*)$/.exec(action.pathname)?.[1];
   return name ? { kind: 'form', name } : undefined;
 }
@@ -69,8 +69,9 @@ function targetOf(form: HTMLFormElement, server: string): { kind: Kind; name: st
  * Adds what the scripts read and write that the owner's markup lacks: the words, a submit
  * button's type, the alert and the status regions, and an error box after each field.
  */
-function complete(form: HTMLFormElement, { kind, name }: { kind: Kind; name: string }, words: SiteWords): void {
-  const own = kind === 'form' ? (Object.hasOwn(words.forms, name) ? words.forms[name]! : words.form) : words[kind];
+function complete(form: HTMLFormElement, target: Target, words: SiteWords): void {
+  const { kind } = target;
+  const own = kind !== 'form' ? words[kind] : Object.hasOwn(words.forms, target.name) ? words.forms[target.name]! : words.form;
   form.dataset.busy ||= own.busy;
   form.dataset.thanks ||= own.thanks;
   form.dataset.failed ||= words.failed;

@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { describe, expect, test } from 'vitest';
-import { enhanceForm, errorText, formWords, showFieldErrors } from '../../src/scripts/form-ui.ts';
+import { clearFieldErrors, enhanceForm, errorText, formWords, showFieldErrors } from '../../src/scripts/form-ui.ts';
 
 // The form's own words for a failure, as its markup's data-failed gives them.
 const FAILED = 'Something went wrong. Please try again.';
@@ -28,6 +28,28 @@ describe('the messages shown at their fields', () => {
     showFieldErrors(form, { email: ['Please enter a valid email address'] }, document.querySelector<HTMLElement>('#form-error')!, FAILED);
     expect(['#c-error', '#t-error', '#e-error'].map((id) => document.querySelector(id)!.textContent)).toEqual(['', '', 'Please enter a valid email address']);
     expect([...form.querySelectorAll('[aria-invalid]')].map((field) => field.getAttribute('name'))).toEqual(['email']);
+  });
+});
+
+describe('the messages cleared before the next send', () => {
+  test('a box the owner kept for a field the form no longer has is emptied, and the other fields are marked valid again', () => {
+    document.body.innerHTML = `<form>
+      <p id="gone-error" data-error-for="company">Old message</p>
+      <input name="email" aria-invalid="true" aria-describedby="e-error"><p id="e-error" data-error-for="email">Please enter a valid email address</p>
+    </form>`;
+    const form = document.querySelector('form')!;
+    clearFieldErrors(form);
+    expect([...form.querySelectorAll('[data-error-for]')].map((box) => box.textContent)).toEqual(['', '']);
+    expect(form.querySelector('[name="email"]')!.hasAttribute('aria-invalid')).toBe(false);
+  });
+});
+
+describe('the button’s words', () => {
+  test('its label as the visitor reads it, without the markup’s white space', () => {
+    document.body.innerHTML = `<form data-busy="Sending..." data-thanks="Thanks." data-failed="Something went wrong."><button type="submit">
+        Ask for a quote
+      </button></form>`;
+    expect(formWords(document.querySelector('form')!).idle).toBe('Ask for a quote');
   });
 });
 

@@ -141,3 +141,116 @@ describe('what a form of the owner’s gets', () => {
     await until(() => callback.querySelector('[role="alert"]')?.textContent === 'Too many attempts. Please try again in 10 minutes.');
   });
 });
+
+describe('which actions are this server’s form routes', () => {
+  test('a post to another path of the server, a route with more after it, or a get is left alone', () => {
+    document.body.innerHTML = `
+      <form method="post" action="${SERVER}/subscribe"><input name="email"><button>A</button></form>
+      <form method="post" action="${SERVER}/api/forms/callback/more"><input name="phone"><button>B</button></form>
+      <form method="post" action="${SERVER}/en/api/forms/callback"><input name="phone"><button>C</button></form>
+      <form method="post" action="${SERVER}/api/forms/Callback"><input name="phone"><button>D</button></form>
+      <form method="get" action="${SERVER}/api/contact"><input name="name"><button>E</button></form>`;
+    expect(enhanceForeignForms(document, SERVER, WORDS, server({}).fetchImpl)).toBe(0);
+    expect(document.querySelectorAll('[role="alert"], [data-error-for]')).toHaveLength(0);
+  });
+});
+
+describe('what it adds to the owner’s markup', () => {
+  test('an error box after each field the visitor fills, named after the form’s id, and none for hidden, submit or honeypot fields', () => {
+    document.body.innerHTML = `
+      <form id="callme" method="post" action="${SERVER}/api/forms/callback">
+        <input name="phone"><input type="hidden" name="_next" value="https://www.example.org/">
+        <input name="honeypot"><input type="submit" name="go" value="Call me"><button>Call me</button>
+      </form>`;
+    expect(enhanceForeignForms(document, SERVER, WORDS, server({}).fetchImpl)).toBe(1);
+    const boxes = [...document.querySelectorAll<HTMLElement>('[data-error-for]')];
+    expect(boxes.map((box) => [box.id, box.tagName, box.className, box.dataset.errorFor])).toEqual([['callme-phone-error', 'P', 'field-error', 'phone']]);
+    expect(boxes[0]!.previousElementSibling?.getAttribute('name')).toBe('phone');
+  });
+
+  test('without an id the boxes take a made-up prefix of the form’s kind, one per form', () => {
+    document.body.innerHTML = `
+      <form method="post" action="${SERVER}/api/newsletter"><input name="email"><button>Go</button></form>
+      <form method="post" action="${SERVER}/api/newsletter"><input name="email"><button>Go</button></form>`;
+    enhanceForeignForms(document, SERVER, WORDS, server({}).fetchImpl);
+    const ids = [...document.querySelectorAll('[data-error-for]')].map((box) => box.id);
+    for (const id of ids) expect(id).toMatch(/^forms-newsletter-[a-z0-9]{1,6}-email-error$/);
+    expect(new Set(ids).size).toBe(2);
+  });
+
+  test('a field inside its label gets its box after the label, outside the label’s text', () => {
+    document.body.innerHTML = `
+      <form method="post" action="${SERVER}/api/contact">
+        <label id="consent-label"><input type="checkbox" name="consent"> I agree</label><button>Send</button>
+      </form>`;
+    enhanceForeignForms(document, SERVER, WORDS, server({}).fetchImpl);
+    const box = document.querySelector('[data-error-for="consent"]')!;
+    expect(box.previousElementSibling?.id).toBe('consent-label');
+    expect(document.getElementById('consent-label')!.querySelector('[data-error-for]')).toBeNull();
+  });
+
+  test('the owner’s own error box, alert and status are kept, not doubled', () => {
+    document.body.innerHTML = `
+      <form method="post" action="${SERVER}/api/contact">
+        <input name="email"><span id="mine" data-error-for="email"></span>
+        <div role="alert" id="my-alert"></div><div role="status" id="my-status"></div><button>Send</button>
+      </form>`;
+    enhanceForeignForms(document, SERVER, WORDS, server({}).fetchImpl);
+    expect([...document.querySelectorAll('[data-error-for]')].map((box) => box.id)).toEqual(['mine']);
+    expect([...document.querySelectorAll('[role="alert"]')].map((box) => box.id)).toEqual(['my-alert']);
+    expect([...document.querySelectorAll('[role="status"]')].map((box) => box.id)).toEqual(['my-status']);
+  });
+
+  test('an alert that takes the focus and a polite status region when the markup has none', () => {
+    document.body.innerHTML = `<form method="post" action="${SERVER}/api/contact"><input name="email"><button>Send</button></form>`;
+    enhanceForeignForms(document, SERVER, WORDS, server({}).fetchImpl);
+    const alert = document.querySelector('[role="alert"]')!;
+    const status = document.querySelector('[role="status"]')!;
+    expect([alert.tagName, alert.className, alert.getAttribute('tabindex')]).toEqual(['P', 'form-error', '-1']);
+    expect([status.tagName, status.className, status.getAttribute('aria-live')]).toEqual(['P', 'form-status', 'polite']);
+  });
+
+  test('a button without a type becomes the submit button, unless the form has one already', () => {
+    document.body.innerHTML = `
+      <form method="post" action="${SERVER}/api/contact"><input name="email"><button id="plain">Send</button></form>
+      <form method="post" action="${SERVER}/api/newsletter"><input name="email"><button type="submit">Go</button><button id="other">Later</button></form>`;
+    enhanceForeignForms(document, SERVER, WORDS, server({}).fetchImpl);
+    expect(document.getElementById('plain')!.getAttribute('type')).toBe('submit');
+    expect(document.getElementById('other')!.hasAttribute('type')).toBe(false);
+  });
+
+  test('a form with no button at all keeps posting on its own', () => {
+    document.body.innerHTML = `<form method="post" action="${SERVER}/api/contact"><input name="email"></form>`;
+    expect(enhanceForeignForms(document, SERVER, WORDS, server({}).fetchImpl)).toBe(0);
+  });
+});
+
+describe('the newsletter’s own answers', () => {
+  test('an address that awaits its confirmation mail gets the site’s sentence about it after the thanks', async () => {
+    document.body.innerHTML = `<form method="post" action="${SERVER}/api/newsletter"><input name="email"><button>Go</button></form>`;
+    const { fetchImpl } = server({ '/api/newsletter': { status: 200, body: { success: true, awaitingConfirmation: true } } });
+    enhanceForeignForms(document, SERVER, WORDS, fetchImpl);
+    const form = forms()[0]!;
+    form.requestSubmit();
+    await until(() => form.textContent?.trim() === 'Thanks for subscribing! Check your inbox.');
+  });
+
+  test('the owner’s own sentence about the confirmation mail wins over the site’s', async () => {
+    document.body.innerHTML = `<form method="post" action="${SERVER}/api/newsletter" data-confirm-thanks="Look for our mail."><input name="email"><button>Go</button></form>`;
+    const { fetchImpl } = server({ '/api/newsletter': { status: 200, body: { success: true, awaitingConfirmation: true } } });
+    enhanceForeignForms(document, SERVER, WORDS, fetchImpl);
+    const form = forms()[0]!;
+    form.requestSubmit();
+    await until(() => form.textContent?.trim() === 'Thanks for subscribing! Look for our mail.');
+  });
+
+  test('a 400 about the address shows at the email field', async () => {
+    document.body.innerHTML = `<form method="post" action="${SERVER}/api/newsletter"><input name="email"><button>Go</button></form>`;
+    const { fetchImpl } = server({ '/api/newsletter': { status: 400, body: { success: false, error: 'Please enter a valid email address' } } });
+    enhanceForeignForms(document, SERVER, WORDS, fetchImpl);
+    const form = forms()[0]!;
+    form.requestSubmit();
+    await until(() => form.querySelector('[data-error-for="email"]')?.textContent === 'Please enter a valid email address');
+    expect(form.querySelector('[role="alert"]')!.textContent).toBe('');
+  });
+});

@@ -50,4 +50,20 @@ describe('the page script', () => {
     expect(fetchImpl.mock.calls.map(([url]) => String(url))).toEqual(['http://localhost:3000/api/challenge', 'http://localhost:3000/api/forms/quote']);
     vi.unstubAllGlobals();
   });
+
+  test('leaves a contact form with a file field to the upload script', async () => {
+    document.body.innerHTML = `
+      <form id="contact-form" method="post" action="/api/contact" data-contact-form data-busy="Sending..." data-thanks="Thanks." data-failed="Something went wrong.">
+        <p id="contact-name-error" data-error-for="name"></p><input name="name" value="Ada"><input name="attachment" type="file">
+        <button type="submit">Send</button><p role="alert"></p><p role="status"></p>
+      </form>`;
+    const fetchImpl = answering({ success: true });
+    vi.stubGlobal('fetch', fetchImpl);
+
+    vi.resetModules();
+    await import('../../src/scripts/forms.ts');
+    expect(submit(document.querySelector<HTMLFormElement>('#contact-form')!).defaultPrevented).toBe(false);
+    expect(fetchImpl).not.toHaveBeenCalled();
+    vi.unstubAllGlobals();
+  });
 });
