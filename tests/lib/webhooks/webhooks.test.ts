@@ -101,6 +101,16 @@ describe('the webhooks of a deployment', () => {
   });
 });
 
+describe('the owner’s limit of tries', () => {
+  test('DELIVERY_MAX_ATTEMPTS reaches the deliveries: with 1, the first failed try is the last', async () => {
+    receiver.reply(replyJson(500, {}));
+    webhooks = createWebhooks(store.sql, { endpoints: [endpoint()], allowPrivate: true }, { siteName: 'Atelier Nord', logger, maxAttempts: 1 });
+    await webhooks.events.record('newsletter.subscribed', { email: 'reader@example.org' });
+    await webhooks.worker!.runPass();
+    expect((await webhooks.deliveries.list(10)).map((d) => [d.status, d.attempts, d.lastStatus])).toEqual([['failed', 1, 500]]);
+  });
+});
+
 describe('the worker', () => {
   const clock = new Date('2026-11-25T12:00:00.000Z');
   const worker = (endpoints: Endpoint[]) =>

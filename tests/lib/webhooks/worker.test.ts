@@ -64,7 +64,7 @@ describe.each(testEngines())('webhook deliveries on $name', (engine) => {
 
   test.skipIf(!engine.available)('a stored message reaches the receiver, signed so that the standardwebhooks package verifies it', async () => {
     receiver.reply(replyJson(200, { ok: true }));
-    const { machine, worker, deliveries } = await setUp();
+    const { machine, worker, deliveries, logs } = await setUp();
     const { id } = await machine.receive(message);
     await worker.runPass();
     expect(receiver.requests).toHaveLength(1);
@@ -78,6 +78,8 @@ describe.each(testEngines())('webhook deliveries on $name', (engine) => {
     });
     expect(request!.headers['webhook-id']).toMatch(/^msg_[0-9a-f]{28}$/);
     expect((await deliveries.list(10)).map((d) => [d.type, d.status, d.attempts, d.lastStatus])).toEqual([['contact.received', 'delivered', 1, 200]]);
+    // The lane ends when it finds nothing more to send, quietly.
+    expect(logs.filter((l) => l.level !== 'info')).toEqual([]);
   });
 
   test.skipIf(!engine.available)(
@@ -316,6 +318,38 @@ describe.each(testEngines())('webhook deliveries on $name', (engine) => {
     expect(receiver.requests).toHaveLength(1);
     expect((await deliveries.list(10)).map((d) => d.status)).toEqual(['disabled']);
     expect(logs.filter((l) => l.event === 'webhook.endpoint_stopped')).toHaveLength(1);
+  });
+
+  test.skipIf(!engine.available)('410 Gone on the first of two waiting deliveries ends the second unsent, in the same lane', async () => {
+    receiver.reply(replyJson(410, {}));
+    const { machine, worker, deliveries, logs } = await setUp();
+    await machine.receive({ ...message, name: 'First' });
+    await machine.receive({ ...message, name: 'Second' });
+    await worker.runPass();
+    expect(receiver.requests.map((r) => (JSON.parse(r.body) as { data: { name: string } }).data.name)).toEqual(['First']);
+    expect((await deliveries.list(10)).map((d) => [d.status, d.attempts])).toEqual([
+      ['disabled', 1],
+      ['disabled', 1],
+    ]);
+    expect(logs.filter((l) => l.event === 'webhook.endpoint_stopped')).toEqual([
+      {
+        time: expect.any(String),
+        level: 'warn',
+        event: 'webhook.endpoint_stopped',
+        endpoint: 'webhook',
+        note: 'its receiver answered 410 Gone; change its address to start it again',
+      },
+    ]);
+  });
+
+  test.skipIf(!engine.available)('a chat alert is sent unsigned: the signature is for standard receivers only', async () => {
+    receiver.reply(replyJson(200, {}));
+    const { machine, worker, deliveries } = await setUp({ endpoint: { name: 'team-chat', kind: 'slack', secrets: undefined } });
+    await machine.receive(message);
+    await worker.runPass();
+    expect(receiver.requests).toHaveLength(1);
+    expect(Object.keys(receiver.requests[0]!.headers).filter((name) => name.startsWith('webhook-'))).toEqual([]);
+    expect((await deliveries.list(1))[0]).toMatchObject({ status: 'delivered', lastStatus: 200 });
   });
 
   test.skipIf(!engine.available)('a receiver on a private address is refused unless WEBHOOK_ALLOW_PRIVATE', async () => {
