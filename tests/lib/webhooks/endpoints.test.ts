@@ -137,3 +137,64 @@ describe('what an alert makes of missing or long parts', () => {
     );
   });
 });
+
+describe('the parts of an alert, exactly', () => {
+  const FILES = [
+    { name: 'front view.png', size: 48_213, url: 'https://werkbank.example/api/files/a' },
+    { name: 'plan.pdf', size: 1_200_000, url: 'https://werkbank.example/api/files/b' },
+  ];
+
+  test.each([
+    [
+      'an event without an id and no detail: the head alone',
+      { type: 'newsletter.subscribed', data: { email: 'reader@example.org' } },
+      'none',
+      'Atelier Nord: new subscriber',
+    ],
+    [
+      'each file on a line of its own, nothing between them',
+      { type: 'contact.received', data: { id: 12, name: 'Ada', email: 'ada@example.org', message: 'The drawings.', files: FILES } },
+      'name-and-first-line',
+      [
+        'Atelier Nord: new message from Ada <ada@example.org>',
+        'The drawings.',
+        'front view.png (48.2 kB): https://werkbank.example/api/files/a',
+        'plan.pdf (1.2 MB): https://werkbank.example/api/files/b',
+      ].join('\n'),
+    ],
+    [
+      'a message that starts with blank lines: its first line of text',
+      { type: 'contact.received', data: { id: 13, name: 'Ada', email: 'ada@example.org', message: '\n\n  Hello there\nSecond line' } },
+      'name-and-first-line',
+      'Atelier Nord: new message from Ada <ada@example.org>\nHello there',
+    ],
+    [
+      'a name and an address with line breaks and control characters: one space for each run, none at the ends',
+      { type: 'contact.received', data: { id: 14, name: '  Ada\r\n\tLovelace\u2028 ', email: '\u0007ada@example.org\u0085', message: 'Hi' } },
+      'name-and-first-line',
+      'Atelier Nord: new message from Ada Lovelace <ada@example.org>\nHi',
+    ],
+  ] as const)('%s', (_, event, detail, text) => {
+    expect(alertText({ ...EVENT, ...event } as SiteEvent, 'Atelier Nord', detail)).toBe(text);
+  });
+
+  test('Discord: a line start is escaped when it would be a heading, a list or a quote, even indented, and never mid-line', () => {
+    const event: SiteEvent = {
+      ...EVENT,
+      data: { id: 15, name: 'Ada', email: 'ada@example.org', message: '  # indented\n\t> quoted\na-b and c+d\n12. twelve\n  3. indented\nversion 1.2\nv1.2' },
+    };
+    expect(JSON.parse(formatFor(endpoint('discord', { detail: 'full' }), event, 'Atelier Nord').body).content).toBe(
+      [
+        'Atelier Nord: new message from Ada \\<ada@example.org>',
+        '',
+        '  \\# indented',
+        '\t\\> quoted',
+        'a-b and c+d',
+        '12\\. twelve',
+        '  3\\. indented',
+        'version 1.2',
+        'v1.2',
+      ].join('\n'),
+    );
+  });
+});

@@ -6,6 +6,7 @@ import { createLogger } from '../../../src/lib/log.ts';
 import { createSubmissionMachine } from '../../../src/lib/submissions/machine.ts';
 import { createDeliveries } from '../../../src/lib/webhooks/deliveries.ts';
 import type { Endpoint } from '../../../src/lib/webhooks/endpoints.ts';
+import type { SiteEvent } from '../../../src/lib/webhooks/events.ts';
 import { eventFiles } from '../../../src/lib/webhooks/files.ts';
 import { createWebhookWorker } from '../../../src/lib/webhooks/worker.ts';
 import { type FakeHttpServer, replyJson, startFakeHttpServer } from '../../support/fake-http.ts';
@@ -89,6 +90,22 @@ describe.each(testEngines())('webhooks of a message with files on $name', (engin
       expect.stringMatching(/^front view\.png \(48\.2 kB\): https:\/\/werkbank\.example\/api\/files\//),
       expect.stringMatching(/^plan\.pdf \(1\.2 MB\): https:/),
     ]);
+  });
+
+  test.skipIf(!engine.available)("only a message's event with its number gets the files: not a newsletter event, not an id that is not a number", async () => {
+    const { store, links, machine } = await setUp({});
+    const { id } = await machine.receive({ name: 'Ada Lovelace', email: 'ada@example.org', message: 'The drawings.', held: undefined, files: FILES });
+    const withFiles = (event: SiteEvent) => eventFiles(event, { records: store.files, links, origin: ORIGIN });
+    const at = '2026-11-24T12:00:00.000Z';
+    // The message's own event does get them: the ones below are left alone by their kind, not for want of files.
+    const received = await withFiles({ id: 'msg_1', type: 'contact.received', createdAt: at, data: { id } });
+    expect((received.data.files as Array<{ name: string }>).map((file) => file.name)).toEqual(['front view.png', 'plan.pdf']);
+    for (const event of [
+      { id: 'msg_2', type: 'newsletter.subscribed', createdAt: at, data: { id, email: 'reader@example.org' } },
+      { id: 'msg_3', type: 'contact.held', createdAt: at, data: { id: String(id), email: 'ada@example.org' } },
+    ] as const satisfies readonly SiteEvent[]) {
+      expect(await withFiles(event)).toEqual({ ...event, data: { ...event.data } });
+    }
   });
 
   test.skipIf(!engine.available)('a message without files gets the payload it always had', async () => {

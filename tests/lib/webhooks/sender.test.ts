@@ -1,4 +1,5 @@
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import { type AddressInfo, createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { postDelivery, retryAfterMs } from '../../../src/lib/webhooks/sender.ts';
@@ -75,16 +76,34 @@ describe('how a receiver that answers ends the try', () => {
     [200, { kind: 'delivered', status: 200 }],
     [299, { kind: 'delivered', status: 299 }],
     [410, { kind: 'gone', status: 410 }],
+    [300, { kind: 'retry', status: 300, error: 'a redirect (300), which is not followed' }],
     [301, { kind: 'retry', status: 301, error: 'a redirect (301), which is not followed' }],
+    [399, { kind: 'retry', status: 399, error: 'a redirect (399), which is not followed' }],
+    [400, { kind: 'retry', status: 400, error: 'the receiver answered 400', retryAfterMs: undefined }],
     [500, { kind: 'retry', status: 500, error: 'the receiver answered 500', retryAfterMs: undefined }],
   ])('%i', async (status, end) => {
-    receiver.reply(replyJson(status, {}, status === 301 ? { location: '/elsewhere' } : {}));
+    receiver.reply(replyJson(status, {}, status >= 300 && status < 400 ? { location: '/elsewhere' } : {}));
     await expect(post(`${receiver.url}/hook`)).resolves.toEqual(end);
   });
 
   test('503 with Retry-After in seconds asks for that long', async () => {
     receiver.reply(replyJson(503, {}, { 'retry-after': '90' }));
     await expect(post(`${receiver.url}/hook`)).resolves.toEqual({ kind: 'retry', status: 503, error: 'the receiver answered 503', retryAfterMs: 90_000 });
+  });
+
+  test('Retry-After counts on a 429 and a 503 only: a 500 that sends it is retried on the usual schedule', async () => {
+    receiver.reply(replyJson(500, {}, { 'retry-after': '90' }));
+    await expect(post(`${receiver.url}/hook`)).resolves.toEqual({ kind: 'retry', status: 500, error: 'the receiver answered 500', retryAfterMs: undefined });
+  });
+
+  test('a status below 200, which Node passes on as final, is no redirect', async () => {
+    const port = await listen(createNetServer((socket) => socket.once('data', () => socket.end('HTTP/1.1 099 Odd\r\ncontent-length: 0\r\n\r\n'))));
+    await expect(post(`http://127.0.0.1:${port}/hook`)).resolves.toEqual({
+      kind: 'retry',
+      status: 99,
+      error: 'the receiver answered 99',
+      retryAfterMs: undefined,
+    });
   });
 
   test('an endless answer is let go after 64 KiB: the try ends by its status, not by the timeout', async () => {
@@ -152,6 +171,14 @@ describe('private addresses', () => {
     expect(receiver.requests).toEqual([]);
   });
 
+  test('a name is judged by the addresses it resolves to, not refused for being a name', async () => {
+    await expect(post('http://hooks.invalid/forms', { allowPrivate: false })).resolves.toEqual({
+      kind: 'retry',
+      status: null,
+      error: 'the name does not resolve',
+    });
+  });
+
   test('with WEBHOOK_ALLOW_PRIVATE the same name is reached', async () => {
     receiver.reply(replyJson(200, {}));
     await expect(post(`http://localhost:${new URL(receiver.url).port}/hook`, { allowPrivate: true })).resolves.toEqual({ kind: 'delivered', status: 200 });
@@ -184,6 +211,28 @@ describe.skipIf(!opensslAvailable)('a receiver over HTTPS whose certificate is n
     });
   });
 
+  describe('signed by a CA this process is told to trust', () => {
+    let defaults: string[];
+    beforeAll(() => {
+      defaults = getCACertificates('default');
+      setDefaultCACertificates([...defaults, certificates.ca.cert]);
+    });
+    afterAll(() => setDefaultCACertificates(defaults));
+
+    test('is delivered, over a connection closed after the one request', async () => {
+      const seen: Array<string | undefined> = [];
+      const port = await listen(
+        createHttpsServer(certificates.byCa, (req, res) => {
+          seen.push(req.headers.connection);
+          req.resume();
+          res.writeHead(204).end();
+        }),
+      );
+      await expect(post(`https://127.0.0.1:${port}/hook`)).resolves.toEqual({ kind: 'delivered', status: 204 });
+      expect(seen).toEqual(['close']);
+    });
+  });
+
   test('an HTTPS address on a server that speaks plain HTTP: the code of the failure', async () => {
     await expect(post(`https://127.0.0.1:${new URL(receiver.url).port}/hook`)).resolves.toEqual({
       kind: 'retry',
@@ -203,6 +252,9 @@ describe('Retry-After, in milliseconds from now', () => {
     // A date already past is no wait at all, never a negative one.
     ['Wed, 25 Nov 2026 11:59:00 GMT', 0],
     ['soon', undefined],
+    // Digits with something before or after them are neither seconds nor a date.
+    ['12abc', undefined],
+    ['abc12', undefined],
     ['', undefined],
     [undefined, undefined],
   ])('%j: %j', (value, ms) => {

@@ -46,6 +46,14 @@ describe('the signature of a delivery, as a receiver checks it with the standard
     ['whsec_dG9vIHNob3J0', false],
     ['MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', false],
     ['whsec_not base64!', false],
+    // The whole secret is `whsec_` and base64: nothing before it, nothing after it.
+    [`x${SECRET}`, false],
+    [`${SECRET}!!`, false],
+    // Base64 decoding skips what is not base64: the 24 bytes behind the run must not make it one.
+    [`whsec_${'%'.repeat(40)}${SECRET.slice('whsec_'.length)}`, false],
+    // 24 to 64 bytes, both ends included.
+    [`whsec_${Buffer.alloc(64, 7).toString('base64')}`, true],
+    [`whsec_${Buffer.alloc(65, 7).toString('base64')}`, false],
   ])('%s is a webhook secret: %s', (secret, ok) => {
     expect(isWebhookSecret(secret)).toBe(ok);
   });
