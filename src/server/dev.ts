@@ -5,6 +5,7 @@
  * Loaded by the integration (src/integration/integration.ts) when Astro's dev server starts.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { securityHeadersFor } from '../lib/http/security-headers.ts';
 import { boot } from './boot.ts';
 import { createDispatcher } from './dispatch.ts';
@@ -16,13 +17,24 @@ const ASTRO_LOCALS = Symbol.for('astro.locals');
 /** A connect middleware, as Vite's dev server takes one. */
 export type DevMiddleware = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
 
+/** The dispatcher of `astro dev`, and what the integration tells it of the dev server. */
+export type DevServer = {
+  middleware: DevMiddleware;
+  /** Logs the address the dev server listens on (Astro's choice, not the .env's PORT). */
+  listening(address: AddressInfo): void;
+  close(): Promise<void>;
+};
+
 /**
  * Boots the services and answers every request as production does: the front (421, security
  * headers relaxed for Vite's scripts), the API's routes and near misses through the pipeline,
  * 405 and 413 before Astro; what is left goes on to Vite and Astro with its `locals`.
+ * Hint: Vite's own checks come first (its Host check, decision 0193): the integration adds this
+ * with `server.middlewares.use`.
  */
-export async function createDevMiddleware(): Promise<{ middleware: DevMiddleware; close(): Promise<void> }> {
-  const services = await boot();
+export async function createDevMiddleware(): Promise<DevServer> {
+  // Astro's dev server listens where `--port` and `--host` say: the configuration's HOST and PORT are not logged as its address.
+  const services = await boot({ address: 'elsewhere' });
   services.start();
   const handOn = new WeakMap<IncomingMessage, () => void>();
   const dispatch = createDispatcher({
@@ -39,6 +51,10 @@ export async function createDevMiddleware(): Promise<{ middleware: DevMiddleware
     middleware: (req, res, next) => {
       handOn.set(req, next);
       void dispatch(req, res);
+    },
+    listening: ({ address, port }) => {
+      const host = address.includes(':') ? `[${address}]` : address;
+      services.logger.info('server.listening', { url: `http://${host}:${port}`, port });
     },
     close: () => services.close(),
   };
