@@ -5,7 +5,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { AstroIntegration } from 'astro';
+import type { AstroIntegration, IntegrationResolvedRoute } from 'astro';
 import { envField } from 'astro/config';
 import { loadEnv, type Plugin } from 'vite';
 import type { FormsSettings, FormsSettingsInput } from '../lib/forms/define-forms.ts';
@@ -101,6 +101,7 @@ export function siteForms(options: SiteFormsOptions = {}): AstroIntegration {
   let building = false;
   let forms: FormsSettings;
   let dev: DevServer | undefined;
+  let resolvedRoutes: readonly IntegrationResolvedRoute[] = [];
   return {
     name: 'site-forms',
     hooks: {
@@ -163,7 +164,8 @@ export function siteForms(options: SiteFormsOptions = {}): AstroIntegration {
         // Vitest runs Vite's server too, to load modules; it serves no request, so nothing boots there.
         if (process.env.VITEST) return;
         const { createDevMiddleware } = (await import(new URL('../server/dev.ts', import.meta.url).href)) as typeof import('../server/dev.ts');
-        dev = await createDevMiddleware();
+        // In an owner's site a request Astro's router takes to the owner's own route is theirs (decision 0190).
+        dev = await createDevMiddleware(options.boot === false ? {} : { ownersRoute: (pathname) => ownersRoute(resolvedRoutes, pathname) });
         // After Vite's own checks, its Host check (the guard against DNS rebinding) first among them,
         // before its modules and Astro's pages (decision 0193).
         server.middlewares.use(dev.middleware);
@@ -173,6 +175,8 @@ export function siteForms(options: SiteFormsOptions = {}): AstroIntegration {
       // The address the dev server listens on, which Astro chose (`--port`, or the next free one): not PORT of the .env.
       'astro:server:start': ({ address }) => dev?.listening(address),
       'astro:routes:resolved': ({ routes, logger }) => {
+        // Again under `astro dev` as the owner adds or removes a page: the dispatcher reads the latest.
+        resolvedRoutes = routes;
         const missing = missingFormPages(forms.forms, routes);
         if (missing.length === 0) return;
         const problem = `${missing.join('; ')} (add the page, or set the form's page to one that exists).`;
@@ -189,6 +193,14 @@ export function siteForms(options: SiteFormsOptions = {}): AstroIntegration {
       },
     },
   };
+}
+
+/**
+ * Whether Astro's router takes `pathname` to a route of the owner's project: the first route that
+ * matches it, as Astro's own `matchRoute` picks from the routes in their order of priority.
+ */
+export function ownersRoute(routes: readonly IntegrationResolvedRoute[], pathname: string): boolean {
+  return routes.find((route) => route.patternRegex.test(pathname))?.origin === 'project';
 }
 
 type SettingsSource = { module: string; file?: string };

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import forms from '#forms-config';
-import { formRoutes, ourRoutes } from '../../src/integration/integration.ts';
+import type { IntegrationResolvedRoute } from 'astro';
+import { formRoutes, ourRoutes, ownersRoute } from '../../src/integration/integration.ts';
 import { isOurs } from '../../src/integration/ours.ts';
 import { defineForms } from '../../src/lib/forms/define-forms.ts';
 import { findTarget, ROUTES } from '../../src/lib/pipeline/routes.ts';
@@ -67,5 +68,28 @@ describe('which requests are ours in an owner’s server', () => {
     );
     for (const pattern of ['/theme.css', '/admin', '/admin/messages/[id]', '/thank-you/[form]', '/api/health', '/api/files/[id]', '/api/forms/booking'])
       expect([pattern, isOurs(pattern, findTarget(pattern), withBooking)]).toEqual([pattern, true]);
+  });
+});
+
+// Under `astro dev` the dispatcher hands on what Astro's router takes to the owner's own route:
+// the first route that matches, in Astro's order of priority (decision 0190).
+describe('a route of the owner’s under astro dev', () => {
+  const route = (pattern: string, patternRegex: RegExp, origin: 'project' | 'external' | 'internal') =>
+    ({ pattern, patternRegex, origin }) as IntegrationResolvedRoute;
+  const routes = [
+    route('/admin/orders', /^\/admin\/orders\/?$/, 'project'),
+    route('/api/contact', /^\/api\/contact\/?$/, 'external'),
+    route('/api/[name]', /^\/api\/([^/]+?)\/?$/, 'project'),
+    route('/admin/[...rest]', /^\/admin(?:\/(.*?))?\/?$/, 'external'),
+    route('/404', /^\/404\/?$/, 'internal'),
+  ];
+  test.each([
+    ['/admin/orders', true],
+    ['/admin/actions/sign-in', false],
+    ['/api/contact', false],
+    ['/api/search', true],
+    ['/api/forms/nothing', false],
+  ])('%s: the owner’s is %s', (pathname, expected) => {
+    expect(ownersRoute(routes, pathname)).toBe(expected);
   });
 });

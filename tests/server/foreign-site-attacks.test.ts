@@ -444,8 +444,23 @@ describe('astro dev in the shop, for its owner alone', () => {
         [403, undefined],
         [403, undefined],
       ]);
-      // Under its own name the dev server answers ours as before.
-      expect((await raw('GET', '/api/health', { host: `127.0.0.1:${dev.port}` }, '', dev.port)).status).toBe(200);
+      // Under its own name the dev server answers ours as before, and the owner's routes as production does (items 11 and 13).
+      const own = { host: `127.0.0.1:${dev.port}` };
+      const form = { 'content-type': 'application/x-www-form-urlencoded' };
+      const answers = [
+        await raw('GET', '/api/health', own, '', dev.port),
+        await raw('GET', '/api/nothing', own, '', dev.port),
+        await raw('GET', '/api/search?q=kolumbien', own, '', dev.port),
+        await raw('POST', '/thank-you/transfer', { ...own, ...form, origin: dev.url }, 'amount=42', dev.port),
+        await raw('POST', '/thank-you/transfer', { ...own, ...form, origin: 'https://evil.example' }, 'amount=42', dev.port),
+      ];
+      expect(answers.map((answer) => [answer.status, answer.status === 200 && answer.body.startsWith('{"success"') ? 'ours' : answer.body])).toEqual([
+        [200, 'ours'],
+        [404, '{"success":false,"error":"Nicht gefunden"}'],
+        [200, '{"results":["Kolumbien Huila"]}'],
+        [200, 'Überweisung über 42 € vorgemerkt.\n'],
+        [403, 'Cross-site POST form submissions are forbidden'],
+      ]);
       const lines = dev
         .output()
         .split('\n')
