@@ -61,8 +61,10 @@ export async function runPipeline({ request, target, socketAddress, services }: 
     logger.error('api.unexpected_error', { route: route.path, error: describeError(error) });
     reply = render(failure(500, INTERNAL_ERROR), pages);
   }
-  // The owner's own pages, for a post from their site elsewhere (decision 0167).
+  // The owner's own pages, for a post from their site elsewhere (decision 0167); a script is told
+  // the same page in its JSON, to go there itself (decision 0210).
   if (pages && handler) reply = await onward(reply, request, route.path, services);
+  else if (handler && route.pages && reply.kind === 'answer' && reply.status === 200) reply = await nextForScript(reply, request, route.path, services);
   // The status the post was answered with, before a refusal's page becomes a redirect to it.
   const status = reply.status;
   if (pages && reply.kind === 'form-view') reply = await redirectToDraft(reply, { route: route.path, client: clientKey(ip) }, hashClient(ip), services);
@@ -97,6 +99,23 @@ async function onward(reply: Reply, request: IncomingRequest, route: string, { c
   // Only a success is a 303 here: a refusal is still a page, made a redirect to its draft below.
   if (next && reply.kind === 'answer' && reply.status === 303) reply.headers.location = next;
   return reply;
+}
+
+/**
+ * A script's success (/forms.js on the owner's page, decision 0210): the page its `_next` names,
+ * by the same rule as a person's, added to the JSON as `next` for the script to go to.
+ * Hint: without `_next` (every post of our own pages) the answer stays the spec's, byte for byte.
+ */
+async function nextForScript(reply: AnswerReply, request: IncomingRequest, route: string, { config, logger }: Services): Promise<Reply> {
+  const form = await readForm(request);
+  const value = form.ok ? form.fields[NEXT_FIELD] : undefined;
+  if (value === undefined || reply.body === null) return reply;
+  const next = nextAddress(value, config);
+  if (next === undefined) {
+    logger.warn('form.next_ignored', { route });
+    return reply;
+  }
+  return { ...reply, body: JSON.stringify({ ...(JSON.parse(reply.body) as object), next }) };
 }
 
 /** The `draft` parameter of a GET of a form's address: the id of a refused post's draft (decision 0133). */
@@ -168,7 +187,12 @@ type Step = { request: IncomingRequest; ip: string; services: Services; pages: F
 async function guardAndHandle(route: Route, handler: RouteHandler | undefined, { request, ip, services, pages }: Step): Promise<Reply> {
   const policy = applyOriginPolicy(request, services.config);
   if ('preflight' in policy) return answerReply({ status: 204, headers: policy.preflight, body: null });
-  if ('refuse' in policy) return render(await withTypedValues(policy.refuse, request, pages), pages);
+  if ('refuse' in policy) {
+    // The owner's own site missing from ALLOWED_ORIGINS shows here first; with the client, so that
+    // LOG_CLIENT_LINES=limited writes one line a client and minute whatever the flood (decision 0212).
+    if (policy.origin) services.logger.warn('form.origin_refused', { route: route.path, origin: policy.origin.slice(0, 200), client: hashClient(ip) });
+    return render(await withTypedValues(policy.refuse, request, pages), pages);
+  }
 
   if (!handler) return render(methodNotAllowed(Object.keys(route.methods)), undefined, policy.headers);
   // Refused from the header alone, before a byte is read or a budget counted; the readers hold the same limit while reading.
