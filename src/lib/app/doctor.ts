@@ -42,7 +42,11 @@ export async function diagnose(env: NodeJS.ProcessEnv): Promise<Finding[]> {
 
 function describeOrigins({ allowedOrigins, publicUrl }: Config): Finding {
   if (allowedOrigins.length === 0) {
-    return { part: 'origins', result: 'off', detail: 'ALLOWED_ORIGINS is not set: only this site’s own pages may post the forms; a post from any other site is refused' };
+    return {
+      part: 'origins',
+      result: 'off',
+      detail: 'ALLOWED_ORIGINS is not set: only this site’s own pages may post the forms; a post from any other site is refused',
+    };
   }
   const listed = allowedOrigins.length === 1 ? allowedOrigins[0] : `${allowedOrigins.slice(0, -1).join(', ')} and ${allowedOrigins.at(-1)}`;
   const own = publicUrl ? `this site’s own pages at ${publicUrl}` : 'this site’s own pages';

@@ -7,7 +7,7 @@ import { type AdminRefusalView, renderAdminOutcome, runAdminRoute } from './admi
 import { bodyLimitOf, refuseDeclared } from './body-limit.ts';
 import { describeError } from '../log.ts';
 import { isDocumentNavigation } from '../http/navigation.ts';
-import { backLink, nextAddress } from '../http/next.ts';
+import { backLink, nextAddress, pageOfPost } from '../http/next.ts';
 import { NEXT_FIELD } from '../forms/reserved.ts';
 import { applyOriginPolicy } from '../http/origin.ts';
 import type { Services } from '../app/services.ts';
@@ -82,8 +82,9 @@ export async function runPipeline({ request, target, socketAddress, services }: 
 
 /**
  * A person's post from a page of the owner's own site (forms for any static site, decision 0167):
- * a success goes to the page its `_next` names, when that is on this site's or an allowed origin;
- * a refusal's page carries `_next` on and links back to the owner's page.
+ * a success goes to the page its `_next` names, when that is on this site's or an allowed origin,
+ * else to our thank-you page with the owner's page as `back`; a refusal's page carries `_next` on
+ * and links back to the owner's page.
  * Hint: the form was read by the handler already (`readForm` answers the same read); a `_next`
  * that is not followed is logged without its value, which is the visitor's text.
  */
@@ -92,12 +93,20 @@ async function onward(reply: Reply, request: IncomingRequest, route: string, { c
   const value = form.ok ? form.fields[NEXT_FIELD] : undefined;
   const next = nextAddress(value, config);
   if (value !== undefined && next === undefined) logger.warn('form.next_ignored', { route });
+  const came = { referer: request.headers.get('referer') ?? undefined, origin: request.headers.get('origin') ?? undefined };
   if (reply.kind === 'form-view') {
-    const back = backLink({ referer: request.headers.get('referer') ?? undefined, next }, config);
+    const back = backLink({ ...came, next }, config);
     return next || back ? { ...reply, next, back } : reply;
   }
   // Only a success is a 303 here: a refusal is still a page, made a redirect to its draft below.
-  if (next && reply.kind === 'answer' && reply.status === 303) reply.headers.location = next;
+  if (reply.kind !== 'answer' || reply.status !== 303) return reply;
+  if (next) reply.headers.location = next;
+  else {
+    // Our own thank-you page, told the owner's page the form was on, to lead back there (decision 0211).
+    const back = pageOfPost(came, config);
+    const location = reply.headers.location;
+    if (back && location?.startsWith('/') && !location.includes('?')) reply.headers.location = `${location}?back=${encodeURIComponent(back)}`;
+  }
   return reply;
 }
 

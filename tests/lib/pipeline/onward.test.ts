@@ -263,9 +263,7 @@ describe('a post from an origin that is not allowed (issue 39 item 9c)', () => {
       now += 60_000;
       logger.flush();
       expect(lines.filter((line) => line.event === 'form.origin_refused').map((line) => line.origin)).toEqual(['https://evil0.example']);
-      expect(lines.filter((line) => line.event === 'log.repeated' && line.of === 'form.origin_refused')).toEqual([
-        expect.objectContaining({ repeats: 4 }),
-      ]);
+      expect(lines.filter((line) => line.event === 'log.repeated' && line.of === 'form.origin_refused')).toEqual([expect.objectContaining({ repeats: 4 })]);
     } finally {
       await services.close();
     }
