@@ -126,6 +126,14 @@ describe('this server’s pages a visitor from the owner’s site sees (issue 39
     },
   );
 
+  test('rendered on demand now, an unknown form’s thank-you page is still the 404', async () => {
+    const response = await fetch(`${site.url}/thank-you/no-such-form/`, { headers: NAVIGATION });
+    expect(response.status).toBe(404);
+    const doc = parse(await response.text());
+    expect(doc.querySelector('h1')?.textContent).toBe('Page not found');
+    expect(links(doc)).toEqual([{ href: `${OWNER}/`, text: 'Back to www.example.org' }]);
+  });
+
   test('a `back` on no allowed origin is not linked', async () => {
     const doc = parse(await (await fetch(`${site.url}/thank-you/contact/?back=${encodeURIComponent('https://evil.test/')}`, { headers: NAVIGATION })).text());
     expect(JSON.stringify(links(doc))).not.toContain('evil.test');
