@@ -25,6 +25,9 @@ let built: ReturnType<typeof buildOwnerSite>;
 let site: Site;
 let owner: Server;
 let ownerUrl: string;
+/** A site the forms server does not allow: the owner's page copied to another origin (a forgotten `www.`, say). */
+let stranger: Server;
+let strangerUrl: string;
 let browser: Browser;
 /** A page of the owner's whose forms carry a `_next` on no allowed origin. */
 const ELSEWHERE = '/elsewhere.html';
@@ -88,6 +91,12 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => owner.listen(0, '127.0.0.1', resolve));
   ownerUrl = `http://127.0.0.1:${(owner.address() as AddressInfo).port}`;
+  stranger = createServer((_, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(ownerPage(formsUrl));
+  });
+  await new Promise<void>((resolve) => stranger.listen(0, '127.0.0.1', resolve));
+  strangerUrl = `http://127.0.0.1:${(stranger.address() as AddressInfo).port}`;
   site = await startSite({ SPAM_FILTER: 'on', ALLOWED_ORIGINS: ownerUrl }, { start: built.start });
   formsUrl = site.url;
   browser = await launchChromium();
@@ -97,6 +106,7 @@ afterAll(async () => {
   await browser?.close();
   await site?.stop();
   await new Promise((resolve) => owner?.close(resolve));
+  await new Promise((resolve) => stranger?.close(resolve));
   built?.remove();
 });
 
@@ -232,5 +242,24 @@ describe('without JavaScript: `_next`', () => {
     // Held for want of a proof: confirmed with one press, then the owner's page (the CSP's form-action lets the redirect go there).
     await page.locator('#confirm-form button[type="submit"]').click();
     await page.waitForURL(`${ownerUrl}/thanks.html?form=quote`);
+  });
+});
+
+describe('a page on an origin that is not allowed (issue 39 item 9c)', () => {
+  test('with JavaScript and without: refused, and logged once as form.origin_refused with that origin', async () => {
+    const refused = () => site.logs.filter((line) => typeof line === 'object' && line.event === 'form.origin_refused');
+    expect(refused()).toEqual([]);
+    for (const javaScriptEnabled of [true, false]) {
+      const { context, page } = await openPage(browser, { javaScriptEnabled });
+      contexts.push(context);
+      await page.goto(`${strangerUrl}/`);
+      await page.getByLabel('Newsletter email').fill('stranger@example.org');
+      await page.getByRole('button', { name: 'Subscribe' }).click();
+      if (javaScriptEnabled) await page.getByText('Something went wrong. Please try again.').waitFor();
+      else await page.getByText('Forms on this site cannot be posted from another website').first().waitFor();
+      await expect.poll(() => refused().length).toBe(1);
+    }
+    // The second refusal of the same client within the minute is counted, not written (LOG_CLIENT_LINES=limited).
+    expect(refused()).toEqual([expect.objectContaining({ level: 'warn', route: '/api/newsletter', origin: strangerUrl })]);
   });
 });
