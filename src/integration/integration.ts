@@ -123,7 +123,9 @@ export function siteForms(options: SiteFormsOptions = {}): AstroIntegration {
 
         // In an owner's server the pages are rendered on demand, so that the middleware gives them the
         // security headers and the Host check; built ahead, the adapter would serve them as files,
-        // without either. Our own server (`boot: false`) serves them built, from memory, dressed by its front.
+        // without either. Our own server (`boot: false`) serves them built, from memory, dressed by its front,
+        // but for the pages that say `prerender = false` themselves: the thank-you pages, whose way back
+        // depends on ALLOWED_ORIGINS (decision 0211), the admin's pages and the newsletter's links.
         const onDemand = options.boot === false ? {} : { prerender: false };
         for (const [pattern, entrypoint] of PAGES) injectRoute({ pattern, entrypoint: source(entrypoint), ...onDemand });
         for (const pattern of formRoutes(forms)) injectRoute({ pattern, entrypoint: source('integration/pages/refusal.astro'), prerender: false });
