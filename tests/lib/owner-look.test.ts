@@ -72,12 +72,13 @@ describe('withInlineSources: the policy of one page', () => {
 
 describe('requiredPropsWeDoNotPass: what the build warns of', () => {
   test('Astro’s blog post layout: pubDate', () => {
-    const layout = "---\ninterface Props {\n  title: string;\n  description?: string;\n  pubDate: Date;\n  updatedDate?: Date;\n}\nconst { pubDate } = Astro.props;\n---\n<html></html>\n";
+    const layout =
+      '---\ninterface Props {\n  title: string;\n  description?: string;\n  pubDate: Date;\n  updatedDate?: Date;\n}\nconst { pubDate } = Astro.props;\n---\n<html></html>\n';
     expect(requiredPropsWeDoNotPass(layout)).toEqual(['pubDate']);
     expect(layoutWarning('./src/layouts/Post.astro', ['pubDate'])).toMatch(/^the layout \.\/src\/layouts\/Post\.astro needs pubDate, /);
   });
   test('a type alias with readonly props', () => {
-    expect(requiredPropsWeDoNotPass("---\ntype Props = {\n  readonly title: string;\n  readonly hero: string;\n};\n---\n")).toEqual(['hero']);
+    expect(requiredPropsWeDoNotPass('---\ntype Props = {\n  readonly title: string;\n  readonly hero: string;\n};\n---\n')).toEqual(['hero']);
   });
   test.each([
     ['only what we pass', '---\ninterface Props {\n  title: string;\n  description: string;\n  path?: string;\n}\n---\n'],
