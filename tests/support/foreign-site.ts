@@ -11,7 +11,11 @@ import { freePort } from './smtp.ts';
  * forms to a site they already have (issue 29 item 4): a coffee roaster's shop with its own layout,
  * pages, `astro.config.mjs`, `site.config.ts` and `forms.config.ts`, `site-forms` installed from
  * the tarball `npm pack` makes of this checkout, built with `npx astro build` and served by
- * `@astrojs/node` with the shop's own Node 24.
+ * `@astrojs/node` with the shop's own Node 24. It has what owners' sites have (issue 39, modelled
+ * on Astro's `examples/blog`): Astro's fonts from a local file (`<Font />` writes an inline
+ * `<style>`), a global stylesheet its layout imports, an article layout whose `pubDate` it cannot
+ * do without (`Post.astro`, which SHOP_FORMS_LAYOUT names for a variant build), the contact form on
+ * its about page (`/ueber-uns`) and no `/contact`.
  * Hint: nothing of this checkout is linked or copied besides the tarball, so a file the package
  * forgets to ship, or a path that only resolves inside this repository, fails here.
  */
