@@ -264,6 +264,20 @@ describe('an owner’s layout that cannot render our pages (item 3): the article
     }
   });
 
+  test('under astro dev too: the thank-you page answers whole in Chromium, not blank', async () => {
+    const dev = await shop.dev({ SHOP_FORMS_LAYOUT: './src/layouts/Post.astro' });
+    const { context, page } = await openPage(browser, { javaScriptEnabled: false });
+    try {
+      const answer = await page.goto(`${dev.url}/thank-you/contact/`);
+      expect(answer?.status()).toBe(200);
+      await expect(page.locator('h1').textContent()).resolves.toBe('Danke für Ihre Nachricht!');
+      expect(dev.output()).toMatch(/layout\.failed.*Post\.astro/);
+    } finally {
+      await context.close();
+      await dev.stop();
+    }
+  });
+
   test('the server warns once, naming the layout and its error', async () => {
     for (let i = 0; i < 3; i++) expect((await fetch(`${post.url}/thank-you/unsubscribed/`)).status).toBe(200);
     const warnings = post

@@ -327,7 +327,7 @@ export type ForeignSite = {
   /** Runs `npx site-forms <args>` in the shop's folder with only `env` (plus PATH), as its owner would; answers how it ended. */
   cli(args: string[], env?: Record<string, string>): { code: number | null; stdout: string; stderr: string };
   /** Starts `npx astro dev` in the shop's folder (its settings from the shop's `.env` alone), once it answers a page. */
-  dev(): Promise<ForeignServer>;
+  dev(env?: Record<string, string>): Promise<ForeignServer>;
   /** Writes the shop's `.env`, as its owner would. */
   writeDotEnv(variables: Record<string, string>): void;
   remove(): void;
@@ -440,12 +440,12 @@ function foreignSite(root: string, shop: string, timings: ForeignTimings, owned:
       });
       return { code: result.status, stdout: result.stdout, stderr: result.stderr };
     },
-    async dev() {
+    async dev(env = {}) {
       const port = await freePort();
       // A process group of its own: npx starts Astro as a child, and the stop must end both.
       const child = spawn('npx', ['astro', 'dev', '--host', '127.0.0.1', '--port', String(port)], {
         cwd: shop,
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ASTRO_TELEMETRY_DISABLED: '1' },
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ASTRO_TELEMETRY_DISABLED: '1', ...env },
         stdio: ['ignore', 'pipe', 'pipe'],
         detached: true,
       });
