@@ -2,14 +2,14 @@
  * The Astro integration `site-forms` (`integrations: [siteForms()]`): the starter's routes and
  * pages in any Astro site with an adapter, on the same road as the starter (decision 0165).
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { AstroIntegration, IntegrationResolvedRoute } from 'astro';
 import { envField } from 'astro/config';
 import { loadEnv, type Plugin } from 'vite';
 import type { FormsSettings, FormsSettingsInput } from '../lib/forms/define-forms.ts';
-import { missingFormPages } from '../lib/forms/pages.ts';
+import { missingFormPages, ownerPagePatterns } from '../lib/forms/pages.ts';
 import type { SiteSettingsInput } from '../lib/site/define-site.ts';
 import type { DevServer } from '../server/dev.ts';
 
@@ -47,18 +47,22 @@ const ENTRIES = ['\0virtual:astro:adapter-entrypoint', '\0virtual:astro:legacy-s
 /** The virtual modules of the settings when the owner gives them as options. */
 const VIRTUAL_SITE = 'virtual:site-forms/site-config';
 const VIRTUAL_FORMS = 'virtual:site-forms/forms-config';
+/** The owner's pages, as the patterns of their routes: where our pages' links may lead. */
+const VIRTUAL_PAGES = 'virtual:site-forms/pages';
 
 /**
  * The pages the integration brings, at their address: everything of the starter that is not the
  * owner's own page. The paths of the form routes come from `formRoutes`.
  */
+/** An owner's form's thank-you page, injected apart from PAGES: its entry depends on `boot`. */
+const FORM_THANKS = '/thank-you/[form]';
+
 const PAGES: ReadonlyArray<readonly [pattern: string, entrypoint: string]> = [
   ['/thank-you', 'integration/pages/thank-you/index.astro'],
   ['/thank-you/contact', 'integration/pages/thank-you/contact.astro'],
   ['/thank-you/newsletter', 'integration/pages/thank-you/newsletter.astro'],
   ['/thank-you/confirm-subscription', 'integration/pages/thank-you/confirm-subscription.astro'],
   ['/thank-you/unsubscribed', 'integration/pages/thank-you/unsubscribed.astro'],
-  ['/thank-you/[form]', 'integration/pages/thank-you/[form].astro'],
   ['/newsletter/confirm', 'integration/pages/newsletter/confirm.astro'],
   ['/newsletter/unsubscribe', 'integration/pages/newsletter/unsubscribe.astro'],
   ['/admin', 'integration/pages/admin/index.astro'],
@@ -102,10 +106,13 @@ export function siteForms(options: SiteFormsOptions = {}): AstroIntegration {
   let forms: FormsSettings;
   let dev: DevServer | undefined;
   let resolvedRoutes: readonly IntegrationResolvedRoute[] = [];
+  // The owner's pages (astro:routes:resolved), for the links of our pages (`virtual:site-forms/pages`).
+  const pagePatterns: string[] = [];
+  let routesKnown = false;
   return {
     name: 'site-forms',
     hooks: {
-      'astro:config:setup': async ({ config, command, updateConfig, injectRoute, addMiddleware }) => {
+      'astro:config:setup': async ({ config, command, updateConfig, injectRoute, addMiddleware, logger }) => {
         building = command === 'build';
         const root = fileURLToPath(config.root);
         const site = settingsSource(root, process.env.SITE_CONFIG, 'site.config.ts', options.site, VIRTUAL_SITE, 'integration/defaults/site.config.ts');
@@ -120,6 +127,11 @@ export function siteForms(options: SiteFormsOptions = {}): AstroIntegration {
         forms = await loadForms(formsSource, options.forms);
         const layout = options.layout ? resolve(root, options.layout) : source('layouts/Base.astro');
         if (!existsSync(layout)) throw new Error(`siteForms({ layout }): ${layout} does not exist.`);
+        // Said before any visitor meets it: a layout that needs a prop our pages do not pass (decision 0196).
+        if (options.layout) {
+          const needed = requiredPropsWeDoNotPass(readFileSync(layout, 'utf8'));
+          if (needed.length > 0) logger.warn(layoutWarning(options.layout, needed));
+        }
 
         // In an owner's server the pages are rendered on demand, so that the middleware gives them the
         // security headers and the Host check; built ahead, the adapter would serve them as files,
@@ -128,6 +140,9 @@ export function siteForms(options: SiteFormsOptions = {}): AstroIntegration {
         // depends on ALLOWED_ORIGINS (decision 0211), the admin's pages and the newsletter's links.
         const onDemand = options.boot === false ? {} : { prerender: false };
         for (const [pattern, entrypoint] of PAGES) injectRoute({ pattern, entrypoint: source(entrypoint), ...onDemand });
+        // An owner's form's thank-you page, on demand in every server: its way back depends on
+        // ALLOWED_ORIGINS and `?back=` (decision 0211), so it needs no getStaticPaths().
+        injectRoute({ pattern: FORM_THANKS, entrypoint: source('integration/pages/thank-you/[form].astro'), prerender: false });
         for (const pattern of formRoutes(forms)) injectRoute({ pattern, entrypoint: source('integration/pages/refusal.astro'), prerender: false });
         // After the owner's own middleware (decision 0191): theirs sees every request, ours too, and
         // may refuse it, guard /admin, add headers or log before ours answers. A server of its own
@@ -148,7 +163,9 @@ export function siteForms(options: SiteFormsOptions = {}): AstroIntegration {
               alias: {
                 '#site-config': site.module,
                 '#forms-config': formsSource.module,
-                'virtual:site-forms/layout': layout,
+                // The owner's layout through our attempt, which falls back to a plain layout when it throws (decision 0196).
+                'virtual:site-forms/layout': options.layout ? source('layouts/OwnerLayout.astro') : layout,
+                'virtual:site-forms/owner-layout': layout,
               },
             },
             // Vite reads the package's TypeScript and .astro files itself, from node_modules too.
@@ -156,7 +173,12 @@ export function siteForms(options: SiteFormsOptions = {}): AstroIntegration {
             build: { assetsInlineLimit: 0 },
             server: { fs: { allow: [fileURLToPath(new URL('../', SRC)), root] } },
             plugins: [
-              settingsModules(options, site.file, { checkOrigin: config.security?.checkOrigin !== false, routes: ourRoutes(forms) }),
+              settingsModules(
+                options,
+                site.file,
+                { checkOrigin: config.security?.checkOrigin !== false, routes: ourRoutes(forms), layout: options.layout ?? null },
+                () => (routesKnown ? pagePatterns : null),
+              ),
               ...(options.boot === false ? [] : [bootAtStart()]),
             ],
           },
@@ -179,6 +201,8 @@ export function siteForms(options: SiteFormsOptions = {}): AstroIntegration {
       'astro:routes:resolved': ({ routes, logger }) => {
         // Again under `astro dev` as the owner adds or removes a page: the dispatcher reads the latest.
         resolvedRoutes = routes;
+        pagePatterns.splice(0, pagePatterns.length, ...ownerPagePatterns(routes));
+        routesKnown = true;
         const missing = missingFormPages(forms.forms, routes);
         if (missing.length === 0) return;
         const problem = `${missing.join('; ')} (add the page, or set the form's page to one that exists).`;
@@ -207,6 +231,32 @@ export function ownersRoute(routes: readonly IntegrationResolvedRoute[], pathnam
 
 type SettingsSource = { module: string; file?: string };
 
+/** The props our pages give the owner's layout (decision 0164). */
+const PROPS_WE_PASS = ['title', 'description', 'path'];
+
+/**
+ * The props an owner's layout declares required (`interface Props { … }` or `type Props = { … }`,
+ * each `name: type` without `?`) that our pages do not pass; none when its Props are not written out
+ * there (`type Props = CollectionEntry<'blog'>['data']`), as the check cannot tell.
+ */
+export function requiredPropsWeDoNotPass(layoutSource: string): string[] {
+  const frontmatter = /^---\r?\n([\s\S]*?)\r?\n---/.exec(layoutSource)?.[1] ?? '';
+  const body = /(?:interface\s+Props(?:\s+extends[^{]*)?|type\s+Props\s*=)\s*\{([\s\S]*?)\n\s*\}/.exec(frontmatter)?.[1];
+  if (body === undefined) return [];
+  const required = [...body.matchAll(/^\s*(?:readonly\s+)?([A-Za-z_$][\w$]*)\s*:/gm)].map((match) => match[1]!);
+  return required.filter((name) => !PROPS_WE_PASS.includes(name));
+}
+
+/** The build's warning for a layout that needs props our pages do not pass. */
+export function layoutWarning(layout: string, needed: readonly string[]): string {
+  const names = needed.join(', ');
+  return (
+    `the layout ${layout} needs ${names}, which the forms' pages (thank-you, confirmation, refused posts) do not pass: ` +
+    `they pass ${PROPS_WE_PASS.join(', ')}. Those pages will show in the plain layout of site-forms instead. ` +
+    `Make ${names} optional in its Props, or name a layout that needs only those.`
+  );
+}
+
 /** What the middleware must know of the owner's own configuration (`virtual:site-forms/options`). */
 export type OwnerOptions = {
   /** Whether the owner left Astro's `security.checkOrigin` on: the middleware then makes its check for their pages. */
@@ -217,11 +267,13 @@ export type OwnerOptions = {
    * whatever its path (decision 0190).
    */
   routes: string[];
+  /** The owner's layout as `siteForms({ layout })` names it (null for ours): what a warning of its failure names. */
+  layout: string | null;
 };
 
-/** Every route the integration injects: its pages, and the API's addresses. */
+/** Every route the integration injects: its pages, an owner's form's thank-you page, and the API's addresses. */
 export function ourRoutes(forms: FormsSettings): string[] {
-  return [...PAGES.map(([pattern]) => pattern), ...formRoutes(forms)];
+  return [...PAGES.map(([pattern]) => pattern), FORM_THANKS, ...formRoutes(forms)];
 }
 
 /**
@@ -248,7 +300,7 @@ async function loadForms(from: SettingsSource, option: FormsSettingsInput | unde
  * what the middleware knows of the owner's configuration (`virtual:site-forms/options`); and
  * `site-forms/config` as the owner's settings files import it.
  */
-function settingsModules(options: SiteFormsOptions, siteFile: string | undefined, owner: OwnerOptions): Plugin {
+function settingsModules(options: SiteFormsOptions, siteFile: string | undefined, owner: OwnerOptions, pages: () => readonly string[] | null): Plugin {
   const modules: Record<string, string> = {
     'virtual:site-forms/options': `export default ${JSON.stringify(owner)};\n`,
     [VIRTUAL_SITE]: `import { defineSite } from ${JSON.stringify(source('lib/site/define-site.ts'))};\nexport default defineSite(${JSON.stringify(options.site ?? null)});\n`,
@@ -258,12 +310,16 @@ function settingsModules(options: SiteFormsOptions, siteFile: string | undefined
     name: 'site-forms:settings',
     enforce: 'pre',
     resolveId(id, importer) {
-      if (id in modules) return `\0${id}`;
+      if (id in modules || id === VIRTUAL_PAGES) return `\0${id}`;
       // What the owner's settings import: the site's file gets `defineSite` alone (src/integration/site-config.ts).
       if (id === 'site-forms/config') return source(importer === siteFile ? 'integration/site-config.ts' : 'integration/config.ts');
       return undefined;
     },
-    load: (id) => (id.startsWith('\0') ? modules[id.slice(1)] : undefined),
+    load: (id) => {
+      // Read when a page imports it: the routes are resolved by then (null outside a build, as under Vitest).
+      if (id === `\0${VIRTUAL_PAGES}`) return `export default ${JSON.stringify(pages())};\n`;
+      return id.startsWith('\0') ? modules[id.slice(1)] : undefined;
+    },
   };
 }
 

@@ -13,7 +13,7 @@ import type { APIContext, MiddlewareNext } from 'astro';
 import type { Services } from '../lib/app/services.ts';
 import { isAddressedToSite, MISDIRECTED_MESSAGE } from '../lib/http/origin.ts';
 import type { Answer } from '../lib/http/outcome.ts';
-import { securityHeadersFor } from '../lib/http/security-headers.ts';
+import { securityHeadersFor, withInlineSources } from '../lib/http/security-headers.ts';
 import { runPipeline } from '../lib/pipeline/pipeline.ts';
 import { findTarget } from '../lib/pipeline/routes.ts';
 import { isOurs } from './ours.ts';
@@ -42,7 +42,7 @@ export const onRequest = defineMiddleware(async (context, next) => {
     return dressed(new Response(JSON.stringify({ success: false, error: MISDIRECTED_MESSAGE }), { status: 421, headers: JSON_TYPE }), headers);
   }
   context.locals.services = services;
-  if (target.kind === 'elsewhere') return dressed(await next(), headers);
+  if (target.kind === 'elsewhere') return dressedPage(await next(), context, headers);
   const reply = await runPipeline({ request: context.request, target, socketAddress: clientAddress(context), services });
   switch (reply.kind) {
     case 'answer':
@@ -50,10 +50,10 @@ export const onRequest = defineMiddleware(async (context, next) => {
     // The form's own route (refusal.astro, or the admin's page) renders the view, at this address.
     case 'form-view':
       context.locals.formView = reply;
-      return dressed(await next(), headers);
+      return dressedPage(await next(), context, headers);
     case 'admin-refusal':
       context.locals.adminRefusal = reply;
-      return dressed(await next(), headers);
+      return dressedPage(await next(), context, headers);
     default:
       return reply satisfies never;
   }
@@ -83,6 +83,22 @@ let securityHeaders: Readonly<Record<string, string>> | undefined;
 function securityHeadersOf(services: Services): Readonly<Record<string, string>> {
   securityHeaders ??= securityHeadersFor(services.config);
   return securityHeaders;
+}
+
+/**
+ * A page of ours, rendered by Astro: read whole first, since the owner's layout tells what it needs
+ * only once it has rendered (src/layouts/LayoutAttempt.astro), and dressed with a CSP that allows
+ * the layout's own inline styles and scripts, each by its hash (issue 39 item 5, decision 0197).
+ * Anything else (a file of a message) passes as a stream.
+ */
+async function dressedPage(response: Response, context: APIContext, headers: Readonly<Record<string, string>>): Promise<Response> {
+  if (!(response.headers.get('content-type') ?? '').startsWith('text/html') || response.body === null) return dressed(response, headers);
+  const html = await response.text();
+  const page = new Response(html, { status: response.status, statusText: response.statusText, headers: new Headers(response.headers) });
+  const inline = context.locals.layoutInline;
+  const policy = headers['content-security-policy'];
+  if (!inline || !policy) return dressed(page, headers);
+  return dressed(page, { ...headers, 'content-security-policy': withInlineSources(policy, inline) });
 }
 
 /** The answer with the security headers that it does not set itself. */

@@ -75,3 +75,22 @@ export function homeLink(back: string | null | undefined, settings: Pick<NextSet
 function isListed(origin: string, { publicUrl, allowedOrigins }: NextSettings): boolean {
   return origin === publicUrl || allowedOrigins.includes(origin);
 }
+
+/** The addresses that are ours, not the owner's pages: the API, and the pages the integration brings (decision 0165). */
+const OURS = /^\/(?:api|thank-you|admin|newsletter\/(?:confirm|unsubscribe)|theme\.css)(?:\/|$)/;
+
+/**
+ * The page of this site a visitor came from, as a path (its `Referer`, when on `origin` and one of
+ * the owner's pages, not ours): where "Send another message" leads, the page the form was on.
+ */
+export function refererPage(referer: string | null | undefined, origin: string): string | undefined {
+  if (!referer) return undefined;
+  let url: URL;
+  try {
+    url = new URL(referer);
+  } catch {
+    return undefined;
+  }
+  if (url.origin !== origin || OURS.test(url.pathname)) return undefined;
+  return `${url.pathname}${url.search}`;
+}
