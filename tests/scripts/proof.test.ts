@@ -6,12 +6,7 @@ import { checkProof, issueChallenge } from '../../src/lib/spam/proof.ts';
 import { createMemoryUsedChallenges } from '../../src/lib/spam/used-challenges.ts';
 import { enhanceContactForm } from '../../src/scripts/contact-form.ts';
 import { enhanceNewsletterForm } from '../../src/scripts/newsletter-form.ts';
-import {
-  challengeUrl,
-  type ProofChallenge,
-  prepareProof,
-  solveChallenge,
-} from '../../src/scripts/proof.ts';
+import { challengeUrl, type ProofChallenge, prepareProof, solveChallenge } from '../../src/scripts/proof.ts';
 import { answering, jsonResponse, renderContactForm, renderNewsletterForm, settled, submit } from './form-dom.ts';
 
 const SECRET = 'script-test-secret';
@@ -136,7 +131,11 @@ describe('the proof on a form', () => {
     try {
       const page = renderContactForm();
       let ready = false;
-      void prepareProof(page.form, '/api/challenge', vi.fn<typeof fetch>(() => new Promise(() => {})))().then(() => {
+      void prepareProof(
+        page.form,
+        '/api/challenge',
+        vi.fn<typeof fetch>(() => new Promise(() => {})),
+      )().then(() => {
         ready = true;
       });
       await vi.advanceTimersByTimeAsync(4_999);

@@ -55,12 +55,7 @@ describe('the spam service', () => {
   test.each([
     ['by default, without a proof', {}, {}, { ok: true }],
     ['with NEWSLETTER_REQUIRE_PROOF, without a proof', { newsletterRequiresProof: true }, {}, { ok: false, error: REFUSED }],
-    [
-      'with NEWSLETTER_REQUIRE_PROOF, with a proof that is not one',
-      { newsletterRequiresProof: true },
-      { altcha: 'bogus' },
-      { ok: false, error: REFUSED },
-    ],
+    ['with NEWSLETTER_REQUIRE_PROOF, with a proof that is not one', { newsletterRequiresProof: true }, { altcha: 'bogus' }, { ok: false, error: REFUSED }],
     ['with NEWSLETTER_REQUIRE_PROOF but the filter off', { newsletterRequiresProof: true, enabled: false }, {}, { ok: true }],
   ])('a subscription %s may go on: %j', async (_, config, fields, expected) => {
     await expect(service(config).allowSubscription(fields)).resolves.toEqual(expected);
@@ -72,7 +67,6 @@ describe('the spam service', () => {
     await expect(spam.allowSubscription({ altcha })).resolves.toEqual({ ok: true });
     await expect(spam.allowSubscription({ altcha })).resolves.toEqual({ ok: false, error: REFUSED });
   });
-
 });
 
 describe('the signing secret', () => {
