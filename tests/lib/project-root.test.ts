@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, test } from 'vitest';
-import { findProjectRoot, fromProjectRoot, PROJECT_ROOT } from '../../src/lib/project-root.ts';
+import { findProjectRoot, fromProjectRoot } from '../../src/lib/project-root.ts';
 
 const base = mkdtempSync(join(tmpdir(), 'site-forms-root-'));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
@@ -29,8 +29,15 @@ describe('the project folder, whatever the working directory', () => {
     expect(findProjectRoot(start)).toBe(expected);
   });
 
-  test('this checkout: the folder of package.json, not the working directory', () => {
-    expect(PROJECT_ROOT).toBe(dirname(fileURLToPath(new URL('../../package.json', import.meta.url))));
+  test('this checkout: a relative path with no root given lives beside package.json, not in the working directory', () => {
+    const checkout = dirname(fileURLToPath(new URL('../../package.json', import.meta.url)));
+    const cwd = process.cwd();
+    process.chdir(lonely);
+    try {
+      expect(fromProjectRoot('./data')).toBe(join(checkout, 'data'));
+    } finally {
+      process.chdir(cwd);
+    }
   });
 
   test.each([

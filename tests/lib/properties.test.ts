@@ -8,12 +8,14 @@ import { NewsletterSchema } from '../../src/lib/forms/newsletter.ts';
 import { anyText, fastestMs } from '../support/hostile-text.ts';
 
 /**
- * The bound a timed test can hold on a shared, noisy machine. The 5 ms budget of the
- * issue is measured where timing belongs, in `npm run bench` (docs/performance.md); here
- * the bound only has to catch what matters: a pattern that backtracks takes seconds on
- * 64 KiB, not milliseconds.
+ * A guard against catastrophic backtracking, not a speed test (decision 0215): a bounded input
+ * (at most the 64 KiB body limit) and a bound 200 times what a linear validator takes on it
+ * (under 5 ms, docs/performance.md). A pattern that backtracks is caught all the same: on 64 KiB
+ * a quadratic one makes about 2 × 10⁹ steps (seconds), an exponential one never ends. Steps
+ * cannot be counted inside V8's regular expressions, so time it is; only a generous bound keeps
+ * it about the pattern rather than about how busy the machine is.
  */
-const NEVER_SLOWER_THAN_MS = 50;
+const CATASTROPHIC_MS = 1_000;
 
 const word = (chars: string, max: number) => fc.string({ minLength: 1, maxLength: max, unit: fc.constantFrom(...chars.split('')) });
 /** Addresses as people have them: the property below needs many that are accepted. */
@@ -27,21 +29,21 @@ const plainEmail = fc
   .map(([local, tag, domain, tld]) => `${local}${tag ? `.${tag}` : ''}@${domain}.${tld.length < 2 ? `${tld}x` : tld}`);
 
 describe('validators under any input', () => {
-  test('the contact validator never throws and stays linear for inputs up to 64 KiB', () => {
+  test('the contact validator never throws nor backtracks catastrophically on inputs up to 64 KiB', () => {
     fc.assert(
       fc.property(anyText, anyText, anyText, anyText, (name, email, message, honeypot) => {
         const ms = fastestMs(() => parseForm(contactForm, { name, email, message, honeypot }));
-        expect(ms).toBeLessThan(NEVER_SLOWER_THAN_MS);
+        expect(ms).toBeLessThan(CATASTROPHIC_MS);
       }),
       { numRuns: 150 },
     );
   });
 
-  test('the newsletter validator never throws and stays linear for inputs up to 64 KiB', () => {
+  test('the newsletter validator never throws nor backtracks catastrophically on inputs up to 64 KiB', () => {
     fc.assert(
       fc.property(anyText, (email) => {
         const ms = fastestMs(() => v.safeParse(NewsletterSchema, { email }));
-        expect(ms).toBeLessThan(NEVER_SLOWER_THAN_MS);
+        expect(ms).toBeLessThan(CATASTROPHIC_MS);
       }),
       { numRuns: 300 },
     );

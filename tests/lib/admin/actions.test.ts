@@ -1,7 +1,10 @@
 import { beforeAll, describe, expect, onTestFinished, test, vi } from 'vitest';
 import { exportChunks } from '../../../src/lib/contact/export.ts';
 import type { Submission } from '../../../src/lib/contact/outbox.ts';
-import { type AdminDeps, BUSY_SIGN_IN, FORBIDDEN_MESSAGE, handleAdminPost } from '../../../src/lib/admin/actions.ts';
+import { type AdminDeps, handleAdminPost } from '../../../src/lib/admin/actions.ts';
+
+/** What a person reads when a post did not come from the admin's pages. */
+const FORBIDDEN = 'This action was refused: it did not come from this site’s admin pages. Reload the page and try again.';
 import type { AuditEntry } from '../../../src/lib/admin/audit.ts';
 import { createPasswordCheck, hashPassword, type PasswordHash, parsePasswordHash } from '../../../src/lib/admin/password.ts';
 import type { AdminQueries } from '../../../src/lib/admin/queries.ts';
@@ -196,8 +199,12 @@ describe('signing in', () => {
     };
     w.deps.devices = { known: (request) => (request.headers.get('cookie') ?? '').includes('admin_device=') };
     const outcome = await handleAdminPost('sign-in', post('/admin/actions/sign-in', { password: PASSWORD }), w.deps, context);
-    expect(outcome).toEqual({ kind: 'refused', status: 429, message: BUSY_SIGN_IN, headers: { 'retry-after': '60' } });
-    expect(BUSY_SIGN_IN).toBe('Many sign-ins are being checked right now. Please try again in a minute.');
+    expect(outcome).toEqual({
+      kind: 'refused',
+      status: 429,
+      message: 'Many sign-ins are being checked right now. Please try again in a minute.',
+      headers: { 'retry-after': '60' },
+    });
     expect(w.audit).toEqual([]);
     // The browser that signed in before keeps its place.
     const owner = await handleAdminPost(
@@ -271,7 +278,7 @@ describe('every admin post is refused from another origin, before anything happe
       await expect(handleAdminPost(action, post(path, fields, headers), deps, context)).resolves.toEqual({
         kind: 'refused',
         status: 403,
-        message: FORBIDDEN_MESSAGE,
+        message: FORBIDDEN,
       });
     }
     expect({ audit, changes, sessions: records.size }).toEqual({ audit: [], changes: [], sessions: 1 });
@@ -292,7 +299,7 @@ describe('with a session but the wrong CSRF token', () => {
     await expect(handleAdminPost('delete-message', post('/admin/actions/delete', fields, { origin: SITE, cookie }), deps, context)).resolves.toEqual({
       kind: 'refused',
       status: 403,
-      message: FORBIDDEN_MESSAGE,
+      message: FORBIDDEN,
     });
     expect({ audit, changes }).toEqual({ audit: [], changes: [] });
   });

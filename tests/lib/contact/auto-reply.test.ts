@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { autoReply } from '../../../src/lib/config/auto-reply.ts';
 import { type AutoReplySettings, composeAutoReply, createAutoReply, pruneAutoReplies } from '../../../src/lib/contact/auto-reply.ts';
 import { openStore, type Store } from '../../../src/lib/database/database.ts';
 import { createLogger } from '../../../src/lib/log.ts';
@@ -81,6 +82,16 @@ describe('the automatic reply, through a real SMTP server and a real SQLite stor
     expect(parsed.header('x-auto-response-suppress')).toEqual(['All']);
     expect(parsed.header('date')).toEqual(['Mon, 01 Jun 2026 12:00:00 +0000']);
     expect(parsed.text).toBe('Hello Ada Lovelace,\n\nthank you for writing to Atelier Nord.\n');
+  });
+
+  test('with AUTO_REPLY=true and no words of the owner, the sender reads the default subject and text', async () => {
+    const { config: read } = autoReply.read({ SMTP_URL: config.url, AUTO_REPLY: 'true' });
+    await expect(reply(read.autoReply)(received(ada), NOW)).resolves.toEqual({ kind: 'delivered', status: 250 });
+    const parsed = parseMail(smtp.received[0]!.raw);
+    expect(parsed.header('subject')).toEqual(['We received your message']);
+    expect(parsed.text).toBe(
+      'Hello Ada Lovelace,\n\nthank you for writing to Atelier Nord. We have your message and will reply soon.\n\nThis is an automatic reply.\n',
+    );
   });
 
   test('keeps the address only as the hash of its lower-case form, with the time it answered', async () => {

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import type { Mailer, SendResult } from '../../../src/lib/mail/mailer.ts';
 import type { ContactEmail } from '../../../src/lib/mail/email.ts';
 import type { Outbox } from '../../../src/lib/contact/outbox.ts';
-import { createDeliveryWorker, DELIVERY_POLICY, type DeliveryWorkerOptions, retryDelay } from '../../../src/lib/contact/worker.ts';
+import { createDeliveryWorker, type DeliveryWorkerOptions, retryDelay } from '../../../src/lib/contact/worker.ts';
 import { createLogger } from '../../../src/lib/log.ts';
 import { openStore, type Store } from '../../../src/lib/database/database.ts';
 import { TEST_DATABASE } from '../../support/stores.ts';
@@ -93,8 +93,19 @@ describe('retry delays', () => {
     expect(retryDelay(attempts)).toBe(delay);
   });
 
-  test('keep trying for 24 hours', () => {
-    expect(DELIVERY_POLICY.retryForMs).toBe(24 * HOUR);
+  test.each([
+    [24 * HOUR - 1, 'pending'],
+    [24 * HOUR, 'failed'],
+  ])('a transient failure %i ms after the first attempt leaves the message %s: retries last 24 hours', async (after, status) => {
+    const id = await store();
+    const start = now;
+    const { mailer } = scriptedMailer(transient, transient);
+    const w = worker(mailer);
+    await w.deliverDue();
+    now = start + after;
+    await db.sql.run('UPDATE submissions SET next_attempt_at = ? WHERE id = ?', [new Date(now).toISOString(), id]);
+    await w.deliverDue();
+    await expect(outbox.find(id)).resolves.toMatchObject({ status, attempts: 2 });
   });
 });
 
@@ -226,20 +237,37 @@ describe('the delivery worker', () => {
   test('a message another instance is sending is left alone until its lease ends, then sent with the same Message-ID', async () => {
     const id = await store();
     // The other instance claimed it and was killed mid-send: its lease is all that is left.
-    await outbox.claim(new Date(now), new Date(now + DELIVERY_POLICY.leaseMs));
+    await outbox.claim(new Date(now), new Date(now + 120_000));
     const { mailer, sent } = scriptedMailer();
     const w = worker(mailer);
     await w.deliverDue();
     expect(sent).toHaveLength(0);
-    now += DELIVERY_POLICY.leaseMs;
+    now += 120_000;
     await w.deliverDue();
     expect(sent.map((e) => e.messageId)).toEqual([`<contact-${id}>`]);
     // The killed instance's attempt counts: it was counted when it was claimed.
     await expect(outbox.find(id)).resolves.toMatchObject({ status: 'sent', attempts: 2 });
   });
 
-  test('leases last two minutes, longer than any send', () => {
-    expect(DELIVERY_POLICY.leaseMs).toBe(120_000);
+  test("a worker's lease lasts two minutes: another worker takes the message at 120 000 ms, not at 119 999 ms", async () => {
+    const id = await store();
+    const start = now;
+    // The first worker claims the message and hangs in its send.
+    let release: (result: SendResult) => void = () => {};
+    const hanging: Mailer = { send: () => new Promise<SendResult>((resolve) => (release = resolve)) };
+    const first = worker(hanging).deliverDue();
+    await eventually('the first worker to claim the message', async () => (await outbox.find(id))?.attempts === 1);
+    const { mailer, sent } = scriptedMailer();
+    const second = worker(mailer);
+    now = start + 119_999;
+    await second.deliverDue();
+    expect(sent).toHaveLength(0);
+    now = start + 120_000;
+    await second.deliverDue();
+    expect(sent.map((e) => e.messageId)).toEqual([`<contact-${id}>`]);
+    release({ ok: true });
+    await first;
+    await expect(outbox.find(id)).resolves.toMatchObject({ status: 'sent', attempts: 2 });
   });
 
   test('a mailer that throws is a transient failure, not a lost message', async () => {

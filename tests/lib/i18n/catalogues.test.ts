@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { type Catalogue, catalogueFor, LANGUAGES } from '../../../src/lib/i18n/catalogues.ts';
+import { type Catalogue, catalogueFor } from '../../../src/lib/i18n/catalogues.ts';
 import { defineSite } from '../../../src/lib/site/define-site.ts';
 
 /** What the texts that hold values are given here: a label or name, a number, two links; the methods of a 405. */
@@ -21,16 +21,12 @@ function entries(catalogue: unknown, path = ''): [key: string, text: unknown][] 
 const keys = (catalogue: Catalogue) => entries(catalogue).map(([key]) => key);
 
 describe('the catalogues', () => {
-  test('the site speaks English and German', () => {
-    expect(LANGUAGES).toEqual(['en', 'de']);
-  });
-
   test('German has every text English has, and no other, each taking the same values', () => {
     expect(keys(catalogueFor('de'))).toEqual(keys(catalogueFor('en')));
     expect(keys(catalogueFor('en')).length).toBeGreaterThan(100);
   });
 
-  test.each(LANGUAGES)('%s: no text is empty', (language) => {
+  test.each(['en', 'de'] as const)('%s: no text is empty', (language) => {
     for (const [key, text] of entries(catalogueFor(language))) {
       const lines = Array.isArray(text) ? text.filter((line) => line !== '') : [text];
       expect(lines.length, key).toBeGreaterThan(0);

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
 import { createKitProvider } from '../../../src/lib/newsletter/kit.ts';
 import { createMailchimpProvider } from '../../../src/lib/newsletter/mailchimp.ts';
-import type { NewsletterProvider } from '../../../src/lib/newsletter/provider.ts';
+import type { NewsletterProvider, SubscribeOutcome } from '../../../src/lib/newsletter/provider.ts';
 import { createResendProvider } from '../../../src/lib/newsletter/resend.ts';
-import { RESILIENCE_DEFAULTS, withRetries } from '../../../src/lib/newsletter/resilient.ts';
+import { withRetries } from '../../../src/lib/newsletter/resilient.ts';
 import { type FakeHttpServer, replyAfter, replyHang, replyInTurn, replyJson, replyReset, replyText, startFakeHttpServer } from '../../support/fake-http.ts';
 
 let server: FakeHttpServer;
@@ -22,17 +22,39 @@ const kit = () => createKitProvider({ apiKey: 'k', formId: '1', baseUrl: server.
 /** Small numbers so that the suite stays fast; the shape is the one the server runs with. */
 const fast = { budgetMs: 1_000, backoffMs: 20 };
 
-async function timed<T>(work: Promise<T>): Promise<{ value: T; ms: number }> {
-  const started = performance.now();
-  const value = await work;
-  return { value, ms: performance.now() - started };
+/**
+ * Runs `work` on a fake clock (the retry wrapper's timers and `performance.now`) that moves
+ * 1 ms each time the event loop has turned, so the real sockets keep pace with it; answers what
+ * the work came to and the clock's reading then. The time asserted is the time the code asks
+ * for, never how fast this machine is.
+ */
+async function onFakeClock<T>(work: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+  try {
+    const started = performance.now();
+    let done = false;
+    const running = work().finally(() => {
+      done = true;
+    });
+    while (!done) {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (!done) await vi.advanceTimersByTimeAsync(1);
+    }
+    return { value: await running, ms: performance.now() - started };
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
+/** Turns the event loop until `condition` holds, without moving a fake clock. */
+async function turnsUntil(condition: () => boolean): Promise<void> {
+  for (let turn = 0; !condition(); turn++) {
+    if (turn > 100_000) throw new Error('the condition never held');
+    await new Promise((resolve) => setImmediate(resolve));
+  }
 }
 
 describe('retries', () => {
-  test('the server runs with 2 retries, a 10 s budget and 10 calls in flight', () => {
-    expect(RESILIENCE_DEFAULTS).toMatchObject({ retries: 2, budgetMs: 10_000, maxInFlight: 10 });
-  });
-
   test.each([
     ['503', busy],
     ['429', replyJson(429, { error: 'Too Many Requests' })],
@@ -73,28 +95,55 @@ describe('retries', () => {
 });
 
 describe('one time budget for the whole subscription', () => {
-  test('a server that never answers is given up on when the budget runs out', async () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  test('a server that never answers is given up on when the budget runs out, not a millisecond later', async () => {
     server.reply(replyHang());
-    const { value, ms } = await timed(withRetries(kit(), { budgetMs: 500, backoffMs: 20 }).subscribe('ada@example.com'));
-    expect(value).toMatchObject({ ok: false, reason: 'unavailable', detail: expect.stringMatching(/timeout/) });
-    expect(ms).toBeGreaterThanOrEqual(450);
-    expect(ms).toBeLessThan(900);
+    const { value, ms } = await onFakeClock(() => withRetries(kit(), { budgetMs: 500, backoffMs: 20 }).subscribe('ada@example.com'));
+    expect(value).toEqual({ ok: false, reason: 'unavailable', detail: 'timeout (1 attempt in 500 ms)' });
+    expect(ms).toBe(500);
   });
 
-  test('each attempt gets only what is left: a hang after two failures still ends on time', async () => {
+  test('each attempt gets only what is left: a hang after two failures still ends when the budget does', async () => {
+    vi.spyOn(Math, 'random').mockReturnValue(0);
     server.reply(replyInTurn(busy, busy, replyHang()));
-    const { value, ms } = await timed(withRetries(kit(), { budgetMs: 600, backoffMs: 20 }).subscribe('ada@example.com'));
-    expect(value).toMatchObject({ ok: false, reason: 'unavailable' });
+    const { value, ms } = await onFakeClock(() => withRetries(kit(), { budgetMs: 600, backoffMs: 20 }).subscribe('ada@example.com'));
+    expect(value).toEqual({ ok: false, reason: 'unavailable', detail: 'timeout (3 attempts in 600 ms)' });
     expect(server.requests).toHaveLength(3);
-    expect(ms).toBeLessThan(1_000);
+    expect(ms).toBe(600);
   });
 
-  test('no retry starts when the budget is nearly spent', async () => {
+  test('no retry starts when the budget is nearly spent: the answer goes back at once, before the budget ends', async () => {
+    vi.spyOn(Math, 'random').mockReturnValue(0);
+    // Answered at 400 ms of 500: a 100 ms pause would leave less than the 25 ms an attempt needs.
     server.reply(replyAfter(400, busy));
-    const { value, ms } = await timed(withRetries(kit(), { budgetMs: 500, backoffMs: 200 }).subscribe('ada@example.com'));
-    expect(value).toMatchObject({ ok: false, reason: 'unavailable', detail: expect.stringMatching(/1 attempt in/) });
+    const { value, ms } = await onFakeClock(() => withRetries(kit(), { budgetMs: 500, backoffMs: 200 }).subscribe('ada@example.com'));
+    expect(value).toMatchObject({ ok: false, reason: 'unavailable', detail: expect.stringMatching(/\(1 attempt in 4\d\d ms\)$/) });
     expect(server.requests).toHaveLength(1);
+    expect(ms).toBeGreaterThanOrEqual(400);
     expect(ms).toBeLessThan(500);
+  });
+
+  test('by default: 10 calls in flight, and every one of 11 hanging subscriptions ends at 10 s, not at 9 999 ms', async () => {
+    server.reply(replyHang());
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      const provider = withRetries(kit());
+      const ended: SubscribeOutcome[] = [];
+      const all = Array.from({ length: 11 }, (_, i) => provider.subscribe(`reader${i}@example.com`).then((outcome) => ended.push(outcome)));
+      await turnsUntil(() => server.requests.length === 10);
+      await vi.advanceTimersByTimeAsync(9_999);
+      expect(server.requests).toHaveLength(10);
+      expect(ended).toEqual([]);
+      await vi.advanceTimersByTimeAsync(1);
+      await Promise.all(all);
+      expect(ended.map((outcome) => (outcome.ok ? 'ok' : `${outcome.reason}: ${outcome.detail}`)).sort()).toEqual([
+        'unavailable: no turn in time: 10 calls to the provider were in flight for 10000 ms',
+        ...Array.from({ length: 10 }, () => 'unavailable: timeout (1 attempt in 10000 ms)'),
+      ]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

@@ -95,6 +95,17 @@ describe('reviewing held messages', () => {
     expect((await run({ name: 'export', format: 'csv', bom: false })).out).toMatch(/,spam,0,,,,proof-missing too-fast\r\n$/);
   });
 
+  test.each([
+    ['proof-missing', "no proof that the page's script ran (JavaScript off, or a program posting directly)"],
+    ['too-fast', 'sent less than 3 seconds after the form was opened'],
+    ['marked-by-owner', 'marked as spam by the owner'],
+    ['no-browser', 'sent without the headers every current browser sends (a program, or a very old browser)'],
+  ])('show says %s in the owner’s words', async (reason, words) => {
+    const id = await spam.hold(INPUT, { reasons: [reason] });
+    const { out } = await run({ name: 'show', id });
+    expect(out).toContain(`Spam:     ${words}\n`);
+  });
+
   test('show gives the reasons in words', async () => {
     const id = await spam.hold(INPUT, { reasons: ['proof-missing', 'too-many-links', 'some-old-rule'] });
     const { out } = await run({ name: 'show', id });

@@ -5,7 +5,7 @@ import { createLogger } from '../../../src/lib/log.ts';
 import type { OutsideCheck } from '../../../src/lib/spam/outside.ts';
 import { issueChallenge } from '../../../src/lib/spam/proof.ts';
 import { DEFAULT_WEIGHTS } from '../../../src/lib/spam/weights.ts';
-import { CLEAN, combineVerdict, judgeContact, type Layers, REASON_TEXT, type SpamFilter, type Verdict } from '../../../src/lib/spam/verdict.ts';
+import { combineVerdict, judgeContact, type Layers, type SpamFilter, type Verdict } from '../../../src/lib/spam/verdict.ts';
 
 const ISSUED = 1_000_000;
 const later = (ms: number) => ISSUED + ms;
@@ -120,13 +120,7 @@ describe('the verdict combines every layer', () => {
     expect(Object.values(DEFAULT_WEIGHTS).filter((weight) => weight === 2)).toHaveLength(9);
   });
 
-  test('every reason has a sentence for the owner', () => {
-    expect(REASON_TEXT['proof-missing']).toBe("no proof that the page's script ran (JavaScript off, or a program posting directly)");
-    expect(REASON_TEXT['too-fast']).toBe('sent less than 3 seconds after the form was opened');
-    expect(REASON_TEXT['marked-by-owner']).toBe('marked as spam by the owner');
-    expect(REASON_TEXT['no-browser']).toBe('sent without the headers every current browser sends (a program, or a very old browser)');
-    expect(Object.keys(REASON_TEXT)).toHaveLength(14);
-  });
+  // Each reason's sentence for the owner: tests/lib/spam/inbox.test.ts, as `npm run inbox -- show` prints it.
 });
 
 const SECRET = 'verdict-test-secret';
@@ -166,8 +160,7 @@ describe('judging a contact message', () => {
   });
 
   test('with the filter off nothing is checked', async () => {
-    await expect(judgeContact({ ...message, proof: undefined }, filter({ enabled: false }))).resolves.toBe(CLEAN);
-    expect(CLEAN).toEqual({ spam: false, reasons: [] });
+    await expect(judgeContact({ ...message, proof: undefined }, filter({ enabled: false }))).resolves.toEqual({ spam: false, reasons: [] });
   });
 
   test('the outside checks are asked with the token and the message', async () => {

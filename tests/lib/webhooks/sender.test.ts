@@ -112,9 +112,8 @@ describe('how a receiver that answers ends the try', () => {
       // One byte more than is read, and the answer never ends.
       res.write('x'.repeat(64 * 1024 + 1));
     });
-    const startedAt = performance.now();
-    await expect(post(`${receiver.url}/hook`, { timeoutMs: 5_000 })).resolves.toEqual({ kind: 'delivered', status: 200 });
-    expect(performance.now() - startedAt).toBeLessThan(4_000);
+    // A wait longer than the test may run (30 s): a try that waited for it would fail the test, however fast the machine.
+    await expect(post(`${receiver.url}/hook`, { timeoutMs: 600_000 })).resolves.toEqual({ kind: 'delivered', status: 200 });
   });
 
   test('an answer of 64 KiB exactly that never ends is read to the end of the wait', async () => {
