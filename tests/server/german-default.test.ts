@@ -86,7 +86,7 @@ describe('a German site with the defaults', () => {
     const mail = mailsTo('owner@example.com').find((m) => m.text.includes('Ein Tisch aus Eiche'))!;
     expect(mail.header('subject')).toEqual(['[Tischlerei Berger] Neue Nachricht von Ada Lovelace']);
     expect(mail.text).toMatch(
-      /^Ein Tisch aus Eiche, bitte\.\n\nRückruf erwünscht: Ja\n\n-- \nVon: Ada Lovelace <ada@example\.org>\nGesendet: \d{4}-\d\d-\d\dT[\d:.]+Z \(Kontaktnachricht #\d+ auf Tischlerei Berger\)\n$/,
+      /^Ein Tisch aus Eiche, bitte\.\n\nRückruf erwünscht: Ja\n\n-- \nVon: Ada Lovelace <ada@example\.org>\nGesendet: \d{1,2}\. \S+ \d{4} um \d\d:\d\d UTC \(Kontaktnachricht #\d+ auf Tischlerei Berger\)\n$/,
     );
   });
 
