@@ -15,7 +15,13 @@ function project(name: string, manifest: string | undefined): string {
   return folder;
 }
 
-const STARTER_SCRIPTS = { inbox: 'node src/cli/inbox.ts', subscribers: 'node src/cli/subscribers.ts', db: 'node src/cli/db.ts', admin: 'node src/cli/admin.ts', doctor: 'node src/cli/doctor.ts' };
+const STARTER_SCRIPTS = {
+  inbox: 'node src/cli/inbox.ts',
+  subscribers: 'node src/cli/subscribers.ts',
+  db: 'node src/cli/db.ts',
+  admin: 'node src/cli/admin.ts',
+  doctor: 'node src/cli/doctor.ts',
+};
 
 describe('which command an owner types where the site runs', () => {
   test.each([
@@ -37,7 +43,13 @@ describe('which command an owner types where the site runs', () => {
   test.each([
     ['inbox', 'list --status spam', {}, 'npm run inbox -- list --status spam', 'npx site-forms inbox list --status spam'],
     ['doctor', '', {}, 'npm run doctor', 'npx site-forms doctor'],
-    ['subscribers', 'export --format csv', { silent: true }, 'npm run --silent subscribers -- export --format csv', 'npx site-forms subscribers export --format csv'],
+    [
+      'subscribers',
+      'export --format csv',
+      { silent: true },
+      'npm run --silent subscribers -- export --format csv',
+      'npx site-forms subscribers export --format csv',
+    ],
     ['admin', 'hash-password', { silent: true }, 'npm run --silent admin -- hash-password', 'npx site-forms admin hash-password'],
   ] as const)('%s %s', (tool, args, options, npmRun, npx) => {
     expect(toolCommand(tool, args, { ...options, style: 'npm-run' })).toBe(npmRun);

@@ -1,3 +1,4 @@
+import { toolCommand } from '../commands.ts';
 import { EXIT, readFormatOption } from '../cli.ts';
 import { toCsv } from '../csv.ts';
 import { formatTable } from '../text-table.ts';
@@ -16,11 +17,11 @@ export type SubscribersCommand =
   | { name: 'erase'; email: string };
 
 /** What `npm run subscribers` prints for help, and after a usage error. */
-export const SUBSCRIBERS_USAGE = `Usage: npm run subscribers -- <command>
+export const SUBSCRIBERS_USAGE = `Usage: ${toolCommand('subscribers', '<command>')}
 
 Commands:
   export --format csv|json   every subscriber of the local newsletter list, oldest first, to stdout
-                             (npm run --silent subscribers -- export --format csv > subscribers.csv)
+                             (${toolCommand('subscribers', 'export --format csv', { silent: true })} > subscribers.csv)
   waiting                    signups the provider could not take at once: waiting to be tried again, or given up
   retry <id>                 try a given-up signup again, for another day
   erase <email>              erase an address everywhere it is kept: the list, its consent record, waiting
