@@ -28,7 +28,9 @@ Commands:
                              signups, webhook events not yet sent, drafts, and its count in the limits (Redis)
 
 The CSV has the columns "Email Address" and "Created", which Mailchimp's import
-(Audience > Add contacts > Import contacts > Upload a file) recognises.
+(Audience > Add contacts > Import contacts > Upload a file) recognises, then each subscriber's
+record of consent: its status, when they signed up and confirmed, the text they agreed to, its
+version, the page and the client's network.
 Reads the database at DATABASE_URL when set, otherwise forms.db in DATA_DIR (default ./data);
 variables may also come from .env, or the file ENV_FILE names.
 `;
@@ -78,13 +80,14 @@ export function subscribersToCsv(subscribers: readonly Subscriber[], { byteOrder
   // The record of consent (double opt-in) in columns of its own, only when there is one.
   if (subscribers.some((s) => s.consent)) {
     return toCsv(
-      ['Email Address', 'Created', 'Consent', 'Signed Up', 'Confirmed', 'Consent Version', 'Consent Page', 'Client'],
+      ['Email Address', 'Created', 'Consent', 'Signed Up', 'Confirmed', 'Consent Text', 'Consent Version', 'Consent Page', 'Client'],
       subscribers.map((s) => ({
         'Email Address': s.email,
         Created: s.created,
         Consent: s.consent?.status ?? '',
         'Signed Up': s.consent?.signedUpAt ?? '',
         Confirmed: s.consent?.confirmedAt ?? '',
+        'Consent Text': s.consent?.text ?? '',
         'Consent Version': s.consent?.version ?? '',
         'Consent Page': s.consent?.page ?? '',
         Client: s.consent?.client ?? '',
