@@ -7,6 +7,8 @@ declare namespace App {
     formView?: import('./lib/pipeline/form-view.ts').FormView;
     /** A refused admin post to show as a page (src/lib/pipeline/admin-route.ts). */
     adminRefusal?: import('./lib/pipeline/admin-route.ts').AdminRefusalView;
+    /** The inline styles and scripts of the owner's layout on this page, for its CSP (src/layouts/LayoutAttempt.astro). */
+    layoutInline?: import('./lib/http/security-headers.ts').InlineSources;
   }
 }
 
@@ -20,7 +22,19 @@ declare module 'virtual:site-forms/layout' {
 }
 
 /** What the integration's middleware knows of the owner's Astro configuration (src/integration/integration.ts). */
+/** The owner's own layout component, which src/layouts/OwnerLayout.astro renders our pages in. */
+declare module 'virtual:site-forms/owner-layout' {
+  const Layout: (props: { title: string; description: string; path?: string; [prop: string]: unknown }) => unknown;
+  export default Layout;
+}
+
 declare module 'virtual:site-forms/options' {
   const options: import('./integration/integration.ts').OwnerOptions;
   export default options;
+}
+
+/** The owner's pages, as the patterns of their routes (src/integration/integration.ts); null when not known. */
+declare module 'virtual:site-forms/pages' {
+  const pages: readonly string[] | null;
+  export default pages;
 }

@@ -2,15 +2,16 @@
  * The Astro integration `site-forms` (`integrations: [siteForms()]`): the starter's routes and
  * pages in any Astro site with an adapter, on the same road as the starter (decision 0165).
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { AstroIntegration } from 'astro';
+import type { AstroIntegration, IntegrationResolvedRoute } from 'astro';
 import { envField } from 'astro/config';
 import { loadEnv, type Plugin } from 'vite';
 import type { FormsSettings, FormsSettingsInput } from '../lib/forms/define-forms.ts';
-import { missingFormPages } from '../lib/forms/pages.ts';
+import { missingFormPages, ownerPagePatterns } from '../lib/forms/pages.ts';
 import type { SiteSettingsInput } from '../lib/site/define-site.ts';
+import type { DevServer } from '../server/dev.ts';
 
 /** What an owner may give `siteForms()`; every option may be left out. */
 export type SiteFormsOptions = {
@@ -46,18 +47,22 @@ const ENTRIES = ['\0virtual:astro:adapter-entrypoint', '\0virtual:astro:legacy-s
 /** The virtual modules of the settings when the owner gives them as options. */
 const VIRTUAL_SITE = 'virtual:site-forms/site-config';
 const VIRTUAL_FORMS = 'virtual:site-forms/forms-config';
+/** The owner's pages, as the patterns of their routes: where our pages' links may lead. */
+const VIRTUAL_PAGES = 'virtual:site-forms/pages';
 
 /**
  * The pages the integration brings, at their address: everything of the starter that is not the
  * owner's own page. The paths of the form routes come from `formRoutes`.
  */
+/** An owner's form's thank-you page, injected apart from PAGES: its entry depends on `boot`. */
+const FORM_THANKS = '/thank-you/[form]';
+
 const PAGES: ReadonlyArray<readonly [pattern: string, entrypoint: string]> = [
   ['/thank-you', 'integration/pages/thank-you/index.astro'],
   ['/thank-you/contact', 'integration/pages/thank-you/contact.astro'],
   ['/thank-you/newsletter', 'integration/pages/thank-you/newsletter.astro'],
   ['/thank-you/confirm-subscription', 'integration/pages/thank-you/confirm-subscription.astro'],
   ['/thank-you/unsubscribed', 'integration/pages/thank-you/unsubscribed.astro'],
-  ['/thank-you/[form]', 'integration/pages/thank-you/[form].astro'],
   ['/newsletter/confirm', 'integration/pages/newsletter/confirm.astro'],
   ['/newsletter/unsubscribe', 'integration/pages/newsletter/unsubscribe.astro'],
   ['/admin', 'integration/pages/admin/index.astro'],
@@ -99,10 +104,15 @@ export function formRoutes(forms: FormsSettings): string[] {
 export function siteForms(options: SiteFormsOptions = {}): AstroIntegration {
   let building = false;
   let forms: FormsSettings;
+  let dev: DevServer | undefined;
+  let resolvedRoutes: readonly IntegrationResolvedRoute[] = [];
+  // The owner's pages (astro:routes:resolved), for the links of our pages (`virtual:site-forms/pages`).
+  const pagePatterns: string[] = [];
+  let routesKnown = false;
   return {
     name: 'site-forms',
     hooks: {
-      'astro:config:setup': async ({ config, command, updateConfig, injectRoute, addMiddleware }) => {
+      'astro:config:setup': async ({ config, command, updateConfig, injectRoute, addMiddleware, logger }) => {
         building = command === 'build';
         const root = fileURLToPath(config.root);
         // Without settings of the owner's, the site is named after Astro's own `site` (decision 0207), not the neutral "Forms".
@@ -120,19 +130,31 @@ export function siteForms(options: SiteFormsOptions = {}): AstroIntegration {
         forms = await loadForms(formsSource, options.forms);
         const layout = options.layout ? resolve(root, options.layout) : source('layouts/Base.astro');
         if (!existsSync(layout)) throw new Error(`siteForms({ layout }): ${layout} does not exist.`);
+        // Said before any visitor meets it: a layout that needs a prop our pages do not pass (decision 0196).
+        if (options.layout) {
+          const needed = requiredPropsWeDoNotPass(readFileSync(layout, 'utf8'));
+          if (needed.length > 0) logger.warn(layoutWarning(options.layout, needed));
+        }
 
         // In an owner's server the pages are rendered on demand, so that the middleware gives them the
         // security headers and the Host check; built ahead, the adapter would serve them as files,
-        // without either. Our own server (`boot: false`) serves them built, from memory, dressed by its front.
+        // without either. Our own server (`boot: false`) serves them built, from memory, dressed by its front,
+        // but for the pages that say `prerender = false` themselves: the thank-you pages, whose way back
+        // depends on ALLOWED_ORIGINS (decision 0211), the admin's pages and the newsletter's links.
         const onDemand = options.boot === false ? {} : { prerender: false };
         for (const [pattern, entrypoint] of PAGES) injectRoute({ pattern, entrypoint: source(entrypoint), ...onDemand });
+        // An owner's form's thank-you page, on demand in every server: its way back depends on
+        // ALLOWED_ORIGINS and `?back=` (decision 0211), so it needs no getStaticPaths().
+        injectRoute({ pattern: FORM_THANKS, entrypoint: source('integration/pages/thank-you/[form].astro'), prerender: false });
         for (const pattern of formRoutes(forms)) injectRoute({ pattern, entrypoint: source('integration/pages/refusal.astro'), prerender: false });
-        // Before the owner's own middleware: our routes are answered whatever theirs does. A server
-        // of its own (`boot: false`) sends the API down the road itself and hands Astro only pages.
-        if (options.boot !== false) addMiddleware({ entrypoint: source('integration/middleware.ts'), order: 'pre' });
+        // After the owner's own middleware (decision 0191): theirs sees every request, ours too, and
+        // may refuse it, guard /admin, add headers or log before ours answers. A server of its own
+        // (`boot: false`) sends the API down the road itself and hands Astro only pages.
+        if (options.boot !== false) addMiddleware({ entrypoint: source('integration/middleware.ts'), order: 'post' });
 
         updateConfig({
-          // Our middleware applies our origin policy to our routes, and Astro's own check to the owner's (decision 0165).
+          // Our middleware applies our origin policy to our routes, and a copy of Astro's own check to every route
+          // of the owner's (decisions 0165, 0190): Astro's runs before every middleware, so it cannot spare ours.
           security: { checkOrigin: false },
           // Every stylesheet as a file: our pages' CSP allows the site's own files ('self'), nothing inline.
           build: { inlineStylesheets: 'never' },
@@ -144,7 +166,9 @@ export function siteForms(options: SiteFormsOptions = {}): AstroIntegration {
               alias: {
                 '#site-config': site.module,
                 '#forms-config': formsSource.module,
-                'virtual:site-forms/layout': layout,
+                // The owner's layout through our attempt, which falls back to a plain layout when it throws (decision 0196).
+                'virtual:site-forms/layout': options.layout ? source('layouts/OwnerLayout.astro') : layout,
+                'virtual:site-forms/owner-layout': layout,
               },
             },
             // Vite reads the package's TypeScript and .astro files itself, from node_modules too.
@@ -152,7 +176,12 @@ export function siteForms(options: SiteFormsOptions = {}): AstroIntegration {
             build: { assetsInlineLimit: 0 },
             server: { fs: { allow: [fileURLToPath(new URL('../', SRC)), root] } },
             plugins: [
-              settingsModules({ ...options, site: siteInput }, site.file, { checkOrigin: config.security?.checkOrigin !== false }),
+              settingsModules(
+                { ...options, site: siteInput },
+                site.file,
+                { checkOrigin: config.security?.checkOrigin !== false, routes: ourRoutes(forms), layout: options.layout ?? null },
+                () => (routesKnown ? pagePatterns : null),
+              ),
               ...(options.boot === false ? [] : [bootAtStart()]),
             ],
           },
@@ -161,13 +190,22 @@ export function siteForms(options: SiteFormsOptions = {}): AstroIntegration {
       'astro:server:setup': async ({ server }) => {
         // Vitest runs Vite's server too, to load modules; it serves no request, so nothing boots there.
         if (process.env.VITEST) return;
-        const { createDevMiddleware } = await import(new URL('../server/dev.ts', import.meta.url).href);
-        const dev = await createDevMiddleware();
-        // First in the stack, before Vite's own checks (its Host check answers 403 in plain text).
-        server.middlewares.stack.unshift({ route: '', handle: dev.middleware });
-        server.httpServer?.once('close', () => void dev.close());
+        const { createDevMiddleware } = (await import(new URL('../server/dev.ts', import.meta.url).href)) as typeof import('../server/dev.ts');
+        // In an owner's site a request Astro's router takes to the owner's own route is theirs (decision 0190).
+        dev = await createDevMiddleware(options.boot === false ? {} : { ownersRoute: (pathname) => ownersRoute(resolvedRoutes, pathname) });
+        // After Vite's own checks, its Host check (the guard against DNS rebinding) first among them,
+        // before its modules and Astro's pages (decision 0193).
+        server.middlewares.use(dev.middleware);
+        const close = dev.close;
+        server.httpServer?.once('close', () => void close());
       },
+      // The address the dev server listens on, which Astro chose (`--port`, or the next free one): not PORT of the .env.
+      'astro:server:start': ({ address }) => dev?.listening(address),
       'astro:routes:resolved': ({ routes, logger }) => {
+        // Again under `astro dev` as the owner adds or removes a page: the dispatcher reads the latest.
+        resolvedRoutes = routes;
+        pagePatterns.splice(0, pagePatterns.length, ...ownerPagePatterns(routes));
+        routesKnown = true;
         const missing = missingFormPages(forms.forms, routes);
         if (missing.length === 0) return;
         const problem = `${missing.join('; ')} (add the page, or set the form's page to one that exists).`;
@@ -198,13 +236,60 @@ export function siteNameOf(site: string | undefined): string | undefined {
   return host && !host.endsWith('.') ? host.slice(0, 60) : undefined;
 }
 
+/**
+ * Whether Astro's router takes `pathname` to a route of the owner's project: the first route that
+ * matches it, as Astro's own `matchRoute` picks from the routes in their order of priority.
+ */
+export function ownersRoute(routes: readonly IntegrationResolvedRoute[], pathname: string): boolean {
+  return routes.find((route) => route.patternRegex.test(pathname))?.origin === 'project';
+}
+
 type SettingsSource = { module: string; file?: string };
+
+/** The props our pages give the owner's layout (decision 0164). */
+const PROPS_WE_PASS = ['title', 'description', 'path'];
+
+/**
+ * The props an owner's layout declares required (`interface Props { … }` or `type Props = { … }`,
+ * each `name: type` without `?`) that our pages do not pass; none when its Props are not written out
+ * there (`type Props = CollectionEntry<'blog'>['data']`), as the check cannot tell.
+ */
+export function requiredPropsWeDoNotPass(layoutSource: string): string[] {
+  const frontmatter = /^---\r?\n([\s\S]*?)\r?\n---/.exec(layoutSource)?.[1] ?? '';
+  const body = /(?:interface\s+Props(?:\s+extends[^{]*)?|type\s+Props\s*=)\s*\{([\s\S]*?)\n\s*\}/.exec(frontmatter)?.[1];
+  if (body === undefined) return [];
+  const required = [...body.matchAll(/^\s*(?:readonly\s+)?([A-Za-z_$][\w$]*)\s*:/gm)].map((match) => match[1]!);
+  return required.filter((name) => !PROPS_WE_PASS.includes(name));
+}
+
+/** The build's warning for a layout that needs props our pages do not pass. */
+export function layoutWarning(layout: string, needed: readonly string[]): string {
+  const names = needed.join(', ');
+  return (
+    `the layout ${layout} needs ${names}, which the forms' pages (thank-you, confirmation, refused posts) do not pass: ` +
+    `they pass ${PROPS_WE_PASS.join(', ')}. Those pages will show in the plain layout of site-forms instead. ` +
+    `Make ${names} optional in its Props, or name a layout that needs only those.`
+  );
+}
 
 /** What the middleware must know of the owner's own configuration (`virtual:site-forms/options`). */
 export type OwnerOptions = {
   /** Whether the owner left Astro's `security.checkOrigin` on: the middleware then makes its check for their pages. */
   checkOrigin: boolean;
+  /**
+   * The patterns of the routes the integration injects, as Astro's route data names them
+   * (`context.routePattern`): what the middleware answers. Every other route is the owner's,
+   * whatever its path (decision 0190).
+   */
+  routes: string[];
+  /** The owner's layout as `siteForms({ layout })` names it (null for ours): what a warning of its failure names. */
+  layout: string | null;
 };
+
+/** Every route the integration injects: its pages, an owner's form's thank-you page, and the API's addresses. */
+export function ourRoutes(forms: FormsSettings): string[] {
+  return [...PAGES.map(([pattern]) => pattern), FORM_THANKS, ...formRoutes(forms)];
+}
 
 /**
  * Where `#site-config` or `#forms-config` comes from: the file the variable names (SITE_CONFIG,
@@ -230,7 +315,7 @@ async function loadForms(from: SettingsSource, option: FormsSettingsInput | unde
  * what the middleware knows of the owner's configuration (`virtual:site-forms/options`); and
  * `site-forms/config` as the owner's settings files import it.
  */
-function settingsModules(options: SiteFormsOptions, siteFile: string | undefined, owner: OwnerOptions): Plugin {
+function settingsModules(options: SiteFormsOptions, siteFile: string | undefined, owner: OwnerOptions, pages: () => readonly string[] | null): Plugin {
   const modules: Record<string, string> = {
     'virtual:site-forms/options': `export default ${JSON.stringify(owner)};\n`,
     [VIRTUAL_SITE]: `import { defineSite } from ${JSON.stringify(source('lib/site/define-site.ts'))};\nexport default defineSite(${JSON.stringify(options.site ?? null)});\n`,
@@ -240,12 +325,16 @@ function settingsModules(options: SiteFormsOptions, siteFile: string | undefined
     name: 'site-forms:settings',
     enforce: 'pre',
     resolveId(id, importer) {
-      if (id in modules) return `\0${id}`;
+      if (id in modules || id === VIRTUAL_PAGES) return `\0${id}`;
       // What the owner's settings import: the site's file gets `defineSite` alone (src/integration/site-config.ts).
       if (id === 'site-forms/config') return source(importer === siteFile ? 'integration/site-config.ts' : 'integration/config.ts');
       return undefined;
     },
-    load: (id) => (id.startsWith('\0') ? modules[id.slice(1)] : undefined),
+    load: (id) => {
+      // Read when a page imports it: the routes are resolved by then (null outside a build, as under Vitest).
+      if (id === `\0${VIRTUAL_PAGES}`) return `export default ${JSON.stringify(pages())};\n`;
+      return id.startsWith('\0') ? modules[id.slice(1)] : undefined;
+    },
   };
 }
 

@@ -1,9 +1,11 @@
 /**
  * The integration's middleware (decision 0165): in an owner's Astro server, every request to a
- * route of the table or a near miss under /api goes down the same road as under `npm start`
- * (`runPipeline`), and a refused post's page is rendered by the form's own route with the view
- * in `locals`. Our answers and pages carry the security headers and the 421 check of
- * `PUBLIC_URL`; the owner's own pages are left as they are, but for Astro's origin check.
+ * route the integration injected, or a near miss under /api that no route claims, goes down the
+ * same road as under `npm start` (`runPipeline`), and a refused post's page is rendered by the
+ * form's own route with the view in `locals`. Our answers and pages carry the security headers
+ * and the 421 check of `PUBLIC_URL`; the owner's own routes, whatever their path, are left as
+ * they are, but for Astro's origin check (decision 0190). It runs after the owner's own
+ * middleware (`order: 'post'`, decision 0191).
  */
 import { defineMiddleware } from 'astro:middleware';
 import ownerOptions from 'virtual:site-forms/options';
@@ -11,12 +13,13 @@ import type { APIContext, MiddlewareNext } from 'astro';
 import type { Services } from '../lib/app/services.ts';
 import { isAddressedToSite, MISDIRECTED_MESSAGE } from '../lib/http/origin.ts';
 import type { Answer } from '../lib/http/outcome.ts';
-import { securityHeadersFor } from '../lib/http/security-headers.ts';
+import { securityHeadersFor, withInlineSources } from '../lib/http/security-headers.ts';
 import { runPipeline } from '../lib/pipeline/pipeline.ts';
 import { findTarget } from '../lib/pipeline/routes.ts';
+import { isOurs } from './ours.ts';
 
-/** The pages the integration brings, besides the routes: ours to dress and to check the Host of. */
-const OUR_PAGES = /^\/(?:thank-you|newsletter\/(?:confirm|unsubscribe)|admin|theme\.css)(?:\/|$)/;
+/** The routes the integration injected, by their pattern in Astro's route data: the pages and the API's addresses. */
+const OUR_ROUTES: ReadonlySet<string> = new Set(ownerOptions.routes);
 
 /** What Astro's own origin check lets through (node_modules/astro/dist/core/app/origin-check.js). */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -31,8 +34,7 @@ export const onRequest = defineMiddleware(async (context, next) => {
   // The request-target as sent, not Astro's decoded path: `/%61pi/contact` or `/api//contact` is a
   // near miss (a JSON 404), never the route Astro's router would take it for.
   const target = findTarget(rawTarget(context.request.url));
-  const ours = target.kind !== 'elsewhere' || OUR_PAGES.test(context.url.pathname);
-  if (!ours) return ownersPage(context, next);
+  if (!isOurs(context.routePattern, target, OUR_ROUTES)) return ownersPage(context, next);
   // Loaded on the first request that is ours, never at build time: prerendering opens no database.
   const { services } = await import('./server.ts');
   const headers = securityHeadersOf(services);
@@ -40,7 +42,7 @@ export const onRequest = defineMiddleware(async (context, next) => {
     return dressed(new Response(JSON.stringify({ success: false, error: MISDIRECTED_MESSAGE }), { status: 421, headers: JSON_TYPE }), headers);
   }
   context.locals.services = services;
-  if (target.kind === 'elsewhere') return dressed(await next(), headers);
+  if (target.kind === 'elsewhere') return dressedPage(await next(), context, headers);
   const reply = await runPipeline({ request: context.request, target, socketAddress: clientAddress(context), services });
   switch (reply.kind) {
     case 'answer':
@@ -48,10 +50,10 @@ export const onRequest = defineMiddleware(async (context, next) => {
     // The form's own route (refusal.astro, or the admin's page) renders the view, at this address.
     case 'form-view':
       context.locals.formView = reply;
-      return dressed(await next(), headers);
+      return dressedPage(await next(), context, headers);
     case 'admin-refusal':
       context.locals.adminRefusal = reply;
-      return dressed(await next(), headers);
+      return dressedPage(await next(), context, headers);
     default:
       return reply satisfies never;
   }
@@ -60,9 +62,11 @@ export const onRequest = defineMiddleware(async (context, next) => {
 const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
 
 /**
- * An owner's page: untouched, but for the check Astro would have made itself (a cross-site form
+ * An owner's route: untouched, but for the check Astro would have made itself (a cross-site form
  * post refused, as `security.checkOrigin` does), which the integration turns off for the whole
  * site so that our routes apply our own origin policy instead; not when the owner turned it off.
+ * Hint: Astro offers no way to leave its check on for some routes only: it runs before every
+ * middleware, ours included, and again before each page (decision 0190), so this is its copy.
  */
 function ownersPage(context: APIContext, next: MiddlewareNext): Promise<Response> | Response {
   const { request } = context;
@@ -79,6 +83,22 @@ let securityHeaders: Readonly<Record<string, string>> | undefined;
 function securityHeadersOf(services: Services): Readonly<Record<string, string>> {
   securityHeaders ??= securityHeadersFor(services.config);
   return securityHeaders;
+}
+
+/**
+ * A page of ours, rendered by Astro: read whole first, since the owner's layout tells what it needs
+ * only once it has rendered (src/layouts/LayoutAttempt.astro), and dressed with a CSP that allows
+ * the layout's own inline styles and scripts, each by its hash (issue 39 item 5, decision 0197).
+ * Anything else (a file of a message) passes as a stream.
+ */
+async function dressedPage(response: Response, context: APIContext, headers: Readonly<Record<string, string>>): Promise<Response> {
+  if (!(response.headers.get('content-type') ?? '').startsWith('text/html') || response.body === null) return dressed(response, headers);
+  const html = await response.text();
+  const page = new Response(html, { status: response.status, statusText: response.statusText, headers: new Headers(response.headers) });
+  const inline = context.locals.layoutInline;
+  const policy = headers['content-security-policy'];
+  if (!inline || !policy) return dressed(page, headers);
+  return dressed(page, { ...headers, 'content-security-policy': withInlineSources(policy, inline) });
 }
 
 /** The answer with the security headers that it does not set itself. */

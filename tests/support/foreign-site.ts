@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -11,7 +11,11 @@ import { freePort } from './smtp.ts';
  * forms to a site they already have (issue 29 item 4): a coffee roaster's shop with its own layout,
  * pages, `astro.config.mjs`, `site.config.ts` and `forms.config.ts`, `site-forms` installed from
  * the tarball `npm pack` makes of this checkout, built with `npx astro build` and served by
- * `@astrojs/node` with the shop's own Node 24.
+ * `@astrojs/node` with the shop's own Node 24. It has what owners' sites have (issue 39, modelled
+ * on Astro's `examples/blog`): Astro's fonts from a local file (`<Font />` writes an inline
+ * `<style>`), a global stylesheet its layout imports, an article layout whose `pubDate` it cannot
+ * do without (`Post.astro`, which SHOP_FORMS_LAYOUT names for a variant build), the contact form on
+ * its about page (`/ueber-uns`) and no `/contact`.
  * Hint: nothing of this checkout is linked or copied besides the tarball, so a file the package
  * forgets to ship, or a path that only resolves inside this repository, fails here.
  */
@@ -26,6 +30,9 @@ export const SHOP_TAGLINE = 'Frisch geröstet in Kiel';
 
 /** The heading of the shop's footer, above the newsletter form it places there. */
 export const SHOP_FOOTER = 'Röstpost aus Kiel';
+
+/** The family name of the shop's own font (Astro's fonts, a local file): its pages are set in it. */
+export const SHOP_FONT = 'Lindner Sans';
 
 /** The adapter's two modes: its own server, or a handler the owner's `node:http` server calls. */
 export type AdapterMode = 'standalone' | 'middleware';
@@ -60,7 +67,7 @@ export function shopFiles(tarball: string): Record<string, string> {
     )}\n`,
     'astro.config.mjs': `// @ts-check
 import node from '@astrojs/node';
-import { defineConfig } from 'astro/config';
+import { defineConfig, fontProviders } from 'astro/config';
 import siteForms from 'site-forms';
 
 // The shop serves itself (standalone), or its own server.mjs calls the adapter's handler (middleware).
@@ -68,7 +75,18 @@ const mode = process.env.SHOP_ADAPTER_MODE === 'middleware' ? 'middleware' : 'st
 
 export default defineConfig({
   adapter: node({ mode }),
-  integrations: [siteForms({ layout: './src/layouts/Shop.astro' })],
+  // The layout our pages take: the shop's own, or (SHOP_FORMS_LAYOUT) its article layout that needs a date.
+  integrations: [siteForms({ layout: process.env.SHOP_FORMS_LAYOUT ?? './src/layouts/Shop.astro' })],
+  // Astro's fonts, from a file of the shop's own (no network): <Font /> writes an inline <style>.
+  fonts: [
+    {
+      provider: fontProviders.local(),
+      name: '${SHOP_FONT}',
+      cssVariable: '--font-lindner',
+      fallbacks: ['sans-serif'],
+      options: { variants: [{ src: ['./src/assets/fonts/lindner-regular.woff'], weight: 400, style: 'normal', display: 'swap' }] },
+    },
+  ],
 });
 `,
     'site.config.ts': `import { defineSite } from 'site-forms/config';
@@ -109,26 +127,31 @@ export default defineForms({
 });
 `,
     'src/layouts/Shop.astro': `---
+import { Font } from 'astro:assets';
 import { NewsletterForm } from 'site-forms/components';
+import '../styles/global.css';
 
 interface Props {
   title: string;
+  description?: string;
 }
 
-const { title } = Astro.props;
+const { title, description = 'Kaffee aus unserer Rösterei am Hafen.' } = Astro.props;
 ---
 
 <html lang="de">
   <head>
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <meta name="description" content={description} />
+    <Font cssVariable="--font-lindner" preload />
     <title>{title} | ${SHOP_NAME}</title>
   </head>
   <body>
     <header class="shop-header">
       <p class="shop-name">${SHOP_NAME}</p>
       <p class="shop-tagline">${SHOP_TAGLINE}</p>
-      <nav><a href="/">Start</a> <a href="/kontakt">Kontakt</a> <a href="/callback">Rückruf</a></nav>
+      <nav><a href="/">Start</a> <a href="/ueber-uns">Über uns</a> <a href="/kontakt">Kontakt</a> <a href="/callback">Rückruf</a></nav>
     </header>
     <main>
       <slot />
@@ -140,6 +163,55 @@ const { title } = Astro.props;
   </body>
 </html>
 `,
+    // The article layout, as Astro's blog example has it (BlogPost.astro): a date it cannot do without.
+    'src/layouts/Post.astro': `---
+import Shop from './Shop.astro';
+
+interface Props {
+  title: string;
+  description?: string;
+  pubDate: Date;
+}
+
+const { title, description, pubDate } = Astro.props;
+const published = pubDate.toLocaleDateString('de-DE', { dateStyle: 'long' });
+---
+
+<Shop title={title} description={description}>
+  <article>
+    <p class="post-date">Veröffentlicht am {published}</p>
+    <slot />
+  </article>
+</Shop>
+`,
+    // The shop's global stylesheet, imported by its layout, as the blog's global.css is.
+    'src/styles/global.css': `:root {
+  --roast: rgb(74, 44, 23);
+  --crema: rgb(253, 248, 240);
+}
+body {
+  font-family: var(--font-lindner);
+  color: var(--roast);
+  background: var(--crema);
+  font-size: 19px;
+  line-height: 1.6;
+  margin: 0;
+}
+main {
+  max-width: 42rem;
+  margin: auto;
+  padding: 2rem 1rem;
+}
+label,
+input,
+textarea,
+select {
+  display: block;
+}
+a {
+  color: rgb(140, 70, 20);
+}
+`,
     'src/pages/index.astro': `---
 import Shop from '../layouts/Shop.astro';
 ---
@@ -148,6 +220,19 @@ import Shop from '../layouts/Shop.astro';
   <h1>Unsere Bohnen</h1>
   <p>Jede Woche frisch geröstet, am Hafen von Kiel.</p>
 </Shop>
+`,
+    // The contact form on the about page (the shop has no /contact), as the blog's owner placed it.
+    'src/pages/ueber-uns.astro': `---
+import { ContactForm } from 'site-forms/components';
+import Post from '../layouts/Post.astro';
+---
+
+<Post title="Über uns" description="Wer hier röstet, und wie Sie uns schreiben." pubDate={new Date('2026-03-14')}>
+  <h1>Über uns</h1>
+  <p>Seit 1998 rösten wir am Kieler Hafen, in kleinen Mengen und jede Woche frisch.</p>
+  <h2>Schreiben Sie uns</h2>
+  <ContactForm />
+</Post>
 `,
     'src/pages/kontakt.astro': `---
 import { ContactForm } from 'site-forms/components';
@@ -169,6 +254,7 @@ import Shop from '../layouts/Shop.astro';
   <Form name="callback" />
 </Shop>
 `,
+    ...ownersOwnFiles(),
     // The owner's own server for the middleware mode: a route of its own, the rest to Astro.
     // The owner's own server for the middleware mode: a route of its own, the built files of
     // dist/client (the adapter's handler serves only what is rendered on demand, as Astro's guide
@@ -225,6 +311,76 @@ process.once('SIGTERM', () => server.close(() => process.exit(0)));
   };
 }
 
+/** The header the shop's own middleware puts on every answer, and its value. */
+export const SHOP_MARK = ['x-shop', 'lindner'] as const;
+
+/** The variable that closes the shop to all but its staff, and the header the staff send the key in. */
+export const SHOP_STAFF = { variable: 'SHOP_STAFF_KEY', header: 'x-shop-staff-key' } as const;
+
+/** What the shop's own middleware answers a request it refuses. */
+export const SHOP_REFUSAL = 'Nur für Mitarbeiter.\n';
+
+/**
+ * What an owner's site has of its own besides the pages (issue 39 items 11 to 13): a
+ * `src/middleware.ts` that marks every answer and, on the staging server (SHOP_STAFF_KEY set),
+ * lets only the staff through, and routes of its own under the paths the forms also use:
+ * `/api/search`, `/thank-you/transfer`, `/admin/orders`.
+ */
+function ownersOwnFiles(): Record<string, string> {
+  return {
+    'src/middleware.ts': `import { defineMiddleware } from 'astro:middleware';
+
+/** The shop's own middleware: every answer says whose it is; on the staging server only the staff get in. */
+export const onRequest = defineMiddleware(async (context, next) => {
+  const key = process.env.${SHOP_STAFF.variable};
+  if (key && context.request.headers.get('${SHOP_STAFF.header}') !== key) {
+    return new Response(${JSON.stringify(SHOP_REFUSAL)}, { status: 401, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+  }
+  const response = await next();
+  response.headers.set('${SHOP_MARK[0]}', '${SHOP_MARK[1]}');
+  return response;
+});
+`,
+    'src/pages/api/search.ts': `import type { APIRoute } from 'astro';
+
+export const prerender = false;
+
+const BEANS = ['Äthiopien Sidamo', 'Brasilien Cerrado', 'Kolumbien Huila'];
+
+/** The shop's own search over its beans. */
+export const GET: APIRoute = ({ url }) => {
+  const query = (url.searchParams.get('q') ?? '').toLowerCase();
+  return Response.json({ results: BEANS.filter((bean) => bean.toLowerCase().includes(query)) });
+};
+`,
+    'src/pages/thank-you/transfer.ts': `import type { APIRoute } from 'astro';
+
+export const prerender = false;
+
+/** The shop's own bank-transfer step after an order: it takes the amount and notes it. */
+export const POST: APIRoute = async ({ request }) => {
+  const form = await request.formData();
+  return new Response(\`Überweisung über \${String(form.get('amount'))} € vorgemerkt.\\n\`, { headers: { 'content-type': 'text/plain; charset=utf-8' } });
+};
+`,
+    'src/pages/admin/orders.ts': `import type { APIRoute } from 'astro';
+
+export const prerender = false;
+
+/** The shop's own order list, and a new order. */
+export const GET: APIRoute = () => Response.json({ orders: ['Bestellung 1001'] });
+
+export const POST: APIRoute = async ({ request }) => {
+  const form = await request.formData();
+  return new Response(\`Bestellung für \${String(form.get('customer'))} angelegt.\\n\`, { status: 201, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+};
+`,
+  };
+}
+
+/** Another standalone build of the shop, in a folder of its own, with `env` set while it builds (SHOP_FORMS_LAYOUT). */
+export type ShopVariant = { env: Record<string, string> };
+
 /** How long each slow step took, in milliseconds, for the report. */
 export type ForeignTimings = { pack: number; install: number; build: Partial<Record<AdapterMode, number>> };
 
@@ -232,12 +388,14 @@ export type ForeignTimings = { pack: number; install: number; build: Partial<Rec
 export type ForeignSite = {
   root: string;
   timings: ForeignTimings;
+  /** What each build printed (stdout, then stderr), by its folder (`dist`, `dist-middleware`, a variant's). */
+  buildLogs: Readonly<Record<string, string>>;
   /** Starts the shop's server of `mode` (built beforehand) with only `env` (plus PATH) and the shop's `.env`. */
-  start(env: Record<string, string>, options?: { mode?: AdapterMode; dataDir?: string }): Promise<ForeignServer>;
+  start(env: Record<string, string>, options?: { mode?: AdapterMode; dataDir?: string; outDir?: string }): Promise<ForeignServer>;
   /** Runs `npx site-forms <args>` in the shop's folder with only `env` (plus PATH), as its owner would; answers how it ended. */
   cli(args: string[], env?: Record<string, string>): { code: number | null; stdout: string; stderr: string };
   /** Starts `npx astro dev` in the shop's folder (its settings from the shop's `.env` alone), once it answers a page. */
-  dev(): Promise<ForeignServer>;
+  dev(env?: Record<string, string>): Promise<ForeignServer>;
   /** Writes the shop's `.env`, as its owner would. */
   writeDotEnv(variables: Record<string, string>): void;
   remove(): void;
@@ -256,7 +414,7 @@ export type ForeignServer = {
 };
 
 /** Runs a command in the shop's folder, throwing with its output when it fails; answers how long it took. */
-function run(cwd: string, command: string, args: string[], env: NodeJS.ProcessEnv = {}): number {
+function run(cwd: string, command: string, args: string[], env: NodeJS.ProcessEnv = {}, output?: (text: string) => void): number {
   const started = Date.now();
   const result = spawnSync(command, args, {
     cwd,
@@ -270,6 +428,7 @@ function run(cwd: string, command: string, args: string[], env: NodeJS.ProcessEn
       `${command} ${args.join(' ')} failed in ${cwd} (${result.status ?? result.signal}):\n${result.stdout}\n${result.stderr}${result.error?.message ?? ''}`,
     );
   }
+  output?.(`${result.stdout}\n${result.stderr}`);
   return Date.now() - started;
 }
 
@@ -292,11 +451,12 @@ function accepts(port: number): Promise<boolean> {
  * FOREIGN_SITE=<that path> runs the tests against it again without packing, installing or
  * building (for iterating on the tests, or on the shop's files edited by hand).
  */
-export function makeForeignSite(modes: readonly AdapterMode[] = ['standalone']): ForeignSite {
+export function makeForeignSite(modes: readonly AdapterMode[] = ['standalone'], variants: Readonly<Record<string, ShopVariant>> = {}): ForeignSite {
   const kept = process.env.FOREIGN_SITE;
-  if (kept) return foreignSite(dirname(kept), kept, { pack: 0, install: 0, build: {} }, false);
+  if (kept) return foreignSite(dirname(kept), kept, { pack: 0, install: 0, build: {} }, false, {});
   const root = mkdtempSync(join(tmpdir(), 'foreign-shop-'));
   const timings: ForeignTimings = { pack: 0, install: 0, build: {} };
+  const buildLogs: Record<string, string> = {};
   try {
     timings.pack = run(ROOT, 'npm', ['pack', '--silent', '--pack-destination', root]);
     const tarball = readdirSync(root).find((name) => name.endsWith('.tgz'));
@@ -306,26 +466,40 @@ export function makeForeignSite(modes: readonly AdapterMode[] = ['standalone']):
       mkdirSync(dirname(join(shop, path)), { recursive: true });
       writeFileSync(join(shop, path), text);
     }
+    // The font file Astro's fonts serve (Atkinson Hyperlegible, SIL OFL, from Astro's blog example).
+    mkdirSync(join(shop, 'src/assets/fonts'), { recursive: true });
+    copyFileSync(join(ROOT, 'tests/fixtures/fonts/atkinson-regular.woff'), join(shop, 'src/assets/fonts/lindner-regular.woff'));
     timings.install = run(shop, 'npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error']);
     for (const mode of modes) {
-      timings.build[mode] = run(shop, 'npx', ['astro', 'build', '--outDir', OUT_DIR[mode]], { SHOP_ADAPTER_MODE: mode });
+      timings.build[mode] = run(
+        shop,
+        'npx',
+        ['astro', 'build', '--outDir', OUT_DIR[mode]],
+        { SHOP_ADAPTER_MODE: mode },
+        (text) => (buildLogs[OUT_DIR[mode]] = text),
+      );
       // A build whose hook never settles ends with status 0 and writes nothing: say so here.
       if (!existsSync(join(shop, OUT_DIR[mode], 'server/entry.mjs')))
         throw new Error(`npx astro build (${mode}) ended with status 0 but wrote no ${OUT_DIR[mode]}/server/entry.mjs`);
     }
-    return foreignSite(root, shop, timings, true);
+    for (const [outDir, variant] of Object.entries(variants)) {
+      run(shop, 'npx', ['astro', 'build', '--outDir', outDir], variant.env, (text) => (buildLogs[outDir] = text));
+      if (!existsSync(join(shop, outDir, 'server/entry.mjs'))) throw new Error(`npx astro build (${outDir}) wrote no ${outDir}/server/entry.mjs`);
+    }
+    return foreignSite(root, shop, timings, true, buildLogs);
   } catch (error) {
     if (process.env.KEEP_FOREIGN_SITE !== '1') rmSync(root, { recursive: true, force: true });
     throw error;
   }
 }
 
-function foreignSite(root: string, shop: string, timings: ForeignTimings, owned: boolean): ForeignSite {
+function foreignSite(root: string, shop: string, timings: ForeignTimings, owned: boolean, buildLogs: Record<string, string>): ForeignSite {
   // The shop's own Node 24 (its `node` dependency), as `npx node` would find it there.
   const node = join(shop, 'node_modules/node/bin/node');
   return {
     root: shop,
     timings,
+    buildLogs,
     cli(args, env = {}) {
       const result = spawnSync('npx', ['--no-install', 'site-forms', ...args], {
         cwd: shop,
@@ -334,12 +508,12 @@ function foreignSite(root: string, shop: string, timings: ForeignTimings, owned:
       });
       return { code: result.status, stdout: result.stdout, stderr: result.stderr };
     },
-    async dev() {
+    async dev(env = {}) {
       const port = await freePort();
       // A process group of its own: npx starts Astro as a child, and the stop must end both.
       const child = spawn('npx', ['astro', 'dev', '--host', '127.0.0.1', '--port', String(port)], {
         cwd: shop,
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ASTRO_TELEMETRY_DISABLED: '1' },
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ASTRO_TELEMETRY_DISABLED: '1', ...env },
         stdio: ['ignore', 'pipe', 'pipe'],
         detached: true,
       });
@@ -373,7 +547,7 @@ function foreignSite(root: string, shop: string, timings: ForeignTimings, owned:
       const mode = options.mode ?? 'standalone';
       const port = env.PORT ? Number(env.PORT) : await freePort();
       const dataDir = options.dataDir ?? mkdtempSync(join(root, 'data-'));
-      const entry = mode === 'standalone' ? [`${OUT_DIR.standalone}/server/entry.mjs`] : ['server.mjs'];
+      const entry = mode === 'standalone' ? [`${options.outDir ?? OUT_DIR.standalone}/server/entry.mjs`] : ['server.mjs'];
       const child = spawn(node, entry, {
         cwd: shop,
         env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', DATA_DIR: dataDir, SHOP_BUILD: OUT_DIR[mode], ...env, PORT: String(port) },

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 /**
  * Origins a page may load from beyond its own, per CSP directive. Every script of the site is
  * a file under `/_astro/` (src/integration/integration.ts: nothing inlined), so `'self'` covers them.
@@ -86,4 +87,31 @@ export function securityHeadersFor(
   // to their `_next` (decision 0167); browsers hold that redirect to `form-action` too.
   if (config.allowedOrigins?.length) extraSources.push({ form: config.allowedOrigins });
   return securityHeaders({ publicUrl: config.publicUrl, extraSources, development: options.development });
+}
+
+/** The hashes (CSP source expressions) of the inline styles and scripts of an owner's layout. */
+export type InlineSources = { styles: readonly string[]; scripts: readonly string[] };
+
+/** The `<style>` blocks and the `<script>` blocks without `src` of an HTML text, as their texts. */
+const INLINE_STYLE = /<style\b[^>]*>([\s\S]*?)<\/style\s*>/gi;
+const INLINE_SCRIPT = /<script\b([^>]*)>([\s\S]*?)<\/script\s*>/gi;
+
+/**
+ * The hashes of the inline `<style>` and `<script>` blocks of `html` (the owner's layout rendered
+ * around our page, without our page's own content, issue 39 item 5): what our CSP must allow so
+ * that the owner's layout looks and works on our pages as on theirs (Astro's fonts write an inline
+ * `<style>`). Each block is allowed exactly as it is, so nothing our content holds is allowed with it.
+ */
+export function inlineSources(html: string): InlineSources {
+  const sha = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+  const styles = [...html.matchAll(INLINE_STYLE)].map((match) => sha(match[1]!));
+  const scripts = [...html.matchAll(INLINE_SCRIPT)].filter((match) => !/\bsrc\s*=/i.test(match[1]!)).map((match) => sha(match[2]!));
+  return { styles: [...new Set(styles)], scripts: [...new Set(scripts)] };
+}
+
+/** `policy` with `sources` added to its `style-src` and `script-src` directives (no `'unsafe-inline'`). */
+export function withInlineSources(policy: string, sources: InlineSources): string {
+  const add = (directive: string, extra: readonly string[]) => (text: string) =>
+    extra.length === 0 || !text.startsWith(`${directive} `) ? text : `${text} ${extra.join(' ')}`;
+  return policy.split('; ').map(add('style-src', sources.styles)).map(add('script-src', sources.scripts)).join('; ');
 }
