@@ -115,7 +115,10 @@ export function siteForms(options: SiteFormsOptions = {}): AstroIntegration {
       'astro:config:setup': async ({ config, command, updateConfig, injectRoute, addMiddleware, logger }) => {
         building = command === 'build';
         const root = fileURLToPath(config.root);
-        const site = settingsSource(root, process.env.SITE_CONFIG, 'site.config.ts', options.site, VIRTUAL_SITE, 'integration/defaults/site.config.ts');
+        // Without settings of the owner's, the site is named after Astro's own `site` (decision 0207), not the neutral "Forms".
+        const astroName = siteNameOf(config.site);
+        const siteInput = options.site ?? (astroName === undefined ? undefined : { name: astroName });
+        const site = settingsSource(root, process.env.SITE_CONFIG, 'site.config.ts', siteInput, VIRTUAL_SITE, 'integration/defaults/site.config.ts');
         const formsSource = settingsSource(
           root,
           process.env.FORMS_CONFIG,
@@ -174,7 +177,7 @@ export function siteForms(options: SiteFormsOptions = {}): AstroIntegration {
             server: { fs: { allow: [fileURLToPath(new URL('../', SRC)), root] } },
             plugins: [
               settingsModules(
-                options,
+                { ...options, site: siteInput },
                 site.file,
                 { checkOrigin: config.security?.checkOrigin !== false, routes: ourRoutes(forms), layout: options.layout ?? null },
                 () => (routesKnown ? pagePatterns : null),
@@ -219,6 +222,18 @@ export function siteForms(options: SiteFormsOptions = {}): AstroIntegration {
       },
     },
   };
+}
+
+/**
+ * The name of an owner's site that has no settings of ours: the host of Astro's `site`
+ * (`https://www.baeckerei-korn.example` → `baeckerei-korn.example`), the name its visitors and its
+ * owner know it by; `undefined` without one (decision 0207).
+ * Hint: not package.json's `name`, a developer's identifier (`@example/blog` in Astro's blog example).
+ */
+export function siteNameOf(site: string | undefined): string | undefined {
+  if (!site || !URL.canParse(site)) return undefined;
+  const host = new URL(site).hostname.replace(/^www\./, '');
+  return host && !host.endsWith('.') ? host.slice(0, 60) : undefined;
 }
 
 /**

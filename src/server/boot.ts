@@ -4,6 +4,7 @@
  * log the configuration, and check the newsletter provider's key. One road, so that dev
  * serves /admin and sends mail exactly as production does.
  */
+import { toolCommand } from '../lib/commands.ts';
 import { ConfigError, type Config, describeConfig, loadEnvFile, requireConfig } from '../lib/config/config.ts';
 import { withoutCredentials } from '../lib/config/secrets.ts';
 import { createLogger, describeError, limitClientLines, type Logger } from '../lib/log.ts';
@@ -85,11 +86,11 @@ function logNotes(config: Config, logger: Logger): void {
   }
   if (config.newsletterChoice === 'default') {
     logger.info('newsletter.local', {
-      note: 'No newsletter provider is configured: subscribers are stored in the local database (npm run subscribers -- export --format csv).',
+      note: `No newsletter provider is configured: subscribers are stored in the local database (${toolCommand('subscribers', 'export --format csv')}).`,
     });
   }
   if (!config.smtp) {
-    logger.info('contact.smtp_off', { note: 'SMTP_URL is not set: contact messages are stored, not emailed (npm run inbox -- list).' });
+    logger.info('contact.smtp_off', { note: `SMTP_URL is not set: contact messages are stored, not emailed (${toolCommand('inbox', 'list')}).` });
   }
 }
 
@@ -113,7 +114,7 @@ async function checkNewsletterAtStart({ newsletter }: Config, logger: Logger): P
     logger.warn('newsletter.key_unchecked', {
       provider: newsletter.provider,
       detail: check.detail,
-      note: 'The provider could not be reached to check its key at start; the site starts anyway (npm run doctor checks again).',
+      note: `The provider could not be reached to check its key at start; the site starts anyway (${toolCommand('doctor')} checks again).`,
     });
   }
   if (check.result === 'ok') logger.info('newsletter.key_checked', { provider: newsletter.provider });

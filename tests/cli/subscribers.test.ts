@@ -99,7 +99,8 @@ describe('the hint of the start log', () => {
       expect(printed, line?.note).not.toBeNull();
       const { code, stdout, stderr } = await runSubscribers(printed![1]!.split(' '), { DATA_DIR: site.dataDir });
       expect([code, stderr]).toEqual([0, 'Exported 1 subscriber.\n']);
-      expect(stdout).toMatch(/^Email Address,Created\r\nreader@example\.com,/);
+      // With the record of consent every signup keeps (decision 0206).
+      expect(stdout).toMatch(/^Email Address,Created,Consent,Signed Up,Confirmed,Consent Text,Consent Version,Consent Page,Client\r\nreader@example\.com,/);
     } finally {
       await site.stop();
     }

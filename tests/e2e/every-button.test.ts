@@ -384,7 +384,7 @@ const CASES: Array<[string, (visit: Visit) => Promise<void>, { script: false }?]
       const file = await download;
       expect(file.suggestedFilename()).toMatch(/^subscribers-\d{4}-\d{2}-\d{2}\.csv$/);
       const csv = readFileSync((await file.path())!, 'utf8');
-      expect(csv.split('\r\n')[0]).toBe('Email Address,Created,Consent,Signed Up,Confirmed,Consent Version,Consent Page,Client');
+      expect(csv.split('\r\n')[0]).toBe('Email Address,Created,Consent,Signed Up,Confirmed,Consent Text,Consent Version,Consent Page,Client');
       expect(csv).toContain(`\r\n${kept},`);
       expect(csv).not.toContain(reader);
 

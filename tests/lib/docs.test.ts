@@ -391,3 +391,26 @@ describe('paths the comments name', () => {
     expect(missing).toEqual([]);
   });
 });
+
+describe('the components as the docs place them', () => {
+  /** The props `site-forms/components` exports each component with (src/integration/components.ts), read from its `Props`. */
+  function exportedProps(): Map<string, Set<string>> {
+    const props = new Map<string, Set<string>>();
+    for (const [, name, file] of read('src/integration/components.ts').matchAll(/export \{ default as (\w+) \} from '\.\.\/components\/(\w+\.astro)'/g)) {
+      const declared = /type Props = (?:[^{]*&\s*)?\{([\s\S]*?)\n\};/.exec(read(`src/components/${file}`))?.[1] ?? '';
+      props.set(name!, new Set([...declared.matchAll(/^\s+(\w+)\??:/gm)].map((match) => match[1]!)));
+    }
+    return props;
+  }
+
+  test.each(['README.md', 'docs/guide.md'])('%s places each exported component only with the props it takes', (doc) => {
+    const props = exportedProps();
+    expect(props.get('Form')).toEqual(new Set(['name']));
+    const placed = [...read(doc).matchAll(/<(ContactForm|NewsletterForm|Form)\b([^>]*)\/>/g)];
+    expect(placed.length).toBeGreaterThan(0);
+    for (const [tag, component, attributes] of placed) {
+      const used = [...attributes!.matchAll(/(\w+)=/g)].map((match) => match[1]!);
+      for (const prop of used) expect(props.get(component!)?.has(prop), `${doc}: ${tag}`).toBe(true);
+    }
+  });
+});

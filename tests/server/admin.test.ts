@@ -220,6 +220,32 @@ describe('signed in', () => {
     expect(db.prepare("SELECT count(*) AS n FROM admin_audit WHERE action = 'export-messages'").get()).toEqual({ n: 1 });
   });
 
+  test('export of the subscribers carries each one’s consent, signed up without double opt-in: CSV and JSON', async () => {
+    const { cookie, csrf } = await signIn();
+    const csv = await (await post('/admin/actions/export', { csrf, what: 'subscribers', format: 'csv' }, { cookie })).text();
+    const [header, row] = csv.replace(/^\uFEFF/, '').split('\r\n');
+    expect(header).toBe('Email Address,Created,Consent,Signed Up,Confirmed,Consent Text,Consent Version,Consent Page,Client');
+    expect(row).toMatch(
+      /^reader@example\.org,\S+ \S+,subscribed,\S+ \S+,,I would like to receive the newsletter by email\. I can unsubscribe at any time\.,[0-9a-f]{12},\/,127\.0\.0\.0\/24$/,
+    );
+    const json = (await (await post('/admin/actions/export', { csrf, what: 'subscribers', format: 'json' }, { cookie })).json()) as unknown[];
+    expect(json).toEqual([
+      {
+        email: 'reader@example.org',
+        created: expect.any(String),
+        consent: {
+          status: 'subscribed',
+          signedUpAt: expect.any(String),
+          confirmedAt: null,
+          text: 'I would like to receive the newsletter by email. I can unsubscribe at any time.',
+          version: expect.stringMatching(/^[0-9a-f]{12}$/),
+          page: '/',
+          client: '127.0.0.0/24',
+        },
+      },
+    ]);
+  });
+
   test('a large export is streamed from a cursor: every message once, in order, while health keeps answering', async () => {
     // 1,234 more messages of 2,000 characters: three batches and a bit, each read on its own.
     const insert = db.prepare(`INSERT INTO submissions (created_at, name, email, message, status) VALUES (?, ?, 'bulk@example.org', ?, 'spam')`);

@@ -77,8 +77,8 @@ describe('double opt-in with the local list', () => {
     // The export carries the consent record.
     const exported = await runCli('subscribers', ['export', '--format', 'csv'], { DATA_DIR: site.dataDir });
     const [header, row] = exported.stdout.split('\r\n');
-    expect(header).toBe('Email Address,Created,Consent,Signed Up,Confirmed,Consent Version,Consent Page,Client');
-    expect(row).toMatch(/^reader@example\.org,\S+ \S+,confirmed,\S+ \S+,\S+ \S+,[0-9a-f]{12},\/,127\.0\.0\.0\/24$/);
+    expect(header).toBe('Email Address,Created,Consent,Signed Up,Confirmed,Consent Text,Consent Version,Consent Page,Client');
+    expect(row).toMatch(/^reader@example\.org,\S+ \S+,confirmed,\S+ \S+,\S+ \S+,I would like to receive the newsletter[^,]*,[0-9a-f]{12},\/,127\.0\.0\.0\/24$/);
 
     // One-click unsubscribe, as a mail program posts it (no Origin, RFC 8058's body).
     const unsubscribe = /token=([\w-]{32})>$/.exec(mail.header('list-unsubscribe')[0]!)![1]!;

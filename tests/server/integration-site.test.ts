@@ -195,6 +195,32 @@ describe("an owner's Astro site with integrations: [siteForms()]", () => {
     expect(run.stdout).toContain('Listed Baker');
   });
 
+  test('every hint names the command that works in the owner’s folder, npx site-forms, never npm run (the package has no scripts there)', async () => {
+    const notes = site.logs.filter((line): line is Record<string, unknown> => typeof line === 'object' && typeof line.note === 'string');
+    expect(notes.find((line) => line.event === 'contact.smtp_off')?.note).toBe(
+      'SMTP_URL is not set: contact messages are stored, not emailed (npx site-forms inbox list).',
+    );
+    expect(notes.find((line) => line.event === 'newsletter.local')?.note).toContain('(npx site-forms subscribers export --format csv)');
+    expect(notes.map((line) => line.note).join('\n')).not.toContain('npm run');
+    const bin = join(root, 'node_modules/site-forms/bin/site-forms.mjs');
+    // Not spawnSync: a test process blocked for seconds leaves its pooled keep-alive sockets to time out unseen, and the next fetch fails.
+    const tool = (...args: string[]) =>
+      new Promise<{ stdout: string; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, [bin, ...args], { cwd: root, env: { PATH: process.env.PATH ?? '', ENV_FILE: '', DATA_DIR: site.dataDir } });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+        child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+        child.once('close', () => resolve({ stdout, stderr }));
+      });
+    const help = await tool('subscribers', 'help');
+    expect(help.stdout).toMatch(/^Usage: npx site-forms subscribers <command>\n/);
+    expect(help.stdout).toContain('(npx site-forms subscribers export --format csv > subscribers.csv)');
+    expect(help.stdout).not.toContain('npm run');
+    expect((await tool('inbox', 'show', '999999')).stderr).toBe('No contact message #999999. See npx site-forms inbox list.\n');
+    expect((await tool('admin', 'help')).stdout).toMatch(/^Usage: npx site-forms admin <command>\n/);
+  });
+
   test('an owner’s form of their forms.config.ts, placed with <Form name="order" />: its route, and its thank-you page in their layout', async () => {
     const form = await page(await fetch(`${site.url}/order`));
     expect(form.querySelector('form#order-form')?.getAttribute('action')).toBe('/api/forms/order');

@@ -191,6 +191,10 @@ describe('the mails of a German site', () => {
     expect(await response.text()).toBe('{"success":true}');
     await eventually('the owner’s mail and the reply', () => mailsTo('owner@example.com').length === 1 && mailsTo('ada@example.org').length === 1);
     expect(mailsTo('owner@example.com')[0]!.header('subject')).toEqual(['[Werkstatt Süd] Neue Nachricht von Ada Lovelace']);
+    // The time it was sent in German and in the site's zone (Europe/Berlin), not as UTC ISO 8601 (issue 39, item 10).
+    expect(mailsTo('owner@example.com')[0]!.text).toMatch(
+      /\nGesendet: \d{1,2}\. (Januar|Februar|März|April|Mai|Juni|Juli|August|September|Oktober|November|Dezember) \d{4} um \d\d:\d\d (MEZ|MESZ) \(Kontaktnachricht #\d+ auf Werkstatt Süd\)\n/,
+    );
     const reply = mailsTo('ada@example.org')[0]!;
     expect(reply.header('subject')).toEqual(['Wir haben Ihre Nachricht erhalten']);
     expect(reply.text).toContain('Hallo Ada Lovelace,\n\nvielen Dank für Ihre Nachricht an Werkstatt Süd.');

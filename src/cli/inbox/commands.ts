@@ -1,3 +1,4 @@
+import { toolCommand } from '../../lib/commands.ts';
 import { EXIT, readFormatOption } from '../../lib/cli.ts';
 import { markMessageAsSpam, releaseMessage } from '../../lib/contact/corrections.ts';
 import { type ExportOptions, exportChunks, type Spreadsheet } from '../../lib/contact/export.ts';
@@ -48,12 +49,12 @@ const DIGEST_OUTCOMES: Record<DigestOutcome, { ok: boolean; text: string }> = {
 };
 
 /** What `npm run inbox` prints for help, and after a usage error. */
-export const INBOX_USAGE = `Usage: npm run inbox -- <command>
+export const INBOX_USAGE = `Usage: ${toolCommand('inbox', '<command>')}
 
 Commands:
   list [--status <status>]   every contact message (or those pending, sent, failed or spam), newest first
   show <id>                  one message in full, why it was held as spam, and its delivery history
-  export --format csv|json [--bom]   every message, to stdout (--bom: a UTF-8 mark for Excel; npm run --silent inbox -- export --format json > all.json)
+  export --format csv|json [--bom]   every message, to stdout (--bom: a UTF-8 mark for Excel; ${toolCommand('inbox', 'export --format json', { silent: true })} > all.json)
   export --format csv --excel         the CSV for Excel: labels, the site's time zone and the separator of its language
   retry <id>                 put a failed message back in the queue; the running server sends it within seconds
   release <id>               not spam: a held message is delivered (once)
@@ -164,7 +165,7 @@ export async function runInboxCommand(
     case 'webhooks-replay': {
       const replay: ReplayOutcome = webhooks ? await webhooks.replay(command.id, now()) : { kind: 'missing' };
       if (replay.kind === 'missing') {
-        err(`No webhook delivery #${command.id}. See npm run inbox -- webhooks.\n`);
+        err(`No webhook delivery #${command.id}. See ${toolCommand('inbox', 'webhooks')}.\n`);
         return EXIT.notFound;
       }
       out(`Delivery #${command.id} ${replayed(replay)}\n`);
@@ -224,7 +225,7 @@ export async function runInboxCommand(
           err(`Message #${s.id} was delivered at ${s.sentAt}; there is nothing to retry.\n`);
           return EXIT.notFound;
         case 'spam':
-          err(`Message #${s.id} is held as spam; npm run inbox -- release ${s.id} delivers it.\n`);
+          err(`Message #${s.id} is held as spam; ${toolCommand('inbox', `release ${s.id}`)} delivers it.\n`);
           return EXIT.notFound;
         case 'sending':
           out(`Message #${s.id} is being sent right now; nothing to retry.\n`);
@@ -295,11 +296,11 @@ function replayed(replay: Exclude<ReplayOutcome, { kind: 'missing' }>): string {
   if (replay.kind === 'due') {
     return `was waiting for its next try (due ${shortTime(replay.was)}): it is due now, and the running server sends it within a few seconds.`;
   }
-  return `is being sent right now; its try ends by ${shortTime(replay.until)} (npm run inbox -- webhooks shows how it went).`;
+  return `is being sent right now; its try ends by ${shortTime(replay.until)} (${toolCommand('inbox', 'webhooks')} shows how it went).`;
 }
 
 function notFound(id: number, err: (text: string) => void): number {
-  err(`No contact message #${id}. See npm run inbox -- list.\n`);
+  err(`No contact message #${id}. See ${toolCommand('inbox', 'list')}.\n`);
   return EXIT.notFound;
 }
 
@@ -308,9 +309,9 @@ function describe(s: Submission, history: DeliveryEvent[], files: readonly Liste
     s.status === 'sent'
       ? `sent at ${s.sentAt}`
       : s.status === 'failed'
-        ? `failed: ${oneLine(s.lastError ?? 'unknown reason')} (npm run inbox -- retry ${s.id} sends it again)`
+        ? `failed: ${oneLine(s.lastError ?? 'unknown reason')} (${toolCommand('inbox', `retry ${s.id}`)} sends it again)`
         : s.status === 'spam'
-          ? `held as spam, not sent (npm run inbox -- release ${s.id} delivers it)`
+          ? `held as spam, not sent (${toolCommand('inbox', `release ${s.id}`)} delivers it)`
           : s.attempts === 0
             ? 'pending, not attempted yet'
             : `pending, ${s.attempts} failed attempt${s.attempts === 1 ? '' : 's'}, next at ${s.nextAttemptAt}`;

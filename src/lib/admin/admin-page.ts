@@ -1,3 +1,4 @@
+import { toolCommand } from '../commands.ts';
 import type { Admin, MessageDetail } from './owner-inbox.ts';
 import { formNamed } from '../forms/registry.ts';
 import { MESSAGE_STATUSES, type MessageQuery, type MessageStatus } from './queries.ts';
@@ -77,8 +78,7 @@ const NOTICES: Record<string, string> = {
   'delete-message-deferred': 'The message was being sent at that moment: it is deleted, with its history, as soon as that send ends.',
   unchanged: 'Nothing changed: the message was already in that state.',
   deleted: 'Deleted.',
-  'deleted-count-kept':
-    'Deleted, except the address’s count in the limits: Redis could not be reached. Once it is back, run npm run subscribers -- erase with the address (the count ends within 24 hours anyway).',
+  'deleted-count-kept': `Deleted, except the address’s count in the limits: Redis could not be reached. Once it is back, run ${toolCommand('subscribers', 'erase')} with the address (the count ends within 24 hours anyway).`,
   replayed: 'The delivery is sent again from the start of its schedule, within a few seconds.',
   'delivery-due': 'The delivery was waiting for its next try: it is sent now, within a few seconds.',
   'unchanged-delivery': 'Nothing changed: that delivery is being sent right now, or is gone.',

@@ -1,15 +1,16 @@
+import { toolCommand } from '../commands.ts';
 import { EXIT } from '../cli.ts';
 import { hashPassword, passwordProblem } from './password.ts';
 
 /** What `npm run admin` prints for help, and after a usage error. */
-export const ADMIN_USAGE = `Usage: npm run --silent admin -- <command>
+export const ADMIN_USAGE = `Usage: ${toolCommand('admin', '<command>', { silent: true })}
 
 Commands:
   hash-password   reads a password from standard input (typed without echo, or piped) and prints
                   the hash to put in ADMIN_PASSWORD_HASH, which turns the owner's inbox at /admin on
 
-  Example: npm run --silent admin -- hash-password
-           printf '%s' "$PASSWORD" | npm run --silent admin -- hash-password
+  Example: ${toolCommand('admin', 'hash-password', { silent: true })}
+           printf '%s' "$PASSWORD" | ${toolCommand('admin', 'hash-password', { silent: true })}
 `;
 
 /** The commands of `npm run admin`, as parsed from its arguments. */

@@ -1,4 +1,8 @@
+import { toolCommand } from '../commands.ts';
 import * as crypto from 'node:crypto';
+
+/** The command that prints a hash, as the owner types it where the site runs (decision 0205). */
+const HASH_COMMAND = toolCommand('admin', 'hash-password', { silent: true });
 
 /** The shortest password `hash-password` accepts, in characters (OWASP ASVS 2.1.1). */
 export const MIN_PASSWORD_LENGTH = 12;
@@ -70,12 +74,12 @@ export function parsePasswordHash(text: string, argon2Available = hasArgon2()): 
       !within(parallelism, ARGON2_LIMITS.parallelism) ||
       memory < 8 * parallelism
     ) {
-      return { ok: false, problem: 'has argon2id parameters out of range (make a new one with npm run --silent admin -- hash-password)' };
+      return { ok: false, problem: `has argon2id parameters out of range (make a new one with ${HASH_COMMAND})` };
     }
     if (!argon2Available) {
       return {
         ok: false,
-        problem: `is an argon2id hash, which needs Node 24.7 or later (this is ${process.version}); make a scrypt one here with npm run --silent admin -- hash-password`,
+        problem: `is an argon2id hash, which needs Node 24.7 or later (this is ${process.version}); make a scrypt one here with ${HASH_COMMAND}`,
       };
     }
     return { ok: true, hash: { algorithm: 'argon2id', memory, passes, parallelism, salt: unb64(argon[4]!), key: unb64(argon[5]!) } };
@@ -84,11 +88,11 @@ export function parsePasswordHash(text: string, argon2Available = hasArgon2()): 
   if (s) {
     const [logN, r, p] = [Number(s[1]), Number(s[2]), Number(s[3])];
     if (!within(logN, SCRYPT_LIMITS.logN) || !within(r, SCRYPT_LIMITS.r) || !within(p, SCRYPT_LIMITS.p)) {
-      return { ok: false, problem: 'has scrypt parameters out of range (make a new one with npm run --silent admin -- hash-password)' };
+      return { ok: false, problem: `has scrypt parameters out of range (make a new one with ${HASH_COMMAND})` };
     }
     return { ok: true, hash: { algorithm: 'scrypt', logN, r, p, salt: unb64(s[4]!), key: unb64(s[5]!) } };
   }
-  return { ok: false, problem: 'must be a hash printed by npm run --silent admin -- hash-password (it starts with $argon2id$ or $scrypt$)' };
+  return { ok: false, problem: `must be a hash printed by ${HASH_COMMAND} (it starts with $argon2id$ or $scrypt$)` };
 }
 
 /**

@@ -66,6 +66,8 @@ export type Services = {
   optIn: OptIn | undefined;
   /** Consent records of signups Mailchimp or Kit confirm themselves, when NEWSLETTER_DOUBLE_OPT_IN is on. */
   consents: Consents | undefined;
+  /** Consent records of signups that join at once, when NEWSLETTER_DOUBLE_OPT_IN is off (decision 0206). */
+  consentOnJoin: Consents | undefined;
   /** Takes an address off the local list (an unsubscribe). */
   unsubscribeLocal: (email: string) => Promise<boolean>;
   /** Signups the provider could not take at once, and the worker that tries them again (none with the local list). */
@@ -203,6 +205,7 @@ export function createServices(config: Config, logger: Logger): Services {
     events: webhooks.events,
     optIn,
     consents: config.doubleOptIn && !ownConfirmation ? consents : undefined,
+    consentOnJoin: config.doubleOptIn ? undefined : consents,
     unsubscribeLocal: (email: string) => store.subscribers.remove(email),
     signups: {
       queue: signupQueue,

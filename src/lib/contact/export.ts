@@ -115,16 +115,19 @@ async function* withFiles(
 /**
  * The CSV for Excel: the plain export's columns, headed by their labels (a field's from its form,
  * the others from the language's catalogue), each value as the owner reads it in the admin
- * (`displayValue`: a choice's label, Yes or No), times in the site's zone with their offset,
- * and the separator that Excel expects in the site's language.
+ * (`displayValue`: a choice's label, Yes or No; a spam reason in the language's words), times in
+ * the site's zone with their offset, and the separator that Excel expects in the site's language.
  */
 function spreadsheetChunks(outbox: Pick<Outbox, 'batches'>, { language, timeZone, forms }: Spreadsheet, files: ExportOptions['files']): AsyncGenerator<string> {
   const words = catalogueFor(language).exports;
+  const reasons = catalogueFor(language).spamDigest.reasons;
   const columns = exportColumns(forms);
   const header = (column: string) => (Object.hasOwn(words.columns, column) ? words.columns[column as keyof typeof words.columns] : labelOf(column, forms));
   const presented = (s: Submission): ExportedMessage => {
     const row = exported(s, columns);
     row.status = words.statuses[s.status as keyof typeof words.statuses] ?? s.status;
+    // The language's words for each reason, as the digest says them; a reason the code no longer knows stays as stored.
+    row.spamReasons = s.spamReasons.map((reason) => (Object.hasOwn(reasons, reason) ? reasons[reason as keyof typeof reasons] : reason)).join('; ');
     if ('form' in row) row.form = formTitleOf(s.form, forms);
     for (const column of columns.slice(EXPORT_COLUMNS.length)) if (column !== 'form') row[column] = displayValue(fieldOf(s.form, column, forms), row[column]);
     return row;

@@ -1,5 +1,6 @@
 import type { FormDefinition } from '../forms/definition.ts';
 import { contactForm, formNamed, forms, presentFields } from '../forms/registry.ts';
+import { formatTime } from '../i18n/time.ts';
 import { language, texts } from '../i18n/texts.ts';
 import { openForDownload, planAttachments } from '../files/delivery.ts';
 import type { FileRecords, StoredFile } from '../files/files.ts';
@@ -32,7 +33,8 @@ export function composeContactEmail(submission: ContactEmailSource, smtp: SmtpCo
   // An owner's form may send its mail elsewhere; the envelope follows, still only from configuration.
   const to = owners?.to ?? smtp.to;
   const title = owners && headerText(owners.title);
-  const sent = created.toISOString();
+  // In the site's language and time zone: a German owner reads `28. November 2026 um 18:14 MEZ`, not ISO 8601 in UTC.
+  const sent = formatTime(created, language, site.timeZone ?? 'UTC');
   return {
     from: { name: headerText(site.senderName), address: smtp.from },
     to,

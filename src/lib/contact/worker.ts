@@ -1,9 +1,13 @@
+import { toolCommand } from '../commands.ts';
 import { describeError, type Logger } from '../log.ts';
 import type { Mailer, SendResult } from '../mail/mailer.ts';
 import type { ContactEmail } from '../mail/email.ts';
 import type { Claimed, Outbox, Submission } from './outbox.ts';
 import { backoff, DEFAULT_MAX_ATTEMPTS } from '../queue/queue.ts';
 import { createScheduler, type Timer } from '../scheduler.ts';
+
+/** What the owner does about a message given up on: the retry command that works where the site runs (decision 0205). */
+const RETRY_HINT = `fix the cause, then ${toolCommand('inbox', 'retry <id>')}`;
 
 /** When the worker looks for due messages and how long it keeps retrying, in milliseconds. */
 export type DeliveryPolicy = {
@@ -125,7 +129,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         id: submission.id,
         attempts,
         reason: withoutAddresses(result.reason),
-        next: 'fix the cause, then npm run inbox -- retry <id>',
+        next: RETRY_HINT,
       });
       return;
     }
@@ -141,7 +145,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         id: submission.id,
         attempts,
         reason: withoutAddresses(reason),
-        next: 'fix the cause, then npm run inbox -- retry <id>',
+        next: RETRY_HINT,
       });
       return;
     }
@@ -158,8 +162,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       const now = clock();
       const submission = await outbox.claim(now, new Date(now.getTime() + policy.leaseMs), {
         maxAttempts: policy.maxAttempts,
-        onGiveUp: (id, reason) =>
-          logger.error('contact.delivery_failed', { id, attempts: policy.maxAttempts, reason, next: 'fix the cause, then npm run inbox -- retry <id>' }),
+        onGiveUp: (id, reason) => logger.error('contact.delivery_failed', { id, attempts: policy.maxAttempts, reason, next: RETRY_HINT }),
       });
       if (!submission) return;
       await deliverOne(submission);

@@ -248,10 +248,10 @@ export const de: Catalogue = {
       `${count === 1 ? '1 Nachricht wurde' : `${count} Nachrichten wurden`} seit der letzten Übersicht als Spam zurückgehalten. Keine davon wurde Ihnen gemailt.`,
     heldBecause: (reasons) => `zurückgehalten, weil: ${reasons}`,
     older: (count) => `…und ${count === 1 ? 'eine ältere' : `${count} ältere`}.`,
-    byCommand: [
-      'Alle ansehen:           npm run inbox -- list --status spam',
-      'Eine lesen:             npm run inbox -- show <id>',
-      'Ist eine kein Spam:     npm run inbox -- release <id>   (sie wird dann wie jede andere zugestellt)',
+    byCommand: (list, show, release) => [
+      `Alle ansehen:           ${list}`,
+      `Eine lesen:             ${show}`,
+      `Ist eine kein Spam:     ${release}   (sie wird dann wie jede andere zugestellt)`,
     ],
     inAdmin: (address) => [
       `Prüfen Sie sie in Ihrem Posteingang: ${address}`,

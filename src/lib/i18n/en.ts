@@ -295,11 +295,11 @@ export const en = {
       `${count === 1 ? '1 message was' : `${count} messages were`} held as spam since the last digest. None of them was emailed to you.`,
     heldBecause: (reasons: string) => `held because: ${reasons}`,
     older: (count: number) => `…and ${count} older ${count === 1 ? 'one' : 'ones'}.`,
-    /** Where to review them without the admin: the commands stay as they are typed. */
-    byCommand: [
-      'To see them all:      npm run inbox -- list --status spam',
-      'To read one:          npm run inbox -- show <id>',
-      'If one is not spam:   npm run inbox -- release <id>   (it is then delivered like any other message)',
+    /** Where to review them without the admin: the commands that work where the site runs (src/lib/commands.ts), as they are typed. */
+    byCommand: (list: string, show: string, release: string) => [
+      `To see them all:      ${list}`,
+      `To read one:          ${show}`,
+      `If one is not spam:   ${release}   (it is then delivered like any other message)`,
     ],
     inAdmin: (address: string) => [
       `Review them in your inbox: ${address}`,

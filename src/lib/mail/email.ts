@@ -49,6 +49,8 @@ export type ContactEmailSite = {
    * admin is on (a link in the mail), `''` when only the admin is on (its path), `undefined` without the admin.
    */
   adminOrigin: string | undefined;
+  /** The IANA time zone the mail's times are written in (site.config.ts `timeZone`); UTC unless given. */
+  timeZone?: string;
 };
 
 /**

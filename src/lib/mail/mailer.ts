@@ -1,3 +1,4 @@
+import { toolCommand } from '../commands.ts';
 import { getCACertificates } from 'node:tls';
 import type { SmtpConfig } from './mailer-settings.ts';
 import { requireWhenNeeded } from '../lazy.ts';
@@ -104,11 +105,11 @@ const PERMANENT_CODES = new Set(['EAUTH', 'ENOAUTH', 'ECONFIG']);
 export const CERTIFICATE_FIXES = {
   untrusted: {
     short: "set SMTP_TLS_CA_FILE to its CA's certificate",
-    full: "set SMTP_TLS_CA_FILE to the certificate of the CA that signed the mail server's certificate (to its own certificate if it is self-signed), restart, then npm run inbox -- retry <id> for each failed message",
+    full: `set SMTP_TLS_CA_FILE to the certificate of the CA that signed the mail server's certificate (to its own certificate if it is self-signed), restart, then ${toolCommand('inbox', 'retry <id>')} for each failed message`,
   },
   name: {
     short: 'use in SMTP_URL the host name on the certificate',
-    full: 'use in SMTP_URL the host name the certificate was issued for, restart, then npm run inbox -- retry <id> for each failed message',
+    full: `use in SMTP_URL the host name the certificate was issued for, restart, then ${toolCommand('inbox', 'retry <id>')} for each failed message`,
   },
 } as const;
 

@@ -13,7 +13,8 @@ export type ConsentEvidence = { page: string; text: string; version: string; cli
 /** One subscriber's record of consent. */
 export type ConsentRecord = ConsentEvidence & {
   email: string;
-  status: 'pending' | 'confirmed' | 'unsubscribed';
+  /** `subscribed`: joined at once, without a confirmation (NEWSLETTER_DOUBLE_OPT_IN off), decision 0206. */
+  status: 'pending' | 'confirmed' | 'subscribed' | 'unsubscribed';
   signedUpAt: string;
   confirmedAt: string | null;
 };
@@ -32,8 +33,12 @@ export interface Consents {
   request(email: string, evidence: ConsentEvidence, now: Date): Promise<{ confirm: string; unsubscribe: string } | undefined>;
   /** Confirms the signup a token stands for, once, within 48 hours; answers its address. */
   confirm(token: string, now: Date): Promise<string | undefined>;
-  /** Records a signup the provider confirms by itself (Mailchimp, Kit): the evidence, no token. */
-  record(email: string, evidence: ConsentEvidence, status: 'pending' | 'confirmed', now: Date): Promise<void>;
+  /**
+   * Records a signup the provider confirms by itself (Mailchimp, Kit), or one that joins at once
+   * (`subscribed`, without double opt-in): the evidence, no token.
+   * Hint: a `subscribed` signup keeps an address's standing consent (subscribed or confirmed), as its first one.
+   */
+  record(email: string, evidence: ConsentEvidence, status: 'pending' | 'confirmed' | 'subscribed', now: Date): Promise<void>;
   /** Ends a subscription by its unsubscribe token; answers the address, once. */
   unsubscribe(token: string, now: Date): Promise<string | undefined>;
   /** The record of one address. */
@@ -122,7 +127,8 @@ export function createConsents(sql: Sql): Consents {
         `INSERT INTO newsletter_consents (email, status, signed_up_at, confirmed_at, page, consent_text, consent_version, client)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (email) DO UPDATE SET status = excluded.status, signed_up_at = excluded.signed_up_at, confirmed_at = excluded.confirmed_at,
-           page = excluded.page, consent_text = excluded.consent_text, consent_version = excluded.consent_version, client = excluded.client`,
+           page = excluded.page, consent_text = excluded.consent_text, consent_version = excluded.consent_version, client = excluded.client
+         ${status === 'subscribed' ? "WHERE newsletter_consents.status NOT IN ('subscribed', 'confirmed')" : ''}`,
         [email.toLowerCase(), status, at, status === 'confirmed' ? at : null, evidence.page, evidence.text, evidence.version, evidence.client],
       );
     },

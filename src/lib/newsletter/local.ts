@@ -5,7 +5,7 @@ import type { NewsletterProvider } from './provider.ts';
 export type Subscriber = { email: string; created: string; consent?: SubscriberConsent };
 
 /** What a subscriber agreed to, as the exports show it (newsletter/consents.ts keeps it). */
-export type SubscriberConsent = { status: string; signedUpAt: string; confirmedAt: string | null; version: string; page: string; client: string };
+export type SubscriberConsent = { status: string; signedUpAt: string; confirmedAt: string | null; text: string; version: string; page: string; client: string };
 
 /** The subscribers the local provider keeps in the site's own database. */
 export interface SubscriberList {
@@ -31,17 +31,22 @@ export function createSubscriberList(sql: Sql): SubscriberList {
         status: string | null;
         signed_up_at: string;
         confirmed_at: string | null;
+        consent_text: string;
         consent_version: string;
         page: string;
         client: string;
       }>(
-        `SELECT s.email, s.created_at AS created, c.status, c.signed_up_at, c.confirmed_at, c.consent_version, c.page, c.client
+        `SELECT s.email, s.created_at AS created, c.status, c.signed_up_at, c.confirmed_at, c.consent_text, c.consent_version, c.page, c.client
          FROM subscribers s LEFT JOIN newsletter_consents c ON c.email = s.email ORDER BY s.created_at, s.email`,
       );
-      return rows.map(({ email, created, status, signed_up_at, confirmed_at, consent_version, page, client }) =>
+      return rows.map(({ email, created, status, signed_up_at, confirmed_at, consent_text, consent_version, page, client }) =>
         status === null
           ? { email, created }
-          : { email, created, consent: { status, signedUpAt: signed_up_at, confirmedAt: confirmed_at, version: consent_version, page, client } },
+          : {
+              email,
+              created,
+              consent: { status, signedUpAt: signed_up_at, confirmedAt: confirmed_at, text: consent_text, version: consent_version, page, client },
+            },
       );
     },
     remove: async (email) => (await sql.run('DELETE FROM subscribers WHERE email = ?', [email.toLowerCase()])).changes === 1,

@@ -27,6 +27,8 @@ export type NewsletterDeps = {
   optIn?: OptIn | undefined;
   /** Consent records of signups a provider confirms itself (Mailchimp, Kit), when NEWSLETTER_DOUBLE_OPT_IN is on. */
   consents?: Pick<Consents, 'record'> | undefined;
+  /** Consent records of signups that join at once, when NEWSLETTER_DOUBLE_OPT_IN is off: what they agreed to, when and where (decision 0206). */
+  consentOnJoin?: Pick<Consents, 'record'> | undefined;
   /** Keeps a signup the provider could not take at once, to try it again: a confirmed one always, a new one with `queueOnOutage`. */
   signups?: { enqueue(email: string, provider: string, now: Date): Promise<number>; poke(): void } | undefined;
   /**
@@ -68,7 +70,7 @@ export const NEWSLETTER_FAILURES: Record<SubscribeFailure, { status: number; err
 /** POST /api/newsletter (docs/api/openapi.yaml): read the form, validate the email, subscribe, answer. */
 export async function handleNewsletter(
   request: IncomingRequest,
-  { provider, logger, limits, spam, events, signups, queueOnOutage, optIn, consents }: NewsletterDeps,
+  { provider, logger, limits, spam, events, signups, queueOnOutage, optIn, consents, consentOnJoin }: NewsletterDeps,
   { ip }: { ip: string } = { ip: '' },
 ): Promise<Outcome> {
   const form = await readForm(request);
@@ -97,6 +99,8 @@ export async function handleNewsletter(
   const outcome = await provider.subscribe(parsed.output.email);
   // Mailchimp (pending) and Kit confirm by themselves: the site keeps what the visitor agreed to.
   if (outcome.ok && consents) await consents.record(parsed.output.email, evidence, 'pending', new Date());
+  // Without double opt-in the site still keeps what the visitor agreed to: the exports carry it (issue 39, item 7).
+  else if (outcome.ok && consentOnJoin) await consentOnJoin.record(parsed.output.email, evidence, 'subscribed', new Date());
   if (outcome.ok) {
     // The subscription is done whatever becomes of its news: a failure to record it is logged, not answered.
     await events?.record('newsletter.subscribed', { email: parsed.output.email, provider: provider.name }).catch((error: unknown) => {

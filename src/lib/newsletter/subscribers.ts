@@ -1,3 +1,4 @@
+import { toolCommand } from '../commands.ts';
 import { EXIT, readFormatOption } from '../cli.ts';
 import { toCsv } from '../csv.ts';
 import { formatTable } from '../text-table.ts';
@@ -16,18 +17,20 @@ export type SubscribersCommand =
   | { name: 'erase'; email: string };
 
 /** What `npm run subscribers` prints for help, and after a usage error. */
-export const SUBSCRIBERS_USAGE = `Usage: npm run subscribers -- <command>
+export const SUBSCRIBERS_USAGE = `Usage: ${toolCommand('subscribers', '<command>')}
 
 Commands:
   export --format csv|json   every subscriber of the local newsletter list, oldest first, to stdout
-                             (npm run --silent subscribers -- export --format csv > subscribers.csv)
+                             (${toolCommand('subscribers', 'export --format csv', { silent: true })} > subscribers.csv)
   waiting                    signups the provider could not take at once: waiting to be tried again, or given up
   retry <id>                 try a given-up signup again, for another day
   erase <email>              erase an address everywhere it is kept: the list, its consent record, waiting
                              signups, webhook events not yet sent, drafts, and its count in the limits (Redis)
 
 The CSV has the columns "Email Address" and "Created", which Mailchimp's import
-(Audience > Add contacts > Import contacts > Upload a file) recognises.
+(Audience > Add contacts > Import contacts > Upload a file) recognises, then each subscriber's
+record of consent: its status, when they signed up and confirmed, the text they agreed to, its
+version, the page and the client's network.
 Reads the database at DATABASE_URL when set, otherwise forms.db in DATA_DIR (default ./data);
 variables may also come from .env, or the file ENV_FILE names.
 `;
@@ -77,13 +80,14 @@ export function subscribersToCsv(subscribers: readonly Subscriber[], { byteOrder
   // The record of consent (double opt-in) in columns of its own, only when there is one.
   if (subscribers.some((s) => s.consent)) {
     return toCsv(
-      ['Email Address', 'Created', 'Consent', 'Signed Up', 'Confirmed', 'Consent Version', 'Consent Page', 'Client'],
+      ['Email Address', 'Created', 'Consent', 'Signed Up', 'Confirmed', 'Consent Text', 'Consent Version', 'Consent Page', 'Client'],
       subscribers.map((s) => ({
         'Email Address': s.email,
         Created: s.created,
         Consent: s.consent?.status ?? '',
         'Signed Up': s.consent?.signedUpAt ?? '',
         Confirmed: s.consent?.confirmedAt ?? '',
+        'Consent Text': s.consent?.text ?? '',
         'Consent Version': s.consent?.version ?? '',
         'Consent Page': s.consent?.page ?? '',
         Client: s.consent?.client ?? '',

@@ -13,5 +13,5 @@ export const site = settings;
  * when both are set, the admin's path alone when PUBLIC_URL is not, nothing without the admin.
  */
 export function siteForMail({ admin, publicUrl }: { admin: unknown; publicUrl: string | undefined }): ContactEmailSite {
-  return { name: site.name, senderName: site.senderName, adminOrigin: admin ? (publicUrl ?? '') : undefined };
+  return { name: site.name, senderName: site.senderName, adminOrigin: admin ? (publicUrl ?? '') : undefined, timeZone: site.timeZone };
 }

@@ -1,5 +1,7 @@
 import type { SmtpConfig } from '../mail/mailer-settings.ts';
-import { texts } from '../i18n/texts.ts';
+import { type CommandStyle, COMMAND_STYLE, toolCommand } from '../commands.ts';
+import { formatTime } from '../i18n/time.ts';
+import { language, texts } from '../i18n/texts.ts';
 import { type ContactEmail, type ContactEmailSite, headerText } from '../mail/email.ts';
 import type { SpamReason } from './verdict.ts';
 
@@ -49,24 +51,31 @@ function todayAt(now: Date, { hour, minute }: DigestTime): number {
 
 /**
  * The digest email of what was held since the last one, in the site's language (decision 0145):
- * the count, then the newest messages' id, name, first line and reasons, and where to review
- * them (the admin when it is on).
+ * the count, then the newest messages' id, time (in the site's zone), name, first line and
+ * reasons, and where to review them (the admin when it is on, else the commands that work where
+ * the site runs, decision 0205).
  * Hint: the visitor's text goes only into the body, never a header, and is cut to one line.
  */
 export function composeDigest(
   { count, newest }: HeldDigest,
   smtp: SmtpConfig,
   site: ContactEmailSite,
-  { now, retentionDays }: { now: Date; retentionDays: number },
+  { now, retentionDays, commandStyle = COMMAND_STYLE }: { now: Date; retentionDays: number; commandStyle?: CommandStyle },
 ): ContactEmail {
   const words = texts.spamDigest;
+  const timeZone = site.timeZone ?? 'UTC';
   const lines = newest.slice(0, DIGEST_LIST_LIMIT).map((m) => {
     const reasons = m.reasons.map((reason) => REASONS[reason as SpamReason] ?? reason).join('; ');
-    return `#${m.id}  ${m.createdAt.slice(0, 16).replace('T', ' ')}  ${oneLine(m.name, 60)}\n    ${oneLine(firstLine(m.message), 100)}\n    ${words.heldBecause(reasons)}`;
+    const at = formatTime(m.createdAt, language, timeZone);
+    return `#${m.id}  ${at}  ${oneLine(m.name, 60)}\n    ${oneLine(firstLine(m.message), 100)}\n    ${words.heldBecause(reasons)}`;
   });
   const listed = Math.min(count, lines.length);
   const more = count > listed ? [words.older(count - listed)] : [];
-  const review = site.adminOrigin === undefined ? words.byCommand : words.inAdmin(`${site.adminOrigin}/admin/messages?status=spam`);
+  const inbox = (args: string) => toolCommand('inbox', args, { style: commandStyle });
+  const review =
+    site.adminOrigin === undefined
+      ? words.byCommand(inbox('list --status spam'), inbox('show <id>'), inbox('release <id>'))
+      : words.inAdmin(`${site.adminOrigin}/admin/messages?status=spam`);
   const text = [words.summary(count), '', ...lines, ...more, '', ...review, words.retention(retentionDays), ''].join('\n');
   const domain = smtp.from.slice(smtp.from.lastIndexOf('@') + 1).toLowerCase();
   return {

@@ -1,3 +1,4 @@
+import { toolCommand } from '../commands.ts';
 import { EXIT } from '../cli.ts';
 import type { Sql, SqlSession, SqlValue } from './sql.ts';
 
@@ -5,7 +6,7 @@ import type { Sql, SqlSession, SqlValue } from './sql.ts';
 export type DbCommand = { name: 'help' } | { name: 'copy'; to: string };
 
 /** What `npm run db` prints for help, and after a usage error. */
-export const DB_USAGE = `Usage: npm run db -- <command>
+export const DB_USAGE = `Usage: ${toolCommand('db', '<command>')}
 
 Commands:
   copy --to postgres://user:password@host:5432/forms

@@ -554,6 +554,18 @@ describe('the inbox commands', () => {
       );
     });
 
+    test('German: the spam reasons in the language’s words, the JSON export keeping their codes as data', async () => {
+      const id = await insert({ createdAt: '2026-11-24T14:57:13.000Z', name: 'Bot', email: 'bot@example.org', message: 'Kaufen', status: 'spam' });
+      await db.sql.run('UPDATE submissions SET spam_reasons = ? WHERE id = ?', [JSON.stringify(['too-fast', 'link-in-name', 'old-rule']), id]);
+      const { out } = await run({ name: 'export', format: 'csv', bom: false, excel: true }, { spreadsheet: { language: 'de', timeZone: 'UTC', forms } });
+      expect(out.split('\r\n')[1]).toBe(
+        '1;2026-11-24 14:57:13 +00:00;Bot;bot@example.org;Kaufen;Als Spam zurückgehalten;0;;;;' +
+          '"weniger als 3 Sekunden nach dem Öffnen des Formulars gesendet; ein Link oder eine Domain im Namen; old-rule";Kontakt;;',
+      );
+      const json = await run({ name: 'export', format: 'json', bom: false });
+      expect(JSON.parse(json.out)[0].spamReasons).toEqual(['too-fast', 'link-in-name', 'old-rule']);
+    });
+
     test('English: commas, and the times in UTC written with their offset', async () => {
       await insert({ createdAt: '2026-11-24T14:57:13.000Z', name: 'Ada', email: 'ada@example.org', message: 'Hello, there.', status: 'spam' });
       const { out } = await run({ name: 'export', format: 'csv', bom: false, excel: true }, { spreadsheet: { language: 'en', timeZone: 'UTC', forms } });

@@ -70,7 +70,7 @@ describe('the SMTP mailer against a real SMTP server on 127.0.0.1', () => {
     expect(parsed.header('reply-to')).toEqual(['Ada Lovelace <ada@example.org>']);
     expect(parsed.header('subject')).toEqual(['[Atelier Nord] New message from Ada Lovelace']);
     expect(parsed.header('message-id')).toEqual(['<contact-7.1777890030456@example.com>']);
-    expect(parsed.text).toContain('Hello, I would like to know more.\n\n-- \nFrom: Ada Lovelace <ada@example.org>\nSent: 2026-05-04T10:20:30.456Z');
+    expect(parsed.text).toContain('Hello, I would like to know more.\n\n-- \nFrom: Ada Lovelace <ada@example.org>\nSent: 4 May 2026 at 10:20 UTC');
   });
 
   test('logs in with the user and password of SMTP_URL', async () => {

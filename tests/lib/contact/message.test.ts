@@ -19,11 +19,19 @@ describe('the email of a contact message', () => {
       to: 'owner@example.com',
       replyTo: { name: 'Ada Lovelace', address: 'ada@example.org' },
       subject: '[Atelier Nord] New message from Ada Lovelace',
-      text: 'Hello,\nI would like to know more.\n\n-- \nFrom: Ada Lovelace <ada@example.org>\nSent: 2026-05-04T10:20:30.456Z (contact message #42 on Atelier Nord)\n',
+      text: 'Hello,\nI would like to know more.\n\n-- \nFrom: Ada Lovelace <ada@example.org>\nSent: 4 May 2026 at 10:20 UTC (contact message #42 on Atelier Nord)\n',
       messageId: '<contact-42.1777890030456@forms.example.com>',
       date: new Date('2026-05-04T10:20:30.456Z'),
       envelope: { from: 'site@Forms.Example.com', to: ['owner@example.com'] },
     });
+  });
+
+  test.each([
+    ['UTC', '4 May 2026 at 10:20 UTC'],
+    ['Europe/Vienna', '4 May 2026 at 12:20 CEST'],
+    ['America/New_York', '4 May 2026 at 06:20 GMT-4'],
+  ])('says when it was sent in the site’s time zone (%s), in words, not as ISO 8601', (timeZone, at) => {
+    expect(composeContactEmail(submission, smtp, { ...site, timeZone }).text).toContain(`\nSent: ${at} (contact message #42 on Atelier Nord)\n`);
   });
 
   test('has the same Message-ID on every attempt, and a different one for another submission', () => {
@@ -100,7 +108,7 @@ describe('the fields of a message beyond name, email and message', () => {
   test('follow the message, each on its own line, one holding line breaks under its name', () => {
     const email = composeContactEmail({ ...submission, fields: { phone: '+49 30 1234', callback: true, notes: 'First line\nsecond line' } }, smtp, site);
     expect(email.text).toBe(
-      'Hello,\nI would like to know more.\n\nphone: +49 30 1234\ncallback: Yes\nnotes:\nFirst line\nsecond line\n\n-- \nFrom: Ada Lovelace <ada@example.org>\nSent: 2026-05-04T10:20:30.456Z (contact message #42 on Atelier Nord)\n',
+      'Hello,\nI would like to know more.\n\nphone: +49 30 1234\ncallback: Yes\nnotes:\nFirst line\nsecond line\n\n-- \nFrom: Ada Lovelace <ada@example.org>\nSent: 4 May 2026 at 10:20 UTC (contact message #42 on Atelier Nord)\n',
     );
   });
 
@@ -109,7 +117,7 @@ describe('the fields of a message beyond name, email and message', () => {
     expect(email).toMatchObject({
       to: 'owner@example.com',
       subject: '[Atelier Nord] New message from Ada Lovelace',
-      text: 'Hello,\nI would like to know more.\n\nbudget: 5000\n\n-- \nFrom: Ada Lovelace <ada@example.org>\nSent: 2026-05-04T10:20:30.456Z (contact message #42 on Atelier Nord)\n',
+      text: 'Hello,\nI would like to know more.\n\nbudget: 5000\n\n-- \nFrom: Ada Lovelace <ada@example.org>\nSent: 4 May 2026 at 10:20 UTC (contact message #42 on Atelier Nord)\n',
     });
   });
 

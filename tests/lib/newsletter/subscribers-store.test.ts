@@ -1,6 +1,10 @@
 import { describe, expect, test } from 'vitest';
 import { consentVersion, createConsents } from '../../../src/lib/newsletter/consents.ts';
 import { createSignups } from '../../../src/lib/newsletter/signups.ts';
+import { silentLogger } from '../../../src/lib/log.ts';
+import { createLocalProvider } from '../../../src/lib/newsletter/local.ts';
+import { handleNewsletter } from '../../../src/lib/newsletter/newsletter-handlers.ts';
+import { site } from '../../../src/lib/site/site.ts';
 import { parseSubscribersArgs, runSubscribersCommand, type SubscribersCommand } from '../../../src/lib/newsletter/subscribers.ts';
 import { testEngines } from '../../support/stores.ts';
 
@@ -99,6 +103,50 @@ describe.each(testEngines())('npm run subscribers on a store on $name', (engine)
     ]);
   });
 
+  test.skipIf(!engine.available)(
+    'a signup to the local list without double opt-in keeps its consent: time, text agreed to, page, no confirmation; in CSV and JSON',
+    async () => {
+      const { store, run } = await open();
+      const consents = createConsents(store.sql);
+      const signUp = (email: string, referer: string) => {
+        const body = new FormData();
+        body.append('email', email);
+        const request = new Request('https://www.example.com/api/newsletter', { method: 'POST', body, headers: { referer } });
+        return handleNewsletter(
+          request,
+          { provider: createLocalProvider(store.subscribers), logger: silentLogger, consentOnJoin: consents },
+          { ip: '198.51.100.23' },
+        );
+      };
+      await expect(signUp('ada@example.org', 'https://www.example.com/blog/first-post/')).resolves.toEqual({ kind: 'accepted' });
+      // The same address again: the first consent stands.
+      await expect(signUp('ADA@example.org', 'https://www.example.com/about/')).resolves.toEqual({ kind: 'accepted' });
+
+      const csv = (await run({ name: 'export', format: 'csv', bom: false })).out.split('\r\n');
+      expect(csv[0]).toBe('Email Address,Created,Consent,Signed Up,Confirmed,Consent Text,Consent Version,Consent Page,Client');
+      expect(csv[1]).toMatch(
+        new RegExp(
+          `^ada@example\\.org,\\S+ \\S+,subscribed,\\S+ \\S+,,${site.newsletterConsent.replace(/[.]/g, '\\.')},${consentVersion(site.newsletterConsent)},/blog/first-post/,198\\.51\\.100\\.0/24$`,
+        ),
+      );
+      const [json] = JSON.parse((await run({ name: 'export', format: 'json', bom: false })).out);
+      expect(json).toEqual({
+        email: 'ada@example.org',
+        created: expect.any(String),
+        consent: {
+          status: 'subscribed',
+          signedUpAt: expect.any(String),
+          confirmedAt: null,
+          text: site.newsletterConsent,
+          version: consentVersion(site.newsletterConsent),
+          page: '/blog/first-post/',
+          client: '198.51.100.0/24',
+        },
+      });
+      expect(Date.parse(json.consent.signedUpAt)).toBeGreaterThan(0);
+    },
+  );
+
   test.skipIf(!engine.available)('export shows the record of consent in columns of its own, empty for a subscriber without one', async () => {
     const { store, run } = await open();
     const consents = createConsents(store.sql);
@@ -112,10 +160,10 @@ describe.each(testEngines())('npm run subscribers on a store on $name', (engine)
     await expect(run({ name: 'export', format: 'csv', bom: false })).resolves.toEqual({
       code: 0,
       out: [
-        'Email Address,Created,Consent,Signed Up,Confirmed,Consent Version,Consent Page,Client',
-        'old@example.org,2026-11-24 12:00:00,,,,,,',
-        `ada@example.org,2026-11-24 12:01:00,confirmed,2026-11-24 12:00:30,2026-11-24 12:00:30,${version},/blog/,203.0.113.0/24`,
-        `grace@example.org,2026-11-24 12:02:00,pending,2026-11-24 12:01:30,,${version},/,203.0.113.0/24`,
+        'Email Address,Created,Consent,Signed Up,Confirmed,Consent Text,Consent Version,Consent Page,Client',
+        'old@example.org,2026-11-24 12:00:00,,,,,,,',
+        `ada@example.org,2026-11-24 12:01:00,confirmed,2026-11-24 12:00:30,2026-11-24 12:00:30,${TEXT},${version},/blog/,203.0.113.0/24`,
+        `grace@example.org,2026-11-24 12:02:00,pending,2026-11-24 12:01:30,,${TEXT},${version},/,203.0.113.0/24`,
         '',
       ].join('\r\n'),
       err: 'Exported 3 subscribers.\n',
@@ -131,6 +179,7 @@ describe.each(testEngines())('npm run subscribers on a store on $name', (engine)
           status: 'confirmed',
           signedUpAt: '2026-11-24T12:00:30.000Z',
           confirmedAt: '2026-11-24T12:00:30.000Z',
+          text: TEXT,
           version,
           page: '/blog/',
           client: '203.0.113.0/24',
@@ -139,7 +188,7 @@ describe.each(testEngines())('npm run subscribers on a store on $name', (engine)
       {
         email: 'grace@example.org',
         created: '2026-11-24T12:02:00.000Z',
-        consent: { status: 'pending', signedUpAt: '2026-11-24T12:01:30.000Z', confirmedAt: null, version, page: '/', client: '203.0.113.0/24' },
+        consent: { status: 'pending', signedUpAt: '2026-11-24T12:01:30.000Z', confirmedAt: null, text: TEXT, version, page: '/', client: '203.0.113.0/24' },
       },
     ]);
     expect(json.out.endsWith('}\n]\n')).toBe(true);

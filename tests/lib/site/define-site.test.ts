@@ -33,11 +33,17 @@ describe('the site the owner’s mail comes from', () => {
       name: site.name,
       senderName: site.senderName,
       adminOrigin: 'https://forms.example.org',
+      timeZone: site.timeZone,
     });
   });
 
   test('with the admin and no PUBLIC_URL: the admin’s path alone', () => {
-    expect(siteForMail({ admin: { passwordHash: 'x' }, publicUrl: undefined })).toEqual({ name: site.name, senderName: site.senderName, adminOrigin: '' });
+    expect(siteForMail({ admin: { passwordHash: 'x' }, publicUrl: undefined })).toEqual({
+      name: site.name,
+      senderName: site.senderName,
+      adminOrigin: '',
+      timeZone: site.timeZone,
+    });
   });
 
   test('without the admin: no link to it, PUBLIC_URL or not', () => {
@@ -45,6 +51,7 @@ describe('the site the owner’s mail comes from', () => {
       name: site.name,
       senderName: site.senderName,
       adminOrigin: undefined,
+      timeZone: site.timeZone,
     });
   });
 });

@@ -61,10 +61,10 @@ describe('the digest email', () => {
       text: [
         '2 messages were held as spam since the last digest. None of them was emailed to you.',
         '',
-        '#9  2026-11-22 21:05  Bot',
+        '#9  22 November 2026 at 21:05 UTC  Bot',
         '    Hello',
         '    held because: sent less than 3 seconds after the form was opened',
-        '#7  2026-11-22 21:05  Spammy McSpamface',
+        '#7  22 November 2026 at 21:05 UTC  Spammy McSpamface',
         '    Buy cheap pills at https://a.test',
         "    held because: no proof that the page's script ran (JavaScript off, or a program posting directly); more links in the message than SPAM_MAX_LINKS allows",
         '',
@@ -90,7 +90,7 @@ describe('the digest email', () => {
       retentionDays: 30,
     });
     const lines = email.text.split('\n');
-    expect(lines[2]).toBe(`#1  2026-11-22 21:05  ${'N'.repeat(59)}…`);
+    expect(lines[2]).toBe(`#1  22 November 2026 at 21:05 UTC  ${'N'.repeat(59)}…`);
     expect(lines[3]).toBe(`    ${'x'.repeat(99)}…`);
     expect(composeDigest(digestOf(held(1, { message: 'a\u0007b' })), SMTP, SITE, { now: NOW, retentionDays: 30 }).text.split('\n')[3]).toBe('    a b');
   });
@@ -109,6 +109,35 @@ describe('the digest email', () => {
     expect(text).toContain('#119951  ');
     expect(text).not.toContain('#119950  ');
     expect(text).toContain('…and 119950 older ones.');
+  });
+
+  test('writes each time in the site’s time zone, with its name', () => {
+    const text = composeDigest(digestOf(held(9, { name: 'Bot' })), SMTP, { ...SITE, timeZone: 'Europe/Vienna' }, { now: NOW, retentionDays: 30 }).text;
+    expect(text.split('\n')[2]).toBe('#9  22 November 2026 at 22:05 CET  Bot');
+  });
+
+  test.each([
+    [
+      'the starter’s checkout (npm-run)',
+      'npm-run',
+      [
+        'To see them all:      npm run inbox -- list --status spam',
+        'To read one:          npm run inbox -- show <id>',
+        'If one is not spam:   npm run inbox -- release <id>   (it is then delivered like any other message)',
+      ],
+    ],
+    [
+      'an owner’s site with the package installed (npx)',
+      'npx',
+      [
+        'To see them all:      npx site-forms inbox list --status spam',
+        'To read one:          npx site-forms inbox show <id>',
+        'If one is not spam:   npx site-forms inbox release <id>   (it is then delivered like any other message)',
+      ],
+    ],
+  ] as const)('without the admin, names the commands that work in %s', (_, commandStyle, lines) => {
+    const text = composeDigest(digestOf(held(1)), SMTP, SITE, { now: NOW, retentionDays: 30, commandStyle }).text;
+    expect(text).toContain(`\n\n${lines.join('\n')}\n`);
   });
 
   test('points at the admin when it is on', () => {
