@@ -35,7 +35,16 @@ export type FormResult = { ok: true; fields: FormFields } | { ok: false; failure
 const FORM_TYPES = ['multipart/form-data', 'application/x-www-form-urlencoded'];
 
 /** Each request's form as first read, so the pipeline can read `_next` after the handler without parsing twice. */
-const READ = new WeakMap<IncomingRequest, { limit: number; result: Promise<FormResult> }>();
+const READ = new WeakMap<IncomingRequest, { limit: number | 'any'; result: Promise<FormResult> }>();
+
+/**
+ * Keeps what another reader made of a request's form (the reader of posts with files,
+ * src/lib/files/multipart.ts), so a later `readForm` of the same request answers it, whatever its
+ * limit, instead of reading a body that reader has taken (issue 39 item 1).
+ */
+export function rememberForm(request: IncomingRequest, result: FormResult): void {
+  READ.set(request, { limit: 'any', result: Promise.resolve(result) });
+}
 
 /**
  * Reads a form post as browsers send it, refusing other content types (415), bodies past
@@ -45,7 +54,7 @@ const READ = new WeakMap<IncomingRequest, { limit: number; result: Promise<FormR
  */
 export function readForm(request: IncomingRequest, limit = BODY_LIMIT_BYTES): Promise<FormResult> {
   const read = READ.get(request);
-  if (read?.limit === limit) return read.result;
+  if (read && (read.limit === limit || read.limit === 'any')) return read.result;
   const result = parseFormOf(request, limit);
   READ.set(request, { limit, result });
   return result;
