@@ -140,6 +140,7 @@ export async function readUpload(request: IncomingRequest, form: FormDefinition,
         stream.on('data', () => stop(failure(400, texts.refusals.formUnreadable)));
         return;
       }
+      const filename = info.filename;
       const number = (counts.get(name) ?? 0) + 1;
       counts.set(name, number);
       if (number > (field.maxFiles ?? 1)) {
@@ -155,7 +156,7 @@ export async function readUpload(request: IncomingRequest, form: FormDefinition,
         firstFile.then((refusal) => {
           if (refusal) return stop(refusal);
           if (settled) return void stream.resume();
-          return keep(name, field, stream, info.filename);
+          return keep(name, field, stream, filename);
         }),
       );
     });
@@ -225,6 +226,56 @@ export async function readUpload(request: IncomingRequest, form: FormDefinition,
   // The body is read: whoever asks for the form again (the pipeline, for `_next`) gets these fields.
   rememberForm(request, result.ok ? { ok: true, fields: result.fields } : { ok: false, failure: result.failure });
   return result;
+}
+
+/**
+ * The fields a post with files sends before its first file, read to show a refused post's form
+ * again with what was typed (a 413 from the declared length, a 403, a 429): nothing past the first
+ * file with a name, nor past `fieldsBytes` of the body, is read; none when the post is not multipart.
+ * Hint: a browser sends the fields in the form's order, so the text fields above a file field
+ * come first; the rest of the body is left unread, and the server closes the connection.
+ */
+export async function readFieldsAhead(request: IncomingRequest, fieldsBytes = BODY_LIMIT_BYTES): Promise<FormFields> {
+  const fields: FormFields = Object.create(null);
+  const contentType = request.headers.get('content-type') ?? '';
+  if (contentType.split(';', 1)[0]!.trim().toLowerCase() !== 'multipart/form-data') return fields;
+  if ((request.headers.get('content-encoding') ?? 'identity').trim().toLowerCase() !== 'identity') return fields;
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({ headers: { 'content-type': contentType }, defParamCharset: 'utf8', limits: { fieldSize: fieldsBytes, fields: 200, parts: 400 } });
+  } catch {
+    return fields;
+  }
+  const body = bodyStream(request);
+  await new Promise<void>((resolve) => {
+    let read = 0;
+    let settled = false;
+    const done = () => {
+      if (settled) return;
+      settled = true;
+      body.unpipe(parser);
+      body.off('data', counted);
+      resolve();
+    };
+    const counted = (chunk: Buffer) => {
+      read += chunk.length;
+      if (read > fieldsBytes) done();
+    };
+    parser.on('field', (name, value) => {
+      if (!settled && !Object.hasOwn(fields, name)) fields[name] = value;
+    });
+    parser.on('file', (_name, stream, info) => {
+      if (info.filename) return done();
+      stream.resume();
+    });
+    for (const event of ['close', 'error', 'partsLimit', 'fieldsLimit']) parser.on(event, done);
+    body.on('error', done);
+    body.on('aborted', done);
+    body.on('data', counted);
+    body.pipe(parser);
+  });
+  rememberForm(request, { ok: true, fields });
+  return fields;
 }
 
 /** Whether files may be written now: the caller's own check (the disk's room), then the incoming folder, made when missing; a failure to answer with if not. */

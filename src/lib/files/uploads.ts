@@ -109,11 +109,13 @@ export function createUploads(
         for (const file of files) {
           const id = newFileId();
           const record: NewFile = { id, field: file.field, name: file.name, size: file.size, type: file.type, storageKey: newStorageKey(id) };
-          records.push(record);
           await storage.put(record.storageKey, file.path, file.size, file.type);
+          records.push(record);
         }
       } catch (error) {
         logger.error('upload.storage_failed', { storage: storage.describe, error: describeError(error) });
+        // What was stored goes again; an object a failed put may have left (a store that stopped
+        // answering) has no row, and the orphan sweep takes it (decision 0183), not this visitor's wait.
         await uploads.unstore(records);
         return { ok: false, failure: unavailable() };
       }
