@@ -67,6 +67,7 @@ export function createDispatcher({
     if (front.check(req, res)) return;
     // Pages are only read: a post or a PATCH to one would get the page and a 200, which says "done".
     if (!WEB_METHODS.has(req.method ?? '') || (target.kind === 'elsewhere' && req.method !== 'GET' && req.method !== 'HEAD')) {
+      closeUnlessRead(req, res);
       send(req, res, renderJson(methodNotAllowed(target.kind === 'route' ? Object.keys(target.route.methods) : ['GET', 'HEAD'])));
       return discardBriefly(req);
     }
@@ -78,6 +79,7 @@ export function createDispatcher({
         return void render(astro, req, res, { services }).catch((error: unknown) => cut(req, res, error));
       }
       // Answered from the header: no need to wait for a body that may never come.
+      closeUnlessRead(req, res);
       send(req, res, renderJson(tooLarge));
       return discardBriefly(req);
     }
@@ -86,6 +88,7 @@ export function createDispatcher({
     if (!request) return send(req, res, renderJson(failure(400, texts.refusals.badRequest)));
     void runPipeline({ request, target, socketAddress: req.socket.remoteAddress ?? '', services })
       .then((reply) => {
+        closeUnlessRead(req, res);
         switch (reply.kind) {
           case 'answer':
             return send(req, res, reply);
@@ -98,8 +101,9 @@ export function createDispatcher({
         }
       })
       .then(() => {
-        // A body refused before it was read (too large by its header, another site's, over budget): thrown away within a bound.
-        if (!body.asked) discardBriefly(req);
+        // A body refused before it was read whole (too large by its header, another site's, over
+        // budget, a file past its limit): thrown away within a bound, on a connection that then closes.
+        discardBriefly(req);
       })
       .catch((error: unknown) => cut(req, res, error));
   };
@@ -242,6 +246,17 @@ async function stream(
   }
 }
 
+/**
+ * Answers with `Connection: close` when the request's body has not been read whole: the rest is
+ * only thrown away within a bound (`discardBriefly`) and the socket then cut, so a client must not
+ * send its next request on it; with keep-alive it did, and that request met the cut (issue 39 item 19).
+ */
+function closeUnlessRead(req: IncomingMessage, res: ServerResponse): void {
+  if (req.complete || res.headersSent) return;
+  const length = req.headers['content-length'];
+  if (req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0')) res.shouldKeepAlive = false;
+}
+
 /** How much of a refused body is read and thrown away, and for how long, before the socket is cut. */
 const DISCARD_LIMIT = { bytes: 1024 * 1024, ms: 1000 };
 
@@ -261,6 +276,8 @@ function discardBriefly(req: IncomingMessage): void {
     if (received > DISCARD_LIMIT.bytes) cut();
   });
   req.once('close', () => clearTimeout(timer));
+  // A reader that stopped (the upload's, at a file past its limit) left the request paused.
+  req.resume();
 }
 
 /** The requests whose rest is being thrown away: asked twice, they are cut by one bound, not two. */

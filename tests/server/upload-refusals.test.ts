@@ -1,4 +1,5 @@
 import { Agent, type IncomingHttpHeaders, request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { Window } from 'happy-dom';
@@ -139,7 +140,7 @@ describe('a refused upload without JavaScript keeps what was typed (issue 39 ite
     const input = window.document.querySelector('input[name="photos"]') as unknown as HTMLInputElement;
     expect(input.dataset.tooLarge).toBe('{name} is larger than 2 kB; choose a smaller file.');
     const refused = await post(site, new Agent(), multipart(TEXT, [['photos', Buffer.concat([PNG, Buffer.alloc(3000)]), 'big.png']]));
-    expect(JSON.parse(refused.body)).toEqual({ success: false, error: 'Photos: a file is larger than 2 kB', field: 'photos' });
+    expect(JSON.parse(refused.body)).toEqual({ success: false, error: 'Photos: a file is larger than 2 kB' });
   });
 });
 
@@ -149,48 +150,58 @@ describe('bytes the limits did not count (issue 39 item 16)', () => {
     site = await start({ RATE_LIMIT_MAX: '1000' });
   }, 60_000);
 
-  /** A chunked post that opens a part with `disposition` and sends bytes until it is answered; answers the status and how much was sent. */
-  function endless(disposition: string): Promise<{ status: number; sent: number }> {
-    return new Promise((resolve, reject) => {
+  /**
+   * A chunked post on a socket of its own that opens a part with `disposition` and sends bytes until
+   * the server answers or cuts it; answers the status line it read and how much was sent.
+   * Hint: a raw socket, since Node's client drops an answer that a reset of the upload overtakes.
+   */
+  function endless(disposition: string): Promise<{ status: string; sent: number }> {
+    return new Promise((resolve) => {
       let sent = 0;
-      let answered = false;
-      const req = httpRequest(`${site.url}/api/contact`, {
-        method: 'POST',
-        agent: false,
-        headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, 'transfer-encoding': 'chunked' },
+      let answer = '';
+      let over = false;
+      const socket = connect(Number(new URL(site.url).port), '127.0.0.1');
+      const end = () => {
+        if (over) return;
+        over = true;
+        socket.destroy();
+        resolve({ status: answer.split('\r\n', 1)[0]!, sent });
+      };
+      socket.on('data', (chunk: Buffer) => {
+        answer += chunk.toString('latin1');
+        if (answer.includes('\r\n\r\n')) end();
       });
-      req.on('response', (res) => {
-        answered = true;
-        res.resume();
-        resolve({ status: res.statusCode ?? 0, sent });
-        req.destroy();
-      });
-      req.on('error', (error) => {
-        if (!answered) reject(error);
-      });
-      req.write(
-        `--${BOUNDARY}\r\nContent-Disposition: form-data; name="name"\r\n\r\nAda\r\n--${BOUNDARY}\r\nContent-Disposition: form-data; ${disposition}\r\n\r\n`,
+      socket.on('error', end);
+      socket.on('close', end);
+      const opening = `--${BOUNDARY}\r\nContent-Disposition: form-data; name="name"\r\n\r\nAda\r\n--${BOUNDARY}\r\nContent-Disposition: form-data; ${disposition}\r\n\r\n`;
+      socket.write(
+        `POST /api/contact HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: multipart/form-data; boundary=${BOUNDARY}\r\nTransfer-Encoding: chunked\r\n\r\n`,
       );
-      const chunk = Buffer.alloc(64 * 1024, 'z');
+      const chunk = (bytes: Buffer | string) => `${Buffer.byteLength(bytes).toString(16)}\r\n`;
+      socket.write(`${chunk(opening)}${opening}\r\n`);
+      const piece = Buffer.alloc(64 * 1024, 'z');
       const more = () => {
         // 200 MB, as the attack sent: a server that reads it all answers only after.
-        while (!answered && sent < 200 * 1024 * 1024) {
-          sent += chunk.length;
-          if (!req.write(chunk)) return void req.once('drain', more);
+        while (!over && sent < 200 * 1024 * 1024) {
+          sent += piece.length;
+          socket.write(chunk(piece));
+          socket.write(piece);
+          if (!socket.write('\r\n')) return void socket.once('drain', more);
         }
-        if (!answered) req.end(`\r\n--${BOUNDARY}--\r\n`);
+        if (!over) socket.write(`0\r\n\r\n`);
       };
       more();
     });
   }
 
   test.each([
-    ['a file in a field that takes no file', 'name="message"; filename="big.bin"'],
-    ['a file with an empty name in a file field', 'name="drawing"; filename=""'],
-  ])('%s: refused with 400 before the body has arrived, nothing stored', async (_, disposition) => {
+    ['a file in a field that takes no file', 'name="message"; filename="big.bin"\r\nContent-Type: application/octet-stream', 'HTTP/1.1 400 Bad Request'],
+    ['a file with an empty name in a file field', 'name="drawing"; filename=""\r\nContent-Type: application/octet-stream', 'HTTP/1.1 400 Bad Request'],
+    ['a part with an empty file name and no type, which reads as a field', 'name="drawing"; filename=""', 'HTTP/1.1 413 Payload Too Large'],
+  ])('%s: refused before the body has arrived, nothing stored', async (_, disposition, expected) => {
     const before = rows(site).messages.length;
     const { status, sent } = await endless(disposition);
-    expect(status).toBe(400);
+    expect(status).toBe(expected);
     expect(sent).toBeLessThan(200 * 1024 * 1024);
     expect(rows(site).messages).toHaveLength(before);
     expect(stored(site).filter((path) => path.startsWith('.incoming/'))).toEqual([]);

@@ -50,6 +50,12 @@ export type UploadLimits = {
   beforeFirstFile?: (() => Promise<Failure | undefined>) | undefined;
 };
 
+/**
+ * The bytes of a body beyond its fields and counted files that a read allows: the parts' headers
+ * and boundaries (400 parts at most) and the chunks the parser holds before it tells a file's bytes.
+ */
+const UNCOUNTED_ROOM = 256 * 1024;
+
 /** How much of a file's start is kept to tell text from bytes. */
 const HEAD_BYTES = 8 * 1024;
 
@@ -213,6 +219,14 @@ export async function readUpload(request: IncomingRequest, form: FormDefinition,
         clearTimeout(deadline);
         resolve({ ok: true, fields, files, errors });
       });
+    });
+    // The body's own bytes, counted as they come: a field's are told only once it has ended, so a
+    // 200 MB field would be read whole; past the fields' limit (and room for the parts' headers
+    // and what the parser holds) beside the files counted, the read stops (issue 39 item 16).
+    let bodyBytes = 0;
+    body.on('data', (chunk: Buffer) => {
+      bodyBytes += chunk.length;
+      if (bodyBytes - total > fieldsBytes + UNCOUNTED_ROOM) stop(failure(413, texts.refusals.tooLarge(Math.floor(fieldsBytes / 1024))));
     });
     // A body that breaks off (the client went away, the request timed out) leaves nothing behind.
     body.on('error', () => stop(failure(400, texts.refusals.formUnreadable)));
