@@ -304,7 +304,7 @@ describe('every byte of a body counts (issue 39 item 16)', () => {
     expect(body.pulled()).toBeLessThan(1024 * 1024);
   });
 
-  test('a file past its field\'s maxFiles is counted against the total as it arrives', async () => {
+  test("a file past its field's maxFiles is counted against the total as it arrives", async () => {
     const png = (name: string) => ({ name: 'photos', filename: name, content: PNG });
     const large = { name: 'photos', filename: 'c.png', content: Buffer.concat([PNG, Buffer.alloc(6_000)]) };
     const read = await readUpload(post(multipart([png('a.png'), png('b.png'), large])), form, incomingFolder(), { maxTotalBytes: 5_000 });
