@@ -9,6 +9,7 @@ import { defineMiddleware } from 'astro:middleware';
 import ownerOptions from 'virtual:site-forms/options';
 import type { APIContext, MiddlewareNext } from 'astro';
 import type { Services } from '../lib/app/services.ts';
+import { leavesBodyUnread } from '../lib/http/form.ts';
 import { isAddressedToSite, MISDIRECTED_MESSAGE } from '../lib/http/origin.ts';
 import type { Answer } from '../lib/http/outcome.ts';
 import { securityHeadersFor } from '../lib/http/security-headers.ts';
@@ -42,16 +43,19 @@ export const onRequest = defineMiddleware(async (context, next) => {
   context.locals.services = services;
   if (target.kind === 'elsewhere') return dressed(await next(), headers);
   const reply = await runPipeline({ request: context.request, target, socketAddress: clientAddress(context), services });
+  // A body refused before it was read whole: the connection closes with the answer, so a client's
+  // next request never goes out on a socket that still carries the rest (issue 39 item 19).
+  const own = leavesBodyUnread(context.request) ? { ...headers, connection: 'close' } : headers;
   switch (reply.kind) {
     case 'answer':
-      return dressed(toResponse(reply, context.request.method), headers);
+      return dressed(toResponse(reply, context.request.method), own);
     // The form's own route (refusal.astro, or the admin's page) renders the view, at this address.
     case 'form-view':
       context.locals.formView = reply;
-      return dressed(await next(), headers);
+      return dressed(await next(), own);
     case 'admin-refusal':
       context.locals.adminRefusal = reply;
-      return dressed(await next(), headers);
+      return dressed(await next(), own);
     default:
       return reply satisfies never;
   }

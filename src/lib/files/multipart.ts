@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import busboy from 'busboy';
 import { fileTypeFromFile } from 'file-type';
 import { DEFAULT_FILE_MAX_SIZE, type FieldDefinition, type FormDefinition, type FormErrors } from '../forms/definition.ts';
-import { BODY_LIMIT_BYTES, declaredPast, type FormFields, type IncomingRequest, readForm, rememberForm } from '../http/form.ts';
+import { BODY_LIMIT_BYTES, declaredPast, type FormFields, type IncomingRequest, markReadWhole, readForm, rememberForm } from '../http/form.ts';
 import { type Failure, failure } from '../http/outcome.ts';
 import { language, texts } from '../i18n/texts.ts';
 import { formatSize } from './size.ts';
@@ -213,6 +213,8 @@ export async function readUpload(request: IncomingRequest, form: FormDefinition,
     parser.on('fieldsLimit', limitHit);
     parser.on('error', () => stop(failure(400, texts.refusals.formUnreadable)));
     parser.on('close', () => {
+      // The parser saw the closing boundary: the body was read to its end.
+      markReadWhole(request);
       void Promise.all(pending).then(() => {
         if (settled) return;
         settled = true;

@@ -37,6 +37,25 @@ const FORM_TYPES = ['multipart/form-data', 'application/x-www-form-urlencoded'];
 /** Each request's form as first read, so the pipeline can read `_next` after the handler without parsing twice. */
 const READ = new WeakMap<IncomingRequest, { limit: number | 'any'; result: Promise<FormResult> }>();
 
+/** The requests whose body a reader has read to its end (src/lib/files/multipart.ts marks its own). */
+const READ_WHOLE = new WeakSet<IncomingRequest>();
+
+/** Says that a request's body was read to its end: its connection may carry the next request. */
+export function markReadWhole(request: IncomingRequest): void {
+  READ_WHOLE.add(request);
+}
+
+/**
+ * Whether a request's answer leaves part of its body unread (refused before or while it was read):
+ * a server that will not read the rest must close the connection with the answer (issue 39 item 19).
+ * Hint: a request that declares no body has none to leave.
+ */
+export function leavesBodyUnread(request: IncomingRequest): boolean {
+  if (READ_WHOLE.has(request)) return false;
+  const length = request.headers.get('content-length');
+  return request.headers.has('transfer-encoding') || (length !== null && length !== '0');
+}
+
 /**
  * Keeps what another reader made of a request's form (the reader of posts with files,
  * src/lib/files/multipart.ts), so a later `readForm` of the same request answers it, whatever its
@@ -146,14 +165,20 @@ export function tooLargeMessage(limit = BODY_LIMIT_BYTES): string {
 }
 
 async function readBody(request: IncomingRequest, limit: number): Promise<Uint8Array<ArrayBuffer> | 'too-large' | 'unreadable'> {
-  if (!request.body) return new Uint8Array();
+  if (!request.body) {
+    markReadWhole(request);
+    return new Uint8Array();
+  }
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      if (done) break;
+      if (done) {
+        markReadWhole(request);
+        break;
+      }
       size += value.byteLength;
       if (size > limit) {
         void reader.cancel().catch(() => {});

@@ -306,6 +306,7 @@ describe('the jobs of the housekeeping', () => {
       anyRecorded: async () => false,
       filesOf: async () => [],
       fileById: async () => undefined,
+      linkedFile: async () => undefined,
     };
     expect(uploads.jobs(none).map(({ name, everyMs }) => ({ name, everyMs }))).toEqual([
       { name: 'files.incoming', everyMs: 3_600_000 },
@@ -324,6 +325,7 @@ describe('the jobs of the housekeeping', () => {
       anyRecorded: async () => false,
       filesOf: async () => [],
       fileById: async () => undefined,
+      linkedFile: async () => undefined,
     };
     const job = uploads.jobs(none).find((each) => each.name === 'files.incoming')!;
     const file = received(dataDir, 'cv', 'cv.txt', 'half a file');
