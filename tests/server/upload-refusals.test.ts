@@ -123,7 +123,15 @@ describe('a refused upload without JavaScript keeps what was typed (issue 39 ite
     ],
   ])('%s: the 413 page shows the name, the address and the message again', async (_, files, error) => {
     const agent = new Agent({ keepAlive: false });
-    const refused = await post(site, agent, multipart(TEXT, files.map(([field, bytes, name]) => [field, bytes, name] as [string, Buffer, string])), { ...NAVIGATION, origin: site.url });
+    const refused = await post(
+      site,
+      agent,
+      multipart(
+        TEXT,
+        files.map(([field, bytes, name]) => [field, bytes, name] as [string, Buffer, string]),
+      ),
+      { ...NAVIGATION, origin: site.url },
+    );
     expect(refused.status).toBe(303);
     const { status, document } = await page(site, refused.headers.location!);
     expect(status).toBe(413);
