@@ -12,7 +12,7 @@ export default getViteConfig({
     include: ['tests/**/*.test.ts'],
     // The foreign site's proof runs on its own (vitest.foreign.config.ts): it installs and builds another site.
     exclude: ['tests/e2e/**', 'tests/**/foreign-site*.test.ts'],
-    globalSetup: ['tests/support/build-site.ts'],
+    globalSetup: ['tests/support/services-unit.ts', 'tests/support/build-site.ts'],
     // Real servers and real sockets: give slow machines room, but never hang forever.
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -12,7 +12,7 @@ export default getViteConfig({
     include: ['tests/e2e/**/*.test.ts'],
     // The foreign site's proof runs on its own (vitest.foreign.config.ts): it installs and builds another site.
     exclude: ['tests/**/foreign-site*.test.ts'],
-    globalSetup: ['tests/support/build-site.ts'],
+    globalSetup: ['tests/support/services-browser.ts', 'tests/support/build-site.ts'],
     // One file at a time: each starts a server and a browser, and CI machines have 2 cores.
     fileParallelism: false,
     testTimeout: 30_000,

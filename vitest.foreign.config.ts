@@ -10,6 +10,7 @@ export default getViteConfig({
   resolve: { alias: { '#site-config': resolve(TEST_SITE_CONFIG), '#forms-config': resolve(TEST_FORMS_CONFIG) } },
   test: {
     include: ['tests/**/foreign-site*.test.ts'],
+    globalSetup: ['tests/support/services-browser.ts'],
     fileParallelism: false,
     testTimeout: 60_000,
     hookTimeout: 900_000,

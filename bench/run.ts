@@ -10,7 +10,8 @@
 import autocannon from 'autocannon';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { build } from 'esbuild';
-import { POSTGRES_BIN, type PostgresServer, startPostgres } from '../tests/support/postgres.ts';
+import { type PostgresServer, startPostgres } from '../tests/support/postgres.ts';
+import { POSTGRES_BIN } from '../tests/support/services.ts';
 import { type ForeignSite, makeForeignSite } from '../tests/support/foreign-site.ts';
 import { measureValidators } from './validators.ts';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';

@@ -5,12 +5,13 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { AstroIntegration } from 'astro';
+import type { AstroIntegration, IntegrationResolvedRoute } from 'astro';
 import { envField } from 'astro/config';
 import { loadEnv, type Plugin } from 'vite';
 import type { FormsSettings, FormsSettingsInput } from '../lib/forms/define-forms.ts';
 import { missingFormPages } from '../lib/forms/pages.ts';
 import type { SiteSettingsInput } from '../lib/site/define-site.ts';
+import type { DevServer } from '../server/dev.ts';
 
 /** What an owner may give `siteForms()`; every option may be left out. */
 export type SiteFormsOptions = {
@@ -99,6 +100,8 @@ export function formRoutes(forms: FormsSettings): string[] {
 export function siteForms(options: SiteFormsOptions = {}): AstroIntegration {
   let building = false;
   let forms: FormsSettings;
+  let dev: DevServer | undefined;
+  let resolvedRoutes: readonly IntegrationResolvedRoute[] = [];
   return {
     name: 'site-forms',
     hooks: {
@@ -120,16 +123,20 @@ export function siteForms(options: SiteFormsOptions = {}): AstroIntegration {
 
         // In an owner's server the pages are rendered on demand, so that the middleware gives them the
         // security headers and the Host check; built ahead, the adapter would serve them as files,
-        // without either. Our own server (`boot: false`) serves them built, from memory, dressed by its front.
+        // without either. Our own server (`boot: false`) serves them built, from memory, dressed by its front,
+        // but for the pages that say `prerender = false` themselves: the thank-you pages, whose way back
+        // depends on ALLOWED_ORIGINS (decision 0211), the admin's pages and the newsletter's links.
         const onDemand = options.boot === false ? {} : { prerender: false };
         for (const [pattern, entrypoint] of PAGES) injectRoute({ pattern, entrypoint: source(entrypoint), ...onDemand });
         for (const pattern of formRoutes(forms)) injectRoute({ pattern, entrypoint: source('integration/pages/refusal.astro'), prerender: false });
-        // Before the owner's own middleware: our routes are answered whatever theirs does. A server
-        // of its own (`boot: false`) sends the API down the road itself and hands Astro only pages.
-        if (options.boot !== false) addMiddleware({ entrypoint: source('integration/middleware.ts'), order: 'pre' });
+        // After the owner's own middleware (decision 0191): theirs sees every request, ours too, and
+        // may refuse it, guard /admin, add headers or log before ours answers. A server of its own
+        // (`boot: false`) sends the API down the road itself and hands Astro only pages.
+        if (options.boot !== false) addMiddleware({ entrypoint: source('integration/middleware.ts'), order: 'post' });
 
         updateConfig({
-          // Our middleware applies our origin policy to our routes, and Astro's own check to the owner's (decision 0165).
+          // Our middleware applies our origin policy to our routes, and a copy of Astro's own check to every route
+          // of the owner's (decisions 0165, 0190): Astro's runs before every middleware, so it cannot spare ours.
           security: { checkOrigin: false },
           // Every stylesheet as a file: our pages' CSP allows the site's own files ('self'), nothing inline.
           build: { inlineStylesheets: 'never' },
@@ -149,7 +156,7 @@ export function siteForms(options: SiteFormsOptions = {}): AstroIntegration {
             build: { assetsInlineLimit: 0 },
             server: { fs: { allow: [fileURLToPath(new URL('../', SRC)), root] } },
             plugins: [
-              settingsModules(options, site.file, { checkOrigin: config.security?.checkOrigin !== false }),
+              settingsModules(options, site.file, { checkOrigin: config.security?.checkOrigin !== false, routes: ourRoutes(forms) }),
               ...(options.boot === false ? [] : [bootAtStart()]),
             ],
           },
@@ -158,13 +165,20 @@ export function siteForms(options: SiteFormsOptions = {}): AstroIntegration {
       'astro:server:setup': async ({ server }) => {
         // Vitest runs Vite's server too, to load modules; it serves no request, so nothing boots there.
         if (process.env.VITEST) return;
-        const { createDevMiddleware } = await import(new URL('../server/dev.ts', import.meta.url).href);
-        const dev = await createDevMiddleware();
-        // First in the stack, before Vite's own checks (its Host check answers 403 in plain text).
-        server.middlewares.stack.unshift({ route: '', handle: dev.middleware });
-        server.httpServer?.once('close', () => void dev.close());
+        const { createDevMiddleware } = (await import(new URL('../server/dev.ts', import.meta.url).href)) as typeof import('../server/dev.ts');
+        // In an owner's site a request Astro's router takes to the owner's own route is theirs (decision 0190).
+        dev = await createDevMiddleware(options.boot === false ? {} : { ownersRoute: (pathname) => ownersRoute(resolvedRoutes, pathname) });
+        // After Vite's own checks, its Host check (the guard against DNS rebinding) first among them,
+        // before its modules and Astro's pages (decision 0193).
+        server.middlewares.use(dev.middleware);
+        const close = dev.close;
+        server.httpServer?.once('close', () => void close());
       },
+      // The address the dev server listens on, which Astro chose (`--port`, or the next free one): not PORT of the .env.
+      'astro:server:start': ({ address }) => dev?.listening(address),
       'astro:routes:resolved': ({ routes, logger }) => {
+        // Again under `astro dev` as the owner adds or removes a page: the dispatcher reads the latest.
+        resolvedRoutes = routes;
         const missing = missingFormPages(forms.forms, routes);
         if (missing.length === 0) return;
         const problem = `${missing.join('; ')} (add the page, or set the form's page to one that exists).`;
@@ -183,13 +197,32 @@ export function siteForms(options: SiteFormsOptions = {}): AstroIntegration {
   };
 }
 
+/**
+ * Whether Astro's router takes `pathname` to a route of the owner's project: the first route that
+ * matches it, as Astro's own `matchRoute` picks from the routes in their order of priority.
+ */
+export function ownersRoute(routes: readonly IntegrationResolvedRoute[], pathname: string): boolean {
+  return routes.find((route) => route.patternRegex.test(pathname))?.origin === 'project';
+}
+
 type SettingsSource = { module: string; file?: string };
 
 /** What the middleware must know of the owner's own configuration (`virtual:site-forms/options`). */
 export type OwnerOptions = {
   /** Whether the owner left Astro's `security.checkOrigin` on: the middleware then makes its check for their pages. */
   checkOrigin: boolean;
+  /**
+   * The patterns of the routes the integration injects, as Astro's route data names them
+   * (`context.routePattern`): what the middleware answers. Every other route is the owner's,
+   * whatever its path (decision 0190).
+   */
+  routes: string[];
 };
+
+/** Every route the integration injects: its pages, and the API's addresses. */
+export function ourRoutes(forms: FormsSettings): string[] {
+  return [...PAGES.map(([pattern]) => pattern), ...formRoutes(forms)];
+}
 
 /**
  * Where `#site-config` or `#forms-config` comes from: the file the variable names (SITE_CONFIG,

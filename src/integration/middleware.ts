@@ -1,9 +1,11 @@
 /**
  * The integration's middleware (decision 0165): in an owner's Astro server, every request to a
- * route of the table or a near miss under /api goes down the same road as under `npm start`
- * (`runPipeline`), and a refused post's page is rendered by the form's own route with the view
- * in `locals`. Our answers and pages carry the security headers and the 421 check of
- * `PUBLIC_URL`; the owner's own pages are left as they are, but for Astro's origin check.
+ * route the integration injected, or a near miss under /api that no route claims, goes down the
+ * same road as under `npm start` (`runPipeline`), and a refused post's page is rendered by the
+ * form's own route with the view in `locals`. Our answers and pages carry the security headers
+ * and the 421 check of `PUBLIC_URL`; the owner's own routes, whatever their path, are left as
+ * they are, but for Astro's origin check (decision 0190). It runs after the owner's own
+ * middleware (`order: 'post'`, decision 0191).
  */
 import { defineMiddleware } from 'astro:middleware';
 import ownerOptions from 'virtual:site-forms/options';
@@ -15,9 +17,10 @@ import type { Answer } from '../lib/http/outcome.ts';
 import { securityHeadersFor } from '../lib/http/security-headers.ts';
 import { runPipeline } from '../lib/pipeline/pipeline.ts';
 import { findTarget } from '../lib/pipeline/routes.ts';
+import { isOurs } from './ours.ts';
 
-/** The pages the integration brings, besides the routes: ours to dress and to check the Host of. */
-const OUR_PAGES = /^\/(?:thank-you|newsletter\/(?:confirm|unsubscribe)|admin|theme\.css)(?:\/|$)/;
+/** The routes the integration injected, by their pattern in Astro's route data: the pages and the API's addresses. */
+const OUR_ROUTES: ReadonlySet<string> = new Set(ownerOptions.routes);
 
 /** What Astro's own origin check lets through (node_modules/astro/dist/core/app/origin-check.js). */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -32,8 +35,7 @@ export const onRequest = defineMiddleware(async (context, next) => {
   // The request-target as sent, not Astro's decoded path: `/%61pi/contact` or `/api//contact` is a
   // near miss (a JSON 404), never the route Astro's router would take it for.
   const target = findTarget(rawTarget(context.request.url));
-  const ours = target.kind !== 'elsewhere' || OUR_PAGES.test(context.url.pathname);
-  if (!ours) return ownersPage(context, next);
+  if (!isOurs(context.routePattern, target, OUR_ROUTES)) return ownersPage(context, next);
   // Loaded on the first request that is ours, never at build time: prerendering opens no database.
   const { services } = await import('./server.ts');
   const headers = securityHeadersOf(services);
@@ -64,9 +66,11 @@ export const onRequest = defineMiddleware(async (context, next) => {
 const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
 
 /**
- * An owner's page: untouched, but for the check Astro would have made itself (a cross-site form
+ * An owner's route: untouched, but for the check Astro would have made itself (a cross-site form
  * post refused, as `security.checkOrigin` does), which the integration turns off for the whole
  * site so that our routes apply our own origin policy instead; not when the owner turned it off.
+ * Hint: Astro offers no way to leave its check on for some routes only: it runs before every
+ * middleware, ours included, and again before each page (decision 0190), so this is its copy.
  */
 function ownersPage(context: APIContext, next: MiddlewareNext): Promise<Response> | Response {
   const { request } = context;

@@ -1,5 +1,5 @@
 /** An endpoint's JSON answer (docs/api/openapi.yaml), unchecked: the script trusts only what it tests for; `status` is the HTTP status. */
-export type FormAnswer = { success?: unknown; error?: unknown; errors?: unknown; awaitingConfirmation?: unknown; status?: number };
+export type FormAnswer = { success?: unknown; error?: unknown; errors?: unknown; awaitingConfirmation?: unknown; next?: unknown; status?: number };
 
 /** The parts of a form the scripts write to. */
 export type FormParts = {
@@ -78,8 +78,10 @@ export function enhanceFieldsForm(form: HTMLFormElement, endpoint: string, fetch
     clearFieldErrors(form);
     if (beforeSend) await beforeSend();
     const answer = await postForm(form, endpoint, fetchImpl);
-    if (answer.success === true) showThanks(form, status, words.thanks);
-    else if (answer.errors && typeof answer.errors === 'object') showFieldErrors(form, answer.errors as Record<string, unknown>, error, words.failed);
+    if (answer.success === true) {
+      showThanks(form, status, words.thanks);
+      followNext(form, answer);
+    } else if (answer.errors && typeof answer.errors === 'object') showFieldErrors(form, answer.errors as Record<string, unknown>, error, words.failed);
     else error.textContent = errorText(answer, words.failed);
   });
 }
@@ -98,6 +100,16 @@ export async function postForm(form: HTMLFormElement, url: string, fetchImpl: ty
 export function showThanks(form: HTMLFormElement, status: HTMLElement, text: string): void {
   status.textContent = text;
   form.replaceChildren(status);
+}
+
+/**
+ * Sends the visitor on to the owner's page the form's `_next` names, when the server took it (the
+ * answer's `next`, decision 0210): their thank-you page and its tracking, as without JavaScript.
+ * Hint: the server decides by the same rule as for a person's post; only http(s) is followed here.
+ */
+export function followNext(form: HTMLFormElement, answer: FormAnswer): void {
+  if (typeof answer.next !== 'string' || !/^https?:\/\//i.test(answer.next)) return;
+  form.ownerDocument.defaultView?.location.assign(answer.next);
 }
 
 /** The `error` string of an answer, or `failed` (the form's words) when the answer has none. */

@@ -1,4 +1,4 @@
-import { clearFieldErrors, enhanceForm, errorText, type FormAnswer, formWords, postForm, showFieldErrors, showThanks } from './form-ui.ts';
+import { clearFieldErrors, enhanceForm, errorText, type FormAnswer, followNext, formWords, postForm, showFieldErrors, showThanks } from './form-ui.ts';
 
 /** Where the newsletter form posts (docs/api/openapi.yaml). */
 export const NEWSLETTER_ENDPOINT = '/api/newsletter';
@@ -20,7 +20,10 @@ export function enhanceNewsletterForm(
     clearFieldErrors(form);
     if (beforeSend) await beforeSend();
     const answer = await postForm(form, endpoint, fetchImpl);
-    if (answer.success === true) showThanks(form, status, thanksFor(answer, words.thanks, form.dataset.confirmThanks));
+    if (answer.success === true) {
+      showThanks(form, status, thanksFor(answer, words.thanks, form.dataset.confirmThanks));
+      followNext(form, answer);
+    }
     // A 400 is about the address, so its error goes where the page without JavaScript puts
     // it: at the field; a busy or broken provider is about the form.
     else if (answer.status === 400) showFieldErrors(form, { email: errorText(answer, words.failed) }, error, words.failed);

@@ -1,4 +1,4 @@
-import { clearFieldErrors, enhanceForm, errorText, type FormAnswer, formWords, showFieldErrors, showThanks } from './form-ui.ts';
+import { clearFieldErrors, enhanceForm, errorText, type FormAnswer, followNext, formWords, showFieldErrors, showThanks } from './form-ui.ts';
 
 /**
  * A form with a file field, with JavaScript: the chosen files listed by name and size beside
@@ -59,8 +59,10 @@ export function enhanceUploadForm(
       bar.hidden = true;
       status.textContent = '';
     }
-    if (answer.success === true) showThanks(form, status, words.thanks);
-    else if (answer.errors && typeof answer.errors === 'object') showFieldErrors(form, answer.errors as Record<string, unknown>, error, words.failed);
+    if (answer.success === true) {
+      showThanks(form, status, words.thanks);
+      followNext(form, answer);
+    } else if (answer.errors && typeof answer.errors === 'object') showFieldErrors(form, answer.errors as Record<string, unknown>, error, words.failed);
     else error.textContent = errorText(answer, words.failed);
   });
 }

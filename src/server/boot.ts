@@ -12,8 +12,18 @@ import { privateEndpoints } from '../lib/webhooks/private-endpoints.ts';
 import { createServices, type Services } from '../lib/app/services.ts';
 import { startupFailureLine } from '../lib/startup-failure.ts';
 
+/** What `boot` is told of the server it boots for. */
+export type BootOptions = {
+  /**
+   * `own` (the default): the server listens on HOST and PORT, which the configuration's line
+   * names. `elsewhere`: another server chose its address (`astro dev`'s `--port`), which it logs
+   * itself once it listens; the line then leaves HOST and PORT out, as they are not where it serves.
+   */
+  address?: 'own' | 'elsewhere';
+};
+
 /** The configured services of this process, ready to answer (their background work not started yet). */
-export async function boot(): Promise<Services> {
+export async function boot(options: BootOptions = {}): Promise<Services> {
   loadEnvFile();
   let config: Config;
   try {
@@ -42,7 +52,12 @@ export async function boot(): Promise<Services> {
         : startupFailureLine(error, { step: 'database', dataDir: config.dataDir }),
     );
   }
-  logger.info('server.config', describeConfig(config));
+  const described = describeConfig(config);
+  if (options.address === 'elsewhere') {
+    delete described.host;
+    delete described.port;
+  }
+  logger.info('server.config', described);
   await checkNewsletterAtStart(config, logger);
   logNotes(config, logger);
   await warnOfPrivateEndpoints(config, logger);

@@ -5,7 +5,9 @@
  * Loaded by the integration (src/integration/integration.ts) when Astro's dev server starts.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { securityHeadersFor } from '../lib/http/security-headers.ts';
+import { findTarget, pathOf } from '../lib/pipeline/routes.ts';
 import { boot } from './boot.ts';
 import { createDispatcher } from './dispatch.ts';
 import { createFront } from './front.ts';
@@ -16,13 +18,35 @@ const ASTRO_LOCALS = Symbol.for('astro.locals');
 /** A connect middleware, as Vite's dev server takes one. */
 export type DevMiddleware = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
 
+/** What the integration tells the dispatcher of the owner's site. */
+export type DevOptions = {
+  /**
+   * Whether Astro's router takes a path (decoded, without its query) to a route of the owner's
+   * own project (decision 0190): such a request goes on to Astro untouched, as the built server
+   * hands it to the owner's route, never to our JSON 404 or 405. Unset in the starter, whose
+   * pages are the dispatcher's to guard.
+   */
+  ownersRoute?: (pathname: string) => boolean;
+};
+
+/** The dispatcher of `astro dev`, and what the integration tells it of the dev server. */
+export type DevServer = {
+  middleware: DevMiddleware;
+  /** Logs the address the dev server listens on (Astro's choice, not the .env's PORT). */
+  listening(address: AddressInfo): void;
+  close(): Promise<void>;
+};
+
 /**
  * Boots the services and answers every request as production does: the front (421, security
  * headers relaxed for Vite's scripts), the API's routes and near misses through the pipeline,
  * 405 and 413 before Astro; what is left goes on to Vite and Astro with its `locals`.
+ * Hint: Vite's own checks come first (its Host check, decision 0193): the integration adds this
+ * with `server.middlewares.use`.
  */
-export async function createDevMiddleware(): Promise<{ middleware: DevMiddleware; close(): Promise<void> }> {
-  const services = await boot();
+export async function createDevMiddleware(options: DevOptions = {}): Promise<DevServer> {
+  // Astro's dev server listens where `--port` and `--host` say: the configuration's HOST and PORT are not logged as its address.
+  const services = await boot({ address: 'elsewhere' });
   services.start();
   const handOn = new WeakMap<IncomingMessage, () => void>();
   const dispatch = createDispatcher({
@@ -37,9 +61,30 @@ export async function createDevMiddleware(): Promise<{ middleware: DevMiddleware
   });
   return {
     middleware: (req, res, next) => {
+      if (options.ownersRoute && isOwners(req, options.ownersRoute)) return next();
       handOn.set(req, next);
       void dispatch(req, res);
     },
+    listening: ({ address, port }) => {
+      const host = address.includes(':') ? `[${address}]` : address;
+      services.logger.info('server.listening', { url: `http://${host}:${port}`, port });
+    },
     close: () => services.close(),
   };
+}
+
+/**
+ * Whether a request is for a route of the owner's that the dispatcher would otherwise answer
+ * itself: a near miss under /api (our JSON 404) or a post to what it takes for a page (our JSON
+ * 405). An exact route of ours stays ours; a page's GET goes through the dispatcher as before.
+ */
+function isOwners(req: IncomingMessage, ownersRoute: (pathname: string) => boolean): boolean {
+  const target = findTarget(req.url ?? '/');
+  if (target.kind === 'route') return false;
+  if (target.kind === 'elsewhere' && (req.method === 'GET' || req.method === 'HEAD')) return false;
+  try {
+    return ownersRoute(decodeURI(pathOf(req.url ?? '/')));
+  } catch {
+    return false;
+  }
 }

@@ -1,6 +1,7 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
+import { needs } from '../support/services.ts';
 import { ADMIN_USAGE } from '../../src/lib/admin/command.ts';
 import { parsePasswordHash, verifyPassword } from '../../src/lib/admin/password.ts';
 
@@ -51,7 +52,7 @@ describe('npm run --silent admin -- hash-password, through a pipe', () => {
 });
 
 // util-linux's `script` gives the command a terminal, as when the owner types the password.
-const scriptAvailable = spawnSync('script', ['--version']).status === 0;
+const scriptAvailable = needs('script');
 
 describe.skipIf(!scriptAvailable)('npm run admin -- hash-password on a terminal', () => {
   test('asks twice without echoing what is typed, and prints a hash of it', async () => {

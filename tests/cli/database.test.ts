@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createLogger } from '../../src/lib/log.ts';
 import { openStore } from '../../src/lib/database/database.ts';
-import { POSTGRES_SKIP_NOTE, type PostgresServer, postgresAvailable, startPostgres } from '../support/postgres.ts';
+import { type PostgresServer, postgresAvailable, startPostgres } from '../support/postgres.ts';
 import { TEST_DATABASE } from '../support/stores.ts';
 import { runCli } from '../contact/run-inbox.ts';
 
@@ -130,8 +130,4 @@ describe.skipIf(!postgresAvailable)('the command-line tools on PostgreSQL', () =
       await pg.close();
     }
   });
-});
-
-describe.skipIf(postgresAvailable)('the command-line tools on PostgreSQL', () => {
-  test.skip(POSTGRES_SKIP_NOTE, () => {});
 });

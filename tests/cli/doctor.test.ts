@@ -34,6 +34,7 @@ describe('npm run doctor', () => {
     expect(run.code).toBe(0);
     expect(lines(run.stdout)).toEqual([
       'ok       configuration  every variable is valid',
+      'off      origins        ALLOWED_ORIGINS is not set: only this site’s own pages may post the forms; a post from any other site is refused',
       `ok       database       SQLite at ${join(dataDir, 'forms.db')}: writable, integrity ok, 0 waiting to be sent, 0 failed`,
       'off      mail           SMTP_URL is not set: contact messages are stored, not emailed',
       'off      redis          REDIS_URL is not set: each instance counts its own rate limits',
@@ -57,6 +58,7 @@ describe('npm run doctor', () => {
     expect(run.code).toBe(0);
     expect(lines(run.stdout).map((line) => line.slice(0, 24))).toEqual([
       'ok       configuration  ',
+      'off      origins        ',
       'ok       database       ',
       'ok       mail           ',
       'ok       redis          ',

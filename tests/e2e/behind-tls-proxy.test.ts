@@ -13,7 +13,6 @@ import { MAIL } from './support/stack.ts';
  * server, configured with deploy/nginx.conf, and Chromium posting both forms at https://…
  * with and without JavaScript. Before PUBLIC_URL/TRUST_PROXY, every one of these was a 403.
  */
-if (!nginxAvailable) console.warn('nginx or openssl is not installed: the HTTPS browser tests are skipped (CI installs nginx-light).');
 
 const valid = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello over HTTPS, through nginx.' };
 

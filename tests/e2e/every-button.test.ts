@@ -425,8 +425,6 @@ const CASES: Array<[string, (visit: Visit) => Promise<void>, { script: false }?]
   ],
 ];
 
-if (!nginxAvailable) console.warn('nginx or openssl is not installed: the buttons through the TLS proxy are skipped (CI installs nginx-light).');
-
 describe.each([
   ['directly', direct, true],
   ['through nginx with TLS', behindTlsProxy, nginxAvailable],

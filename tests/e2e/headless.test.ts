@@ -25,12 +25,20 @@ let built: ReturnType<typeof buildOwnerSite>;
 let site: Site;
 let owner: Server;
 let ownerUrl: string;
+/** A site the forms server does not allow: the owner's page copied to another origin (a forgotten `www.`, say). */
+let stranger: Server;
+let strangerUrl: string;
 let browser: Browser;
+/** A page of the owner's whose forms carry a `_next` on no allowed origin. */
+const ELSEWHERE = '/elsewhere.html';
 const contexts: BrowserContext[] = [];
 
-/** The owner's page: plain markup of their own, nothing of ours but the action, `_next` and the script tag. */
-function ownerPage(forms: string): string {
-  const next = (form: string) => `<input type="hidden" name="_next" value="${ownerUrl}/thanks.html?form=${form}">`;
+/**
+ * The owner's page: plain markup of their own, nothing of ours but the action, `_next` and the script tag;
+ * `thanks` is where `_next` points (the owner's page, or one on no allowed origin).
+ */
+function ownerPage(forms: string, thanks = `${ownerUrl}/thanks.html`): string {
+  const next = (form: string) => `<input type="hidden" name="_next" value="${thanks}?form=${form}">`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Werkstatt</title>
 <script src="${forms}/forms.js" defer></script></head>
@@ -71,12 +79,24 @@ beforeAll(async () => {
   owner = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     const html =
-      path === '/thanks.html' ? '<!doctype html><html lang="en"><title>Thanks</title><h1>Thank you, from our own site</h1></html>' : ownerPage(formsUrl);
-    res.writeHead(path === '/' || path === '/thanks.html' ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' });
+      path === '/thanks.html'
+        ? '<!doctype html><html lang="en"><title>Thanks</title><h1>Thank you, from our own site</h1></html>'
+        : path === ELSEWHERE
+          ? ownerPage(formsUrl, 'https://evil.test/thanks.html')
+          : ownerPage(formsUrl);
+    // The page with a `_next` on no allowed origin sends its whole address as the Referer, so the way back can name it.
+    const policy = path === ELSEWHERE ? { 'referrer-policy': 'unsafe-url' } : {};
+    res.writeHead(path === '/' || path === '/thanks.html' || path === ELSEWHERE ? 200 : 404, { 'content-type': 'text/html; charset=utf-8', ...policy });
     res.end(html);
   });
   await new Promise<void>((resolve) => owner.listen(0, '127.0.0.1', resolve));
   ownerUrl = `http://127.0.0.1:${(owner.address() as AddressInfo).port}`;
+  stranger = createServer((_, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(ownerPage(formsUrl));
+  });
+  await new Promise<void>((resolve) => stranger.listen(0, '127.0.0.1', resolve));
+  strangerUrl = `http://127.0.0.1:${(stranger.address() as AddressInfo).port}`;
   site = await startSite({ SPAM_FILTER: 'on', ALLOWED_ORIGINS: ownerUrl }, { start: built.start });
   formsUrl = site.url;
   browser = await launchChromium();
@@ -86,6 +106,7 @@ afterAll(async () => {
   await browser?.close();
   await site?.stop();
   await new Promise((resolve) => owner?.close(resolve));
+  await new Promise((resolve) => stranger?.close(resolve));
   built?.remove();
 });
 
@@ -93,10 +114,10 @@ afterEach(async () => {
   for (const context of contexts.splice(0)) await context.close();
 });
 
-async function visit(javaScriptEnabled: boolean): Promise<Page> {
+async function visit(javaScriptEnabled: boolean, path = '/'): Promise<Page> {
   const { context, page } = await openPage(browser, { javaScriptEnabled });
   contexts.push(context);
-  await page.goto(`${ownerUrl}/`);
+  await page.goto(`${ownerUrl}${path}`);
   return page;
 }
 
@@ -114,7 +135,7 @@ function stored(name: string): Array<{ form: string; status: string; fields: str
 }
 
 describe('with JavaScript: /forms.js', () => {
-  test('the contact form: the field’s error at the field, then the proof solved and the thanks in the page', async () => {
+  test('the contact form: the field’s error at the field, then the proof solved and the owner’s thank-you page (`_next`)', async () => {
     const page = await visit(true);
     await page.getByLabel('Your name').fill('Script Visitor');
     await page.getByLabel('Your email').fill('not an address');
@@ -127,17 +148,19 @@ describe('with JavaScript: /forms.js', () => {
 
     await email.fill('script@example.org');
     await page.getByRole('button', { name: 'Send message' }).click();
-    await page.getByRole('status').getByText("Thanks for your message! We'll get back to you soon.").waitFor();
-    expect(page.url()).toBe(`${ownerUrl}/`);
+    // The owner's own thank-you page (and their conversion tracking), as without JavaScript (issue 39 item 9a).
+    await page.waitForURL(`${ownerUrl}/thanks.html?form=contact`);
     // Not held: the proof came with it (SPAM_FILTER=on holds a message without one).
     await expect.poll(() => stored('Script Visitor').map((row) => row.status)).toEqual([expect.stringMatching(/^(pending|sent|failed)$/)]);
   });
 
-  test('the newsletter form and the owner’s form: the thanks in the page', async () => {
-    const page = await visit(true);
+  test('the newsletter form and the owner’s form: each on to the owner’s thank-you page its `_next` names', async () => {
+    let page = await visit(true);
     await page.getByLabel('Newsletter email').fill('reader@example.org');
     await page.getByRole('button', { name: 'Subscribe' }).click();
-    await page.getByText('Thanks for subscribing!').waitFor();
+    await page.waitForURL(`${ownerUrl}/thanks.html?form=newsletter`);
+
+    page = await visit(true);
 
     await page.getByLabel('Quote name').fill('Quote Script');
     await page.getByLabel('Quote email').fill('quote@example.org');
@@ -145,14 +168,39 @@ describe('with JavaScript: /forms.js', () => {
     await page.getByLabel('Details', { exact: true }).fill('An oak table, 2 m long, by March.');
     await page.getByLabel('Keep my details').check();
     await page.getByRole('button', { name: 'Ask for a quote' }).click();
+    await page.waitForURL(`${ownerUrl}/thanks.html?form=quote`);
+    await expect.poll(() => stored('Quote Script').map((row) => [row.form, row.status])).toEqual([['quote', expect.stringMatching(/^(pending|sent|failed)$/)]]);
+  });
+
+  test('a `_next` on no allowed origin is not followed: the form’s own thanks in the page', async () => {
+    const page = await visit(true, ELSEWHERE);
+    await page.getByLabel('Quote name').fill('Quote Elsewhere');
+    await page.getByLabel('Quote email').fill('elsewhere@example.org');
+    await page.getByLabel('Budget', { exact: true }).fill('300');
+    await page.getByLabel('Details', { exact: true }).fill('A stool, nothing more.');
+    await page.getByLabel('Keep my details').check();
+    await page.getByRole('button', { name: 'Ask for a quote' }).click();
     // The quote form's own thanks (docs/examples/quote), which the build put into /forms.js.
     await page.getByText('Thank you! We will send you a quote within two working days.').waitFor();
-    expect(page.url()).toBe(`${ownerUrl}/`);
-    await expect.poll(() => stored('Quote Script').map((row) => [row.form, row.status])).toEqual([['quote', expect.stringMatching(/^(pending|sent|failed)$/)]]);
+    expect(page.url()).toBe(`${ownerUrl}${ELSEWHERE}`);
   });
 });
 
 describe('without JavaScript: `_next`', () => {
+  test('a `_next` on no allowed origin: this server’s thank-you page, whose only link leads back to the page the form was on', async () => {
+    const page = await visit(false, ELSEWHERE);
+    await page.getByLabel('Newsletter email').fill('elsewhere@example.org');
+    await page.getByRole('button', { name: 'Subscribe' }).click();
+    await page.waitForURL(new RegExp(`^${site.url}/thank-you/newsletter/`));
+    await page.getByRole('heading', { name: 'Thanks for subscribing!' }).waitFor();
+    // None of the starter's menu (its home, its contact page): the visitor's site is the owner's (issue 39 item 9d).
+    const hrefs = await page.locator('a[href]:not([href^="#"])').evaluateAll((links) => links.map((link) => link.getAttribute('href')));
+    expect(hrefs).toEqual([`${ownerUrl}${ELSEWHERE}`]);
+    await expect(page.getByRole('navigation').count()).resolves.toBe(0);
+    await page.getByRole('link', { name: `Back to ${new URL(ownerUrl).host}` }).click();
+    await page.waitForURL(`${ownerUrl}${ELSEWHERE}`);
+  });
+
   test('the newsletter form lands on the owner’s thank-you page', async () => {
     const page = await visit(false);
     await page.getByLabel('Newsletter email').fill('plain@example.org');
@@ -194,5 +242,24 @@ describe('without JavaScript: `_next`', () => {
     // Held for want of a proof: confirmed with one press, then the owner's page (the CSP's form-action lets the redirect go there).
     await page.locator('#confirm-form button[type="submit"]').click();
     await page.waitForURL(`${ownerUrl}/thanks.html?form=quote`);
+  });
+});
+
+describe('a page on an origin that is not allowed (issue 39 item 9c)', () => {
+  test('with JavaScript and without: refused, and logged once as form.origin_refused with that origin', async () => {
+    const refused = () => site.logs.filter((line) => typeof line === 'object' && line.event === 'form.origin_refused');
+    expect(refused()).toEqual([]);
+    for (const javaScriptEnabled of [true, false]) {
+      const { context, page } = await openPage(browser, { javaScriptEnabled });
+      contexts.push(context);
+      await page.goto(`${strangerUrl}/`);
+      await page.getByLabel('Newsletter email').fill('stranger@example.org');
+      await page.getByRole('button', { name: 'Subscribe' }).click();
+      if (javaScriptEnabled) await page.getByText('Something went wrong. Please try again.').waitFor();
+      else await page.getByText('Forms on this site cannot be posted from another website').first().waitFor();
+      await expect.poll(() => refused().length).toBe(1);
+    }
+    // The second refusal of the same client within the minute is counted, not written (LOG_CLIENT_LINES=limited).
+    expect(refused()).toEqual([expect.objectContaining({ level: 'warn', route: '/api/newsletter', origin: strangerUrl })]);
   });
 });

@@ -6,7 +6,8 @@ import { type ConfigResult, readConfig } from '../../src/lib/config/config.ts';
 
 // The docs are checked against the code, so that the next developer can trust them: the
 // configuration as the README, the guide and .env.example describe it; the folder map and its
-// import rules; the links between the docs; the paths the comments name (docs/decisions/0162-docs-checked-against-the-code.md).
+// import rules; the links between the docs; the paths the comments name (docs/decisions/0162-docs-checked-against-the-code.md);
+// the index of the decision records, each record's row and the status a superseded one states.
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 const VARIABLE = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$|^[A-Z]{2,}$/;
@@ -233,32 +234,139 @@ const anchorOf = (heading: string) =>
     .replace(/\s/g, '-');
 
 describe('links between the docs', () => {
-  test.each(['README.md', 'docs/development.md', 'docs/mutation-score.md', 'docs/testing.md', 'docs/guide.md', 'docs/performance.md'])(
-    'every relative link of %s reaches a file and its heading',
-    (doc) => {
-      const text = read(doc);
-      const broken: string[] = [];
-      for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
-        if (/^[a-z]+:/.test(target!)) continue;
-        const [path = '', anchor] = target!.split('#');
-        const file = path === '' ? doc : normalize(join(dirname(doc), path));
-        if (!existsSync(join(ROOT, file))) {
-          broken.push(target!);
-          continue;
-        }
-        if (anchor === undefined || !file.endsWith('.md')) continue;
-        const headings = [...read(file).matchAll(/^#+ (.+)$/gm)].map((m) => anchorOf(m[1]!));
-        if (!headings.includes(anchor)) broken.push(target!);
+  test.each([
+    'README.md',
+    'docs/development.md',
+    'docs/mutation-score.md',
+    'docs/testing.md',
+    'docs/guide.md',
+    'docs/performance.md',
+    'docs/decisions/README.md',
+  ])('every relative link of %s reaches a file and its heading', (doc) => {
+    const text = read(doc);
+    const broken: string[] = [];
+    for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^[a-z]+:/.test(target!)) continue;
+      const [path = '', anchor] = target!.split('#');
+      const file = path === '' ? doc : normalize(join(dirname(doc), path));
+      if (!existsSync(join(ROOT, file))) {
+        broken.push(target!);
+        continue;
       }
-      expect(broken).toEqual([]);
-    },
-  );
+      if (anchor === undefined || !file.endsWith('.md')) continue;
+      const headings = [...read(file).matchAll(/^#+ (.+)$/gm)].map((m) => anchorOf(m[1]!));
+      if (!headings.includes(anchor)) broken.push(target!);
+    }
+    expect(broken).toEqual([]);
+  });
 
   test('the mutation report has its own file, linked from docs/development.md', () => {
     const development = read('docs/development.md');
     expect(development).not.toMatch(/\| folder \| score \|/);
     expect(development).toContain('](mutation-score.md)');
     expect(read('docs/mutation-score.md')).toMatch(/\| folder \| score \|/);
+  });
+});
+
+/** docs/decisions/: the records (`NNNN-name.md`) and their index (`README.md`, decision 0162's checks extended to it). */
+const DECISIONS = 'docs/decisions';
+const LINK = /\[(\d{4})\]\(([^)\s]+)\)/g;
+const STATUS = /^(?:accepted|superseded by \[\d{4}\]\([^)\s]+\)|amended by \[\d{4}\]\([^)\s]+\)(?:, \[\d{4}\]\([^)\s]+\))*)$/;
+/** The line a superseded record carries under its title: `Status: superseded by [NNNN](NNNN-….md) — why`. */
+const SUPERSEDED_LINE = /^Status: superseded by \[(\d{4})\]\(([^)\s]+)\) — \S/;
+
+/** Every file of docs/decisions but the index: each one a record. */
+const recordFiles = () =>
+  readdirSync(join(ROOT, DECISIONS))
+    .filter((name) => name.endsWith('.md') && name !== 'README.md')
+    .sort();
+
+/** The index's table, one row a record: its number and file (the linked number), its status as written. */
+function indexRows(): { line: string; number: string; file: string; status: string }[] {
+  const index = read(`${DECISIONS}/README.md`);
+  return index
+    .split('\n')
+    .filter((line) => line.startsWith('|') && !/^\|\s*(?:number\s*\||-)/.test(line))
+    .map((line) => {
+      const cells = line
+        .split('|')
+        .slice(1, -1)
+        .map((cell) => cell.trim());
+      const [, number = '', file = ''] = /^\[(\d{4})\]\(([^)\s]+)\)$/.exec(cells[0] ?? '') ?? [];
+      return { line, number, file, status: cells.length === 4 ? cells[2]! : '' };
+    });
+}
+
+/** What a record says of its own status: the `Status: superseded by` line, and where it stands. */
+function supersededLineOf(file: string): { line?: string; problems: string[] } {
+  const lines = read(`${DECISIONS}/${file}`).split('\n');
+  const claims = lines.filter((line) => /^[*_\s]*(?:status:\s*)?superseded by\b/i.test(line));
+  if (claims.length === 0) return { problems: [] };
+  const problems: string[] = [];
+  if (claims.length > 1) problems.push(`${file}: ${claims.length} lines say it is superseded`);
+  const [claim] = claims as [string];
+  if (!SUPERSEDED_LINE.test(claim)) problems.push(`${file}: write "${claim}" as "Status: superseded by [NNNN](NNNN-….md) — why"`);
+  const title = lines.findIndex((line) => line.startsWith('# '));
+  const underTitle = lines.slice(title + 1).find((line) => line.trim() !== '');
+  if (title === -1 || underTitle !== claim) problems.push(`${file}: its status line is not the first line under its title`);
+  return { line: claim, problems };
+}
+
+describe("the decision records' index", () => {
+  test('every record has one row, in number order, and every row names a record', () => {
+    const files = recordFiles();
+    const rows = indexRows();
+    // The reading sees what it must: the first record and its row.
+    expect(files).toContain('0001-serve-through-our-own-server.md');
+    expect(rows.map((row) => row.file)).toContain('0001-serve-through-our-own-server.md');
+    const numbers = files.map((file) => /^(\d{4})-[a-z0-9-]+\.md$/.exec(file)?.[1]);
+    const listed = rows.map((row) => row.file);
+    expect({
+      'records without a row in docs/decisions/README.md': files.filter((file) => !listed.includes(file)),
+      'rows naming no record': rows.filter((row) => !files.includes(row.file)).map((row) => row.line),
+      "rows whose number is not their file's": rows.filter((row) => !row.file.startsWith(`${row.number}-`)).map((row) => row.line),
+      'rows listed twice or out of number order': rows.filter((row, i) => i > 0 && row.number <= rows[i - 1]!.number).map((row) => row.line),
+      'files not named NNNN-name.md': files.filter((_, i) => numbers[i] === undefined),
+      'numbers held by two records': files.filter((_, i) => numbers[i] !== undefined && numbers.indexOf(numbers[i]) !== i),
+    }).toEqual({
+      'records without a row in docs/decisions/README.md': [],
+      'rows naming no record': [],
+      "rows whose number is not their file's": [],
+      'rows listed twice or out of number order': [],
+      'files not named NNNN-name.md': [],
+      'numbers held by two records': [],
+    });
+  });
+
+  test('each status is accepted, or superseded or amended by later records that exist', () => {
+    const files = recordFiles();
+    const rows = indexRows();
+    expect(rows.length).toBeGreaterThan(80);
+    const wrong: string[] = [];
+    for (const row of rows) {
+      if (!STATUS.test(row.status)) wrong.push(`${row.number}: status "${row.status}" is not accepted, superseded by [NNNN](…) or amended by [NNNN](…)`);
+      for (const [, number, file] of row.status.matchAll(LINK)) {
+        if (!files.includes(file!) || !file!.startsWith(`${number}-`)) wrong.push(`${row.number}: ${number} links ${file}, which is not that record`);
+        else if (number! <= row.number) wrong.push(`${row.number}: ${number} is not a later record`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  test('a superseded record says so under its title, and its row says the same', () => {
+    const rows = indexRows();
+    const disagreeing: string[] = [];
+    for (const file of recordFiles()) {
+      const { line, problems } = supersededLineOf(file);
+      disagreeing.push(...problems);
+      const row = rows.find((r) => r.file === file);
+      if (row === undefined) continue;
+      const [, byNumber, byFile] = line === undefined ? [] : (SUPERSEDED_LINE.exec(line) ?? []);
+      const inRecord = byNumber === undefined ? 'not superseded' : `superseded by [${byNumber}](${byFile})`;
+      const inIndex = row.status.startsWith('superseded by') ? row.status : 'not superseded';
+      if (inRecord !== inIndex) disagreeing.push(`${file}: the record says ${inRecord}, the index ${inIndex}`);
+    }
+    expect(disagreeing).toEqual([]);
   });
 });
 

@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-import { afterEach, describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test, vi } from 'vitest';
 import { enhanceForeignForms, type SiteWords } from '../../src/scripts/forms-anywhere.ts';
 
 /**
@@ -252,5 +252,26 @@ describe('the newsletter’s own answers', () => {
     form.requestSubmit();
     await until(() => form.querySelector('[data-error-for="email"]')?.textContent === 'Please enter a valid email address');
     expect(form.querySelector('[role="alert"]')!.textContent).toBe('');
+  });
+});
+
+describe('after a success, the owner’s `_next` page the server named (issue 39 item 9a, decision 0210)', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  test.each([
+    ['the answer’s `next` is followed, after the thanks', 'https://www.example.org/thanks/', ['https://www.example.org/thanks/']],
+    ['no `next`: the thanks stay in the page', undefined, []],
+    ['a `next` that is not http(s) is never followed', 'javascript:alert(1)', []],
+  ])('%s', async (_, next, followed) => {
+    const assign = vi.spyOn(window.location, 'assign').mockImplementation(() => {});
+    document.body.innerHTML = OWNER_PAGE;
+    const { fetchImpl } = server({ '/api/forms/callback': { status: 200, body: { success: true, ...(next && { next }) } } });
+    enhanceForeignForms(document, SERVER, WORDS, fetchImpl);
+    const callback = forms()[2]!;
+    callback.requestSubmit();
+    await until(() => callback.textContent?.trim() === 'We will call you back today.');
+    expect(assign.mock.calls.map(([url]) => String(url))).toEqual(followed);
   });
 });

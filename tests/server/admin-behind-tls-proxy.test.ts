@@ -7,7 +7,6 @@ import { freePort } from '../support/smtp.ts';
 
 // The admin as a site owner deploys it: Debian's nginx terminating TLS (deploy/nginx.conf),
 // where the cookie must be Secure and __Host-, and "same origin" is the https address.
-if (!nginxAvailable) console.warn('nginx or openssl is not installed: the admin TLS proxy tests are skipped (CI installs nginx-light).');
 
 const PASSWORD = 'correct horse battery staple';
 

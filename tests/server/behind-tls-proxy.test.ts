@@ -9,7 +9,6 @@ import { freePort } from '../support/smtp.ts';
 
 // Debian's nginx terminating TLS in front of the built server, with deploy/nginx.conf as
 // the README ships it: what a site owner deploys, and what an attacker reaches.
-if (!nginxAvailable) console.warn('nginx or openssl is not installed: the TLS proxy tests are skipped (CI installs nginx-light).');
 
 const CONTACT = 'name=Ada+Lovelace&email=ada%40example.com&message=Hello%2C+I+would+like+to+know+more.&honeypot=';
 

@@ -156,8 +156,16 @@ describe('npm run dev', () => {
     expect(html).toContain('Typed in npm run dev.');
   });
 
-  test('a request addressed to another name is refused with 421', async () => {
-    const response = await raw('GET', '/api/health', { host: 'attacker.example' });
+  test('a request addressed to a name Vite does not serve is refused by Vite’s Host check before any route of ours (issue 39 item 14)', async () => {
+    for (const path of ['/api/health', '/admin']) {
+      const response = await raw('GET', path, { host: 'attacker.example' });
+      expect([response.status, response.body]).toEqual([403, expect.stringContaining('Blocked request')]);
+    }
+  });
+
+  test('a request addressed to a name Vite serves but PUBLIC_URL does not name is refused with our 421', async () => {
+    // Vite serves every name under .localhost; PUBLIC_URL names localhost alone.
+    const response = await raw('GET', '/api/health', { host: `shop.localhost:${port}` });
     expect(response.status).toBe(421);
     expect(JSON.parse(response.body).success).toBe(false);
   });

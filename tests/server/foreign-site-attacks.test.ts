@@ -2,7 +2,8 @@ import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type ForeignServer, type ForeignSite, makeForeignSite } from '../support/foreign-site.ts';
+import { hashPassword } from '../../src/lib/admin/password.ts';
+import { type ForeignServer, type ForeignSite, makeForeignSite, SHOP_MARK, SHOP_REFUSAL, SHOP_STAFF } from '../support/foreign-site.ts';
 import { eventually, type FakeSmtpServer, freePort, startSmtpServer } from '../support/smtp.ts';
 
 /**
@@ -226,6 +227,101 @@ describe('the attack cases of the starter, on a foreign Astro site with the inte
   });
 });
 
+describe('the owner’s own routes keep Astro’s origin check, whatever their path (issue 39 item 11)', () => {
+  test.each([
+    ['/thank-you/transfer', { amount: '42' }, 200, 'Überweisung über 42 € vorgemerkt.\n'],
+    ['/admin/orders', { customer: 'Greta' }, 201, 'Bestellung für Greta angelegt.\n'],
+    ['/api/search', { q: 'x' }, 0, ''],
+  ])('POST %s from another site: Astro’s 403; from the shop’s own page: the owner’s route answers', async (path, fields, status, text) => {
+    const forged = await post(path, fields, { origin: 'https://evil.example' });
+    expect({ status: forged.status, body: forged.body }).toEqual({ status: 403, body: 'Cross-site POST form submissions are forbidden' });
+    if (status === 0) return;
+    const own = await post(path, fields, { origin: server.url });
+    expect({ status: own.status, body: own.body }).toEqual({ status, body: text });
+  });
+});
+
+describe('the owner’s routes under /api are theirs (issue 39 item 13)', () => {
+  test('GET /api/search is the owner’s own search, not our JSON 404', async () => {
+    const answer = await raw('GET', '/api/search?q=kolumbien', { host: `127.0.0.1:${server.port}` });
+    expect({ status: answer.status, body: JSON.parse(answer.body) }).toEqual({ status: 200, body: { results: ['Kolumbien Huila'] } });
+  });
+
+  test('an owner’s route gets none of our dressing: no Content-Security-Policy of ours, no 421 under another Host', async () => {
+    const answer = await raw('GET', '/admin/orders', { host: `evil.example:${server.port}` });
+    expect({ status: answer.status, body: answer.body }).toEqual({ status: 200, body: '{"orders":["Bestellung 1001"]}' });
+    expect(answer.headers['content-security-policy']).toBeUndefined();
+  });
+});
+
+describe('the owner’s middleware runs for our routes too (issue 39 item 12)', () => {
+  test('it marks our answers: the API’s, a form post’s, an injected page’s', async () => {
+    const health = await raw('GET', '/api/health', { host: `127.0.0.1:${server.port}` });
+    const posted = await post('/api/contact', { name: 'Marked Customer', email: 'm@example.org', message: 'Is this answer marked by the shop?' });
+    const thanks = await raw('GET', '/thank-you/contact/', { host: `127.0.0.1:${server.port}` });
+    const nearMiss = await raw('GET', '/api/nothing', { host: `127.0.0.1:${server.port}` });
+    expect([health, posted, thanks, nearMiss].map((answer) => [answer.status, answer.headers[SHOP_MARK[0]]])).toEqual([
+      [200, SHOP_MARK[1]],
+      [200, SHOP_MARK[1]],
+      [200, SHOP_MARK[1]],
+      [404, SHOP_MARK[1]],
+    ]);
+  });
+
+  test('its guard holds our routes: without the staff’s key no health, no message stored, no session; with it, all three', async () => {
+    const key = 'staff-only-key';
+    const guarded = await shop.start({
+      [SHOP_STAFF.variable]: key,
+      ADMIN_PASSWORD_HASH: await hashPassword('correct horse battery staple'),
+      SPAM_FILTER: 'off',
+      RATE_LIMIT_MAX: '0',
+    });
+    try {
+      const at = (path: string, staff: boolean, method = 'GET', fields?: Record<string, string>) =>
+        raw(
+          method,
+          path,
+          {
+            host: `127.0.0.1:${guarded.port}`,
+            origin: guarded.url,
+            accept: 'application/json',
+            ...(fields ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+            ...(staff ? { [SHOP_STAFF.header]: key } : {}),
+          },
+          fields ? new URLSearchParams(fields).toString() : '',
+          guarded.port,
+        );
+      const message = (name: string) => ({ name, email: 'g@example.org', message: 'Sent past the shop’s own guard?' });
+      const signIn = { password: 'correct horse battery staple' };
+      const stranger = [
+        await at('/api/health', false),
+        await at('/api/contact', false, 'POST', message('Guarded Stranger')),
+        await at('/admin/actions/sign-in', false, 'POST', signIn),
+      ];
+      expect(stranger.map((answer) => [answer.status, answer.body, answer.headers['set-cookie']])).toEqual([
+        [401, SHOP_REFUSAL, undefined],
+        [401, SHOP_REFUSAL, undefined],
+        [401, SHOP_REFUSAL, undefined],
+      ]);
+      const staff = [
+        await at('/api/health', true),
+        await at('/api/contact', true, 'POST', message('Guarded Staff')),
+        await at('/admin/actions/sign-in', true, 'POST', signIn),
+      ];
+      expect(staff.map((answer) => answer.status)).toEqual([200, 200, 303]);
+      expect(staff[2]!.headers['set-cookie']).toBeDefined();
+      const db = new DatabaseSync(join(guarded.dataDir, 'forms.db'), { readOnly: true });
+      try {
+        expect(db.prepare('SELECT name FROM submissions ORDER BY id').all()).toEqual([{ name: 'Guarded Staff' }]);
+      } finally {
+        db.close();
+      }
+    } finally {
+      await guarded.stop();
+    }
+  });
+});
+
 describe('everything runs in the owner’s server process', () => {
   test('a message pending when the server starts is mailed within a minute, with no request made', async () => {
     const dataDir = join(shop.root, 'restart-data');
@@ -316,6 +412,65 @@ describe('astro dev in the shop', () => {
     } finally {
       await dev.stop();
       await mailbox.close();
+      shop.writeDotEnv({});
+    }
+  }, 120_000);
+});
+
+describe('astro dev in the shop, for its owner alone', () => {
+  test('Vite’s check of the Host runs before our routes (issue 39 item 14), and the log names the port it serves on, not the .env’s (item 10)', async () => {
+    const envPort = await freePort();
+    shop.writeDotEnv({
+      DATA_DIR: join(shop.root, 'dev-host-data'),
+      PORT: String(envPort),
+      ADMIN_PASSWORD_HASH: await hashPassword('correct horse battery staple'),
+      SPAM_FILTER: 'off',
+      RATE_LIMIT_MAX: '0',
+    });
+    const dev = await shop.dev();
+    try {
+      const rebound = { host: 'evil.example', origin: 'http://evil.example' };
+      const health = await raw('GET', '/api/health', rebound, '', dev.port);
+      const signIn = await raw(
+        'POST',
+        '/admin/actions/sign-in',
+        { ...rebound, 'content-type': 'application/x-www-form-urlencoded' },
+        new URLSearchParams({ password: 'correct horse battery staple' }).toString(),
+        dev.port,
+      );
+      const home = await raw('GET', '/', rebound, '', dev.port);
+      expect([health, signIn, home].map((answer) => [answer.status, answer.headers['set-cookie']])).toEqual([
+        [403, undefined],
+        [403, undefined],
+        [403, undefined],
+      ]);
+      // Under its own name the dev server answers ours as before, and the owner's routes as production does (items 11 and 13).
+      const own = { host: `127.0.0.1:${dev.port}` };
+      const form = { 'content-type': 'application/x-www-form-urlencoded' };
+      const answers = [
+        await raw('GET', '/api/health', own, '', dev.port),
+        await raw('GET', '/api/nothing', own, '', dev.port),
+        await raw('GET', '/api/search?q=kolumbien', own, '', dev.port),
+        await raw('POST', '/thank-you/transfer', { ...own, ...form, origin: dev.url }, 'amount=42', dev.port),
+        await raw('POST', '/thank-you/transfer', { ...own, ...form, origin: 'https://evil.example' }, 'amount=42', dev.port),
+      ];
+      expect(answers.map((answer) => [answer.status, answer.status === 200 && answer.body.startsWith('{"success"') ? 'ours' : answer.body])).toEqual([
+        [200, 'ours'],
+        [404, '{"success":false,"error":"Nicht gefunden"}'],
+        [200, '{"results":["Kolumbien Huila"]}'],
+        [200, 'Überweisung über 42 € vorgemerkt.\n'],
+        [403, 'Cross-site POST form submissions are forbidden'],
+      ]);
+      const lines = dev
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { event?: string; port?: number; url?: string });
+      expect(lines.filter((line) => line.port !== undefined).map(({ event, port, url }) => ({ event, port, url }))).toEqual([
+        { event: 'server.listening', port: dev.port, url: `http://127.0.0.1:${dev.port}` },
+      ]);
+    } finally {
+      await dev.stop();
       shop.writeDotEnv({});
     }
   }, 120_000);

@@ -74,17 +74,77 @@ describe('`_next` after a success, for a person without JavaScript', () => {
     ['this site’s name as the start of another', 'https://forms.example.com.evil.test/'],
     ['userinfo naming the owner', 'https://www.example.org@evil.test/'],
     ['userinfo on the owner’s host', 'https://ada:pw@www.example.org/thanks/'],
-  ])('%s is ignored: 303 to this server’s own thank-you page', async (_, next) => {
+  ])('%s is ignored: 303 to this server’s own thank-you page, which is told the page the form was on', async (_, next) => {
     const response = await navigate('/api/contact', { ...TYPED, _next: next });
     expect(response.status).toBe(303);
-    expect(response.headers.get('location')).toBe('/thank-you/contact/');
+    expect(response.headers.get('location')).toBe(`/thank-you/contact/?back=${encodeURIComponent(`${OWNER}/`)}`);
   });
 
-  test('a script’s post gets the spec’s JSON, byte for byte, whatever `_next` says', async () => {
+  test('a script’s post gets the spec’s JSON with the allowed `_next` as `next`, for /forms.js to follow (decision 0210)', async () => {
     const response = await postForm(`${site.url}/api/contact`, { ...TYPED, _next: THANKS }, { origin: OWNER, accept: 'application/json' });
     expect(response.status).toBe(200);
     expect(response.headers.get('access-control-allow-origin')).toBe(OWNER);
+    await expect(response.text()).resolves.toBe(`{"success":true,"next":"${THANKS}"}`);
+  });
+
+  test('a script’s post with a `_next` that is not allowed gets the spec’s JSON, byte for byte', async () => {
+    const response = await postForm(`${site.url}/api/contact`, { ...TYPED, _next: 'https://evil.test/' }, { origin: OWNER, accept: 'application/json' });
     await expect(response.text()).resolves.toBe('{"success":true}');
+  });
+});
+
+/** Every link of a page of ours, but the skip link to its own content. */
+function links(doc: Document): Array<{ href: string | null; text: string | undefined }> {
+  return [...doc.querySelectorAll('a[href]')]
+    .filter((a) => !a.getAttribute('href')?.startsWith('#'))
+    .map((a) => ({ href: a.getAttribute('href'), text: a.textContent?.trim() }));
+}
+
+describe('this server’s pages a visitor from the owner’s site sees (issue 39 item 9b, 9d): only links back to that site', () => {
+  test('after an ignored `_next`, the thank-you page leads back to the page the form was on, with none of the starter’s menu', async () => {
+    const response = await navigate('/api/contact', { ...TYPED, _next: 'https://evil.test/' }, { referer: `${OWNER}/contact/` });
+    const page = await fetch(`${site.url}${response.headers.get('location')}`, { headers: NAVIGATION });
+    expect(page.status).toBe(200);
+    const doc = parse(await page.text());
+    expect(links(doc)).toEqual([{ href: `${OWNER}/contact/`, text: 'Back to www.example.org' }]);
+    expect(doc.querySelector('nav')).toBeNull();
+  });
+
+  test('the Origin, when the browser sent no Referer; and the newsletter’s thank-you page alike', async () => {
+    const response = await navigate('/api/newsletter', { email: 'origin-only@example.org' }, { referer: '' });
+    expect(response.headers.get('location')).toBe(`/thank-you/newsletter/?back=${encodeURIComponent(`${OWNER}/`)}`);
+    const doc = parse(await (await fetch(`${site.url}${response.headers.get('location')}`, { headers: NAVIGATION })).text());
+    expect(links(doc)).toEqual([{ href: `${OWNER}/`, text: 'Back to www.example.org' }]);
+  });
+
+  test.each(['/thank-you/contact/', '/thank-you/unsubscribed/', '/thank-you/confirm-subscription/', '/thank-you/'])(
+    '%s opened on its own (a mail’s link, a bookmark): back to the owner’s site, the first of ALLOWED_ORIGINS',
+    async (path) => {
+      const doc = parse(await (await fetch(`${site.url}${path}`, { headers: NAVIGATION })).text());
+      expect(links(doc)).toEqual([{ href: `${OWNER}/`, text: 'Back to www.example.org' }]);
+      expect(doc.querySelector('nav')).toBeNull();
+    },
+  );
+
+  test('rendered on demand now, an unknown form’s thank-you page is still the 404', async () => {
+    const response = await fetch(`${site.url}/thank-you/no-such-form/`, { headers: NAVIGATION });
+    expect(response.status).toBe(404);
+    const doc = parse(await response.text());
+    expect(doc.querySelector('h1')?.textContent).toBe('Page not found');
+    expect(links(doc)).toEqual([{ href: `${OWNER}/`, text: 'Back to www.example.org' }]);
+  });
+
+  test('a `back` on no allowed origin is not linked', async () => {
+    const doc = parse(await (await fetch(`${site.url}/thank-you/contact/?back=${encodeURIComponent('https://evil.test/')}`, { headers: NAVIGATION })).text());
+    expect(JSON.stringify(links(doc))).not.toContain('evil.test');
+    expect(links(doc)).toEqual([{ href: `${OWNER}/`, text: 'Back to www.example.org' }]);
+  });
+
+  test('a refused newsletter post’s page: the link back, and neither the menu nor the starter’s contact page', async () => {
+    const refused = await navigate('/api/newsletter', { email: 'nope' }, { referer: `${OWNER}/news/` });
+    const doc = parse(await (await fetch(`${site.url}${refused.headers.get('location')}`, { headers: NAVIGATION })).text());
+    expect(links(doc)).toEqual([{ href: `${OWNER}/news/`, text: 'Back to www.example.org' }]);
+    expect(doc.querySelector('nav')).toBeNull();
   });
 });
 
@@ -119,7 +179,8 @@ describe('a refused post from the owner’s page', () => {
     const evil = await navigate('/api/newsletter', { email: 'nope', _next: 'https://evil.test/' }, { referer: '' });
     const page = await (await fetch(`${site.url}${evil.headers.get('location')}`, { headers: NAVIGATION })).text();
     expect(page).not.toContain('evil.test');
-    expect(parse(page).querySelector('a[data-back]')).toBeNull();
+    // The post's Origin is the owner's: the link goes to its home (issue 39 item 9b).
+    expect(parse(page).querySelector('a[data-back]')?.getAttribute('href')).toBe(`${OWNER}/`);
   });
 
   test('a post from this server’s own page shows no link back', async () => {

@@ -123,6 +123,9 @@ describe('contact without JavaScript', () => {
     const document = await page(await fetch(new URL('/thank-you/contact/', site.url)));
     expect(document.querySelector('h1')?.textContent).toBe('Thank you for your message!');
     expect(document.querySelector('main a[href="/contact"]')?.textContent).toBe('Send another message');
+    // Not headless (no ALLOWED_ORIGINS, decision 0211): the site's own menu and home.
+    expect(document.querySelector('main a[href="/"]')?.textContent).toBe('Back to the home page');
+    expect([...document.querySelectorAll('nav a')].map((a) => a.getAttribute('href'))).toEqual(expect.arrayContaining(['/', '/contact']));
   });
 
   test('invalid fields: 303 to a page of 400 HTML, each message at its field, what was typed in place, the first invalid field focused', async () => {

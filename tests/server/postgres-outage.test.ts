@@ -1,6 +1,6 @@
 import { connect, createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { POSTGRES_SKIP_NOTE, type PostgresServer, postgresAvailable, startPostgres } from '../support/postgres.ts';
+import { type PostgresServer, postgresAvailable, startPostgres } from '../support/postgres.ts';
 import { postForm, type Site, startSite } from '../support/site.ts';
 import { eventually, startSilentServer } from '../support/smtp.ts';
 
@@ -129,8 +129,4 @@ describe('a DATABASE_URL that does not answer at start', () => {
       await silent.close();
     }
   });
-});
-
-describe.skipIf(postgresAvailable)('while PostgreSQL is down', () => {
-  test.skip(POSTGRES_SKIP_NOTE, () => {});
 });

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { TEST_CONFIGS_OPTION } from '../contact/run-inbox.ts';
-import { POSTGRES_SKIP_NOTE, type PostgresServer, postgresAvailable, startPostgres } from '../support/postgres.ts';
+import { type PostgresServer, postgresAvailable, startPostgres } from '../support/postgres.ts';
 import { postForm, type Site, startSite } from '../support/site.ts';
 import { eventually, type FakeSmtpServer, type SmtpAnswer, startSmtpServer } from '../support/smtp.ts';
 
@@ -141,8 +141,4 @@ describe.skipIf(!postgresAvailable)('two instances on one PostgreSQL', () => {
     }
     console.info(`two instances: ${acknowledged.length} acknowledged, ${received().length} delivered, ${twice.length} delivered twice`);
   }, 180_000);
-});
-
-describe.skipIf(postgresAvailable)('two instances on one PostgreSQL', () => {
-  test.skip(POSTGRES_SKIP_NOTE, () => {});
 });

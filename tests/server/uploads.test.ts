@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { storedFiles as stored, useFilesSite } from '../support/files-site.ts';
-import { CLAMD_SKIP_NOTE, type ClamdServer, clamdAvailable, EICAR, startClamd } from '../support/clamd.ts';
+import { type ClamdServer, clamdAvailable, EICAR, startClamd } from '../support/clamd.ts';
 import { type S3Server, startS3 } from '../support/s3.ts';
 import type { Site } from '../support/site.ts';
 
@@ -235,8 +235,6 @@ describe.skipIf(!clamdAvailable)('files scanned by a real clamd', () => {
     expect(stored(site)).toEqual([]);
   }, 60_000);
 });
-
-test.skipIf(clamdAvailable)('clamd', () => console.warn(CLAMD_SKIP_NOTE));
 
 async function waitFor(check: () => boolean, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms;

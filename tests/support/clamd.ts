@@ -4,18 +4,13 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CLAMD_BIN, needs } from './services.ts';
 
 /** The EICAR test file: every scanner reports it, and it harms nothing. */
 export const EICAR = 'X5O!P%@AP[4\\PZX54(P^)7CC)7}$EICAR-STANDARD-ANTIVIRUS-TEST-FILE!$H+H*';
 
-/** Debian's clamd (clamav-daemon), or CLAMD_BIN. */
-export const CLAMD_BIN = process.env.CLAMD_BIN ?? '/usr/sbin/clamd';
-
-/** Whether the clamd tests can run; under CI they always do, so a missing install fails loudly. */
-export const clamdAvailable = Boolean(process.env.CI) || existsSync(CLAMD_BIN);
-
-/** What a skipped suite says. */
-export const CLAMD_SKIP_NOTE = 'clamd is not installed (apt-get install clamav-daemon, or set CLAMD_BIN): the virus scan tests are skipped';
+/** Whether the clamd tests run: without clamd the run fails, or skips them under ALLOW_SKIP=1 (tests/support/services.ts). */
+export const clamdAvailable = needs('clamd');
 
 /** A clamd of our own on a Unix socket, with a database that knows only the EICAR test file. */
 export type ClamdServer = { socket: string; stop(): Promise<void> };

@@ -169,6 +169,7 @@ import Shop from '../layouts/Shop.astro';
   <Form name="callback" />
 </Shop>
 `,
+    ...ownersOwnFiles(),
     // The owner's own server for the middleware mode: a route of its own, the rest to Astro.
     // The owner's own server for the middleware mode: a route of its own, the built files of
     // dist/client (the adapter's handler serves only what is rendered on demand, as Astro's guide
@@ -221,6 +222,73 @@ const server = createServer((req, res) => {
 });
 server.listen(Number(process.env.PORT), process.env.HOST, () => console.log('shop server listening'));
 process.once('SIGTERM', () => server.close(() => process.exit(0)));
+`,
+  };
+}
+
+/** The header the shop's own middleware puts on every answer, and its value. */
+export const SHOP_MARK = ['x-shop', 'lindner'] as const;
+
+/** The variable that closes the shop to all but its staff, and the header the staff send the key in. */
+export const SHOP_STAFF = { variable: 'SHOP_STAFF_KEY', header: 'x-shop-staff-key' } as const;
+
+/** What the shop's own middleware answers a request it refuses. */
+export const SHOP_REFUSAL = 'Nur für Mitarbeiter.\n';
+
+/**
+ * What an owner's site has of its own besides the pages (issue 39 items 11 to 13): a
+ * `src/middleware.ts` that marks every answer and, on the staging server (SHOP_STAFF_KEY set),
+ * lets only the staff through, and routes of its own under the paths the forms also use:
+ * `/api/search`, `/thank-you/transfer`, `/admin/orders`.
+ */
+function ownersOwnFiles(): Record<string, string> {
+  return {
+    'src/middleware.ts': `import { defineMiddleware } from 'astro:middleware';
+
+/** The shop's own middleware: every answer says whose it is; on the staging server only the staff get in. */
+export const onRequest = defineMiddleware(async (context, next) => {
+  const key = process.env.${SHOP_STAFF.variable};
+  if (key && context.request.headers.get('${SHOP_STAFF.header}') !== key) {
+    return new Response(${JSON.stringify(SHOP_REFUSAL)}, { status: 401, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+  }
+  const response = await next();
+  response.headers.set('${SHOP_MARK[0]}', '${SHOP_MARK[1]}');
+  return response;
+});
+`,
+    'src/pages/api/search.ts': `import type { APIRoute } from 'astro';
+
+export const prerender = false;
+
+const BEANS = ['Äthiopien Sidamo', 'Brasilien Cerrado', 'Kolumbien Huila'];
+
+/** The shop's own search over its beans. */
+export const GET: APIRoute = ({ url }) => {
+  const query = (url.searchParams.get('q') ?? '').toLowerCase();
+  return Response.json({ results: BEANS.filter((bean) => bean.toLowerCase().includes(query)) });
+};
+`,
+    'src/pages/thank-you/transfer.ts': `import type { APIRoute } from 'astro';
+
+export const prerender = false;
+
+/** The shop's own bank-transfer step after an order: it takes the amount and notes it. */
+export const POST: APIRoute = async ({ request }) => {
+  const form = await request.formData();
+  return new Response(\`Überweisung über \${String(form.get('amount'))} € vorgemerkt.\\n\`, { headers: { 'content-type': 'text/plain; charset=utf-8' } });
+};
+`,
+    'src/pages/admin/orders.ts': `import type { APIRoute } from 'astro';
+
+export const prerender = false;
+
+/** The shop's own order list, and a new order. */
+export const GET: APIRoute = () => Response.json({ orders: ['Bestellung 1001'] });
+
+export const POST: APIRoute = async ({ request }) => {
+  const form = await request.formData();
+  return new Response(\`Bestellung für \${String(form.get('customer'))} angelegt.\\n\`, { status: 201, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+};
 `,
   };
 }

@@ -1,18 +1,13 @@
-import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { NGINX_BINARY, needs } from './services.ts';
 import { freePort } from './smtp.ts';
 
-/** Debian's nginx (`nginx-light`); another one through NGINX_BINARY. */
-export const NGINX_BINARY = process.env.NGINX_BINARY ?? '/usr/sbin/nginx';
-
-/**
- * Whether the TLS proxy tests can run. Without nginx and openssl on a developer's machine
- * they are skipped (and say so); under CI they always run, so a missing install fails loudly.
- */
-export const nginxAvailable = Boolean(process.env.CI) || (spawnSync(NGINX_BINARY, ['-v']).status === 0 && spawnSync('openssl', ['version']).status === 0);
+/** Whether the TLS proxy tests run: without nginx or openssl the run fails, or skips them under ALLOW_SKIP=1 (tests/support/services.ts). */
+export const nginxAvailable = needs('nginx') && needs('openssl');
 
 /** The configuration the README tells owners to install, which these tests run as it is. */
 const SHIPPED_CONFIG = new URL('../../deploy/nginx.conf', import.meta.url);

@@ -1,9 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { missingSentence, needs, POSTGRES_BIN } from './services.ts';
 
 /** A real PostgreSQL server (Debian's package) of our own, on a free port of 127.0.0.1. */
 export type PostgresServer = {
@@ -18,26 +19,8 @@ export type PostgresServer = {
   remove(): Promise<void>;
 };
 
-/** The folder of initdb and pg_ctl: PG_BIN, or the newest /usr/lib/postgresql/<version>/bin. */
-export const POSTGRES_BIN = process.env.PG_BIN ?? newestBin();
-
-function newestBin(): string | undefined {
-  const root = '/usr/lib/postgresql';
-  if (!existsSync(root)) return undefined;
-  const versions = readdirSync(root)
-    .filter((v) => existsSync(join(root, v, 'bin', 'initdb')))
-    .sort((a, b) => Number(b) - Number(a));
-  return versions[0] && join(root, versions[0], 'bin');
-}
-
-/**
- * Whether the PostgreSQL tests can run. On a developer's machine without the server they are
- * skipped (and say so); under CI they always run, so a missing install fails loudly.
- */
-export const postgresAvailable = Boolean(process.env.CI) || POSTGRES_BIN !== undefined;
-
-/** What a skipped suite says. */
-export const POSTGRES_SKIP_NOTE = 'PostgreSQL is not installed (apt-get install postgresql, or set PG_BIN): the PostgreSQL tests are skipped';
+/** Whether the PostgreSQL tests run: without it the run fails, or skips them under ALLOW_SKIP=1 (tests/support/services.ts). */
+export const postgresAvailable = needs('postgresql');
 
 // PostgreSQL refuses to run as root; as root (CI, this machine) it runs as the postgres user.
 const asServerUser = process.getuid?.() === 0 ? ['runuser', '-u', 'postgres', '--'] : [];
@@ -62,7 +45,7 @@ async function freePort(): Promise<number> {
  * (fsync, synchronous commit), as the benchmark needs to compare it fairly with SQLite.
  */
 export async function startPostgres({ durable = false }: { durable?: boolean } = {}): Promise<PostgresServer> {
-  if (!POSTGRES_BIN) throw new Error(POSTGRES_SKIP_NOTE);
+  if (!POSTGRES_BIN) throw new Error(missingSentence('postgresql'));
   const dir = mkdtempSync(join(tmpdir(), 'site-forms-pg-'));
   if (asServerUser.length > 0) {
     const uid = Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout.trim());

@@ -1,17 +1,12 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
+import { needs, REDIS_BINARY } from './services.ts';
 
 /** A real redis-server (Debian's package) on a free port of 127.0.0.1, with no persistence. */
 export type RedisServer = { url: string; port: number; stop(): Promise<void>; start(): Promise<void> };
 
-/** The redis-server to start; CI installs Debian's package (.ci/run). */
-export const REDIS_BINARY = process.env.REDIS_SERVER ?? 'redis-server';
-
-/**
- * Whether the Redis tests can run. On a developer's machine without redis-server they are
- * skipped (and say so); under CI they always run, so a missing install fails loudly.
- */
-export const redisAvailable = Boolean(process.env.CI) || spawnSync(REDIS_BINARY, ['--version']).status === 0;
+/** Whether the Redis tests run: without redis-server the run fails, or skips them under ALLOW_SKIP=1 (tests/support/services.ts). */
+export const redisAvailable = needs('redis');
 
 async function freePort(): Promise<number> {
   const server = createServer();

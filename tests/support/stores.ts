@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { createLogger } from '../../src/lib/log.ts';
 import { openStore, type Store } from '../../src/lib/database/database.ts';
-import { createDatabaseOn, dropDatabaseOn, POSTGRES_SKIP_NOTE, type PostgresServer, postgresAvailable, startPostgres } from './postgres.ts';
+import { createDatabaseOn, dropDatabaseOn, type PostgresServer, postgresAvailable, startPostgres } from './postgres.ts';
 import './shared-postgres.ts';
 
 /** Settings a test store uses unless a test says otherwise. */
@@ -30,8 +30,7 @@ export function testEngines(): TestEngine[] {
   const opened: Array<{ store: Store; dataDir: string }> = [];
   const sharedDatabases: string[] = [];
   beforeAll(async () => {
-    if (!postgresAvailable) console.warn(POSTGRES_SKIP_NOTE);
-    else if (sharedPort === undefined) server = await startPostgres();
+    if (postgresAvailable && sharedPort === undefined) server = await startPostgres();
   }, 60_000);
   afterAll(async () => {
     for (const { store, dataDir } of opened) {

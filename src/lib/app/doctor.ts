@@ -19,7 +19,9 @@ const REDIS_TIMEOUT_MS = 3_000;
 /**
  * Checks everything the server talks to with the configuration it would start with: the
  * variables, the database, the mail server, Redis, the newsletter provider, the files' storage
- * and clamd, each with a call that changes nothing (the storage's probe is removed again).
+ * and clamd, each with a call that changes nothing (the storage's probe is removed again); and
+ * which sites may post the forms (`ALLOWED_ORIGINS`), the first thing to look at when an owner's
+ * site elsewhere says "Something went wrong" (decision 0212).
  * Answers one finding per part, in that order.
  */
 export async function diagnose(env: NodeJS.ProcessEnv): Promise<Finding[]> {
@@ -28,6 +30,7 @@ export async function diagnose(env: NodeJS.ProcessEnv): Promise<Finding[]> {
   const { config } = read;
   return [
     { part: 'configuration', result: 'ok', detail: 'every variable is valid' },
+    describeOrigins(config),
     await checkDatabase(config),
     await checkSmtp(config),
     await checkRedis(config),
@@ -35,6 +38,23 @@ export async function diagnose(env: NodeJS.ProcessEnv): Promise<Finding[]> {
     await checkFiles(config),
     await checkClamd(config),
   ];
+}
+
+function describeOrigins({ allowedOrigins, publicUrl }: Config): Finding {
+  if (allowedOrigins.length === 0) {
+    return {
+      part: 'origins',
+      result: 'off',
+      detail: 'ALLOWED_ORIGINS is not set: only this site’s own pages may post the forms; a post from any other site is refused',
+    };
+  }
+  const listed = allowedOrigins.length === 1 ? allowedOrigins[0] : `${allowedOrigins.slice(0, -1).join(', ')} and ${allowedOrigins.at(-1)}`;
+  const own = publicUrl ? `this site’s own pages at ${publicUrl}` : 'this site’s own pages';
+  return {
+    part: 'origins',
+    result: 'ok',
+    detail: `posts are taken from ${listed} (ALLOWED_ORIGINS) and from ${own}; a post from any other site is refused and logged as form.origin_refused`,
+  };
 }
 
 async function checkFiles(config: Config): Promise<Finding> {

@@ -32,14 +32,44 @@ export function nextAddress(value: unknown, settings: NextSettings): string | un
 }
 
 /**
- * The owner's page a refusal page links back to: the `Referer` when it is on an allowed origin
- * (the page the form was on, or that origin's home, as browsers send it across sites), else the
- * home of `_next`'s origin; none for a post from this site's own pages.
+ * The owner's page a post came from: the `Referer` when it is on an allowed origin (the page the
+ * form was on, or that origin's home, as browsers send it across sites), else the home of its
+ * `Origin` when allowed; none for a post from this site's own pages (decision 0211).
  */
-export function backLink({ referer, next }: { referer: string | undefined; next: string | undefined }, settings: NextSettings): string | undefined {
-  const fromReferer = nextAddress(referer, { publicUrl: undefined, allowedOrigins: settings.allowedOrigins });
-  if (fromReferer) return fromReferer;
-  return next ? `${new URL(next).origin}/` : undefined;
+export function pageOfPost({ referer, origin }: { referer: string | undefined; origin: string | undefined }, settings: NextSettings): string | undefined {
+  const elsewhere = { publicUrl: undefined, allowedOrigins: settings.allowedOrigins };
+  return nextAddress(referer, elsewhere) ?? (origin && isListed(origin, elsewhere) ? `${origin}/` : undefined);
+}
+
+/**
+ * The owner's page a refusal page links back to: the page the post came from (`pageOfPost`), else
+ * the home of `_next`'s origin; none for a post from this site's own pages.
+ */
+export function backLink(
+  { referer, origin, next }: { referer: string | undefined; origin?: string | undefined; next: string | undefined },
+  settings: NextSettings,
+): string | undefined {
+  return pageOfPost({ referer, origin }, settings) ?? (next ? `${new URL(next).origin}/` : undefined);
+}
+
+/**
+ * Whether this server is headless: the owner's site is elsewhere, named by `ALLOWED_ORIGINS`, and
+ * our pages lead back there rather than to this server's own (decision 0211).
+ */
+export function isHeadless(settings: Pick<NextSettings, 'allowedOrigins'>): boolean {
+  return settings.allowedOrigins.length > 0;
+}
+
+/**
+ * Where a page of a headless server leads back to: its `back` parameter when on an allowed origin
+ * (the page the form was on, put there by the post's redirect), else the home of the first of
+ * `ALLOWED_ORIGINS`; undefined when the server is not headless (its own home is then the way back).
+ * Hint: `back` is checked again here, since anyone can write it into an address.
+ */
+export function homeLink(back: string | null | undefined, settings: Pick<NextSettings, 'allowedOrigins'>): string | undefined {
+  const [first] = settings.allowedOrigins;
+  if (first === undefined) return undefined;
+  return nextAddress(back ?? undefined, { publicUrl: undefined, allowedOrigins: settings.allowedOrigins }) ?? `${first}/`;
 }
 
 function isListed(origin: string, { publicUrl, allowedOrigins }: NextSettings): boolean {

@@ -86,18 +86,19 @@ export function corsHeaders(origin: string): Record<string, string> {
 }
 
 /** What the origin policy says of a request: refuse it, answer its preflight, or go on with these headers. */
-export type OriginPolicy = { refuse: Failure } | { preflight: Record<string, string> } | { headers: Record<string, string> };
+export type OriginPolicy = { refuse: Failure; origin?: string } | { preflight: Record<string, string> } | { headers: Record<string, string> };
 
 /**
  * Applies the origin policy to a request to a route: a refusal (an outcome, rendered like
- * the handler's), the headers of a preflight's 204, or the headers to add to the answer.
+ * the handler's, with the refused origin when one was), the headers of a preflight's 204, or
+ * the headers to add to the answer.
  */
 export function applyOriginPolicy(request: IncomingRequest, settings: OriginSettings): OriginPolicy {
   const verdict = judgeOrigin(request, settings);
   if (verdict.kind === 'misdirected') return { refuse: failure(421, MISDIRECTED_MESSAGE) };
   const preflight = request.method === 'OPTIONS' && request.headers.has('access-control-request-method');
   if (verdict.kind === 'forbidden' && (preflight || UNSAFE_METHODS.has(request.method))) {
-    return { refuse: failure(403, FOREIGN_ORIGIN_MESSAGE) };
+    return { refuse: failure(403, FOREIGN_ORIGIN_MESSAGE), origin: verdict.origin };
   }
   const headers = verdict.kind === 'allowed' ? corsHeaders(verdict.origin) : { vary: 'Origin' };
   if (preflight) {

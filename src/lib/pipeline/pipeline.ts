@@ -8,7 +8,7 @@ import { type AdminRefusalView, renderAdminOutcome, runAdminRoute } from './admi
 import { bodyLimitOf, refuseDeclared } from './body-limit.ts';
 import { describeError } from '../log.ts';
 import { isDocumentNavigation } from '../http/navigation.ts';
-import { backLink, nextAddress } from '../http/next.ts';
+import { backLink, nextAddress, pageOfPost } from '../http/next.ts';
 import { NEXT_FIELD } from '../forms/reserved.ts';
 import { applyOriginPolicy } from '../http/origin.ts';
 import type { Services } from '../app/services.ts';
@@ -62,8 +62,10 @@ export async function runPipeline({ request, target, socketAddress, services }: 
     logger.error('api.unexpected_error', { route: route.path, error: describeError(error) });
     reply = render(failure(500, INTERNAL_ERROR), pages);
   }
-  // The owner's own pages, for a post from their site elsewhere (decision 0167).
+  // The owner's own pages, for a post from their site elsewhere (decision 0167); a script is told
+  // the same page in its JSON, to go there itself (decision 0210).
   if (pages && handler) reply = await onward(reply, request, route.path, services);
+  else if (handler && route.pages && reply.kind === 'answer' && reply.status === 200) reply = await nextForScript(reply, request, route.path, services);
   // The status the post was answered with, before a refusal's page becomes a redirect to it.
   const status = reply.status;
   if (pages && reply.kind === 'form-view') reply = await redirectToDraft(reply, { route: route.path, client: clientKey(ip) }, hashClient(ip), services);
@@ -81,8 +83,9 @@ export async function runPipeline({ request, target, socketAddress, services }: 
 
 /**
  * A person's post from a page of the owner's own site (forms for any static site, decision 0167):
- * a success goes to the page its `_next` names, when that is on this site's or an allowed origin;
- * a refusal's page carries `_next` on and links back to the owner's page.
+ * a success goes to the page its `_next` names, when that is on this site's or an allowed origin,
+ * else to our thank-you page with the owner's page as `back`; a refusal's page carries `_next` on
+ * and links back to the owner's page.
  * Hint: the form was read by the handler already (`readForm` answers the same read); a `_next`
  * that is not followed is logged without its value, which is the visitor's text.
  */
@@ -91,13 +94,38 @@ async function onward(reply: Reply, request: IncomingRequest, route: string, { c
   const value = form.ok ? form.fields[NEXT_FIELD] : undefined;
   const next = nextAddress(value, config);
   if (value !== undefined && next === undefined) logger.warn('form.next_ignored', { route });
+  const came = { referer: request.headers.get('referer') ?? undefined, origin: request.headers.get('origin') ?? undefined };
   if (reply.kind === 'form-view') {
-    const back = backLink({ referer: request.headers.get('referer') ?? undefined, next }, config);
+    const back = backLink({ ...came, next }, config);
     return next || back ? { ...reply, next, back } : reply;
   }
   // Only a success is a 303 here: a refusal is still a page, made a redirect to its draft below.
-  if (next && reply.kind === 'answer' && reply.status === 303) reply.headers.location = next;
+  if (reply.kind !== 'answer' || reply.status !== 303) return reply;
+  if (next) reply.headers.location = next;
+  else {
+    // Our own thank-you page, told the owner's page the form was on, to lead back there (decision 0211).
+    const back = pageOfPost(came, config);
+    const location = reply.headers.location;
+    if (back && location?.startsWith('/') && !location.includes('?')) reply.headers.location = `${location}?back=${encodeURIComponent(back)}`;
+  }
   return reply;
+}
+
+/**
+ * A script's success (/forms.js on the owner's page, decision 0210): the page its `_next` names,
+ * by the same rule as a person's, added to the JSON as `next` for the script to go to.
+ * Hint: without `_next` (every post of our own pages) the answer stays the spec's, byte for byte.
+ */
+async function nextForScript(reply: AnswerReply, request: IncomingRequest, route: string, { config, logger }: Services): Promise<Reply> {
+  const form = await readForm(request);
+  const value = form.ok ? form.fields[NEXT_FIELD] : undefined;
+  if (value === undefined || reply.body === null) return reply;
+  const next = nextAddress(value, config);
+  if (next === undefined) {
+    logger.warn('form.next_ignored', { route });
+    return reply;
+  }
+  return { ...reply, body: JSON.stringify({ ...(JSON.parse(reply.body) as object), next }) };
 }
 
 /** The `draft` parameter of a GET of a form's address: the id of a refused post's draft (decision 0133). */
@@ -169,7 +197,12 @@ type Step = { request: IncomingRequest; ip: string; services: Services; pages: F
 async function guardAndHandle(route: Route, handler: RouteHandler | undefined, { request, ip, services, pages }: Step): Promise<Reply> {
   const policy = applyOriginPolicy(request, services.config);
   if ('preflight' in policy) return answerReply({ status: 204, headers: policy.preflight, body: null });
-  if ('refuse' in policy) return render(await withTypedValues(policy.refuse, request, pages, route), pages);
+  if ('refuse' in policy) {
+    // The owner's own site missing from ALLOWED_ORIGINS shows here first; with the client, so that
+    // LOG_CLIENT_LINES=limited writes one line a client and minute whatever the flood (decision 0212).
+    if (policy.origin) services.logger.warn('form.origin_refused', { route: route.path, origin: policy.origin.slice(0, 200), client: hashClient(ip) });
+    return render(await withTypedValues(policy.refuse, request, pages, route), pages);
+  }
 
   if (!handler) return render(methodNotAllowed(Object.keys(route.methods)), undefined, policy.headers);
   // Refused from the header alone, before a byte is read or a budget counted; the readers hold the same limit while reading.

@@ -1,13 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContext, type BrowserContextOptions, chromium, type Page, type Response } from 'playwright-core';
+import { CHROMIUM_PATH } from '../../support/services.ts';
 
 /**
  * The Chromium to drive: Debian's package by default, another one through CHROMIUM_PATH.
  * Hint: Playwright's own browser download cannot work on these machines, so the tests
  * use `playwright-core` with a system browser.
  */
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+export { CHROMIUM_PATH };
 
 /**
  * The flags that make Chromium start headless and quietly on CI machines and containers:

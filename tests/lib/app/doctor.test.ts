@@ -43,12 +43,16 @@ afterEach(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+/** What the doctor says of the origins when ALLOWED_ORIGINS is not set. */
+const ORIGINS_OFF = 'ALLOWED_ORIGINS is not set: only this site’s own pages may post the forms; a post from any other site is refused';
+
 const finding = async (env: NodeJS.ProcessEnv, part: string) => (await diagnose({ DATA_DIR: dataDir, ...env })).find((f) => f.part === part);
 
 describe('the configuration', () => {
   test('with the defaults: every part in order, the database checked, mail and Redis off, the local list', async () => {
     await expect(diagnose({ DATA_DIR: dataDir })).resolves.toEqual([
       { part: 'configuration', result: 'ok', detail: 'every variable is valid' },
+      { part: 'origins', result: 'off', detail: ORIGINS_OFF },
       { part: 'database', result: 'ok', detail: `SQLite at ${dataDir}/forms.db: writable, integrity ok, 0 waiting to be sent, 0 failed` },
       { part: 'mail', result: 'off', detail: 'SMTP_URL is not set: contact messages are stored, not emailed' },
       { part: 'redis', result: 'off', detail: 'REDIS_URL is not set: each instance counts its own rate limits' },
@@ -65,6 +69,27 @@ describe('the configuration', () => {
       { part: 'configuration', result: 'error', detail: 'KIT_FORM_ID is required when NEWSLETTER_PROVIDER is kit' },
     ]);
     expect(existsSync(join(dataDir, 'forms.db'))).toBe(false);
+  });
+});
+
+describe('the origins (issue 39 item 9c)', () => {
+  test('the allowed origins are named, with this site’s own address when PUBLIC_URL gives it', async () => {
+    await expect(
+      finding({ ALLOWED_ORIGINS: 'https://www.example.org, https://example.org', PUBLIC_URL: 'https://forms.example.com' }, 'origins'),
+    ).resolves.toEqual({
+      part: 'origins',
+      result: 'ok',
+      detail:
+        'posts are taken from https://www.example.org and https://example.org (ALLOWED_ORIGINS) and from this site’s own pages at https://forms.example.com; a post from any other site is refused and logged as form.origin_refused',
+    });
+  });
+
+  test('without PUBLIC_URL, this site’s own pages by no address', async () => {
+    await expect(finding({ ALLOWED_ORIGINS: 'https://www.example.org' }, 'origins')).resolves.toMatchObject({
+      result: 'ok',
+      detail:
+        'posts are taken from https://www.example.org (ALLOWED_ORIGINS) and from this site’s own pages; a post from any other site is refused and logged as form.origin_refused',
+    });
   });
 });
 
@@ -109,6 +134,7 @@ describe('the database', () => {
     writeFileSync(join(dataDir, 'forms.db'), 'These are notes, not a database. '.repeat(10));
     await expect(diagnose({ DATA_DIR: dataDir })).resolves.toEqual([
       { part: 'configuration', result: 'ok', detail: 'every variable is valid' },
+      { part: 'origins', result: 'off', detail: ORIGINS_OFF },
       { part: 'database', result: 'error', detail: `SQLite at ${dataDir}/forms.db: Error: file is not a database` },
       { part: 'mail', result: 'off', detail: 'SMTP_URL is not set: contact messages are stored, not emailed' },
       { part: 'redis', result: 'off', detail: 'REDIS_URL is not set: each instance counts its own rate limits' },

@@ -7,7 +7,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { openStore, type Store } from '../../../src/lib/database/database.ts';
 import { createLogger } from '../../../src/lib/log.ts';
-import { POSTGRES_SKIP_NOTE, type PostgresServer, postgresAvailable, startPostgres } from '../../support/postgres.ts';
+import { type PostgresServer, postgresAvailable, startPostgres } from '../../support/postgres.ts';
 import { eventually } from '../../support/smtp.ts';
 import { holdWriteLock } from '../../support/sqlite-lock.ts';
 import { TEST_DATABASE } from '../../support/stores.ts';
@@ -289,8 +289,4 @@ describe.skipIf(!postgresAvailable)('a store on PostgreSQL', () => {
       { level: 'info', event: 'database.recovered', database: 'PostgreSQL' },
     ]);
   });
-});
-
-describe.skipIf(postgresAvailable)('a store on PostgreSQL', () => {
-  test.skip(POSTGRES_SKIP_NOTE, () => {});
 });

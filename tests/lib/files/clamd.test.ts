@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ClamdUnavailable, pingClamd, scanFile } from '../../../src/lib/files/clamd.ts';
-import { CLAMD_SKIP_NOTE, type ClamdServer, clamdAvailable, EICAR, startClamd } from '../../support/clamd.ts';
+import { type ClamdServer, clamdAvailable, EICAR, startClamd } from '../../support/clamd.ts';
 
 const folder = mkdtempSync(join(tmpdir(), 'files-clamd-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
@@ -35,8 +35,6 @@ describe.skipIf(!clamdAvailable)('the virus scan with a real clamd', () => {
     await expect(pingClamd({ socket: clamd.socket })).resolves.toBeUndefined();
   });
 });
-
-test.skipIf(clamdAvailable)('clamd', () => console.warn(CLAMD_SKIP_NOTE));
 
 test('clamd down is an outage, never a pass: the scan and the PING reject', async () => {
   const path = file('any.txt', 'hello');

@@ -7,7 +7,7 @@ import { filesFolder, freeBytes, incomingFolder } from '../../../src/lib/files/s
 import { createUploads, removeOrphans, removeStaleIncoming } from '../../../src/lib/files/uploads.ts';
 import { defineForm } from '../../../src/lib/forms/definition.ts';
 import { createLogger } from '../../../src/lib/log.ts';
-import { CLAMD_SKIP_NOTE, type ClamdServer, clamdAvailable, EICAR, startClamd } from '../../support/clamd.ts';
+import { type ClamdServer, clamdAvailable, EICAR, startClamd } from '../../support/clamd.ts';
 import { testEngines } from '../../support/stores.ts';
 
 /**
@@ -280,8 +280,6 @@ describe.skipIf(!clamdAvailable)('keeping files scanned by a real clamd', () => 
     expect(events().slice(1)).toEqual([{ level: 'info', event: 'upload.scanner_recovered' }]);
   });
 });
-
-test.skipIf(clamdAvailable)('clamd', () => console.warn(CLAMD_SKIP_NOTE));
 
 describe('the temp files of a killed process', () => {
   test('a temp file exactly an hour old stays; older, it goes, a folder too', async () => {

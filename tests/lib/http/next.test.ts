@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { backLink, nextAddress } from '../../../src/lib/http/next.ts';
+import { backLink, homeLink, isHeadless, nextAddress, pageOfPost } from '../../../src/lib/http/next.ts';
 
 /** The forms server at forms.example.com, the owner's static site at www.example.org. */
 const SETTINGS = { publicUrl: 'https://forms.example.com', allowedOrigins: ['https://www.example.org', 'http://127.0.0.1:8080'] };
@@ -74,5 +74,51 @@ describe('the link back to the owner’s page on a refusal', () => {
   test('never another site named by the Referer', () => {
     expect(backLink({ referer: 'https://evil.test/', next: undefined }, SETTINGS)).toBeUndefined();
     expect(backLink({ referer: 'javascript:alert(1)', next: undefined }, SETTINGS)).toBeUndefined();
+  });
+});
+
+describe('the page a post came from (issue 39 item 9b)', () => {
+  test.each([
+    [
+      'the Referer on an allowed origin',
+      { referer: 'https://www.example.org/contact/', origin: 'https://www.example.org' },
+      'https://www.example.org/contact/',
+    ],
+    ['the Origin’s home when the browser sent no Referer', { referer: undefined, origin: 'https://www.example.org' }, 'https://www.example.org/'],
+    [
+      'the Origin’s home when the Referer is this site’s',
+      { referer: 'https://forms.example.com/contact', origin: 'http://127.0.0.1:8080' },
+      'http://127.0.0.1:8080/',
+    ],
+    ['none from this site’s own pages', { referer: 'https://forms.example.com/contact', origin: 'https://forms.example.com' }, undefined],
+    ['none from another site', { referer: 'https://evil.test/page', origin: 'https://evil.test' }, undefined],
+    ['none for `Origin: null`', { referer: undefined, origin: 'null' }, undefined],
+  ])('%s', (_, came, expected) => {
+    expect(pageOfPost(came, SETTINGS)).toBe(expected);
+  });
+
+  test('a refusal’s link back takes the Origin before `_next`’s home', () => {
+    expect(backLink({ referer: undefined, origin: 'http://127.0.0.1:8080', next: 'https://www.example.org/thanks' }, SETTINGS)).toBe('http://127.0.0.1:8080/');
+  });
+});
+
+describe('a headless server’s way back (issue 39 items 9b and 9d, decision 0211)', () => {
+  test('a server is headless when ALLOWED_ORIGINS names the owner’s site', () => {
+    expect(isHeadless(SETTINGS)).toBe(true);
+    expect(isHeadless({ allowedOrigins: [] })).toBe(false);
+  });
+
+  test.each([
+    ['`back` on an allowed origin', 'http://127.0.0.1:8080/news/', 'http://127.0.0.1:8080/news/'],
+    ['no `back`: the first allowed origin’s home', null, 'https://www.example.org/'],
+    ['`back` on another site: the first allowed origin’s home', 'https://evil.test/', 'https://www.example.org/'],
+    ['`back` on this site’s own origin is no way back to the owner’s', 'https://forms.example.com/', 'https://www.example.org/'],
+    ['`back` that is no address', 'javascript:alert(1)', 'https://www.example.org/'],
+  ])('%s', (_, back, expected) => {
+    expect(homeLink(back, SETTINGS)).toBe(expected);
+  });
+
+  test('none for a server that is not headless: its own home is the way back', () => {
+    expect(homeLink('https://www.example.org/news/', { allowedOrigins: [] })).toBeUndefined();
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { createServices } from '../../../src/lib/app/services.ts';
 import { requireConfig } from '../../../src/lib/config/config.ts';
 import { failure, type Outcome } from '../../../src/lib/http/outcome.ts';
-import { createLogger } from '../../../src/lib/log.ts';
+import { createLogger, limitClientLines } from '../../../src/lib/log.ts';
 import type { LimitedRoute } from '../../../src/lib/rate-limit.ts';
 import type { FormPages, FormView } from '../../../src/lib/pipeline/form-view.ts';
 import { type Reply, runPipeline } from '../../../src/lib/pipeline/pipeline.ts';
@@ -71,7 +71,7 @@ describe('_next: where a person’s success goes, and the link back of a refusal
     expect(events('form.next_ignored')).toEqual([]);
   });
 
-  test('a script’s post is answered in JSON: its _next is neither followed nor looked at', async () => {
+  test('a script’s refused post is answered in JSON: its _next is not looked at', async () => {
     const reply = await run(request('POST', '/api/contact', { fields: { ...VALID, name: 'A', _next: 'https://evil.example/x' } }));
     expect(reply).toMatchObject({ kind: 'answer', status: 400 });
     expect(events('form.next_ignored')).toEqual([]);
@@ -202,5 +202,70 @@ describe('what a person typed, kept on a refusal before the handler', () => {
     const page = await run(request('GET', refused.headers.location!, { headers: NAVIGATION }));
     expect(page).toMatchObject({ kind: 'form-view', status: 403 });
     expect((page as FormView).values).toEqual({ message: 'Hello there, a message.' });
+  });
+});
+
+describe('_next for a script (/forms.js, issue 39 item 9a): the same rule, said in the JSON', () => {
+  test('a success names the allowed page as `next`, after the spec’s fields', async () => {
+    const reply = await run(request('POST', '/api/contact', { fields: { ...VALID, _next: 'https://partner.example/thanks?form=contact' } }));
+    expect(reply).toMatchObject({ kind: 'answer', status: 200, body: '{"success":true,"next":"https://partner.example/thanks?form=contact"}' });
+    expect(events('form.next_ignored')).toEqual([]);
+  });
+
+  test('the newsletter’s success too', async () => {
+    const reply = await run(request('POST', '/api/newsletter', { fields: { email: 'reader@example.org', _next: 'https://partner.example/subscribed' } }));
+    expect(reply).toMatchObject({ status: 200, body: '{"success":true,"next":"https://partner.example/subscribed"}' });
+  });
+
+  test('a _next on no allowed origin: the spec’s JSON unchanged, and the warning a person’s post gets', async () => {
+    const reply = await run(request('POST', '/api/contact', { fields: { ...VALID, _next: 'https://evil.example/x' } }));
+    expect(reply).toMatchObject({ status: 200, body: '{"success":true}' });
+    expect(events('form.next_ignored')).toEqual([expect.objectContaining({ level: 'warn', route: '/api/contact' })]);
+  });
+
+  test('without _next the JSON is the spec’s, byte for byte', async () => {
+    await expect(run(request('POST', '/api/contact', { fields: VALID }))).resolves.toMatchObject({ status: 200, body: '{"success":true}' });
+  });
+});
+
+describe('a post from an origin that is not allowed (issue 39 item 9c)', () => {
+  test('is logged as form.origin_refused with the origin, the route and the client', async () => {
+    const reply = await run(request('POST', '/api/contact', { fields: VALID, headers: { origin: 'https://www.partner.example' } }));
+    expect(reply.status).toBe(403);
+    expect(events('form.origin_refused')).toEqual([
+      expect.objectContaining({ level: 'warn', route: '/api/contact', origin: 'https://www.partner.example', client: expect.stringMatching(/\S/) }),
+    ]);
+  });
+
+  test('an allowed origin and a post without one are not', async () => {
+    await run(request('POST', '/api/contact', { fields: VALID, headers: { origin: 'https://partner.example' } }));
+    await run(request('POST', '/api/contact', { fields: VALID }));
+    expect(events('form.origin_refused')).toEqual([]);
+  });
+
+  test('a flood under LOG_CLIENT_LINES=limited is one line a client, its repeats counted once the minute is over', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    let now = 1_000_000;
+    const logger = limitClientLines(createLogger({ write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>) }), {
+      intervalMs: 60_000,
+      maxPerSecond: 50,
+      maxKeys: 100,
+      clock: () => now,
+    });
+    const services = createServices(requireConfig({ DATA_DIR: site.dataDir, ALLOWED_ORIGINS: 'https://partner.example' }), logger);
+    try {
+      const target = findTarget('/api/contact');
+      if (target.kind === 'elsewhere') throw new Error('not a pipeline path');
+      for (let post = 0; post < 5; post++) {
+        const req = request('POST', '/api/contact', { fields: VALID, headers: { origin: `https://evil${post}.example` } });
+        await expect(runPipeline({ request: req, target, socketAddress: '192.0.2.7', services })).resolves.toMatchObject({ status: 403 });
+      }
+      now += 60_000;
+      logger.flush();
+      expect(lines.filter((line) => line.event === 'form.origin_refused').map((line) => line.origin)).toEqual(['https://evil0.example']);
+      expect(lines.filter((line) => line.event === 'log.repeated' && line.of === 'form.origin_refused')).toEqual([expect.objectContaining({ repeats: 4 })]);
+    } finally {
+      await services.close();
+    }
   });
 });

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { MIGRATION_LOCK_KEY, openPostgres, type PostgresOptions } from '../../../src/lib/sql/postgres.ts';
 import type { Sql } from '../../../src/lib/sql/sql.ts';
-import { POSTGRES_SKIP_NOTE, type PostgresServer, postgresAvailable, startPostgres } from '../../support/postgres.ts';
+import { type PostgresServer, postgresAvailable, startPostgres } from '../../support/postgres.ts';
 import { eventually } from '../../support/smtp.ts';
 import { TEST_DATABASE } from '../../support/stores.ts';
 
@@ -277,8 +277,4 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL store', () => {
       await expect(sql.get('SELECT 1 AS one')).resolves.toEqual({ one: 1 });
     });
   });
-});
-
-describe.skipIf(postgresAvailable)('the PostgreSQL store', () => {
-  test.skip(POSTGRES_SKIP_NOTE, () => {});
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createLogger } from '../../../src/lib/log.ts';
 import { openStore } from '../../../src/lib/database/database.ts';
-import { POSTGRES_SKIP_NOTE, type PostgresServer, postgresAvailable, startPostgres } from '../../support/postgres.ts';
+import { type PostgresServer, postgresAvailable, startPostgres } from '../../support/postgres.ts';
 import { eventually } from '../../support/smtp.ts';
 import { TEST_DATABASE } from '../../support/stores.ts';
 
@@ -62,8 +62,4 @@ describe.skipIf(!postgresAvailable)('PostgreSQL going away under the store', () 
       await store.close();
     }
   });
-});
-
-describe.skipIf(postgresAvailable)('PostgreSQL going away under the store', () => {
-  test.skip(POSTGRES_SKIP_NOTE, () => {});
 });
