@@ -45,8 +45,8 @@ export const onRequest = defineMiddleware(async (context, next) => {
   context.locals.services = services;
   if (target.kind === 'elsewhere') return dressed(await next(), headers);
   const reply = await runPipeline({ request: context.request, target, socketAddress: clientAddress(context), services });
-  // A body refused before it was read whole: the connection closes with the answer, so a client's
-  // next request never goes out on a socket that still carries the rest (issue 39 item 19).
+  // A body a reader left half-read: the connection closes with the answer, so a client's next
+  // request never goes out on a socket that still carries the rest (issue 39 item 19).
   const own = leavesBodyUnread(context.request) ? { ...headers, connection: 'close' } : headers;
   switch (reply.kind) {
     case 'answer':

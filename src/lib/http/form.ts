@@ -46,12 +46,14 @@ export function markReadWhole(request: IncomingRequest): void {
 }
 
 /**
- * Whether a request's answer leaves part of its body unread (refused before or while it was read):
- * a server that will not read the rest must close the connection with the answer (issue 39 item 19).
- * Hint: a request that declares no body has none to leave.
+ * Whether a reader took a request's body and stopped before its end (a file past its limit): the
+ * rest is left on the connection, which must then close with the answer (issue 39 item 19).
+ * Hint: a body no reader touched (refused from its headers) is not one: Node's server reads it
+ * away itself after the answer and keeps the connection, and closing would cut a client still
+ * sending it (a `fetch` whose small post is refused for its origin fails with EPIPE).
  */
 export function leavesBodyUnread(request: IncomingRequest): boolean {
-  if (READ_WHOLE.has(request)) return false;
+  if (READ_WHOLE.has(request) || request.body?.locked !== true) return false;
   const length = request.headers.get('content-length');
   return request.headers.has('transfer-encoding') || (length !== null && length !== '0');
 }
