@@ -67,7 +67,7 @@ export function createDispatcher({
     if (front.check(req, res)) return;
     // Pages are only read: a post or a PATCH to one would get the page and a 200, which says "done".
     if (!WEB_METHODS.has(req.method ?? '') || (target.kind === 'elsewhere' && req.method !== 'GET' && req.method !== 'HEAD')) {
-      closeUnlessRead(req, res);
+      closeUnlessRead(req, res, false);
       send(req, res, renderJson(methodNotAllowed(target.kind === 'route' ? Object.keys(target.route.methods) : ['GET', 'HEAD'])));
       return discardBriefly(req);
     }
@@ -79,7 +79,7 @@ export function createDispatcher({
         return void render(astro, req, res, { services }).catch((error: unknown) => cut(req, res, error));
       }
       // Answered from the header: no need to wait for a body that may never come.
-      closeUnlessRead(req, res);
+      closeUnlessRead(req, res, false);
       send(req, res, renderJson(tooLarge));
       return discardBriefly(req);
     }
@@ -88,7 +88,7 @@ export function createDispatcher({
     if (!request) return send(req, res, renderJson(failure(400, texts.refusals.badRequest)));
     void runPipeline({ request, target, socketAddress: req.socket.remoteAddress ?? '', services })
       .then((reply) => {
-        closeUnlessRead(req, res);
+        closeUnlessRead(req, res, body.asked);
         switch (reply.kind) {
           case 'answer':
             return send(req, res, reply);
@@ -247,14 +247,27 @@ async function stream(
 }
 
 /**
- * Answers with `Connection: close` when the request's body has not been read whole: the rest is
- * only thrown away within a bound (`discardBriefly`) and the socket then cut, so a client must not
- * send its next request on it; with keep-alive it did, and that request met the cut (issue 39 item 19).
+ * Answers with `Connection: close` when the request's body will not be read whole: a reader took
+ * it and stopped (`taken`), or it is longer than `discardBriefly` reads away (or of no declared
+ * length). The socket is then cut, so a client must not send its next request on it; with
+ * keep-alive it did, and that request met the cut (issue 39 item 19).
  */
-function closeUnlessRead(req: IncomingMessage, res: ServerResponse): void {
+function closeUnlessRead(req: IncomingMessage, res: ServerResponse, taken: boolean): void {
   if (req.complete || res.headersSent) return;
   const length = req.headers['content-length'];
-  if (req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0')) res.shouldKeepAlive = false;
+  if (req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) return;
+  // A body no reader took, of a declared length `discardBriefly` reads whole: read away, and the
+  // connection kept; closing it would cut a client still sending it (a `fetch` then fails with EPIPE).
+  if (!taken && Number(length) <= DISCARD_LIMIT.bytes) return;
+  res.shouldKeepAlive = false;
+  // Node would destroy the socket as soon as the answer is written, resetting a client still
+  // sending before it reads the answer: the answer's end is sent (FIN) and the socket is cut
+  // only by `discardBriefly`'s bound, or by the client closing it.
+  const socket = req.socket;
+  socket.destroySoon = () => {
+    socket.end();
+    setTimeout(() => socket.destroy(), DISCARD_LIMIT.ms).unref();
+  };
 }
 
 /** How much of a refused body is read and thrown away, and for how long, before the socket is cut. */

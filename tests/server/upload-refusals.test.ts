@@ -88,19 +88,29 @@ async function page(site: Site, location: string): Promise<{ status: number; doc
 describe('on one keep-alive connection (issue 39 item 19)', () => {
   let site: Site;
   beforeAll(async () => {
-    site = await start({ UPLOAD_MAX_TOTAL_BYTES: '100000', RATE_LIMIT_MAX: '1000' });
+    site = await start({ UPLOAD_MAX_TOTAL_BYTES: '1500000', RATE_LIMIT_MAX: '1000' });
   }, 60_000);
 
-  test.each([
-    ['a photo past its field’s maxSize, refused while it is read', multipart(TEXT, [['photos', Buffer.concat([PNG, Buffer.alloc(300_000)]), 'big.png']])],
-    ['a drawing past the total, refused from its declared length', multipart(TEXT, [['drawing', Buffer.alloc(300_000, 'a'), 'plan.txt']])],
-  ])('a picture, then %s, then a third post: the refusal says Connection: close, and the third post is answered', async (_, oversize) => {
+  test.each<[string, Buffer, string | undefined]>([
+    [
+      'a photo past its field’s maxSize, refused while it is read',
+      multipart(TEXT, [['photos', Buffer.concat([PNG, Buffer.alloc(1_200_000)]), 'big.png']]),
+      undefined,
+    ],
+    [
+      'a drawing past the total and past what is read away (1 MB), refused from its declared length',
+      multipart(TEXT, [['drawing', Buffer.alloc(3_000_000, 'a'), 'plan.txt']]),
+      'close',
+    ],
+  ])('a picture, then %s, then a third post: the third post is answered', async (_, oversize, connection) => {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     try {
       const picture = await post(site, agent, multipart(TEXT, [['photos', PNG, 'a.png']]));
       const refused = await post(site, agent, oversize);
       const third = await post(site, agent, multipart({ ...TEXT, name: 'Third Post' }, [['photos', PNG, 'b.png']]));
-      expect([picture.status, refused.status, refused.headers.connection, third.status]).toEqual([200, 413, 'close', 200]);
+      expect([picture.status, refused.status, third.status]).toEqual([200, 413, 200]);
+      // Past what is read away, the server closes; a body that arrived whole leaves the connection usable.
+      expect(connection === undefined ? 'either' : refused.headers.connection).toBe(connection ?? 'either');
       expect(rows(site).messages.at(-1)).toEqual({ name: 'Third Post', status: 'pending' });
     } finally {
       agent.destroy();
