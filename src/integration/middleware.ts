@@ -11,6 +11,7 @@ import { defineMiddleware } from 'astro:middleware';
 import ownerOptions from 'virtual:site-forms/options';
 import type { APIContext, MiddlewareNext } from 'astro';
 import type { Services } from '../lib/app/services.ts';
+import { leavesBodyUnread } from '../lib/http/form.ts';
 import { isAddressedToSite, MISDIRECTED_MESSAGE } from '../lib/http/origin.ts';
 import type { Answer } from '../lib/http/outcome.ts';
 import { securityHeadersFor, withInlineSources } from '../lib/http/security-headers.ts';
@@ -44,16 +45,19 @@ export const onRequest = defineMiddleware(async (context, next) => {
   context.locals.services = services;
   if (target.kind === 'elsewhere') return dressedPage(await next(), context, headers);
   const reply = await runPipeline({ request: context.request, target, socketAddress: clientAddress(context), services });
+  // A body a reader left half-read: the connection closes with the answer, so a client's next
+  // request never goes out on a socket that still carries the rest (issue 39 item 19).
+  const own = leavesBodyUnread(context.request) ? { ...headers, connection: 'close' } : headers;
   switch (reply.kind) {
     case 'answer':
-      return dressed(toResponse(reply, context.request.method), headers);
+      return dressed(toResponse(reply, context.request.method), own);
     // The form's own route (refusal.astro, or the admin's page) renders the view, at this address.
     case 'form-view':
       context.locals.formView = reply;
-      return dressedPage(await next(), context, headers);
+      return dressedPage(await next(), context, own);
     case 'admin-refusal':
       context.locals.adminRefusal = reply;
-      return dressedPage(await next(), context, headers);
+      return dressedPage(await next(), context, own);
     default:
       return reply satisfies never;
   }

@@ -67,6 +67,7 @@ export function createDispatcher({
     if (front.check(req, res)) return;
     // Pages are only read: a post or a PATCH to one would get the page and a 200, which says "done".
     if (!WEB_METHODS.has(req.method ?? '') || (target.kind === 'elsewhere' && req.method !== 'GET' && req.method !== 'HEAD')) {
+      closeUnlessRead(req, res, false);
       send(req, res, renderJson(methodNotAllowed(target.kind === 'route' ? Object.keys(target.route.methods) : ['GET', 'HEAD'])));
       return discardBriefly(req);
     }
@@ -78,6 +79,7 @@ export function createDispatcher({
         return void render(astro, req, res, { services }).catch((error: unknown) => cut(req, res, error));
       }
       // Answered from the header: no need to wait for a body that may never come.
+      closeUnlessRead(req, res, false);
       send(req, res, renderJson(tooLarge));
       return discardBriefly(req);
     }
@@ -86,6 +88,7 @@ export function createDispatcher({
     if (!request) return send(req, res, renderJson(failure(400, texts.refusals.badRequest)));
     void runPipeline({ request, target, socketAddress: req.socket.remoteAddress ?? '', services })
       .then((reply) => {
+        closeUnlessRead(req, res, body.asked);
         switch (reply.kind) {
           case 'answer':
             return send(req, res, reply);
@@ -98,8 +101,9 @@ export function createDispatcher({
         }
       })
       .then(() => {
-        // A body refused before it was read (too large by its header, another site's, over budget): thrown away within a bound.
-        if (!body.asked) discardBriefly(req);
+        // A body refused before it was read whole (too large by its header, another site's, over
+        // budget, a file past its limit): thrown away within a bound, on a connection that then closes.
+        discardBriefly(req);
       })
       .catch((error: unknown) => cut(req, res, error));
   };
@@ -242,6 +246,30 @@ async function stream(
   }
 }
 
+/**
+ * Answers with `Connection: close` when the request's body will not be read whole: a reader took
+ * it and stopped (`taken`), or it is longer than `discardBriefly` reads away (or of no declared
+ * length). The socket is then cut, so a client must not send its next request on it; with
+ * keep-alive it did, and that request met the cut (issue 39 item 19).
+ */
+function closeUnlessRead(req: IncomingMessage, res: ServerResponse, taken: boolean): void {
+  if (req.complete || res.headersSent) return;
+  const length = req.headers['content-length'];
+  if (req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) return;
+  // A body no reader took, of a declared length `discardBriefly` reads whole: read away, and the
+  // connection kept; closing it would cut a client still sending it (a `fetch` then fails with EPIPE).
+  if (!taken && Number(length) <= DISCARD_LIMIT.bytes) return;
+  res.shouldKeepAlive = false;
+  // Node would destroy the socket as soon as the answer is written, resetting a client still
+  // sending before it reads the answer: the answer's end is sent (FIN) and the socket is cut
+  // only by `discardBriefly`'s bound, or by the client closing it.
+  const socket = req.socket;
+  socket.destroySoon = () => {
+    socket.end();
+    setTimeout(() => socket.destroy(), DISCARD_LIMIT.ms).unref();
+  };
+}
+
 /** How much of a refused body is read and thrown away, and for how long, before the socket is cut. */
 const DISCARD_LIMIT = { bytes: 1024 * 1024, ms: 1000 };
 
@@ -261,6 +289,8 @@ function discardBriefly(req: IncomingMessage): void {
     if (received > DISCARD_LIMIT.bytes) cut();
   });
   req.once('close', () => clearTimeout(timer));
+  // A reader that stopped (the upload's, at a file past its limit) left the request paused.
+  req.resume();
 }
 
 /** The requests whose rest is being thrown away: asked twice, they are cut by one bound, not two. */

@@ -204,6 +204,19 @@ describe('without JavaScript', () => {
   });
 });
 
+describe('without JavaScript, a file too large (issue 39 item 8)', () => {
+  test('the 413 brings the form back with what was typed, and names the limit as the page does', async () => {
+    const page = await visit(false);
+    await page.getByLabel('Name', { exact: true }).fill('Katherine Johnson');
+    await page.getByLabel('Email address').fill('katherine@example.org');
+    await page.getByLabel('CV').setInputFiles([{ name: 'huge.pdf', mimeType: 'application/pdf', buffer: pdf(4_000_001) }]);
+    await expect(loadsPage(page, () => page.getByRole('button', { name: 'Send application' }).click())).resolves.toBe(413);
+    await expect(page.getByLabel('Name', { exact: true }).inputValue()).resolves.toBe('Katherine Johnson');
+    await expect(page.getByLabel('Email address').inputValue()).resolves.toBe('katherine@example.org');
+    await expect(page.locator('body').textContent()).resolves.toContain('CV: a file is larger than 4 MB');
+  });
+});
+
 describe("the owner's download", () => {
   test('signed in, the owner opens the message and downloads its file, byte for byte', async () => {
     const page = await visit(true);

@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { type IncomingHttpHeaders, request as httpRequest } from 'node:http';
+import { Agent, type IncomingHttpHeaders, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -256,6 +256,79 @@ describe("an owner's Astro site with integrations: [siteForms()]", () => {
     const document = await page(response);
     expect(document.querySelector('[data-bakery-header]')).not.toBeNull();
     expect(document.querySelector('form#contact-form')?.getAttribute('action')).toBe('/api/contact');
+  });
+});
+
+describe('a form with a file field, in an owner’s server (issue 39 items 1 and 19)', () => {
+  const PNG = Buffer.from(
+    '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8ffff3f0005fe02fea7d6a0a80000000049454e44ae426082',
+    'hex',
+  );
+  let site: Site;
+  beforeAll(async () => {
+    site = await start({ RATE_LIMIT_MAX: '1000' });
+  });
+
+  /** The form as Chromium posts it without JavaScript: multipart, with the photo. */
+  function withPhoto(fields: Record<string, string>, photo: Buffer): FormData {
+    const body = new FormData();
+    for (const [name, value] of Object.entries(fields)) body.append(name, value);
+    body.append('photo', new Blob([new Uint8Array(photo)], { type: 'image/png' }), 'cake.png');
+    return body;
+  }
+
+  test('without JavaScript, a valid post with its photo: 303 to the thank-you page, the message stored for delivery, not held', async () => {
+    const body = withPhoto({ ...valid, name: 'Photo Baker' }, PNG);
+    const response = await fetch(`${site.url}/api/contact`, { method: 'POST', body, headers: { ...NAVIGATION, origin: site.url }, redirect: 'manual' });
+    expect([response.status, response.headers.get('location')]).toEqual([303, '/thank-you/contact/']);
+    expect(stored(site)).toContainEqual({ name: 'Photo Baker', status: 'pending' });
+  });
+
+  test('without JavaScript, a refused post with its photo: the form again with the typed text, not a 500', async () => {
+    const body = withPhoto({ ...valid, email: 'not-an-address', name: 'Refused Baker' }, PNG);
+    const refused = await fetch(`${site.url}/api/contact`, { method: 'POST', body, headers: { ...NAVIGATION, origin: site.url }, redirect: 'manual' });
+    expect(refused.status).toBe(303);
+    const again = await fetch(new URL(refused.headers.get('location')!, site.url), { headers: NAVIGATION, redirect: 'manual' });
+    expect(again.status).toBe(400);
+    const document = await page(again);
+    expect(document.querySelector<HTMLInputElement>('input[name="name"]')?.getAttribute('value')).toBe('Refused Baker');
+    expect(stored(site).map((row) => row.name)).not.toContain('Refused Baker');
+  });
+
+  test('a picture, a photo past its maxSize and a third post on one keep-alive connection: the 413 closes it, the third is answered', async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const send = async (fields: Record<string, string>, photo: Buffer) => {
+      const request = new Request('http://x/', { method: 'POST', body: withPhoto(fields, photo) });
+      const bytes = Buffer.from(await request.arrayBuffer());
+      return new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+        let answered = false;
+        const req = httpRequest(`${site.url}/api/contact`, {
+          method: 'POST',
+          agent,
+          headers: { 'content-type': request.headers.get('content-type')!, 'content-length': String(bytes.length) },
+        });
+        req.on('response', (res) => {
+          res.resume();
+          res.on('end', () => {
+            answered = true;
+            resolve({ status: res.statusCode ?? 0, connection: res.headers.connection });
+          });
+        });
+        req.on('error', (error) => {
+          if (!answered) reject(error);
+        });
+        req.end(bytes);
+      });
+    };
+    try {
+      const picture = await send({ ...valid, name: 'First Baker' }, PNG);
+      const refused = await send({ ...valid, name: 'Large Baker' }, Buffer.concat([PNG, Buffer.alloc(300_000)]));
+      const third = await send({ ...valid, name: 'Third Baker' }, PNG);
+      expect([picture.status, refused.status, refused.connection, third.status]).toEqual([200, 413, 'close', 200]);
+      expect(stored(site)).toContainEqual({ name: 'Third Baker', status: 'pending' });
+    } finally {
+      agent.destroy();
+    }
   });
 });
 

@@ -84,7 +84,7 @@ describe('files over the built server, in the local folder', () => {
   test('refused posts leave nothing: a file past its maxSize (413 naming the field), a type not accepted, too many files', async () => {
     const before = rows(site);
     const big = await send(site, [['photos', Buffer.concat([PNG, Buffer.alloc(3000)]), 'big.png']]);
-    expect([big.status, await big.json()]).toEqual([413, { success: false, error: 'Photos: a file is larger than 2 KB' }]);
+    expect([big.status, await big.json()]).toEqual([413, { success: false, error: 'Photos: a file is larger than 2 kB' }]);
     const wrong = await send(site, [['drawing', PNG, 'plan.pdf']]);
     expect([wrong.status, await wrong.json()]).toEqual([
       400,
@@ -177,7 +177,7 @@ test('uploads meet the rate limit before they are read, and a declared length pa
     );
   });
   expect(declared.split('\r\n', 1)[0]).toBe('HTTP/1.1 413 Payload Too Large');
-  expect(declared).toContain('{"success":false,"error":"The files are too large together; the limit is 97 KB"}');
+  expect(declared).toContain('{"success":false,"error":"The files are too large together; the limit is 100 kB"}');
 }, 60_000);
 
 describe('files in an S3-compatible store (s3rver)', () => {

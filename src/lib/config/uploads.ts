@@ -19,6 +19,8 @@ const VARIABLES = {
     '',
   ),
   S3_REGION: v.optional(v.pipe(v.string(), v.trim(), v.regex(/^[a-z0-9-]{0,40}$/, 'must be a region name such as us-east-1')), ''),
+  // A write to the store that takes longer fails with a 503 and keeps nothing (issue 39 item 18, decision 0202).
+  S3_TIMEOUT_SECONDS: v.optional(integer(1, 3_600), '30'),
   S3_ACCESS_KEY_ID: optionalText,
   S3_SECRET_ACCESS_KEY: optionalText,
   CLAMD_SOCKET: optionalText,
@@ -26,7 +28,7 @@ const VARIABLES = {
   CLAMD_PORT: v.optional(v.union([v.literal(''), integer(1, 65535)]), ''),
 };
 
-/** UPLOAD_MAX_TOTAL_BYTES, UPLOAD_DISK_MIN_FREE_BYTES, UPLOAD_TIMEOUT_SECONDS, S3_* and CLAMD_*: each half-set pair fails at start, naming what is missing. */
+/** UPLOAD_MAX_TOTAL_BYTES, UPLOAD_DISK_MIN_FREE_BYTES, UPLOAD_TIMEOUT_SECONDS, S3_* (S3_TIMEOUT_SECONDS among them) and CLAMD_*: each half-set pair fails at start, naming what is missing. */
 export const uploads: ConfigConcern<UploadsConfig> = {
   read(env) {
     const { config: e, problems } = readVariables(VARIABLES, env);
@@ -46,6 +48,7 @@ export const uploads: ConfigConcern<UploadsConfig> = {
             region: e.S3_REGION || 'us-east-1',
             accessKeyId: e.S3_ACCESS_KEY_ID,
             secretAccessKey: e.S3_SECRET_ACCESS_KEY,
+            timeoutMs: e.S3_TIMEOUT_SECONDS * 1000,
           }
         : undefined;
     const clamd: ClamdAddress | undefined = e.CLAMD_SOCKET

@@ -1,6 +1,6 @@
 import type { IncomingRequest } from '../http/form.ts';
 import type { NewFile } from '../files/files.ts';
-import type { ReceivedFile } from '../files/multipart.ts';
+import type { ReceivedFile, UploadRead } from '../files/multipart.ts';
 import type { Uploads } from '../files/uploads.ts';
 import { type FieldValue, type FormDefinition, parseForm, takesFiles, thanksPath, visibleFieldNames } from '../forms/definition.ts';
 import { contactForm, formNamed } from '../forms/registry.ts';
@@ -65,19 +65,16 @@ export async function handleSubmission(
 async function receive(
   definition: FormDefinition,
   request: IncomingRequest,
-  form: Awaited<ReturnType<typeof readForm>>,
+  form: Awaited<ReturnType<typeof readForm>> | Exclude<UploadRead, { ok: true }>,
   files: readonly ReceivedFile[],
   { submissions, logger, onStored, spam, uploads }: ContactDeps,
   { ip, person = false }: RequestContext,
   fileErrors: Record<string, [string, ...string[]]> = {},
 ): Promise<Outcome> {
-  if (!form.ok) return form.failure;
+  // A refusal made while reading (a file too large) still gives back what was typed before it (issue 39 item 8).
+  if (!form.ok) return 'fields' in form && form.fields ? { ...form.failure, values: typedValues(definition, form.fields) } : form.failure;
 
-  const values: FormValues = {};
-  for (const field of visibleFieldNames(definition)) {
-    const value = form.fields[field];
-    if (typeof value === 'string') values[field] = value;
-  }
+  const values = typedValues(definition, form.fields);
   const parsed = parseForm(definition, files.length > 0 ? withFiles(form.fields, files) : form.fields);
   if (!parsed.ok || Object.keys(fileErrors).length > 0) return invalid({ ...(parsed.ok ? {} : parsed.errors), ...fileErrors }, values);
   const { columns, fields } = splitValues(parsed.values, definition);
@@ -141,6 +138,16 @@ async function receive(
   // Accepted means "stored"; delivery happens from the outbox.
   onStored?.(id);
   return accepted();
+}
+
+/** What a person typed into the form's visible fields, to show the form again with it. */
+function typedValues(definition: FormDefinition, fields: Record<string, unknown>): FormValues {
+  const values: FormValues = {};
+  for (const field of visibleFieldNames(definition)) {
+    const value = fields[field];
+    if (typeof value === 'string') values[field] = value;
+  }
+  return values;
 }
 
 /** The fields with each file field's files in place of its value, as the form's rules count them. */

@@ -28,6 +28,12 @@ export interface FileRecords {
   /** One file by its id, or `undefined`. */
   fileById(id: string): Promise<StoredFile | undefined>;
   /**
+   * One file by its id while its message is kept and not marked as spam by the owner (or about to
+   * be, once its send ends), or `undefined`: what a signed link may open (issue 39 item 15).
+   * Hint: a message the filter holds keeps its files' links, which its `contact.held` alert carries.
+   */
+  linkedFile(id: string): Promise<StoredFile | undefined>;
+  /**
    * Removes from the storage, then from the table, the files of messages that are gone (deleted,
    * erased, past retention, spam cleared), at most `limit` a call; answers how many went.
    * Hint: the object first, so a failure leaves the row to find again; a missing object is no failure.
@@ -94,6 +100,18 @@ export function createFileRecords(sql: Sql): FileRecords {
       (await sql.all<Row>(`SELECT ${COLUMNS} FROM files WHERE submission_id = ? ORDER BY position`, [submissionId])).map(fromRow),
     fileById: async (id) => {
       const row = await sql.get<Row>(`SELECT ${COLUMNS} FROM files WHERE id = ?`, [id]);
+      return row && fromRow(row);
+    },
+    linkedFile: async (id) => {
+      const columns = COLUMNS.split(', ')
+        .map((column) => `files.${column}`)
+        .join(', ');
+      const row = await sql.get<Row>(
+        `SELECT ${columns} FROM files JOIN submissions ON submissions.id = files.submission_id
+         WHERE files.id = ? AND (submissions.requested IS NULL OR submissions.requested <> 'hold')
+           AND NOT (submissions.status = 'spam' AND submissions.spam_reasons LIKE ?)`,
+        [id, '%"marked-by-owner"%'],
+      );
       return row && fromRow(row);
     },
     async sweep(storage, limit = 100) {

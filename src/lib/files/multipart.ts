@@ -8,9 +8,10 @@ import { Readable } from 'node:stream';
 import busboy from 'busboy';
 import { fileTypeFromFile } from 'file-type';
 import { DEFAULT_FILE_MAX_SIZE, type FieldDefinition, type FormDefinition, type FormErrors } from '../forms/definition.ts';
-import { BODY_LIMIT_BYTES, declaredPast, type FormFields, type IncomingRequest, readForm } from '../http/form.ts';
+import { BODY_LIMIT_BYTES, declaredPast, type FormFields, type IncomingRequest, markReadWhole, readForm, rememberForm } from '../http/form.ts';
 import { type Failure, failure } from '../http/outcome.ts';
-import { texts } from '../i18n/texts.ts';
+import { language, texts } from '../i18n/texts.ts';
+import { formatSize } from './size.ts';
 
 /** A file of a post, written to its temp file as it arrived: its size counted, its type read from its bytes. */
 export type ReceivedFile = {
@@ -29,13 +30,31 @@ export type ReceivedFile = {
  * `discard` once done), and the files refused at their field (a type not accepted); or the
  * failure to answer with, every temp file already removed.
  */
-export type UploadRead = { ok: true; fields: FormFields; files: ReceivedFile[]; errors: FormErrors } | { ok: false; failure: Failure };
+export type UploadRead =
+  | { ok: true; fields: FormFields; files: ReceivedFile[]; errors: FormErrors }
+  | { ok: false; failure: Failure; fields?: FormFields | undefined };
 
 /**
  * The limits of one post with files: its files together, its other fields together (BODY_LIMIT_BYTES,
  * as a post without files), and the time it may take to arrive whole (UPLOAD_TIMEOUT_SECONDS).
  */
-export type UploadLimits = { maxTotalBytes: number; fieldsBytes?: number; timeoutMs?: number | undefined };
+export type UploadLimits = {
+  maxTotalBytes: number;
+  fieldsBytes?: number;
+  timeoutMs?: number | undefined;
+  /**
+   * Asked once, as the first file arrives (its bytes wait meanwhile): a failure to answer with
+   * instead of writing it (a disk below UPLOAD_DISK_MIN_FREE_BYTES), or undefined to go on.
+   * Hint: asked at the first file, not before the read, so a post without files never meets it.
+   */
+  beforeFirstFile?: (() => Promise<Failure | undefined>) | undefined;
+};
+
+/**
+ * The bytes of a body beyond its fields and counted files that a read allows: the parts' headers
+ * and boundaries (400 parts at most) and the chunks the parser holds before it tells a file's bytes.
+ */
+const UNCOUNTED_ROOM = 256 * 1024;
 
 /** How much of a file's start is kept to tell text from bytes. */
 const HEAD_BYTES = 8 * 1024;
@@ -61,7 +80,6 @@ export async function readUpload(request: IncomingRequest, form: FormDefinition,
   if ((request.headers.get('content-encoding') ?? 'identity').trim().toLowerCase() !== 'identity')
     return { ok: false, failure: failure(415, texts.refusals.formEncoding) };
   const fileFields = new Map(form.fields.filter((field) => field.type === 'file').map((field) => [field.name, field]));
-  await mkdir(incoming, { recursive: true });
   const body = bodyStream(request);
   const files: ReceivedFile[] = [];
   const writing = new Set<WriteStream>();
@@ -83,8 +101,17 @@ export async function readUpload(request: IncomingRequest, form: FormDefinition,
       clearTimeout(deadline);
       body.unpipe(parser);
       for (const stream of writing) stream.destroy();
-      resolve({ ok: false, failure: answer });
+      // What was typed before the refusal, so a person's page shows it again (issue 39 item 8).
+      resolve({ ok: false, failure: answer, ...(Object.keys(fields).length > 0 && { fields }) });
     };
+    // Every byte of every part counts, kept or not: a part thrown away is no way past the total (issue 39 item 16).
+    const count = (bytes: number): boolean => {
+      total += bytes;
+      if (total <= limits.maxTotalBytes) return true;
+      stop(totalTooLarge(limits.maxTotalBytes));
+      return false;
+    };
+    let firstFile: Promise<Failure | undefined> | undefined;
     try {
       parser = busboy({
         headers: { 'content-type': contentType },
@@ -110,29 +137,50 @@ export async function readUpload(request: IncomingRequest, form: FormDefinition,
       if (!Object.hasOwn(fields, name)) fields[name] = value;
     });
     parser.on('file', (name, stream, info) => {
+      if (settled) return void stream.resume();
       const field = fileFields.get(name);
-      const count = (counts.get(name) ?? 0) + 1;
-      // A part for a field that takes no file, or an input left empty (a browser sends a part without a name): nothing to keep.
-      if (settled || !field || info.filename === undefined || info.filename === '') return void stream.resume();
-      counts.set(name, count);
-      if (count > (field.maxFiles ?? 1)) {
-        errors[name] = [texts.validation.tooManyFiles(field.label, field.maxFiles ?? 1)];
-        return void stream.resume();
+      // A file where the form takes none is no browser's post: refused at once, its bytes not read on.
+      if (!field) return stop(failure(400, texts.refusals.formUnreadable));
+      // An input left empty: a browser sends a part with no name and no bytes; one with bytes is refused at its first.
+      if (info.filename === undefined || info.filename === '') {
+        stream.on('data', () => stop(failure(400, texts.refusals.formUnreadable)));
+        return;
       }
+      const filename = info.filename;
+      const number = (counts.get(name) ?? 0) + 1;
+      counts.set(name, number);
+      if (number > (field.maxFiles ?? 1)) {
+        errors[name] = [texts.validation.tooManyFiles(field.label, field.maxFiles ?? 1)];
+        // Not kept, but its bytes still count against the total.
+        stream.on('data', (chunk: Buffer) => void count(chunk.length));
+        return;
+      }
+      // Its bytes wait until the first file may be written; the read's end waits for this file.
+      stream.pause();
+      firstFile ??= readyForFiles(incoming, limits.beforeFirstFile);
+      pending.push(
+        firstFile.then((refusal) => {
+          if (refusal) return stop(refusal);
+          if (settled) return void stream.resume();
+          return keep(name, field, stream, filename);
+        }),
+      );
+    });
+    /** Writes a file to its temp file as it arrives, counted against its field's maxSize and the total; settles once it is written and typed. */
+    const keep = (name: string, field: FieldDefinition, stream: Readable, filename: string): Promise<void> => {
       const path = join(incoming, randomUUID());
       const out = createWriteStream(path, { flags: 'wx' });
       writing.add(out);
       closed.push(once(out, 'close').catch(() => {}));
-      const file: ReceivedFile = { field: name, name: displayName(info.filename), size: 0, type: 'application/octet-stream', path };
+      const file: ReceivedFile = { field: name, name: displayName(filename), size: 0, type: 'application/octet-stream', path };
       files.push(file);
       const head: Buffer[] = [];
       let headSize = 0;
       const maxSize = field.maxSize ?? DEFAULT_FILE_MAX_SIZE;
       stream.on('data', (chunk: Buffer) => {
         file.size += chunk.length;
-        total += chunk.length;
         if (file.size > maxSize) return stop(failure(413, fileTooLarge(field, maxSize), { field: name }));
-        if (total > limits.maxTotalBytes) return stop(totalTooLarge(limits.maxTotalBytes));
+        if (!count(chunk.length)) return;
         if (headSize < HEAD_BYTES) {
           head.push(chunk.subarray(0, HEAD_BYTES - headSize));
           headSize += Math.min(chunk.length, HEAD_BYTES - headSize);
@@ -142,35 +190,45 @@ export async function readUpload(request: IncomingRequest, form: FormDefinition,
           out.once('drain', () => stream.resume());
         }
       });
-      pending.push(
-        new Promise<void>((done) => {
-          stream.once('end', () => out.end());
-          out.once('close', () => {
-            writing.delete(out);
-            done();
-          });
-          out.once('error', () => stop(failure(503, texts.refusals.uploadsUnavailable, { headers: { 'retry-after': '60' } })));
-        }).then(async () => {
-          if (settled) return;
-          file.type = await typeOf(file, Buffer.concat(head));
-          if (field.accept && !accepts(field.accept, file)) {
-            errors[name] = [...(errors[name] ?? []), texts.validation.fileType(field.label, field.accept.join(', '))];
-          }
-        }),
-      );
-    });
+      const written = new Promise<void>((done) => {
+        stream.once('end', () => out.end());
+        out.once('close', () => {
+          writing.delete(out);
+          done();
+        });
+        out.once('error', () => stop(failure(503, texts.refusals.uploadsUnavailable, { headers: { 'retry-after': '60' } })));
+      }).then(async () => {
+        if (settled) return;
+        file.type = await typeOf(file, Buffer.concat(head));
+        if (field.accept && !accepts(field.accept, file)) {
+          errors[name] = [...(errors[name] ?? []), texts.validation.fileType(field.label, field.accept.join(', '))];
+        }
+      });
+      stream.resume();
+      return written;
+    };
     const limitHit = () => stop(failure(413, texts.refusals.tooLarge(Math.floor(fieldsBytes / 1024))));
     parser.on('partsLimit', limitHit);
     parser.on('filesLimit', limitHit);
     parser.on('fieldsLimit', limitHit);
     parser.on('error', () => stop(failure(400, texts.refusals.formUnreadable)));
     parser.on('close', () => {
+      // The parser saw the closing boundary: the body was read to its end.
+      markReadWhole(request);
       void Promise.all(pending).then(() => {
         if (settled) return;
         settled = true;
         clearTimeout(deadline);
         resolve({ ok: true, fields, files, errors });
       });
+    });
+    // The body's own bytes, counted as they come: a field's are told only once it has ended, so a
+    // 200 MB field would be read whole; past the fields' limit (and room for the parts' headers
+    // and what the parser holds) beside the files counted, the read stops (issue 39 item 16).
+    let bodyBytes = 0;
+    body.on('data', (chunk: Buffer) => {
+      bodyBytes += chunk.length;
+      if (bodyBytes - total > fieldsBytes + UNCOUNTED_ROOM) stop(failure(413, texts.refusals.tooLarge(Math.floor(fieldsBytes / 1024))));
     });
     // A body that breaks off (the client went away, the request timed out) leaves nothing behind.
     body.on('error', () => stop(failure(400, texts.refusals.formUnreadable)));
@@ -181,7 +239,71 @@ export async function readUpload(request: IncomingRequest, form: FormDefinition,
     await Promise.all(closed);
     await discard(files);
   }
+  // The body is read: whoever asks for the form again (the pipeline, for `_next`) gets these fields.
+  rememberForm(request, result.ok ? { ok: true, fields: result.fields } : { ok: false, failure: result.failure });
   return result;
+}
+
+/**
+ * The fields a post with files sends before its first file, read to show a refused post's form
+ * again with what was typed (a 413 from the declared length, a 403, a 429): nothing past the first
+ * file with a name, nor past `fieldsBytes` of the body, is read; none when the post is not multipart.
+ * Hint: a browser sends the fields in the form's order, so the text fields above a file field
+ * come first; the rest of the body is left unread, and the server closes the connection.
+ */
+export async function readFieldsAhead(request: IncomingRequest, fieldsBytes = BODY_LIMIT_BYTES): Promise<FormFields> {
+  const fields: FormFields = Object.create(null);
+  const contentType = request.headers.get('content-type') ?? '';
+  if (contentType.split(';', 1)[0]!.trim().toLowerCase() !== 'multipart/form-data') return fields;
+  if ((request.headers.get('content-encoding') ?? 'identity').trim().toLowerCase() !== 'identity') return fields;
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({ headers: { 'content-type': contentType }, defParamCharset: 'utf8', limits: { fieldSize: fieldsBytes, fields: 200, parts: 400 } });
+  } catch {
+    return fields;
+  }
+  const body = bodyStream(request);
+  await new Promise<void>((resolve) => {
+    let read = 0;
+    let settled = false;
+    const done = () => {
+      if (settled) return;
+      settled = true;
+      body.unpipe(parser);
+      body.off('data', counted);
+      resolve();
+    };
+    const counted = (chunk: Buffer) => {
+      read += chunk.length;
+      if (read > fieldsBytes) done();
+    };
+    parser.on('field', (name, value) => {
+      if (!settled && !Object.hasOwn(fields, name)) fields[name] = value;
+    });
+    parser.on('file', (_name, stream, info) => {
+      if (info.filename) return done();
+      stream.resume();
+    });
+    for (const event of ['close', 'error', 'partsLimit', 'fieldsLimit']) parser.on(event, done);
+    body.on('error', done);
+    body.on('aborted', done);
+    body.on('data', counted);
+    body.pipe(parser);
+  });
+  rememberForm(request, { ok: true, fields });
+  return fields;
+}
+
+/** Whether files may be written now: the caller's own check (the disk's room), then the incoming folder, made when missing; a failure to answer with if not. */
+async function readyForFiles(incoming: string, check: UploadLimits['beforeFirstFile']): Promise<Failure | undefined> {
+  const refusal = await check?.();
+  if (refusal) return refusal;
+  try {
+    await mkdir(incoming, { recursive: true });
+    return undefined;
+  } catch {
+    return failure(503, texts.refusals.uploadsUnavailable, { headers: { 'retry-after': '60' } });
+  }
 }
 
 /** Removes the temp files of a post: after it is stored, and after any refusal. */
@@ -202,17 +324,11 @@ function timedOut(): Failure {
 }
 
 function totalTooLarge(maxTotalBytes: number): Failure {
-  return failure(413, texts.refusals.uploadTooLarge(sizeInWords(maxTotalBytes)));
+  return failure(413, texts.refusals.uploadTooLarge(formatSize(maxTotalBytes, language)));
 }
 
 function fileTooLarge(field: FieldDefinition, maxSize: number): string {
-  return texts.validation.fileTooLarge(field.label, sizeInWords(maxSize));
-}
-
-/** A size as a visitor reads it: `25 MB`, `1.5 MB`, `2 KB` (whole kilobytes below a megabyte). */
-export function sizeInWords(bytes: number): string {
-  const MB = 1024 * 1024;
-  return bytes >= MB ? `${Math.round((bytes / MB) * 10) / 10} MB` : `${Math.max(1, Math.floor(bytes / 1024))} KB`;
+  return texts.validation.fileTooLarge(field.label, formatSize(maxSize, language));
 }
 
 /** A file name as the owner may read it: its last segment (a browser may send a path), without control characters, at most 200 characters. */

@@ -28,7 +28,15 @@ export type FileStorage = {
 };
 
 /** An S3-compatible object store (S3_*): path-style addressing, as MinIO, Garage and SeaweedFS want. */
-export type S3Settings = { endpoint: string; bucket: string; region: string; accessKeyId?: string | undefined; secretAccessKey?: string | undefined };
+export type S3Settings = {
+  endpoint: string;
+  bucket: string;
+  region: string;
+  accessKeyId?: string | undefined;
+  secretAccessKey?: string | undefined;
+  /** How long a write (a put, a removal) may take, retries included, before it fails (S3_TIMEOUT_SECONDS); none when undefined. */
+  timeoutMs?: number | undefined;
+};
 
 /** Where the files go: the local folder under `dataDir`, or the object store when `s3` is set; `listPageSize` (S3's 1000 by default) is smaller only in tests of the paging. */
 export type FileStorageSettings = { dataDir: string; s3?: S3Settings | undefined; listPageSize?: number | undefined };
@@ -184,11 +192,19 @@ function s3Storage(settings: S3Settings, listPageSize = 1000): FileStorage {
       }),
     })));
   const Bucket = settings.bucket;
+  // A store that accepts and never answers must not hold the visitor's post, nor its temp file (issue 39 item 18).
+  const limited = () => (settings.timeoutMs === undefined ? {} : { abortSignal: AbortSignal.timeout(settings.timeoutMs) });
   const storage: FileStorage = {
     describe: `the bucket ${settings.bucket} at ${safeEndpoint(settings.endpoint)}`,
     async put(key, file, size, type) {
       const { s3, client } = await connect();
-      await client.send(new s3.PutObjectCommand({ Bucket, Key: requireKey(key), Body: createReadStream(file), ContentLength: size, ContentType: type }));
+      const Body = createReadStream(file);
+      try {
+        await client.send(new s3.PutObjectCommand({ Bucket, Key: requireKey(key), Body, ContentLength: size, ContentType: type }), limited());
+      } finally {
+        // An aborted put leaves its file open otherwise.
+        Body.destroy();
+      }
     },
     async open(key) {
       const { s3, client } = await connect();
@@ -197,7 +213,7 @@ function s3Storage(settings: S3Settings, listPageSize = 1000): FileStorage {
     },
     async remove(key) {
       const { s3, client } = await connect();
-      await client.send(new s3.DeleteObjectCommand({ Bucket, Key: requireKey(key) }));
+      await client.send(new s3.DeleteObjectCommand({ Bucket, Key: requireKey(key) }), limited());
     },
     async *list(olderThan) {
       const { s3, client } = await connect();

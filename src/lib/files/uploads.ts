@@ -15,7 +15,7 @@ import { createFileStorage, type FileStorage, freeBytes, incomingFolder, newStor
 export type UploadSettings = {
   /** The most bytes of files one post may carry (UPLOAD_MAX_TOTAL_BYTES). */
   maxTotalBytes: number;
-  /** Below this many free bytes on the disk of DATA_DIR/files, uploads are refused with a 503 before reading (UPLOAD_DISK_MIN_FREE_BYTES). */
+  /** Below this many free bytes on the disk of DATA_DIR/files, a post's first file is refused with a 503 (UPLOAD_DISK_MIN_FREE_BYTES); posts without files go on. */
   diskMinFreeBytes: number;
   /** How long a post with files may take to arrive whole, in ms (UPLOAD_TIMEOUT_SECONDS); past it, a 408 and nothing kept. */
   timeoutMs?: number;
@@ -31,7 +31,7 @@ export type Kept = { ok: true; records: NewFile[] } | { ok: false; failure: Fail
 /** Files with a message, from the post to the storage: the one service the handlers, the housekeeping and the doctor use. */
 export type Uploads = {
   readonly storage: FileStorage;
-  /** Reads a post of a form with files, or answers 503 before reading when the disk is below UPLOAD_DISK_MIN_FREE_BYTES. */
+  /** Reads a post of a form with files; its first file is refused with a 503 when the disk is below UPLOAD_DISK_MIN_FREE_BYTES (a post without files is read as ever). */
   read(request: IncomingRequest, form: FormDefinition): Promise<UploadRead>;
   /** Scans each file (with clamd configured) and puts it into the storage; on any refusal nothing stays stored. */
   keep(files: readonly ReceivedFile[], form: FormDefinition, client?: string): Promise<Kept>;
@@ -68,17 +68,18 @@ export function createUploads(
   let clamdDown = false;
   const uploads: Uploads = {
     storage,
-    async read(request, form) {
-      try {
-        if ((await freeBytes(incoming)) < settings.diskMinFreeBytes) {
+    read(request, form) {
+      // Asked as the first file arrives: a post without files is no use of the disk, and a low disk must not take the form down (issue 39 item 17).
+      const beforeFirstFile = async () => {
+        try {
+          if ((await freeBytes(incoming)) >= settings.diskMinFreeBytes) return undefined;
           logger.warn('upload.disk_full', { freeBelow: settings.diskMinFreeBytes });
-          return { ok: false, failure: unavailable() };
+        } catch (error) {
+          logger.error('upload.incoming_unusable', { error: describeError(error) });
         }
-      } catch (error) {
-        logger.error('upload.incoming_unusable', { error: describeError(error) });
-        return { ok: false, failure: unavailable() };
-      }
-      return readUpload(request, form, incoming, { maxTotalBytes: settings.maxTotalBytes, timeoutMs: settings.timeoutMs });
+        return unavailable();
+      };
+      return readUpload(request, form, incoming, { maxTotalBytes: settings.maxTotalBytes, timeoutMs: settings.timeoutMs, beforeFirstFile });
     },
     async keep(files, form, client) {
       if (clamd) {
@@ -108,11 +109,13 @@ export function createUploads(
         for (const file of files) {
           const id = newFileId();
           const record: NewFile = { id, field: file.field, name: file.name, size: file.size, type: file.type, storageKey: newStorageKey(id) };
-          records.push(record);
           await storage.put(record.storageKey, file.path, file.size, file.type);
+          records.push(record);
         }
       } catch (error) {
         logger.error('upload.storage_failed', { storage: storage.describe, error: describeError(error) });
+        // What was stored goes again; an object a failed put may have left (a store that stopped
+        // answering) has no row, and the orphan sweep takes it (decision 0183), not this visitor's wait.
         await uploads.unstore(records);
         return { ok: false, failure: unavailable() };
       }

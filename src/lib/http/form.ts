@@ -35,7 +35,37 @@ export type FormResult = { ok: true; fields: FormFields } | { ok: false; failure
 const FORM_TYPES = ['multipart/form-data', 'application/x-www-form-urlencoded'];
 
 /** Each request's form as first read, so the pipeline can read `_next` after the handler without parsing twice. */
-const READ = new WeakMap<IncomingRequest, { limit: number; result: Promise<FormResult> }>();
+const READ = new WeakMap<IncomingRequest, { limit: number | 'any'; result: Promise<FormResult> }>();
+
+/** The requests whose body a reader has read to its end (src/lib/files/multipart.ts marks its own). */
+const READ_WHOLE = new WeakSet<IncomingRequest>();
+
+/** Says that a request's body was read to its end: its connection may carry the next request. */
+export function markReadWhole(request: IncomingRequest): void {
+  READ_WHOLE.add(request);
+}
+
+/**
+ * Whether a reader took a request's body and stopped before its end (a file past its limit): the
+ * rest is left on the connection, which must then close with the answer (issue 39 item 19).
+ * Hint: a body no reader touched (refused from its headers) is not one: Node's server reads it
+ * away itself after the answer and keeps the connection, and closing would cut a client still
+ * sending it (a `fetch` whose small post is refused for its origin fails with EPIPE).
+ */
+export function leavesBodyUnread(request: IncomingRequest): boolean {
+  if (READ_WHOLE.has(request) || request.body?.locked !== true) return false;
+  const length = request.headers.get('content-length');
+  return request.headers.has('transfer-encoding') || (length !== null && length !== '0');
+}
+
+/**
+ * Keeps what another reader made of a request's form (the reader of posts with files,
+ * src/lib/files/multipart.ts), so a later `readForm` of the same request answers it, whatever its
+ * limit, instead of reading a body that reader has taken (issue 39 item 1).
+ */
+export function rememberForm(request: IncomingRequest, result: FormResult): void {
+  READ.set(request, { limit: 'any', result: Promise.resolve(result) });
+}
 
 /**
  * Reads a form post as browsers send it, refusing other content types (415), bodies past
@@ -45,7 +75,7 @@ const READ = new WeakMap<IncomingRequest, { limit: number; result: Promise<FormR
  */
 export function readForm(request: IncomingRequest, limit = BODY_LIMIT_BYTES): Promise<FormResult> {
   const read = READ.get(request);
-  if (read?.limit === limit) return read.result;
+  if (read && (read.limit === limit || read.limit === 'any')) return read.result;
   const result = parseFormOf(request, limit);
   READ.set(request, { limit, result });
   return result;
@@ -137,14 +167,20 @@ export function tooLargeMessage(limit = BODY_LIMIT_BYTES): string {
 }
 
 async function readBody(request: IncomingRequest, limit: number): Promise<Uint8Array<ArrayBuffer> | 'too-large' | 'unreadable'> {
-  if (!request.body) return new Uint8Array();
+  if (!request.body) {
+    markReadWhole(request);
+    return new Uint8Array();
+  }
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      if (done) break;
+      if (done) {
+        markReadWhole(request);
+        break;
+      }
       size += value.byteLength;
       if (size > limit) {
         void reader.cancel().catch(() => {});

@@ -1,8 +1,8 @@
 import type { UploadSettings } from '../files/uploads.ts';
-import { sizeInWords } from '../files/multipart.ts';
+import { formatSize } from '../files/size.ts';
 import { BODY_LIMIT_BYTES, declaredPast, tooLargeMessage } from '../http/form.ts';
 import { type Failure, failure } from '../http/outcome.ts';
-import { texts } from '../i18n/texts.ts';
+import { language, texts } from '../i18n/texts.ts';
 import type { Route } from './routes.ts';
 
 /** How large a request's body may be, and the 413 a body past it is answered with. */
@@ -20,7 +20,7 @@ const FORM_LIMIT: BodyLimit = Object.freeze({ bytes: BODY_LIMIT_BYTES, refusal: 
  */
 export function bodyLimitOf(route: Pick<Route, 'files'>, uploads: Pick<UploadSettings, 'maxTotalBytes'>): BodyLimit {
   if (!route.files) return FORM_LIMIT;
-  return { bytes: uploads.maxTotalBytes + BODY_LIMIT_BYTES, refusal: failure(413, texts.refusals.uploadTooLarge(sizeInWords(uploads.maxTotalBytes))) };
+  return { bytes: uploads.maxTotalBytes + BODY_LIMIT_BYTES, refusal: failure(413, texts.refusals.uploadTooLarge(formatSize(uploads.maxTotalBytes, language))) };
 }
 
 /** The 413 of a request whose declared Content-Length is past its limit, before a byte is read; undefined when it fits or none is declared. */

@@ -16,7 +16,8 @@ export function isFileLinkPath(path: string): boolean {
 /**
  * GET /api/files/<id>?expires=&signature=: the file of a webhook's or a chat alert's link, to
  * download as an attachment; 403 in JSON when the link has expired, was altered or is another
- * file's (one answer for all three, so a guess learns nothing), 404 when its file is gone.
+ * file's (one answer for all three, so a guess learns nothing), 404 when its file is gone or its
+ * message was deleted, erased or marked as spam by the owner.
  * Hint: the link is the only key, no session: anyone who holds it until its end gets the file,
  * which is why it ends (FILE_LINK_LIFETIME_SECONDS) and names one file.
  */
@@ -25,7 +26,8 @@ export async function handleFileLink(request: IncomingRequest, { files }: Servic
   const id = url.pathname.slice(FILE_LINK_PATH.length);
   const check = await files.links.verify({ id, expires: url.searchParams.get('expires') ?? '', signature: url.searchParams.get('signature') ?? '' });
   if (check !== 'valid') return failure(403, texts.refusals.fileLinkRefused);
-  const file = await files.records.fileById(id);
+  // Only while its message is kept: a link signed before the owner deleted or marked it opens nothing.
+  const file = await files.records.linkedFile(id);
   if (!file) return failure(404, texts.refusals.notFound);
   const stream = await openForDownload(files.storage, file.storageKey);
   if (!stream) return failure(404, texts.refusals.notFound);

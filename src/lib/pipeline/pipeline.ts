@@ -2,6 +2,7 @@ import type { IncomingRequest } from '../http/form.ts';
 import type { AdminAction } from '../admin/actions.ts';
 import { clientIp, clientKey, hashClient } from '../http/client-ip.ts';
 import { readForm } from '../http/form.ts';
+import { readFieldsAhead } from '../files/multipart.ts';
 import { texts } from '../i18n/texts.ts';
 import { type AdminRefusalView, renderAdminOutcome, runAdminRoute } from './admin-route.ts';
 import { bodyLimitOf, refuseDeclared } from './body-limit.ts';
@@ -200,19 +201,19 @@ async function guardAndHandle(route: Route, handler: RouteHandler | undefined, {
     // The owner's own site missing from ALLOWED_ORIGINS shows here first; with the client, so that
     // LOG_CLIENT_LINES=limited writes one line a client and minute whatever the flood (decision 0212).
     if (policy.origin) services.logger.warn('form.origin_refused', { route: route.path, origin: policy.origin.slice(0, 200), client: hashClient(ip) });
-    return render(await withTypedValues(policy.refuse, request, pages), pages);
+    return render(await withTypedValues(policy.refuse, request, pages, route), pages);
   }
 
   if (!handler) return render(methodNotAllowed(Object.keys(route.methods)), undefined, policy.headers);
   // Refused from the header alone, before a byte is read or a budget counted; the readers hold the same limit while reading.
   const tooLarge = refuseDeclared(request.headers.get('content-length'), bodyLimitOf(route, services.config.uploads));
-  if (tooLarge) return render(tooLarge, pages, policy.headers);
+  if (tooLarge) return render(await withTypedValues(tooLarge, request, pages, route), pages, policy.headers);
   if (!route.limit || !services.limits.enabled) return render(await handler(request, services, { ip, person: pages !== undefined }), pages, policy.headers);
 
   // Every post counts against the client's budgets; only an accepted one (or one held for confirmation) keeps its count (decision 0041).
   const key = clientKey(ip);
   const verdict = await services.limits.checkClient(route.limit, key, route.budget);
-  if (!verdict.ok) return render(await withTypedValues(tooManyRequests(verdict.retryAfterSeconds), request, pages), pages, policy.headers);
+  if (!verdict.ok) return render(await withTypedValues(tooManyRequests(verdict.retryAfterSeconds), request, pages, route), pages, policy.headers);
   let outcome: Outcome | undefined;
   try {
     outcome = await handler(request, services, { ip, person: pages !== undefined });
@@ -226,12 +227,13 @@ async function guardAndHandle(route: Route, handler: RouteHandler | undefined, {
 /**
  * A refusal made before the handler read the form, given what the person typed when they get
  * a page: the page shows the form again with their text, not empty (a refused post must lose nothing).
- * Hint: the form is read within the same size limit as a handler reads it; scripts get the JSON
- * of the spec and nothing is read for them.
+ * Hint: the form is read within the same size limit as a handler reads it (a post with files up to
+ * its first file); scripts get the JSON of the spec and nothing is read for them.
  */
-async function withTypedValues(outcome: Outcome, request: IncomingRequest, pages: FormPages | undefined): Promise<Outcome> {
+async function withTypedValues(outcome: Outcome, request: IncomingRequest, pages: FormPages | undefined, route: Route): Promise<Outcome> {
   if (!pages || outcome.kind !== 'failure') return outcome;
-  const form = await readForm(request);
+  // A post with files may be larger than a form's limit: only its fields before the first file are read (issue 39 item 8).
+  const form = route.files ? { ok: true as const, fields: await readFieldsAhead(request) } : await readForm(request);
   if (!form.ok) return outcome;
   const values: FormValues = {};
   for (const field of pages.fields) {

@@ -33,6 +33,7 @@ describe('the configuration of files with a message', () => {
       S3_REGION: 'eu-central-1',
       S3_ACCESS_KEY_ID: 'key',
       S3_SECRET_ACCESS_KEY: 'secret',
+      S3_TIMEOUT_SECONDS: '5',
       CLAMD_HOST: '127.0.0.1',
       CLAMD_PORT: '3310',
     });
@@ -40,10 +41,12 @@ describe('the configuration of files with a message', () => {
       maxTotalBytes: 1_000_000,
       diskMinFreeBytes: 0,
       timeoutMs: 60_000,
-      s3: { endpoint: 'http://127.0.0.1:9000', bucket: 'forms', region: 'eu-central-1', accessKeyId: 'key', secretAccessKey: 'secret' },
+      s3: { endpoint: 'http://127.0.0.1:9000', bucket: 'forms', region: 'eu-central-1', accessKeyId: 'key', secretAccessKey: 'secret', timeoutMs: 5_000 },
       clamd: { host: '127.0.0.1', port: 3310 },
     });
     expect(requireConfig({ CLAMD_SOCKET: '/run/clamav/clamd.ctl' }).uploads.clamd).toEqual({ socket: '/run/clamav/clamd.ctl' });
+    // A write to the store waits 30 s at most unless S3_TIMEOUT_SECONDS says otherwise (issue 39 item 18).
+    expect(requireConfig({ S3_ENDPOINT: 'http://127.0.0.1:9000', S3_BUCKET: 'forms' }).uploads.s3?.timeoutMs).toBe(30_000);
   });
 
   test.each([

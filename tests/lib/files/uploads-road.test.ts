@@ -73,7 +73,7 @@ function post(body: FormData): Request {
 }
 
 describe('reading a post, after a look at the disk', () => {
-  test('a disk with fewer free bytes than UPLOAD_DISK_MIN_FREE_BYTES is a 503 before a byte is read, logged with the limit', async () => {
+  test('a disk with fewer free bytes than UPLOAD_DISK_MIN_FREE_BYTES is a 503 before a byte of a file is written, logged with the limit', async () => {
     const dataDir = folder();
     const { logger, events } = logged();
     const uploads = createUploads({ ...SETTINGS, diskMinFreeBytes: Number.MAX_SAFE_INTEGER }, { dataDir, logger });
@@ -82,6 +82,18 @@ describe('reading a post, after a look at the disk', () => {
     await expect(uploads.read(post(data), FORM)).resolves.toEqual({ ok: false, failure: UNAVAILABLE });
     expect(events()).toEqual([{ level: 'warn', event: 'upload.disk_full', freeBelow: Number.MAX_SAFE_INTEGER }]);
     expect(readdirSync(incomingFolder(dataDir))).toEqual([]);
+  });
+
+  test('below UPLOAD_DISK_MIN_FREE_BYTES, a post without files to a form with a file field is read as ever (issue 39 item 17)', async () => {
+    const dataDir = folder();
+    const { logger, events } = logged();
+    const uploads = createUploads({ ...SETTINGS, diskMinFreeBytes: Number.MAX_SAFE_INTEGER }, { dataDir, logger });
+    const data = new FormData();
+    data.append('name', 'Ada');
+    // An input left empty: the browser still sends its part, with no name and no bytes.
+    data.append('cv', new Blob([]), '');
+    await expect(uploads.read(post(data), FORM)).resolves.toEqual({ ok: true, fields: { name: 'Ada' }, files: [], errors: {} });
+    expect(events()).toEqual([]);
   });
 
   test('a disk with room enough is read with the limits of the settings', async () => {
@@ -97,7 +109,7 @@ describe('reading a post, after a look at the disk', () => {
     const large = new FormData();
     large.append('cv', new Blob(['my cv, at length']), 'cv.txt');
     const refused = await uploads.read(post(large), FORM);
-    expect(refused.ok || refused.failure).toEqual({ kind: 'failure', status: 413, error: 'The files are too large together; the limit is 1 KB' });
+    expect(refused.ok || refused.failure).toEqual({ kind: 'failure', status: 413, error: 'The files are too large together; the limit is 10 B' });
     expect(events()).toEqual([]);
   });
 
@@ -125,7 +137,9 @@ describe('reading a post, after a look at the disk', () => {
     writeFileSync(filesFolder(dataDir), 'in the way');
     const { logger, events } = logged();
     const uploads = createUploads(SETTINGS, { dataDir, logger });
-    await expect(uploads.read(post(new FormData()), FORM)).resolves.toEqual({ ok: false, failure: UNAVAILABLE });
+    const data = new FormData();
+    data.append('cv', new Blob(['my cv']), 'cv.txt');
+    await expect(uploads.read(post(data), FORM)).resolves.toEqual({ ok: false, failure: UNAVAILABLE });
     expect(events()).toEqual([
       { level: 'error', event: 'upload.incoming_unusable', error: `Error: ENOTDIR: not a directory, mkdir '${incomingFolder(dataDir)}'` },
     ]);
@@ -290,6 +304,7 @@ describe('the jobs of the housekeeping', () => {
       anyRecorded: async () => false,
       filesOf: async () => [],
       fileById: async () => undefined,
+      linkedFile: async () => undefined,
     };
     expect(uploads.jobs(none).map(({ name, everyMs }) => ({ name, everyMs }))).toEqual([
       { name: 'files.incoming', everyMs: 3_600_000 },
@@ -308,6 +323,7 @@ describe('the jobs of the housekeeping', () => {
       anyRecorded: async () => false,
       filesOf: async () => [],
       fileById: async () => undefined,
+      linkedFile: async () => undefined,
     };
     const job = uploads.jobs(none).find((each) => each.name === 'files.incoming')!;
     const file = received(dataDir, 'cv', 'cv.txt', 'half a file');

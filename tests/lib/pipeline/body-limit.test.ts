@@ -31,7 +31,7 @@ afterEach(async () => {
 });
 
 const TOO_LARGE = '{"success":false,"error":"The form is too large; the limit is 64 KB"}';
-const FILES_TOO_LARGE = '{"success":false,"error":"The files are too large together; the limit is 4 KB"}';
+const FILES_TOO_LARGE = '{"success":false,"error":"The files are too large together; the limit is 4.1 kB"}';
 
 /** A post whose body is `bytes` bytes, sent as a stream, with `declared` as its Content-Length (none when undefined). */
 function post(bytes: number, declared?: number): Request {
@@ -84,7 +84,7 @@ describe('the one body limit', () => {
   test('a route that takes files: the files’ total on top of the fields’ 64 KiB, and the 413 names the total', () => {
     expect(bodyLimitOf({ files: true }, { maxTotalBytes: 4096 })).toEqual({
       bytes: 69_632,
-      refusal: { kind: 'failure', status: 413, error: 'The files are too large together; the limit is 4 KB' },
+      refusal: { kind: 'failure', status: 413, error: 'The files are too large together; the limit is 4.1 kB' },
     });
   });
 

@@ -110,3 +110,41 @@ describe('a file’s signed link', () => {
     await expect(get(await services.files.links.sign(FILE_ID))).resolves.toMatchObject(NOT_FOUND);
   });
 });
+
+describe('a file’s signed link after the owner acted on its message (issue 39 item 15)', () => {
+  /** The id of the message `keepFile` stored last. */
+  async function lastMessage(): Promise<number> {
+    const row = await services.store.sql.get<{ id: number | string }>('SELECT max(id) AS id FROM submissions');
+    return Number(row!.id);
+  }
+
+  test('a link to a file of a deleted message is not found at once, before the sweep removes the file', async () => {
+    await keepFile('2026-11/aaaaaaaaaaaaaaaaaaaaaaaa', 'hello world');
+    const link = await services.files.links.sign(FILE_ID);
+    await services.store.messages.remove(await lastMessage(), new Date());
+    await expect(get(link)).resolves.toMatchObject(NOT_FOUND);
+  });
+
+  test('a link to a file of a message the owner marked as spam is not found; one the filter holds still opens for the owner', async () => {
+    await keepFile('2026-11/aaaaaaaaaaaaaaaaaaaaaaaa', 'hello world');
+    const link = await services.files.links.sign(FILE_ID);
+    await expect(get(link)).resolves.toMatchObject({ kind: 'answer', status: 200 });
+    await services.store.messages.hold(await lastMessage(), new Date());
+    await expect(get(link)).resolves.toMatchObject(NOT_FOUND);
+  });
+
+  test('a link to a file of a message the filter held (a `contact.held` alert) opens', async () => {
+    await services.store.submissions.receive({
+      name: 'Ada',
+      email: 'ada@example.org',
+      message: 'The drawing of the part.',
+      held: ['links'],
+      form: 'quote',
+      files: [{ id: FILE_ID, field: 'drawing', name: 'part.txt', size: 11, type: 'text/plain', storageKey: '2026-11/aaaaaaaaaaaaaaaaaaaaaaaa' }],
+    });
+    const upload = join(dataDir, 'upload.tmp');
+    writeFileSync(upload, 'hello world');
+    await services.files.storage.put('2026-11/aaaaaaaaaaaaaaaaaaaaaaaa', upload, 11, 'text/plain');
+    await expect(get(await services.files.links.sign(FILE_ID))).resolves.toMatchObject({ kind: 'answer', status: 200 });
+  });
+});
