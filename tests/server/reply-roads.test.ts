@@ -95,7 +95,7 @@ describe('an answer whose body fails half-way', () => {
     );
     const files = {
       links: { verify: async () => 'valid' },
-      records: { fileById: async () => ({ name: 'plan.pdf', size: 100, storageKey: 'k' }) },
+      records: { linkedFile: async () => ({ name: 'plan.pdf', size: 100, storageKey: 'k' }) },
       storage: { open: async () => broken },
     };
     const original = services.files;
