@@ -137,6 +137,9 @@ export async function readUpload(request: IncomingRequest, form: FormDefinition,
       if (!Object.hasOwn(fields, name)) fields[name] = value;
     });
     parser.on('file', (name, stream, info) => {
+      // A body that ends inside a file destroys the file's stream with busboy's error: heard here,
+      // or it would be an uncaught exception in the owner's process.
+      stream.on('error', () => stop(failure(400, texts.refusals.formUnreadable)));
       if (settled) return void stream.resume();
       const field = fileFields.get(name);
       // A file where the form takes none is no browser's post: refused at once, its bytes not read on.
@@ -281,6 +284,7 @@ export async function readFieldsAhead(request: IncomingRequest, fieldsBytes = BO
       if (!settled && !Object.hasOwn(fields, name)) fields[name] = value;
     });
     parser.on('file', (_name, stream, info) => {
+      stream.on('error', done);
       if (info.filename) return done();
       stream.resume();
     });

@@ -174,6 +174,25 @@ describe('the fields of a post with files', () => {
     expect(read).toEqual({ ok: false, failure: UNREADABLE });
     expect(leftIn(incoming)).toEqual([]);
   });
+
+  test('a body that ends inside a file while the first file waits for its check is unreadable, and no error escapes', async () => {
+    // The file's stream is paused while the disk's check runs; busboy destroys it with "Unexpected
+    // end of form" when the body ends meanwhile: unheard, that error was an uncaught exception.
+    const escaped: unknown[] = [];
+    const listener = (error: unknown) => escaped.push(error);
+    process.prependListener('uncaughtException', listener);
+    try {
+      const incoming = incomingFolder();
+      const body = multipart([{ name: 'notes', filename: 'a.txt', content: 'hello' }], { close: false });
+      const slowCheck = () => new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 50));
+      const read = await readUpload(post(body), form, incoming, { maxTotalBytes: 5_000, beforeFirstFile: slowCheck });
+      expect(read).toEqual({ ok: false, failure: UNREADABLE });
+      expect(escaped).toEqual([]);
+      expect(leftIn(incoming)).toEqual([]);
+    } finally {
+      process.off('uncaughtException', listener);
+    }
+  });
 });
 
 describe('the files a post may carry', () => {
