@@ -99,3 +99,32 @@ export function replyInTurn(...replies: FakeReply[]): FakeReply {
   let next = 0;
   return (request, res, req) => replies[Math.min(next++, replies.length - 1)]!(request, res, req);
 }
+
+/** Turns the event loop until `condition` holds, without moving a fake clock. */
+async function turnsUntil(condition: () => boolean): Promise<void> {
+  for (let turn = 0; !condition(); turn++) {
+    if (turn > 100_000) throw new Error('the condition never held');
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/**
+ * What a call to a server that never answers ends with once its signal aborts: it must still be
+ * waiting after its request went out and 50 turns of the event loop more (else this throws), and
+ * settle after the abort. The provider's own timeout (`timeoutMs`) is the caller's to set far off.
+ */
+export async function outcomeOnceAborted(server: FakeHttpServer, call: (signal: AbortSignal) => Promise<unknown>): Promise<unknown> {
+  server.reply(replyHang());
+  const before = server.requests.length;
+  const deadline = new AbortController();
+  let outcome: unknown;
+  void call(deadline.signal).then((answer) => {
+    outcome = answer;
+  });
+  await turnsUntil(() => server.requests.length > before);
+  for (let turn = 0; turn < 50; turn++) await new Promise((resolve) => setImmediate(resolve));
+  if (outcome !== undefined) throw new Error(`the call ended before its signal aborted: ${JSON.stringify(outcome)}`);
+  deadline.abort(new DOMException('The budget ran out', 'TimeoutError'));
+  await turnsUntil(() => outcome !== undefined);
+  return outcome;
+}

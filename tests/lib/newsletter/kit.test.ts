@@ -1,14 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createKitProvider } from '../../../src/lib/newsletter/kit.ts';
-import { type FakeHttpServer, type FakeReply, replyHang, replyInTurn, replyJson, replyReset, replyText, startFakeHttpServer } from '../../support/fake-http.ts';
-
-/** Turns the event loop until `condition` holds, without moving a fake clock. */
-async function turnsUntil(condition: () => boolean): Promise<void> {
-  for (let turn = 0; !condition(); turn++) {
-    if (turn > 100_000) throw new Error('the condition never held');
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
+import {
+  type FakeHttpServer,
+  type FakeReply,
+  outcomeOnceAborted,
+  replyInTurn,
+  replyJson,
+  replyReset,
+  replyText,
+  startFakeHttpServer,
+} from '../../support/fake-http.ts';
 
 let kit: FakeHttpServer;
 beforeAll(async () => {
@@ -74,20 +75,7 @@ describe('Kit outcomes of one attempt', () => {
   });
 
   test('gives up on a server that never answers when the signal aborts, and not before', async () => {
-    kit.reply(replyHang());
-    const before = kit.requests.length;
-    const deadline = new AbortController();
-    let outcome: unknown;
-    void provider()
-      .subscribe('ada@example.com', { signal: deadline.signal, timeoutMs: 60_000 })
-      .then((answer) => {
-        outcome = answer;
-      });
-    await turnsUntil(() => kit.requests.length > before);
-    for (let turn = 0; turn < 50; turn++) await new Promise((resolve) => setImmediate(resolve));
-    expect(outcome).toBeUndefined();
-    deadline.abort(new DOMException('The budget ran out', 'TimeoutError'));
-    await turnsUntil(() => outcome !== undefined);
+    const outcome = await outcomeOnceAborted(kit, (signal) => provider().subscribe('ada@example.com', { signal, timeoutMs: 60_000 }));
     expect(outcome).toEqual(expect.objectContaining({ ok: false, reason: 'unavailable', detail: expect.stringMatching(/timeout/) }));
   });
 

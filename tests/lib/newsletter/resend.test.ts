@@ -1,14 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createResendProvider } from '../../../src/lib/newsletter/resend.ts';
-import { type FakeHttpServer, type FakeReply, replyHang, replyJson, replyReset, replyText, startFakeHttpServer } from '../../support/fake-http.ts';
-
-/** Turns the event loop until `condition` holds, without moving a fake clock. */
-async function turnsUntil(condition: () => boolean): Promise<void> {
-  for (let turn = 0; !condition(); turn++) {
-    if (turn > 100_000) throw new Error('the condition never held');
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
+import { type FakeHttpServer, type FakeReply, outcomeOnceAborted, replyJson, replyReset, replyText, startFakeHttpServer } from '../../support/fake-http.ts';
 
 let resend: FakeHttpServer;
 beforeAll(async () => {
@@ -128,20 +120,7 @@ describe('Resend outcomes of one attempt', () => {
   });
 
   test('gives up on a server that never answers when the signal aborts, and not before', async () => {
-    resend.reply(replyHang());
-    const before = resend.requests.length;
-    const deadline = new AbortController();
-    let outcome: unknown;
-    void provider()
-      .subscribe('ada@example.com', { signal: deadline.signal, timeoutMs: 60_000 })
-      .then((answer) => {
-        outcome = answer;
-      });
-    await turnsUntil(() => resend.requests.length > before);
-    for (let turn = 0; turn < 50; turn++) await new Promise((resolve) => setImmediate(resolve));
-    expect(outcome).toBeUndefined();
-    deadline.abort(new DOMException('The budget ran out', 'TimeoutError'));
-    await turnsUntil(() => outcome !== undefined);
+    const outcome = await outcomeOnceAborted(resend, (signal) => provider().subscribe('ada@example.com', { signal, timeoutMs: 60_000 }));
     expect(outcome).toEqual(expect.objectContaining({ ok: false, reason: 'unavailable' }));
   });
 
