@@ -17,6 +17,9 @@ describe('refererPage: the owner’s page a visitor came from', () => {
     ['the about page', 'https://shop.example/ueber-uns', '/ueber-uns'],
     ['with its query', 'https://shop.example/blog/post?x=1', '/blog/post?x=1'],
     ['the home page', 'https://shop.example/', '/'],
+    // A page reached at `//evil.example/` (Astro routes it as `/evil.example/`) never links off-site.
+    ['a path that starts with two slashes, as one', 'https://shop.example//evil.example/x', '/evil.example/x'],
+    ['a path that starts with a backslash and a slash, as one', 'https://shop.example/\\/evil.example/', '/evil.example/'],
   ])('%s is taken', (_, referer, page) => expect(refererPage(referer, origin)).toBe(page));
 
   test.each([

@@ -108,7 +108,7 @@ export function createFileRecords(sql: Sql): FileRecords {
         .join(', ');
       const row = await sql.get<Row>(
         `SELECT ${columns} FROM files JOIN submissions ON submissions.id = files.submission_id
-         WHERE files.id = ? AND (submissions.requested IS NULL OR submissions.requested <> 'hold')
+         WHERE files.id = ? AND submissions.requested IS NULL
            AND NOT (submissions.status = 'spam' AND submissions.spam_reasons LIKE ?)`,
         [id, '%"marked-by-owner"%'],
       );

@@ -92,5 +92,7 @@ export function refererPage(referer: string | null | undefined, origin: string):
     return undefined;
   }
   if (url.origin !== origin || OURS.test(url.pathname)) return undefined;
-  return `${url.pathname}${url.search}`;
+  // `https://site//evil.example/` has the path `//evil.example/`, which a link reads as another
+  // host (protocol-relative): one slash, as Astro's router reads it, keeps the link on this site.
+  return `${url.pathname.replace(/^\/{2,}/, '/')}${url.search}`;
 }

@@ -100,7 +100,12 @@ export async function handleNewsletter(
   // Mailchimp (pending) and Kit confirm by themselves: the site keeps what the visitor agreed to.
   if (outcome.ok && consents) await consents.record(parsed.output.email, evidence, 'pending', new Date());
   // Without double opt-in the site still keeps what the visitor agreed to: the exports carry it (issue 39, item 7).
-  else if (outcome.ok && consentOnJoin) await consentOnJoin.record(parsed.output.email, evidence, 'subscribed', new Date());
+  // The provider has the address: a record that fails to be written is logged, never a refusal of a done signup.
+  else if (outcome.ok && consentOnJoin) {
+    await consentOnJoin.record(parsed.output.email, evidence, 'subscribed', new Date()).catch((error: unknown) => {
+      logger.warn('newsletter.consent_not_recorded', { provider: provider.name, error: describeError(error) });
+    });
+  }
   if (outcome.ok) {
     // The subscription is done whatever becomes of its news: a failure to record it is logged, not answered.
     await events?.record('newsletter.subscribed', { email: parsed.output.email, provider: provider.name }).catch((error: unknown) => {

@@ -16,6 +16,17 @@ function post(fields: Record<string, string>): Request {
 }
 
 describe('POST /api/newsletter handler', () => {
+  test('a signup the provider took is accepted though its consent record cannot be written, and the failure is one warning', async () => {
+    const { provider } = fakeProvider();
+    const lines: string[] = [];
+    const logger = createLogger({ write: (line) => lines.push(line) });
+    const consentOnJoin = { record: async () => Promise.reject(new Error('database is locked')) };
+    await expect(handleNewsletter(post({ email: 'ada@example.com' }), { provider, logger, consentOnJoin })).resolves.toEqual({ kind: 'accepted' });
+    expect(lines.map((line) => JSON.parse(line))).toEqual([
+      expect.objectContaining({ level: 'warn', event: 'newsletter.consent_not_recorded', provider: 'local', error: 'Error: database is locked' }),
+    ]);
+  });
+
   test('subscribes a valid address and accepts it', async () => {
     const { provider, subscribe } = fakeProvider();
     await expect(handleNewsletter(post({ email: ' Ada@Example.com ' }), { provider, logger: silentLogger })).resolves.toEqual({ kind: 'accepted' });

@@ -133,6 +133,16 @@ describe('a file’s signed link after the owner acted on its message (issue 39 
     await expect(get(link)).resolves.toMatchObject(NOT_FOUND);
   });
 
+  test('a link to a file of a message deleted during its send is not found at once, though the row waits for the send to end', async () => {
+    await keepFile('2026-11/aaaaaaaaaaaaaaaaaaaaaaaa', 'hello world');
+    const link = await services.files.links.sign(FILE_ID);
+    const now = new Date();
+    await expect(services.store.outbox.claim(now, new Date(now.getTime() + 60_000))).resolves.toMatchObject({ id: await lastMessage() });
+    await services.store.messages.remove(await lastMessage(), now);
+    await expect(services.store.sql.get('SELECT requested FROM submissions WHERE id = ?', [await lastMessage()])).resolves.toEqual({ requested: 'delete' });
+    await expect(get(link)).resolves.toMatchObject(NOT_FOUND);
+  });
+
   test('a link to a file of a message the filter held (a `contact.held` alert) opens', async () => {
     await services.store.submissions.receive({
       name: 'Ada',
