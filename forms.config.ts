@@ -3,7 +3,7 @@
  * `npm run build` (or `npm start`) again; a mistake stops the build naming the setting.
  * docs/guide.md#forms-of-your-own says what each setting does; docs/examples/quote/ is a whole form.
  */
-import { defineForms } from './src/lib/forms/define-forms.ts';
+import { defineForms } from 'site-forms/config';
 
 export default defineForms({
   // Fields after the contact form's message, for example a phone number:

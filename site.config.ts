@@ -3,7 +3,7 @@
  * (or `npm start`) again. A mistake stops the build with the setting's name.
  * The README's "Make it yours" section says what each setting changes.
  */
-import { defineSite } from './src/lib/site/define-site.ts';
+import { defineSite } from 'site-forms/config';
 
 export default defineSite({
   // In the header, the footer, every tab title and the subject of each mail you get.

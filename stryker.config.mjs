@@ -13,7 +13,7 @@ export default {
   // related: a mutant that runs at import (a schema, a table) is tried against the test files that
   // import its file, not against all of them: 47 s each otherwise.
   vitest: { configFile: 'vitest.stryker.config.ts', related: true },
-  mutate: ['src/lib/**/*.ts', 'src/scripts/**/*.ts', 'src/cli/inbox/**/*.ts'],
+  mutate: ['packages/site-forms/src/lib/**/*.ts', 'packages/site-forms/src/scripts/**/*.ts', 'packages/site-forms/src/cli/inbox/**/*.ts'],
   // Only the tests that reach a mutant run against it.
   coverageAnalysis: 'perTest',
   // Two cores on the machines this runs on; each worker is a vitest process of its own.

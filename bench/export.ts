@@ -13,7 +13,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { hashPassword } from '../src/lib/admin/password.ts';
+import { hashPassword } from '../packages/site-forms/src/lib/admin/password.ts';
 import { median, rssMb, startServer, stopServer } from './serve.ts';
 
 const COUNT = Number(process.env.EXPORT_MESSAGES ?? 120_000);

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Session } from 'node:inspector/promises';
 import { getHeapSpaceStatistics } from 'node:v8';
-import { createMailchimpProvider } from '../src/lib/newsletter/mailchimp.ts';
+import { createMailchimpProvider } from '../packages/site-forms/src/lib/newsletter/mailchimp.ts';
 
 // MC_AGENT=per-request: the client as it came, before our provider gave it one shared
 // keep-alive agent (superagent 3.8 asks Node for a new agent, and connection, per request).

@@ -4,9 +4,9 @@
  */
 import fc from 'fast-check';
 import * as v from 'valibot';
-import { CONTACT_FORM } from '../src/lib/forms/contact.ts';
-import { parseForm } from '../src/lib/forms/definition.ts';
-import { NewsletterSchema } from '../src/lib/forms/newsletter.ts';
+import { CONTACT_FORM } from '../packages/site-forms/src/lib/forms/contact.ts';
+import { parseForm } from '../packages/site-forms/src/lib/forms/definition.ts';
+import { NewsletterSchema } from '../packages/site-forms/src/lib/forms/newsletter.ts';
 import { anyText, fastestMs } from '../tests/support/hostile-text.ts';
 
 /** Median and worst time of each validator over `runs` sampled inputs. */

@@ -4,15 +4,20 @@
 // for the life of the process (docs/performance.md).
 import { registerHooks } from 'node:module';
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 // The settings this script imports itself (the words of /forms.js, below) are the files SITE_CONFIG
 // and FORMS_CONFIG name, as for the bundles: the texts a form's defaults come from follow the
 // site's language, not the one of the site.config.ts that package.json's `#site-config` names.
-const NAMED_CONFIGS = { '#site-config': process.env.SITE_CONFIG, '#forms-config': process.env.FORMS_CONFIG };
+const NAMED_CONFIGS = { '#site-config': process.env.SITE_CONFIG || 'site.config.ts', '#forms-config': process.env.FORMS_CONFIG || 'forms.config.ts' };
+// The site's settings get `defineSite` alone from `site-forms/config`, as under Vite (the forms' definitions read the site's language).
+const SITE_ONLY_CONFIG = new URL('src/integration/site-config.ts', import.meta.resolve('site-forms/package.json')).href;
 registerHooks({
   resolve: (specifier, context, nextResolve) => {
+    if (specifier === 'site-forms/config' && context.parentURL === pathToFileURL(resolve(NAMED_CONFIGS['#site-config'])).href) {
+      return { url: SITE_ONLY_CONFIG, shortCircuit: true };
+    }
     const file = NAMED_CONFIGS[specifier];
     return file ? { url: pathToFileURL(resolve(file)).href, shortCircuit: true } : nextResolve(specifier, context);
   },
@@ -38,7 +43,7 @@ const formsConfig = {
 const outDir = process.argv[2] ?? 'dist';
 
 await build({
-  entryPoints: ['src/server/start.ts'],
+  entryPoints: [fileURLToPath(import.meta.resolve('site-forms/server'))],
   outfile: `${outDir}/server/start.mjs`,
   bundle: true,
   platform: 'node',
@@ -57,7 +62,7 @@ await build({
  */
 async function siteWords() {
   const { default: settings } = await import(pathToFileURL(resolve(process.env.SITE_CONFIG || 'site.config.ts')).href);
-  const { catalogueFor } = await import(pathToFileURL(resolve('src/lib/i18n/catalogues.ts')).href);
+  const { catalogueFor } = await import(pathToFileURL(resolve('packages/site-forms/src/lib/i18n/catalogues.ts')).href);
   const { default: forms } = await import(pathToFileURL(resolve(process.env.FORMS_CONFIG || 'forms.config.ts')).href);
   const texts = catalogueFor(settings.language);
   const words = (form) => ({ busy: form.busyLabel, thanks: form.thanks });
@@ -74,7 +79,7 @@ async function siteWords() {
 // the same from build to build (their script tag names it), as a classic script so that
 // `document.currentScript` tells it where this server is.
 await build({
-  entryPoints: ['src/scripts/forms-js.ts'],
+  entryPoints: ['packages/site-forms/src/scripts/forms-js.ts'],
   outfile: `${outDir}/client/forms.js`,
   bundle: true,
   platform: 'browser',

@@ -8,19 +8,22 @@
 #   bash scripts/customised-copy.sh --config vitest.e2e.config.ts   (the browser tests)
 #
 # The copy is the checkout's files as they are (tracked and new, not ignored ones) in a temporary
-# folder, node_modules linked; it is removed afterwards unless KEEP_COPY=1.
+# folder, node_modules linked (site-forms to the copy's own package); it is removed afterwards unless KEEP_COPY=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 copy="$(mktemp -d "${TMPDIR:-/tmp}/owner-copy.XXXXXX")"
 if [ "${KEEP_COPY:-}" != 1 ]; then trap 'rm -rf "$copy"' EXIT; fi
 git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf - | tar -xf - -C "$copy"
-ln -s "$PWD/node_modules" "$copy/node_modules"
+# The installed packages linked one by one, but site-forms itself is the copy's own workspace package.
+mkdir "$copy/node_modules"
+for entry in node_modules/* node_modules/.bin; do ln -s "$PWD/$entry" "$copy/$entry"; done
+ln -sfn ../packages/site-forms "$copy/node_modules/site-forms"
 cd "$copy"
 
 # The site: another name, German, the owner's own colours and sender.
 cat >site.config.ts <<'EOF'
-import { defineSite } from './src/lib/site/define-site.ts';
+import { defineSite } from 'site-forms/config';
 
 export default defineSite({
   name: 'Tischlerei Berger',
@@ -76,7 +79,7 @@ EOF
 cat >forms.config.ts <<'EOF'
 import callback from './src/forms/callback.form.ts';
 import quote from './src/forms/quote.form.ts';
-import { defineForms } from './src/lib/forms/define-forms.ts';
+import { defineForms } from 'site-forms/config';
 
 export default defineForms({
   contactFields: [{ name: 'phone', type: 'tel', label: 'Telefon', required: true, autocomplete: 'tel' }],

@@ -10,6 +10,8 @@ dir=$(mktemp -d)
 # The server runs in its own process group (setsid), so that npm and the node it starts stop together.
 trap 'kill -- "-${server:-0}" 2>/dev/null || true; rm -rf "$dir"' EXIT
 cp package.json package-lock.json "$dir/"
+# The starter depends on the forms package through its workspace: its folder comes along.
+mkdir -p "$dir/packages" && cp -r packages/site-forms "$dir/packages/site-forms"
 cp -r dist "$dir/dist"
 (cd "$dir" && npm ci --omit=dev --no-audit --no-fund --loglevel=error >/dev/null)
 echo "production node_modules: $(du -sm "$dir/node_modules" | cut -f1) MB"

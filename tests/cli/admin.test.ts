@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { needs } from '../support/services.ts';
-import { ADMIN_USAGE } from '../../src/lib/admin/command.ts';
-import { parsePasswordHash, verifyPassword } from '../../src/lib/admin/password.ts';
+import { ADMIN_USAGE } from '../../packages/site-forms/src/lib/admin/command.ts';
+import { parsePasswordHash, verifyPassword } from '../../packages/site-forms/src/lib/admin/password.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 

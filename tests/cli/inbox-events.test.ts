@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { createServices, type Services } from '../../src/lib/app/services.ts';
-import { requireConfig } from '../../src/lib/config/config.ts';
-import { createLogger } from '../../src/lib/log.ts';
+import { createServices, type Services } from '../../packages/site-forms/src/lib/app/services.ts';
+import { requireConfig } from '../../packages/site-forms/src/lib/config/config.ts';
+import { createLogger } from '../../packages/site-forms/src/lib/log.ts';
 import { runInbox } from '../contact/run-inbox.ts';
 
 /**

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { openSqlite } from '../../src/lib/sql/sqlite.ts';
+import { openSqlite } from '../../packages/site-forms/src/lib/sql/sqlite.ts';
 import { runCli } from '../contact/run-inbox.ts';
 import { postForm, startSite } from '../support/site.ts';
 

@@ -8,7 +8,7 @@ import { parseMail } from '../support/mime.ts';
 import { postForm, type Site, startSite } from '../support/site.ts';
 import { eventually, type FakeSmtpServer, freePort, type SmtpAnswer, startSilentServer, startSmtpServer } from '../support/smtp.ts';
 import { runInbox } from './run-inbox.ts';
-import { site as settings } from '../../src/lib/site/site.ts';
+import { site as settings } from '../../packages/site-forms/src/lib/site/site.ts';
 
 const valid = { name: 'Ada Lovelace', email: 'ada@example.org', message: 'Hello, I would like to know more about your work.', honeypot: '' };
 const addresses = { CONTACT_TO: 'owner@example.com', CONTACT_FROM: 'site@example.com' };

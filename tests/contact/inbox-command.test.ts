@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { postForm, type Site, startSite } from '../support/site.ts';
-import { site as settings } from '../../src/lib/site/site.ts';
+import { site as settings } from '../../packages/site-forms/src/lib/site/site.ts';
 import { parseMail } from '../support/mime.ts';
 import { type FakeSmtpServer, startSmtpServer } from '../support/smtp.ts';
 import { runInbox } from './run-inbox.ts';

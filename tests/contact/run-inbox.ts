@@ -23,7 +23,7 @@ export type InboxRun = CliRun;
 export function runCli(script: string, args: string[], env: Record<string, string>, options: { viaNpm?: boolean } = {}): Promise<CliRun> {
   const [command, commandArgs] = options.viaNpm
     ? ['npm', ['run', '--silent', script, '--', ...args]]
-    : [process.execPath, [fileURLToPath(new URL(`../../src/cli/${script}.ts`, import.meta.url)), ...args]];
+    : [process.execPath, [fileURLToPath(new URL(`../../packages/site-forms/src/cli/${script}.ts`, import.meta.url)), ...args]];
   const child = spawn(command, commandArgs, {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ENV_FILE: '', NODE_OPTIONS: TEST_CONFIGS_OPTION, ...env },

@@ -4,7 +4,7 @@ import { parseMail } from '../support/mime.ts';
 import { eventually } from '../support/smtp.ts';
 import { openPage } from './support/browser.ts';
 import { MAIL, type Stack, startStack } from './support/stack.ts';
-import { site as settings } from '../../src/lib/site/site.ts';
+import { site as settings } from '../../packages/site-forms/src/lib/site/site.ts';
 
 /**
  * The contact form as a visitor meets it, in Chromium with JavaScript: the message goes

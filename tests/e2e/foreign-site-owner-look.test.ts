@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { hashPassword } from '../../src/lib/admin/password.ts';
+import { hashPassword } from '../../packages/site-forms/src/lib/admin/password.ts';
 import { type ForeignServer, type ForeignSite, makeForeignSite, SHOP_FONT, SHOP_NAME } from '../support/foreign-site.ts';
 import { freePort, startSmtpServer, type FakeSmtpServer } from '../support/smtp.ts';
 import { launchChromium, loadsPage, openPage } from './support/browser.ts';

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { hashPassword } from '../../src/lib/admin/password.ts';
+import { hashPassword } from '../../packages/site-forms/src/lib/admin/password.ts';
 import { type ForeignServer, type ForeignSite, makeForeignSite, SHOP_FOOTER, SHOP_NAME, SHOP_TAGLINE } from '../support/foreign-site.ts';
 import { parseMail } from '../support/mime.ts';
 import { eventually, type FakeSmtpServer, freePort, startSmtpServer } from '../support/smtp.ts';

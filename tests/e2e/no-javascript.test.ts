@@ -8,7 +8,7 @@ import { eventually } from '../support/smtp.ts';
 import { loadsPage, openPage } from './support/browser.ts';
 import { type Site, startSite } from '../support/site.ts';
 import { type Stack, startStack, SUBSCRIBED } from './support/stack.ts';
-import { site as settings } from '../../src/lib/site/site.ts';
+import { site as settings } from '../../packages/site-forms/src/lib/site/site.ts';
 
 /**
  * Both forms in Chromium with JavaScript turned off: the browser posts them itself, and

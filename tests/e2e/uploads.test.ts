@@ -4,7 +4,7 @@ import { DatabaseSync } from 'node:sqlite';
 import AxeBuilder from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { hashPassword } from '../../src/lib/admin/password.ts';
+import { hashPassword } from '../../packages/site-forms/src/lib/admin/password.ts';
 import { buildOwnerSite } from '../support/build-site.ts';
 import { type Site, startSite } from '../support/site.ts';
 import { launchChromium, loadsPage, openPage } from './support/browser.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { AnswerTooLargeError, readBoundedText } from '../../src/lib/bounded-text.ts';
+import { AnswerTooLargeError, readBoundedText } from '../../packages/site-forms/src/lib/bounded-text.ts';
 
 /** An answer whose body arrives in the given chunks, and whether the reader cancelled it. */
 function answer(chunks: Array<string | Uint8Array>) {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { builtEndpointOrigin, readBuildSettings } from '../../src/lib/build-settings.ts';
+import { builtEndpointOrigin, readBuildSettings } from '../../packages/site-forms/src/lib/build-settings.ts';
 
 // What the server learns from dist/build-settings.json: the endpoint the pages' script was built
 // to post to, which the Content-Security-Policy has to allow.

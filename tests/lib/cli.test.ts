@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, test } from 'vitest';
-import { readFormatOption, streamOut } from '../../src/lib/cli.ts';
+import { readFormatOption, streamOut } from '../../packages/site-forms/src/lib/cli.ts';
 
 describe('the --format option of the command-line tools', () => {
   test.each([

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { clientIp, clientKey } from '../../src/lib/http/client-ip.ts';
+import { clientIp, clientKey } from '../../packages/site-forms/src/lib/http/client-ip.ts';
 
 describe('the client behind proxies: edge cases', () => {
   test.each([

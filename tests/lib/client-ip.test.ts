@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { clientIp, clientKey, HASH_CACHE_SIZE, hashClient } from '../../src/lib/http/client-ip.ts';
+import { clientIp, clientKey, HASH_CACHE_SIZE, hashClient } from '../../packages/site-forms/src/lib/http/client-ip.ts';
 
 describe('clientIp', () => {
   test.each([

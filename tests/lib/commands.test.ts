@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { COMMAND_STYLE, commandStyleOf, toolCommand } from '../../src/lib/commands.ts';
+import { COMMAND_STYLE, commandStyleOf, toolCommand } from '../../packages/site-forms/src/lib/commands.ts';
 
 const base = mkdtempSync(join(tmpdir(), 'site-forms-commands-'));
 afterAll(() => rmSync(base, { recursive: true, force: true }));

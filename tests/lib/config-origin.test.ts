@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { readConfig } from '../../src/lib/config/config.ts';
+import { readConfig } from '../../packages/site-forms/src/lib/config/config.ts';
 
 /** What a site owner sees at start for a given PUBLIC_URL / TRUST_PROXY. */
 function outcome(env: Record<string, string>) {

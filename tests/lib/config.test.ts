@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseEnv } from 'node:util';
 import { describe, expect, test } from 'vitest';
-import { ConfigError, describeConfig, readConfig, requireConfig } from '../../src/lib/config/config.ts';
+import { ConfigError, describeConfig, readConfig, requireConfig } from '../../packages/site-forms/src/lib/config/config.ts';
 
 /** Where the project's relative data folders are, whatever the working directory. */
 const PROJECT = {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { csvChunks, csvField, spreadsheetTime, toCsv, zonedTime } from '../../src/lib/csv.ts';
+import { csvChunks, csvField, spreadsheetTime, toCsv, zonedTime } from '../../packages/site-forms/src/lib/csv.ts';
 
 describe('CSV as RFC 4180 writes it', () => {
   test.each([

@@ -6,7 +6,7 @@ import { describe, expect, test } from 'vitest';
 // Dependencies go one way: no folder of src/lib imports a folder that imports it back, however
 // far round (docs/decisions/0132-one-app-per-request-context.md). The files directly in
 // src/lib count as one more folder, so a utility there can use no folder at all.
-const LIB = fileURLToPath(new URL('../../src/lib/', import.meta.url));
+const LIB = fileURLToPath(new URL('../../packages/site-forms/src/lib', import.meta.url));
 const IMPORT = /(?:^|[\s;}])(?:import|export)\s[^'";]*?from\s+['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
 
 function files(dir: string): string[] {
@@ -80,7 +80,7 @@ describe('dependencies between the folders of src/lib', () => {
 describe('per-request context', () => {
   // What a page needs travels as `Astro.locals` (docs/decisions/0132-one-app-per-request-context.md):
   // no module of src/ keeps process-wide state for another bundle to find.
-  const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
+  const SRC = fileURLToPath(new URL('../../packages/site-forms/src/', import.meta.url));
   const sources = (dir: string): string[] =>
     readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
       const path = join(dir, entry.name);

@@ -2,14 +2,18 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
-import { type ConfigResult, readConfig } from '../../src/lib/config/config.ts';
+import { type ConfigResult, readConfig } from '../../packages/site-forms/src/lib/config/config.ts';
 
 // The docs are checked against the code, so that the next developer can trust them: the
 // configuration as the README, the guide and .env.example describe it; the folder map and its
 // import rules; the links between the docs; the paths the comments name (docs/decisions/0162-docs-checked-against-the-code.md);
 // the index of the decision records, each record's row and the status a superseded one states.
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
+/** The forms package: its `src/…` paths are the ones the library's comments and the folder map name. */
+const PACKAGE = join(ROOT, 'packages/site-forms');
+/** A path as the docs and comments write it: from the repository's root, or `src/…` of the package. */
+const located = (path: string) => (existsSync(join(ROOT, path)) ? join(ROOT, path) : join(PACKAGE, path));
+const read = (path: string) => readFileSync(located(path), 'utf8');
 const VARIABLE = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$|^[A-Z]{2,}$/;
 
 /**
@@ -137,7 +141,7 @@ describe('the configuration as the docs describe it', () => {
   });
 });
 
-const LIB = join(ROOT, 'src/lib/');
+const LIB = join(PACKAGE, 'src/lib/');
 const IMPORT = /(?:^|[\s;}])(?:import|export)\s[^'";]*?from\s+['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
 
 function sources(dir: string, pattern: RegExp): string[] {
@@ -187,7 +191,7 @@ describe("docs/development.md's folder map", () => {
   test('has a row for every folder of src/lib, and names no folder that is gone', () => {
     const map = folderMap();
     const folders = (dir: string) =>
-      readdirSync(join(ROOT, dir), { withFileTypes: true })
+      readdirSync(join(PACKAGE, dir), { withFileTypes: true })
         .filter((entry) => entry.isDirectory())
         .map((entry) => `${dir}/${entry.name}/`);
     // src/lib itself is its folders' rows and the row of its own files. The folders beside it in
@@ -197,7 +201,7 @@ describe("docs/development.md's folder map", () => {
     const expected = [...folders('src/lib'), 'src/lib/*.ts'];
     expect(expected).toEqual(expect.arrayContaining(['src/lib/sql/', 'src/lib/*.ts']));
     expect(expected.filter((folder) => !map.has(folder))).toEqual([]);
-    expect([...map.keys()].filter((folder) => !(folder.endsWith('*.ts') ? existsSync(join(ROOT, dirname(folder))) : existsSync(join(ROOT, folder))))).toEqual(
+    expect([...map.keys()].filter((folder) => !(folder.endsWith('*.ts') ? existsSync(located(dirname(folder))) : existsSync(located(folder))))).toEqual(
       [],
     );
   });
@@ -372,7 +376,12 @@ describe("the decision records' index", () => {
 
 describe('paths the comments name', () => {
   test('every src/, docs/, tests/ or scripts/ path in the code, its build files, the README and the docs exists', () => {
-    const files = [...sources(join(ROOT, 'src'), /\.(ts|astro|mjs)$/), ...sources(join(ROOT, 'scripts'), /\.(ts|mjs)$/), join(ROOT, 'astro.config.mjs')];
+    const files = [
+      ...sources(join(ROOT, 'src'), /\.(ts|astro|mjs)$/),
+      ...sources(join(PACKAGE, 'src'), /\.(ts|astro|mjs)$/),
+      ...sources(join(ROOT, 'scripts'), /\.(ts|mjs)$/),
+      join(ROOT, 'astro.config.mjs'),
+    ];
     // The README and the docs too, but not the decision records: they are history, and name deleted files on purpose.
     const docs = [
       join(ROOT, 'README.md'),
@@ -385,7 +394,7 @@ describe('paths the comments name', () => {
     for (const file of [...files, ...docs]) {
       // A path from the project's root: not the tail of a relative one (`../scripts/forms.ts`) or of a package's.
       for (const [, path] of readFileSync(file, 'utf8').matchAll(/(?<![\w./@-])((?:src|docs|tests|scripts)\/[\w./-]*\w)/g)) {
-        if (!existsSync(join(ROOT, path!))) missing.push(`${relative(ROOT, file)}: ${path}`);
+        if (!existsSync(located(path!))) missing.push(`${relative(ROOT, file)}: ${path}`);
       }
     }
     expect(missing).toEqual([]);

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, test } from 'vitest';
-import { handleHealth } from '../../src/lib/pipeline/health.ts';
-import { createLogger } from '../../src/lib/log.ts';
-import { openStore, type Store } from '../../src/lib/database/database.ts';
+import { handleHealth } from '../../packages/site-forms/src/lib/pipeline/health.ts';
+import { createLogger } from '../../packages/site-forms/src/lib/log.ts';
+import { openStore, type Store } from '../../packages/site-forms/src/lib/database/database.ts';
 import { TEST_DATABASE } from '../support/stores.ts';
 
 const dirs: string[] = [];

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { createHousekeeping, DAY_MS, HOUR_MS, type HousekeepingJob } from '../../src/lib/housekeeping.ts';
-import { createLogger, silentLogger } from '../../src/lib/log.ts';
+import { createHousekeeping, DAY_MS, HOUR_MS, type HousekeepingJob } from '../../packages/site-forms/src/lib/housekeeping.ts';
+import { createLogger, silentLogger } from '../../packages/site-forms/src/lib/log.ts';
 
 /**
  * A timer that records each wait and fires only when the test says. `waited(n)` settles once the

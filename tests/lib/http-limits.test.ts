@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { readForm, tooLargeMessage } from '../../src/lib/http/form.ts';
+import { readForm, tooLargeMessage } from '../../packages/site-forms/src/lib/http/form.ts';
 
 const URLENCODED = 'application/x-www-form-urlencoded';
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { BODY_LIMIT_BYTES, readForm } from '../../src/lib/http/form.ts';
-import { renderJson } from '../../src/lib/http/outcome.ts';
+import { BODY_LIMIT_BYTES, readForm } from '../../packages/site-forms/src/lib/http/form.ts';
+import { renderJson } from '../../packages/site-forms/src/lib/http/outcome.ts';
 
 const post = (body: BodyInit, headers: Record<string, string> = {}) => new Request('http://site.test/api/contact', { method: 'POST', body, headers });
 

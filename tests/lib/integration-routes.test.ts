@@ -1,10 +1,10 @@
 import { describe, expect, test } from 'vitest';
 import forms from '#forms-config';
 import type { IntegrationResolvedRoute } from 'astro';
-import { formRoutes, ourRoutes, ownersRoute } from '../../src/integration/integration.ts';
-import { isOurs } from '../../src/integration/ours.ts';
-import { defineForms } from '../../src/lib/forms/define-forms.ts';
-import { findTarget, ROUTES } from '../../src/lib/pipeline/routes.ts';
+import { formRoutes, ourRoutes, ownersRoute } from '../../packages/site-forms/src/integration/integration.ts';
+import { isOurs } from '../../packages/site-forms/src/integration/ours.ts';
+import { defineForms } from '../../packages/site-forms/src/lib/forms/define-forms.ts';
+import { findTarget, ROUTES } from '../../packages/site-forms/src/lib/pipeline/routes.ts';
 
 // The integration injects one on-demand route per address of the API, from a list of its own
 // (it is read before Vite can load the handlers): a route added to ROUTES and not to that list

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, test } from 'vitest';
 import type { Plugin } from 'vite';
-import { siteForms, siteNameOf } from '../../src/integration/integration.ts';
+import { siteForms, siteNameOf } from '../../packages/site-forms/src/integration/integration.ts';
 
 // The site's name in an owner's Astro site with no site.config.ts (decision 0207): the host of
 // Astro's own `site`, which the owner already set, rather than the neutral "Forms".

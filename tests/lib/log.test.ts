@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
-import { createLogger, describeError, type LogLevel, silentLogger, limitClientLines } from '../../src/lib/log.ts';
+import { createLogger, describeError, type LogLevel, silentLogger, limitClientLines } from '../../packages/site-forms/src/lib/log.ts';
 
 function capture(level?: LogLevel | 'silent') {
   const lines: string[] = [];

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { isDocumentNavigation } from '../../src/lib/http/navigation.ts';
+import { isDocumentNavigation } from '../../packages/site-forms/src/lib/http/navigation.ts';
 
 const request = (headers: Record<string, string>) => new Request('http://site.test/api/contact', { method: 'POST', headers });
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { applyOriginPolicy, isAddressedToSite, type OriginSettings, publicOrigin } from '../../src/lib/http/origin.ts';
+import { applyOriginPolicy, isAddressedToSite, type OriginSettings, publicOrigin } from '../../packages/site-forms/src/lib/http/origin.ts';
 
 /** No proxy, no PUBLIC_URL: the site is whatever Host says, over http. */
 const DIRECT: OriginSettings = { publicUrl: undefined, trustProxy: 0, allowedOrigins: [] };

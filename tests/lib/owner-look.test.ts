@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'vitest';
-import { existingPage } from '../../src/lib/forms/pages.ts';
-import { refererPage } from '../../src/lib/http/next.ts';
-import { inlineSources, withInlineSources } from '../../src/lib/http/security-headers.ts';
-import { layoutWarning, requiredPropsWeDoNotPass } from '../../src/integration/integration.ts';
-import { headInPlace } from '../../src/layouts/attempt.ts';
+import { existingPage } from '../../packages/site-forms/src/lib/forms/pages.ts';
+import { refererPage } from '../../packages/site-forms/src/lib/http/next.ts';
+import { inlineSources, withInlineSources } from '../../packages/site-forms/src/lib/http/security-headers.ts';
+import { layoutWarning, requiredPropsWeDoNotPass } from '../../packages/site-forms/src/integration/integration.ts';
+import { headInPlace } from '../../packages/site-forms/src/layouts/attempt.ts';
 
 /**
  * The pure parts of issue 39's items 3 to 5: the page a visitor came from, the owner's pages, the

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, test } from 'vitest';
-import { findProjectRoot, fromProjectRoot } from '../../src/lib/project-root.ts';
+import { findProjectRoot, fromProjectRoot } from '../../packages/site-forms/src/lib/project-root.ts';
 
 const base = mkdtempSync(join(tmpdir(), 'site-forms-root-'));
 afterAll(() => rmSync(base, { recursive: true, force: true }));

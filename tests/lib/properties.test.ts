@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import * as v from 'valibot';
 import { describe, expect, test } from 'vitest';
-import { parseForm } from '../../src/lib/forms/definition.ts';
-import { contactForm } from '../../src/lib/forms/registry.ts';
-import { EmailField } from '../../src/lib/forms/email.ts';
-import { NewsletterSchema } from '../../src/lib/forms/newsletter.ts';
+import { parseForm } from '../../packages/site-forms/src/lib/forms/definition.ts';
+import { contactForm } from '../../packages/site-forms/src/lib/forms/registry.ts';
+import { EmailField } from '../../packages/site-forms/src/lib/forms/email.ts';
+import { NewsletterSchema } from '../../packages/site-forms/src/lib/forms/newsletter.ts';
 import { anyText, fastestMs } from '../support/hostile-text.ts';
 
 /**

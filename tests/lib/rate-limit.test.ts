@@ -1,8 +1,8 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createLogger, type Logger, silentLogger } from '../../src/lib/log.ts';
-import { type AbuseLimits, createAbuseLimits, createBoundedMemoryLimiter } from '../../src/lib/rate-limit.ts';
-import { connectRedis } from '../../src/lib/redis.ts';
+import { createLogger, type Logger, silentLogger } from '../../packages/site-forms/src/lib/log.ts';
+import { type AbuseLimits, createAbuseLimits, createBoundedMemoryLimiter } from '../../packages/site-forms/src/lib/rate-limit.ts';
+import { connectRedis } from '../../packages/site-forms/src/lib/redis.ts';
 import { type RedisServer, redisAvailable, startRedis } from '../support/redis.ts';
 import { eventually } from '../support/smtp.ts';
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
-import { createScheduler, NODE_TIMER, nextWait, type SchedulerOptions } from '../../src/lib/scheduler.ts';
+import { createScheduler, NODE_TIMER, nextWait, type SchedulerOptions } from '../../packages/site-forms/src/lib/scheduler.ts';
 
 const at = (ms: number) => new Date(ms);
 

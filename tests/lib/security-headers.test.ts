@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { contentSecurityPolicy, securityHeaders, securityHeadersFor, TURNSTILE_SOURCES } from '../../src/lib/http/security-headers.ts';
+import { contentSecurityPolicy, securityHeaders, securityHeadersFor, TURNSTILE_SOURCES } from '../../packages/site-forms/src/lib/http/security-headers.ts';
 
 const STRICT =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-src 'none'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { startupFailureLine } from '../../src/lib/startup-failure.ts';
+import { startupFailureLine } from '../../packages/site-forms/src/lib/startup-failure.ts';
 
 const LISTEN = { step: 'listen', host: '127.0.0.1', port: 4321 } as const;
 const DATABASE = { step: 'database', dataDir: '/srv/site/data' } as const;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { cutToWidth, displayWidth, formatTable } from '../../src/lib/text-table.ts';
+import { cutToWidth, displayWidth, formatTable } from '../../packages/site-forms/src/lib/text-table.ts';
 
 describe('the columns a text takes in a terminal', () => {
   test.each([

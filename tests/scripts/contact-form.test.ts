@@ -1,8 +1,8 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { parseForm } from '../../src/lib/forms/definition.ts';
-import { contactForm } from '../../src/lib/forms/registry.ts';
-import { contactEndpoint, enhanceContactForm } from '../../src/scripts/contact-form.ts';
+import { parseForm } from '../../packages/site-forms/src/lib/forms/definition.ts';
+import { contactForm } from '../../packages/site-forms/src/lib/forms/registry.ts';
+import { contactEndpoint, enhanceContactForm } from '../../packages/site-forms/src/scripts/contact-form.ts';
 import { answering, jsonResponse, OUTCOMES, pendingFetch, renderContactForm, requestOf, settled, submit } from './form-dom.ts';
 
 const SOMETHING_WENT_WRONG = 'Something went wrong. Please try again.';

@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { describe, expect, test } from 'vitest';
-import { enhanceDefinedForm } from '../../src/scripts/defined-form.ts';
+import { enhanceDefinedForm } from '../../packages/site-forms/src/scripts/defined-form.ts';
 import { answering, pendingFetch, requestOf, settled, submit } from './form-dom.ts';
 
 // An owner's form as Form.astro renders it (tests/scripts/form-markup.test.ts checks the real one):

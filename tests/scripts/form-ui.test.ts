@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { describe, expect, test } from 'vitest';
-import { clearFieldErrors, enhanceForm, errorText, formWords, showFieldErrors } from '../../src/scripts/form-ui.ts';
+import { clearFieldErrors, enhanceForm, errorText, formWords, showFieldErrors } from '../../packages/site-forms/src/scripts/form-ui.ts';
 
 // The form's own words for a failure, as its markup's data-failed gives them.
 const FAILED = 'Something went wrong. Please try again.';

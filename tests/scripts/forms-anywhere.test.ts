@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { enhanceForeignForms, type SiteWords } from '../../src/scripts/forms-anywhere.ts';
+import { enhanceForeignForms, type SiteWords } from '../../packages/site-forms/src/scripts/forms-anywhere.ts';
 
 /**
  * /forms.js on a page of the owner's site elsewhere (decision 0168): it takes every form whose

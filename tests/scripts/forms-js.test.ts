@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import type { SiteWords } from '../../src/scripts/forms-anywhere.ts';
+import type { SiteWords } from '../../packages/site-forms/src/scripts/forms-anywhere.ts';
 
 /**
  * The entry of /forms.js (decision 0168) as a page of the owner's runs it: it finds this server
@@ -28,7 +28,7 @@ function browserSays(what: { currentScript?: HTMLScriptElement | null; readyStat
 async function runScript(): Promise<void> {
   vi.resetModules();
   vi.stubGlobal('SITE_WORDS', WORDS);
-  await import('../../src/scripts/forms-js.ts');
+  await import('../../packages/site-forms/src/scripts/forms-js.ts');
 }
 
 afterEach(() => {

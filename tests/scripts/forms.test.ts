@@ -11,7 +11,7 @@ describe('the page script', () => {
     const fetchImpl = answering({ success: true });
     vi.stubGlobal('fetch', fetchImpl);
 
-    await import('../../src/scripts/forms.ts');
+    await import('../../packages/site-forms/src/scripts/forms.ts');
     const newsletter = submit(document.querySelector<HTMLFormElement>('[data-newsletter-form]')!);
     const contact = submit(document.querySelector<HTMLFormElement>('[data-contact-form]')!);
 
@@ -40,7 +40,7 @@ describe('the page script', () => {
     vi.stubGlobal('fetch', fetchImpl);
 
     vi.resetModules();
-    await import('../../src/scripts/forms.ts');
+    await import('../../packages/site-forms/src/scripts/forms.ts');
     const quote = submit(document.querySelector<HTMLFormElement>('#quote')!);
     const apply = submit(document.querySelector<HTMLFormElement>('#apply')!);
 
@@ -61,7 +61,7 @@ describe('the page script', () => {
     vi.stubGlobal('fetch', fetchImpl);
 
     vi.resetModules();
-    await import('../../src/scripts/forms.ts');
+    await import('../../packages/site-forms/src/scripts/forms.ts');
     expect(submit(document.querySelector<HTMLFormElement>('#contact-form')!).defaultPrevented).toBe(false);
     expect(fetchImpl).not.toHaveBeenCalled();
     vi.unstubAllGlobals();

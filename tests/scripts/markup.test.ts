@@ -4,8 +4,8 @@
 import { experimental_AstroContainer as AstroContainer } from 'astro/container';
 import { Window } from 'happy-dom';
 import { beforeAll, describe, expect, test } from 'vitest';
-import ContactForm from '../../src/components/ContactForm.astro';
-import NewsletterForm from '../../src/components/NewsletterForm.astro';
+import ContactForm from '../../packages/site-forms/src/components/ContactForm.astro';
+import NewsletterForm from '../../packages/site-forms/src/components/NewsletterForm.astro';
 import { CONTACT_MARKUP, NEWSLETTER_MARKUP } from './form-dom.ts';
 
 // The markup the scripts, the no-JavaScript server rendering and the browser tests rely on.

@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { enhanceNewsletterForm } from '../../src/scripts/newsletter-form.ts';
+import { enhanceNewsletterForm } from '../../packages/site-forms/src/scripts/newsletter-form.ts';
 import { answering, jsonResponse, OUTCOMES, pendingFetch, renderNewsletterForm, requestOf, settled, submit } from './form-dom.ts';
 
 const SOMETHING_WENT_WRONG = 'Something went wrong. Please try again.';

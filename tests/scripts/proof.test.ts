@@ -2,11 +2,11 @@
 import { createChallenge, verifySolution } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/sha';
 import { describe, expect, test, vi } from 'vitest';
-import { checkProof, issueChallenge } from '../../src/lib/spam/proof.ts';
-import { createMemoryUsedChallenges } from '../../src/lib/spam/used-challenges.ts';
-import { enhanceContactForm } from '../../src/scripts/contact-form.ts';
-import { enhanceNewsletterForm } from '../../src/scripts/newsletter-form.ts';
-import { challengeUrl, type ProofChallenge, prepareProof, solveChallenge } from '../../src/scripts/proof.ts';
+import { checkProof, issueChallenge } from '../../packages/site-forms/src/lib/spam/proof.ts';
+import { createMemoryUsedChallenges } from '../../packages/site-forms/src/lib/spam/used-challenges.ts';
+import { enhanceContactForm } from '../../packages/site-forms/src/scripts/contact-form.ts';
+import { enhanceNewsletterForm } from '../../packages/site-forms/src/scripts/newsletter-form.ts';
+import { challengeUrl, type ProofChallenge, prepareProof, solveChallenge } from '../../packages/site-forms/src/scripts/proof.ts';
 import { answering, jsonResponse, renderContactForm, renderNewsletterForm, settled, submit } from './form-dom.ts';
 
 const SECRET = 'script-test-secret';

@@ -28,7 +28,7 @@ afterEach(async () => {
 /** Runs the page script on the page as it is now, as the browser runs it once. */
 async function runScript(): Promise<void> {
   vi.resetModules();
-  await import('../../src/scripts/upload-forms.ts');
+  await import('../../packages/site-forms/src/scripts/upload-forms.ts');
 }
 
 /** The requests the server answered other than the browser's preflight (OPTIONS), as `METHOD path`. */

@@ -3,8 +3,8 @@
 import { experimental_AstroContainer as AstroContainer } from 'astro/container';
 import { Window } from 'happy-dom';
 import { beforeAll, describe, expect, test } from 'vitest';
-import Form from '../../src/components/Form.astro';
-import { defineForm } from '../../src/lib/forms/definition.ts';
+import Form from '../../packages/site-forms/src/components/Form.astro';
+import { defineForm } from '../../packages/site-forms/src/lib/forms/definition.ts';
 
 /** The markup of a form with a file field: the contract src/scripts/uploads.ts reads (tests/scripts/uploads.test.ts). */
 const APPLY = defineForm({

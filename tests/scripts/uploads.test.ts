@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { enhanceUploadForm, formatSize, type UploadRequest } from '../../src/scripts/uploads.ts';
+import { enhanceUploadForm, formatSize, type UploadRequest } from '../../packages/site-forms/src/scripts/uploads.ts';
 import { type FakeHttpServer, replyJson, startFakeHttpServer } from '../support/fake-http.ts';
 
 // An owner's form with a file field, as Form.astro and DefinedField.astro render it

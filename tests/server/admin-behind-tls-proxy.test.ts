@@ -1,6 +1,6 @@
 import { request } from 'node:https';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { hashPassword } from '../../src/lib/admin/password.ts';
+import { hashPassword } from '../../packages/site-forms/src/lib/admin/password.ts';
 import { nginxAvailable, startTlsProxy, type TlsProxy } from '../support/nginx.ts';
 import { type Site, startSite } from '../support/site.ts';
 import { freePort } from '../support/smtp.ts';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { hashPassword } from '../../src/lib/admin/password.ts';
+import { hashPassword } from '../../packages/site-forms/src/lib/admin/password.ts';
 import { TEST_CONFIGS_OPTION } from '../contact/run-inbox.ts';
 import { TEST_FORMS_CONFIG, TEST_SITE_CONFIG } from '../support/build-site.ts';
 import { type FakeSmtpServer, freePort, startSmtpServer } from '../support/smtp.ts';

@@ -1,11 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, expect, test } from 'vitest';
-import type { Services } from '../../src/lib/app/services.ts';
-import { requireConfig } from '../../src/lib/config/config.ts';
-import { createLogger } from '../../src/lib/log.ts';
-import { createDispatcher } from '../../src/server/dispatch.ts';
-import type { Front } from '../../src/server/front.ts';
+import type { Services } from '../../packages/site-forms/src/lib/app/services.ts';
+import { requireConfig } from '../../packages/site-forms/src/lib/config/config.ts';
+import { createLogger } from '../../packages/site-forms/src/lib/log.ts';
+import { createDispatcher } from '../../packages/site-forms/src/server/dispatch.ts';
+import type { Front } from '../../packages/site-forms/src/server/front.ts';
 
 // Issue 30 item 3: an answer that fails half-way (here the security headers cannot be written)
 // used to end in `res.destroy()` and nothing else: the client saw a cut connection and the

@@ -2,10 +2,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { hashPassword } from '../../src/lib/admin/password.ts';
-import { openStore, type Store } from '../../src/lib/database/database.ts';
-import { createFileLinks } from '../../src/lib/files/links.ts';
-import { createLogger } from '../../src/lib/log.ts';
+import { hashPassword } from '../../packages/site-forms/src/lib/admin/password.ts';
+import { openStore, type Store } from '../../packages/site-forms/src/lib/database/database.ts';
+import { createFileLinks } from '../../packages/site-forms/src/lib/files/links.ts';
+import { createLogger } from '../../packages/site-forms/src/lib/log.ts';
 import { postForm, type Site, startSite } from '../support/site.ts';
 import { TEST_DATABASE } from '../support/stores.ts';
 

@@ -2,7 +2,7 @@ import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { hashPassword } from '../../src/lib/admin/password.ts';
+import { hashPassword } from '../../packages/site-forms/src/lib/admin/password.ts';
 import { type ForeignServer, type ForeignSite, makeForeignSite, SHOP_MARK, SHOP_REFUSAL, SHOP_STAFF } from '../support/foreign-site.ts';
 import { eventually, type FakeSmtpServer, freePort, startSmtpServer } from '../support/smtp.ts';
 

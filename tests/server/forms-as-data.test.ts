@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { Window } from 'happy-dom';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { hashPassword } from '../../src/lib/admin/password.ts';
+import { hashPassword } from '../../packages/site-forms/src/lib/admin/password.ts';
 import { buildOtherSite, TEST_SITE_CONFIG } from '../support/build-site.ts';
 import { parseMail } from '../support/mime.ts';
 import { postForm, type Site, startSite } from '../support/site.ts';

@@ -7,7 +7,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { Window } from 'happy-dom';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { hashPassword } from '../../src/lib/admin/password.ts';
+import { hashPassword } from '../../packages/site-forms/src/lib/admin/password.ts';
 import { NAVIGATION, postForm, type Site, startSite } from '../support/site.ts';
 import { eventually, type FakeSmtpServer, freePort, startSmtpServer } from '../support/smtp.ts';
 

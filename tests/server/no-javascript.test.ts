@@ -5,7 +5,7 @@ import { Window } from 'happy-dom';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { type FakeHttpServer, replyJson, startFakeHttpServer } from '../support/fake-http.ts';
 import { type Site, startSite, NAVIGATION } from '../support/site.ts';
-import { site as settings } from '../../src/lib/site/site.ts';
+import { site as settings } from '../../packages/site-forms/src/lib/site/site.ts';
 
 /**
  * The forms without JavaScript, over HTTP to the built server: a browser's own form post

@@ -8,7 +8,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
-import { ROUTES } from '../../src/lib/pipeline/routes.ts';
+import { ROUTES } from '../../packages/site-forms/src/lib/pipeline/routes.ts';
 import { type FakeHttpServer, replyJson, startFakeHttpServer } from '../support/fake-http.ts';
 import { postForm, type Site, startSite } from '../support/site.ts';
 

@@ -5,11 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { createServices, type Services } from '../../src/lib/app/services.ts';
-import { requireConfig } from '../../src/lib/config/config.ts';
-import { createLogger } from '../../src/lib/log.ts';
-import { createDispatcher } from '../../src/server/dispatch.ts';
-import { createFront } from '../../src/server/front.ts';
+import { createServices, type Services } from '../../packages/site-forms/src/lib/app/services.ts';
+import { requireConfig } from '../../packages/site-forms/src/lib/config/config.ts';
+import { createLogger } from '../../packages/site-forms/src/lib/log.ts';
+import { createDispatcher } from '../../packages/site-forms/src/server/dispatch.ts';
+import { createFront } from '../../packages/site-forms/src/server/front.ts';
 
 /**
  * Issue 30 item 3: the pipeline's reply says what it is (`kind`), and our dispatcher sends each

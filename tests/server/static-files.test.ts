@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createStaticFastPath, loadStaticFiles } from '../../src/server/static-files.ts';
+import { createStaticFastPath, loadStaticFiles } from '../../packages/site-forms/src/server/static-files.ts';
 
 let url: string;
 let close: () => void;

@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { site as settings } from '../../src/lib/site/site.ts';
+import { site as settings } from '../../packages/site-forms/src/lib/site/site.ts';
 import { type FakeHttpServer, replyJson, startFakeHttpServer } from '../support/fake-http.ts';
 import { postForm, type Site, startSite } from '../support/site.ts';
 import { runInbox } from '../contact/run-inbox.ts';

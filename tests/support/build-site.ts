@@ -28,7 +28,7 @@ function placesOwnersForm(path: string): boolean {
 
 /**
  * Copies the project's tree into `root` (emptied first), without the pages of the owner's own
- * forms; node_modules linked.
+ * forms; node_modules and the forms package linked.
  * Hint: the suite's builds never read the owner's pages, settings or forms, so an owner's
  * customised checkout passes the suite as the project's does (decision 0144).
  */
@@ -40,6 +40,9 @@ function copyTree(root: string): void {
     cpSync(join(ROOT, entry), join(root, entry), { recursive: true, filter: (path) => !path.startsWith(pages) || !placesOwnersForm(path) });
   }
   symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'), 'dir');
+  // The forms package as the checkout has it (node_modules/site-forms links to it too): the suite's
+  // settings in tests/fixtures import its modules by a relative path.
+  symlinkSync(join(ROOT, 'packages'), join(root, 'packages'), 'dir');
 }
 
 /**

@@ -1,5 +1,5 @@
-import type { SpamConfig } from '../../src/lib/config/config.ts';
-import { DEFAULT_WEIGHING } from '../../src/lib/spam/weights.ts';
+import type { SpamConfig } from '../../packages/site-forms/src/lib/config/config.ts';
+import { DEFAULT_WEIGHING } from '../../packages/site-forms/src/lib/spam/weights.ts';
 import type { FakeReply } from './fake-http.ts';
 
 /** Cloudflare's documented test secret keys (developers.cloudflare.com/turnstile/troubleshooting/testing). */

@@ -458,7 +458,7 @@ export function makeForeignSite(modes: readonly AdapterMode[] = ['standalone'], 
   const timings: ForeignTimings = { pack: 0, install: 0, build: {} };
   const buildLogs: Record<string, string> = {};
   try {
-    timings.pack = run(ROOT, 'npm', ['pack', '--silent', '--pack-destination', root]);
+    timings.pack = run(join(ROOT, 'packages/site-forms'), 'npm', ['pack', '--silent', '--pack-destination', root]);
     const tarball = readdirSync(root).find((name) => name.endsWith('.tgz'));
     if (!tarball) throw new Error(`npm pack left no tarball in ${root}`);
     const shop = join(root, 'shop');

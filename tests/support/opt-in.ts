@@ -1,7 +1,7 @@
-import { createSmtpMailer } from '../../src/lib/mail/mailer.ts';
-import { createConsents } from '../../src/lib/newsletter/consents.ts';
-import { createOptIn } from '../../src/lib/newsletter/opt-in.ts';
-import type { Sql } from '../../src/lib/sql/sql.ts';
+import { createSmtpMailer } from '../../packages/site-forms/src/lib/mail/mailer.ts';
+import { createConsents } from '../../packages/site-forms/src/lib/newsletter/consents.ts';
+import { createOptIn } from '../../packages/site-forms/src/lib/newsletter/opt-in.ts';
+import type { Sql } from '../../packages/site-forms/src/lib/sql/sql.ts';
 
 /**
  * The site's double opt-in as the services build it, over a store's SQL and a real SMTP server

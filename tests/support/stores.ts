@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, inject } from 'vitest';
-import { createLogger } from '../../src/lib/log.ts';
-import { openStore, type Store } from '../../src/lib/database/database.ts';
+import { createLogger } from '../../packages/site-forms/src/lib/log.ts';
+import { openStore, type Store } from '../../packages/site-forms/src/lib/database/database.ts';
 import { createDatabaseOn, dropDatabaseOn, type PostgresServer, postgresAvailable, startPostgres } from './postgres.ts';
 import './shared-postgres.ts';
 

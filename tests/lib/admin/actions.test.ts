@@ -1,16 +1,16 @@
 import { beforeAll, describe, expect, onTestFinished, test, vi } from 'vitest';
-import { exportChunks } from '../../../src/lib/contact/export.ts';
-import type { Submission } from '../../../src/lib/contact/outbox.ts';
-import { type AdminDeps, handleAdminPost } from '../../../src/lib/admin/actions.ts';
+import { exportChunks } from '../../../packages/site-forms/src/lib/contact/export.ts';
+import type { Submission } from '../../../packages/site-forms/src/lib/contact/outbox.ts';
+import { type AdminDeps, handleAdminPost } from '../../../packages/site-forms/src/lib/admin/actions.ts';
 
 /** What a person reads when a post did not come from the admin's pages. */
 const FORBIDDEN = 'This action was refused: it did not come from this site’s admin pages. Reload the page and try again.';
-import type { AuditEntry } from '../../../src/lib/admin/audit.ts';
-import { createPasswordCheck, hashPassword, type PasswordHash, parsePasswordHash } from '../../../src/lib/admin/password.ts';
-import type { AdminQueries } from '../../../src/lib/admin/queries.ts';
-import { createSessions, type SessionRecord, type SessionStore } from '../../../src/lib/admin/session.ts';
-import { createSignInThrottle } from '../../../src/lib/admin/throttle.ts';
-import { silentLogger } from '../../../src/lib/log.ts';
+import type { AuditEntry } from '../../../packages/site-forms/src/lib/admin/audit.ts';
+import { createPasswordCheck, hashPassword, type PasswordHash, parsePasswordHash } from '../../../packages/site-forms/src/lib/admin/password.ts';
+import type { AdminQueries } from '../../../packages/site-forms/src/lib/admin/queries.ts';
+import { createSessions, type SessionRecord, type SessionStore } from '../../../packages/site-forms/src/lib/admin/session.ts';
+import { createSignInThrottle } from '../../../packages/site-forms/src/lib/admin/throttle.ts';
+import { silentLogger } from '../../../packages/site-forms/src/lib/log.ts';
 
 const SITE = 'https://site.test';
 const PASSWORD = 'correct horse battery';

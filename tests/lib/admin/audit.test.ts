@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { describeEntry, erasedAddress, OTHER_CLIENTS } from '../../../src/lib/admin/audit.ts';
+import { describeEntry, erasedAddress, OTHER_CLIENTS } from '../../../packages/site-forms/src/lib/admin/audit.ts';
 
 // The quarter-hour of repeats and the year kept without RETENTION_DAYS are tested as behaviour,
 // on both engines, in store.test.ts.

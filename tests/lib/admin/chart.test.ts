@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { chartSummary, lastDays, messagesPerDaySvg } from '../../../src/lib/admin/chart.ts';
+import { chartSummary, lastDays, messagesPerDaySvg } from '../../../packages/site-forms/src/lib/admin/chart.ts';
 
 describe('the last days', () => {
   test('are 30 days up to today, oldest first, with 0 for days without messages', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { ADMIN_USAGE, type AdminIo, parseAdminArgs, passwordFromInput, runAdminCommand } from '../../../src/lib/admin/command.ts';
-import { parsePasswordHash, verifyPassword } from '../../../src/lib/admin/password.ts';
+import { ADMIN_USAGE, type AdminIo, parseAdminArgs, passwordFromInput, runAdminCommand } from '../../../packages/site-forms/src/lib/admin/command.ts';
+import { parsePasswordHash, verifyPassword } from '../../../packages/site-forms/src/lib/admin/password.ts';
 
 // `npm run admin` in this process: tests/cli/admin.test.ts runs the command in a child
 // process, which the mutation run cannot reach; its logic is pinned here.

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { createDevices, deviceCookieName } from '../../../src/lib/admin/device.ts';
-import { parsePasswordHash } from '../../../src/lib/admin/password.ts';
+import { createDevices, deviceCookieName } from '../../../packages/site-forms/src/lib/admin/device.ts';
+import { parsePasswordHash } from '../../../packages/site-forms/src/lib/admin/password.ts';
 
 const HASH = '$scrypt$ln=17,r=8,p=1$c29tZXNhbHRzb21lc2FsdA$ZmFrZWtleWZha2VrZXlmYWtla2V5ZmFrZWtleWZha2U';
 const OTHER = '$scrypt$ln=17,r=8,p=1$b3RoZXJzYWx0b3RoZXJzYQ$ZmFrZWtleWZha2VrZXlmYWtla2V5ZmFrZWtleWZha2U';

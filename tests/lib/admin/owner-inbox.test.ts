@@ -1,12 +1,12 @@
 import { describe, expect, test } from 'vitest';
-import { handleAdminPost } from '../../../src/lib/admin/actions.ts';
-import { type AdminParts, createAdmin } from '../../../src/lib/admin/owner-inbox.ts';
-import { parsePasswordHash } from '../../../src/lib/admin/password.ts';
-import type { Change } from '../../../src/lib/submissions/machine.ts';
-import { silentLogger } from '../../../src/lib/log.ts';
-import type { Store } from '../../../src/lib/database/database.ts';
-import { createSignups } from '../../../src/lib/newsletter/signups.ts';
-import { createDeliveries } from '../../../src/lib/webhooks/deliveries.ts';
+import { handleAdminPost } from '../../../packages/site-forms/src/lib/admin/actions.ts';
+import { type AdminParts, createAdmin } from '../../../packages/site-forms/src/lib/admin/owner-inbox.ts';
+import { parsePasswordHash } from '../../../packages/site-forms/src/lib/admin/password.ts';
+import type { Change } from '../../../packages/site-forms/src/lib/submissions/machine.ts';
+import { silentLogger } from '../../../packages/site-forms/src/lib/log.ts';
+import type { Store } from '../../../packages/site-forms/src/lib/database/database.ts';
+import { createSignups } from '../../../packages/site-forms/src/lib/newsletter/signups.ts';
+import { createDeliveries } from '../../../packages/site-forms/src/lib/webhooks/deliveries.ts';
 import { testEngines } from '../../support/stores.ts';
 
 // createAdmin's wiring, through the posts the owner makes: which part each action reaches.

@@ -10,8 +10,8 @@ import {
   readMessageQuery,
   readPage,
   signInMessage,
-} from '../../../src/lib/admin/admin-page.ts';
-import { createSessions, type SessionRecord } from '../../../src/lib/admin/session.ts';
+} from '../../../packages/site-forms/src/lib/admin/admin-page.ts';
+import { createSessions, type SessionRecord } from '../../../packages/site-forms/src/lib/admin/session.ts';
 
 const params = (query: string) => new URLSearchParams(query);
 

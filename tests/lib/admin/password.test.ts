@@ -1,5 +1,12 @@
 import { describe, expect, test } from 'vitest';
-import { createPasswordCheck, hasArgon2, hashPassword, parsePasswordHash, passwordProblem, verifyPassword } from '../../../src/lib/admin/password.ts';
+import {
+  createPasswordCheck,
+  hasArgon2,
+  hashPassword,
+  parsePasswordHash,
+  passwordProblem,
+  verifyPassword,
+} from '../../../packages/site-forms/src/lib/admin/password.ts';
 
 // The reference implementation's own vectors (phc-winner-argon2, src/test.c): password "password", salt "somesalt".
 const REFERENCE_ARGON2ID = '$argon2id$v=19$m=256,t=2,p=1$c29tZXNhbHQ$nf65EOgLrQMR/uIPnA4rEsF5h7TKyQwu9U1bMCHGi/4';

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { likePattern } from '../../../src/lib/admin/queries.ts';
+import { likePattern } from '../../../packages/site-forms/src/lib/admin/queries.ts';
 
 describe('the LIKE pattern of a search', () => {
   test.each([

@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest';
-import type { AuditEntry } from '../../../src/lib/admin/audit.ts';
-import { applyRetention, retentionJobs } from '../../../src/lib/admin/retention.ts';
-import { DAY_MS } from '../../../src/lib/housekeeping.ts';
-import { createLogger, silentLogger } from '../../../src/lib/log.ts';
+import type { AuditEntry } from '../../../packages/site-forms/src/lib/admin/audit.ts';
+import { applyRetention, retentionJobs } from '../../../packages/site-forms/src/lib/admin/retention.ts';
+import { DAY_MS } from '../../../packages/site-forms/src/lib/housekeeping.ts';
+import { createLogger, silentLogger } from '../../../packages/site-forms/src/lib/log.ts';
 
 const NOW = new Date('2026-11-22T12:00:00.000Z');
 

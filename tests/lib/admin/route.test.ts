@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { renderAdminOutcome, runAdminRoute } from '../../../src/lib/pipeline/admin-route.ts';
-import type { Services } from '../../../src/lib/app/services.ts';
+import { renderAdminOutcome, runAdminRoute } from '../../../packages/site-forms/src/lib/pipeline/admin-route.ts';
+import type { Services } from '../../../packages/site-forms/src/lib/app/services.ts';
 
 const HEADERS = { 'cache-control': 'no-store', 'x-robots-tag': 'noindex, nofollow' };
 

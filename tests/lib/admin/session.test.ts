@@ -10,7 +10,7 @@ import {
   type SessionRecord,
   type SessionStore,
   sessionCookie,
-} from '../../../src/lib/admin/session.ts';
+} from '../../../packages/site-forms/src/lib/admin/session.ts';
 
 /** A session store in a Map, for the rules; the database stores have their own behaviour suite. */
 function mapStore(): SessionStore & { records: Map<string, SessionRecord> } {

@@ -1,14 +1,14 @@
 import { describe, expect, test } from 'vitest';
-import { createAdmin, createAdminStores } from '../../../src/lib/admin/owner-inbox.ts';
-import { applyRetention } from '../../../src/lib/admin/retention.ts';
-import { parsePasswordHash } from '../../../src/lib/admin/password.ts';
-import { createSessions } from '../../../src/lib/admin/session.ts';
-import { silentLogger } from '../../../src/lib/log.ts';
-import type { Store } from '../../../src/lib/database/database.ts';
-import { createConsents } from '../../../src/lib/newsletter/consents.ts';
-import { createSignups } from '../../../src/lib/newsletter/signups.ts';
-import { createDeliveries } from '../../../src/lib/webhooks/deliveries.ts';
-import { createSubmissionMachine } from '../../../src/lib/submissions/machine.ts';
+import { createAdmin, createAdminStores } from '../../../packages/site-forms/src/lib/admin/owner-inbox.ts';
+import { applyRetention } from '../../../packages/site-forms/src/lib/admin/retention.ts';
+import { parsePasswordHash } from '../../../packages/site-forms/src/lib/admin/password.ts';
+import { createSessions } from '../../../packages/site-forms/src/lib/admin/session.ts';
+import { silentLogger } from '../../../packages/site-forms/src/lib/log.ts';
+import type { Store } from '../../../packages/site-forms/src/lib/database/database.ts';
+import { createConsents } from '../../../packages/site-forms/src/lib/newsletter/consents.ts';
+import { createSignups } from '../../../packages/site-forms/src/lib/newsletter/signups.ts';
+import { createDeliveries } from '../../../packages/site-forms/src/lib/webhooks/deliveries.ts';
+import { createSubmissionMachine } from '../../../packages/site-forms/src/lib/submissions/machine.ts';
 import { testEngines } from '../../support/stores.ts';
 
 const MINUTE = 60_000;

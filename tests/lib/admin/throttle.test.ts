@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
-import { clientDelayMs, createSignInThrottle, overallDelayMs, type SignInGate } from '../../../src/lib/admin/throttle.ts';
-import { silentLogger } from '../../../src/lib/log.ts';
+import { clientDelayMs, createSignInThrottle, overallDelayMs, type SignInGate } from '../../../packages/site-forms/src/lib/admin/throttle.ts';
+import { silentLogger } from '../../../packages/site-forms/src/lib/log.ts';
 import { type RedisServer, redisAvailable, startRedis } from '../../support/redis.ts';
 
 describe('the delay before a password is checked', () => {

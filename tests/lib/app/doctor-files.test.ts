@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { diagnose } from '../../../src/lib/app/doctor.ts';
+import { diagnose } from '../../../packages/site-forms/src/lib/app/doctor.ts';
 import { freePort } from '../../support/smtp.ts';
 
 /**

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { hashPassword } from '../../../src/lib/admin/password.ts';
-import { createServices, type Services } from '../../../src/lib/app/services.ts';
-import { requireConfig } from '../../../src/lib/config/config.ts';
-import { createLogger } from '../../../src/lib/log.ts';
+import { hashPassword } from '../../../packages/site-forms/src/lib/admin/password.ts';
+import { createServices, type Services } from '../../../packages/site-forms/src/lib/app/services.ts';
+import { requireConfig } from '../../../packages/site-forms/src/lib/config/config.ts';
+import { createLogger } from '../../../packages/site-forms/src/lib/log.ts';
 import { type FakeHttpServer, replyJson, startFakeHttpServer } from '../../support/fake-http.ts';
 import { eventually, type FakeSmtpServer, startSmtpServer } from '../../support/smtp.ts';
 

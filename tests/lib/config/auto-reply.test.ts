@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { autoReply } from '../../../src/lib/config/auto-reply.ts';
+import { autoReply } from '../../../packages/site-forms/src/lib/config/auto-reply.ts';
 
 describe('the configuration of the automatic reply', () => {
   test('off by default', () => {

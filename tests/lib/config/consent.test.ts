@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { consent } from '../../../src/lib/config/consent.ts';
+import { consent } from '../../../packages/site-forms/src/lib/config/consent.ts';
 
 describe('the configuration of double opt-in', () => {
   test('off by default, as the API contract subscribes at once', () => {

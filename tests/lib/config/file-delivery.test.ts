@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { fileDelivery } from '../../../src/lib/config/file-delivery.ts';
+import { fileDelivery } from '../../../packages/site-forms/src/lib/config/file-delivery.ts';
 
 describe('the configuration of how files reach the owner', () => {
   test('unset: 10 MB of attachments a mail, links open for 7 days', () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
-import { loadEnvFile, readDataDir } from '../../../src/lib/config/config.ts';
+import { loadEnvFile, readDataDir } from '../../../packages/site-forms/src/lib/config/config.ts';
 
 describe('the data directory for the command-line tools', () => {
   test.each([

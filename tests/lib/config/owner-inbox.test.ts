@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { readConfig } from '../../../src/lib/config/config.ts';
-import { admin } from '../../../src/lib/config/owner-inbox.ts';
+import { readConfig } from '../../../packages/site-forms/src/lib/config/config.ts';
+import { admin } from '../../../packages/site-forms/src/lib/config/owner-inbox.ts';
 
 // The reference implementation's vector (phc-winner-argon2): a well-formed argon2id hash.
 const HASH = '$argon2id$v=19$m=256,t=2,p=1$c29tZXNhbHQ$nf65EOgLrQMR/uIPnA4rEsF5h7TKyQwu9U1bMCHGi/4';

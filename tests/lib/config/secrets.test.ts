@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { mask, withoutCredentials } from '../../../src/lib/config/secrets.ts';
+import { mask, withoutCredentials } from '../../../packages/site-forms/src/lib/config/secrets.ts';
 
 describe('masking secrets for the log', () => {
   test.each([

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { smtp } from '../../../src/lib/config/smtp.ts';
+import { smtp } from '../../../packages/site-forms/src/lib/config/smtp.ts';
 import { makeCertificates, opensslAvailable } from '../../support/certificates.ts';
 
 const base = { SMTP_URL: 'smtp://mail.example.com:587', CONTACT_TO: 'owner@example.com', CONTACT_FROM: 'site@example.com' };

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { spam } from '../../../src/lib/config/spam.ts';
-import { DEFAULT_WEIGHTS } from '../../../src/lib/spam/weights.ts';
+import { spam } from '../../../packages/site-forms/src/lib/config/spam.ts';
+import { DEFAULT_WEIGHTS } from '../../../packages/site-forms/src/lib/spam/weights.ts';
 
 const read = (env: Record<string, string>) => spam.read(env);
 const WEIGHTS_PROBLEM =

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { readConfig, requireConfig } from '../../../src/lib/config/config.ts';
+import { readConfig, requireConfig } from '../../../packages/site-forms/src/lib/config/config.ts';
 
 const problemsOf = (env: Record<string, string>) => {
   const result = readConfig(env);

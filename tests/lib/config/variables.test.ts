@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { describe, expect, test } from 'vitest';
-import { readVariables } from '../../../src/lib/config/variables.ts';
+import { readVariables } from '../../../packages/site-forms/src/lib/config/variables.ts';
 
 describe('reading one concern’s variables', () => {
   const schemas = {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { webhooks } from '../../../src/lib/config/webhooks.ts';
+import { webhooks } from '../../../packages/site-forms/src/lib/config/webhooks.ts';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const dir = mkdtempSync(join(tmpdir(), 'site-forms-webhooks-file-'));

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { webhooks } from '../../../src/lib/config/webhooks.ts';
+import { webhooks } from '../../../packages/site-forms/src/lib/config/webhooks.ts';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const read = (env: Record<string, string>) => webhooks.read(env);

@@ -2,14 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { handleContactConfirmation, hasFetchMetadata } from '../../../src/lib/contact/contact-handlers.ts';
-import type { SubmissionStore } from '../../../src/lib/contact/submission-store.ts';
-import { openStore } from '../../../src/lib/database/database.ts';
+import { handleContactConfirmation, hasFetchMetadata } from '../../../packages/site-forms/src/lib/contact/contact-handlers.ts';
+import type { SubmissionStore } from '../../../packages/site-forms/src/lib/contact/submission-store.ts';
+import { openStore } from '../../../packages/site-forms/src/lib/database/database.ts';
 import { TEST_DATABASE } from '../../support/stores.ts';
-import { createLogger } from '../../../src/lib/log.ts';
-import type { Change } from '../../../src/lib/submissions/machine.ts';
-import { createSpamService } from '../../../src/lib/spam/service.ts';
-import { createMemoryUsedChallenges } from '../../../src/lib/spam/used-challenges.ts';
+import { createLogger } from '../../../packages/site-forms/src/lib/log.ts';
+import type { Change } from '../../../packages/site-forms/src/lib/submissions/machine.ts';
+import { createSpamService } from '../../../packages/site-forms/src/lib/spam/service.ts';
+import { createMemoryUsedChallenges } from '../../../packages/site-forms/src/lib/spam/used-challenges.ts';
 import { SPAM_ON } from '../../support/fake-spam-services.ts';
 
 const service = createSpamService(SPAM_ON, {

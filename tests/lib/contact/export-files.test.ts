@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest';
-import { exportChunks, spreadsheetOf } from '../../../src/lib/contact/export.ts';
-import { defineForm } from '../../../src/lib/forms/definition.ts';
-import { filesOfMessages } from '../../../src/lib/files/listing.ts';
-import type { FormsSettings } from '../../../src/lib/forms/define-forms.ts';
+import { exportChunks, spreadsheetOf } from '../../../packages/site-forms/src/lib/contact/export.ts';
+import { defineForm } from '../../../packages/site-forms/src/lib/forms/definition.ts';
+import { filesOfMessages } from '../../../packages/site-forms/src/lib/files/listing.ts';
+import type { FormsSettings } from '../../../packages/site-forms/src/lib/forms/define-forms.ts';
 import { testEngines } from '../../support/stores.ts';
 
 /** The exports of a site whose form takes files: each message's files by name and size in the file field's column. */

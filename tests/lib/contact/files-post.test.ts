@@ -2,12 +2,12 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { formHandler, handleContact } from '../../../src/lib/contact/contact-handlers.ts';
-import type { SubmissionStore } from '../../../src/lib/contact/submission-store.ts';
-import { incomingFolder } from '../../../src/lib/files/storage.ts';
-import { createUploads, type UploadSettings } from '../../../src/lib/files/uploads.ts';
-import { defineForm } from '../../../src/lib/forms/definition.ts';
-import { silentLogger } from '../../../src/lib/log.ts';
+import { formHandler, handleContact } from '../../../packages/site-forms/src/lib/contact/contact-handlers.ts';
+import type { SubmissionStore } from '../../../packages/site-forms/src/lib/contact/submission-store.ts';
+import { incomingFolder } from '../../../packages/site-forms/src/lib/files/storage.ts';
+import { createUploads, type UploadSettings } from '../../../packages/site-forms/src/lib/files/uploads.ts';
+import { defineForm } from '../../../packages/site-forms/src/lib/forms/definition.ts';
+import { silentLogger } from '../../../packages/site-forms/src/lib/log.ts';
 
 const folders: string[] = [];
 afterAll(() => {

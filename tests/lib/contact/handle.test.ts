@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
-import { formHandler, handleContact, handleSubmission } from '../../../src/lib/contact/contact-handlers.ts';
-import type { SubmissionStore } from '../../../src/lib/contact/submission-store.ts';
-import { defineForm } from '../../../src/lib/forms/definition.ts';
-import { contactForm } from '../../../src/lib/forms/registry.ts';
-import { createLogger, silentLogger } from '../../../src/lib/log.ts';
-import { createSpamService } from '../../../src/lib/spam/service.ts';
-import { createMemoryUsedChallenges } from '../../../src/lib/spam/used-challenges.ts';
-import { DEFAULT_WEIGHING } from '../../../src/lib/spam/weights.ts';
+import { formHandler, handleContact, handleSubmission } from '../../../packages/site-forms/src/lib/contact/contact-handlers.ts';
+import type { SubmissionStore } from '../../../packages/site-forms/src/lib/contact/submission-store.ts';
+import { defineForm } from '../../../packages/site-forms/src/lib/forms/definition.ts';
+import { contactForm } from '../../../packages/site-forms/src/lib/forms/registry.ts';
+import { createLogger, silentLogger } from '../../../packages/site-forms/src/lib/log.ts';
+import { createSpamService } from '../../../packages/site-forms/src/lib/spam/service.ts';
+import { createMemoryUsedChallenges } from '../../../packages/site-forms/src/lib/spam/used-challenges.ts';
+import { DEFAULT_WEIGHING } from '../../../packages/site-forms/src/lib/spam/weights.ts';
 import { type FakeHttpServer, startFakeHttpServer } from '../../support/fake-http.ts';
 import { AKISMET_TEST_KEY, replyAkismet } from '../../support/fake-spam-services.ts';
 

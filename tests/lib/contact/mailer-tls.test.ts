@@ -1,10 +1,10 @@
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { classifySmtpError, createSmtpMailer } from '../../../src/lib/mail/mailer.ts';
-import type { SmtpTls } from '../../../src/lib/config/smtp.ts';
-import { composeContactEmail } from '../../../src/lib/contact/message.ts';
+import { classifySmtpError, createSmtpMailer } from '../../../packages/site-forms/src/lib/mail/mailer.ts';
+import type { SmtpTls } from '../../../packages/site-forms/src/lib/config/smtp.ts';
+import { composeContactEmail } from '../../../packages/site-forms/src/lib/contact/message.ts';
 
 const SITE = { name: 'Atelier Nord', senderName: 'Atelier Nord', adminOrigin: undefined };
-import { createLogger } from '../../../src/lib/log.ts';
+import { createLogger } from '../../../packages/site-forms/src/lib/log.ts';
 import { type KeyPair, makeCertificates, opensslAvailable, type TestCertificates } from '../../support/certificates.ts';
 import { type FakeSmtpServer, startSmtpServer } from '../../support/smtp.ts';
 

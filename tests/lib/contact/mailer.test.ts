@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { classifySmtpError, createSmtpMailer, type SendResult } from '../../../src/lib/mail/mailer.ts';
-import { composeContactEmail } from '../../../src/lib/contact/message.ts';
+import { classifySmtpError, createSmtpMailer, type SendResult } from '../../../packages/site-forms/src/lib/mail/mailer.ts';
+import { composeContactEmail } from '../../../packages/site-forms/src/lib/contact/message.ts';
 
 const SITE = { name: 'Atelier Nord', senderName: 'Atelier Nord', adminOrigin: undefined };
 import { parseMail } from '../../support/mime.ts';

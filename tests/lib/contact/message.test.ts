@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { composeContactEmail, contactMessageId } from '../../../src/lib/contact/message.ts';
-import { encodedWords, headerText, literalInHeader } from '../../../src/lib/mail/email.ts';
+import { composeContactEmail, contactMessageId } from '../../../packages/site-forms/src/lib/contact/message.ts';
+import { encodedWords, headerText, literalInHeader } from '../../../packages/site-forms/src/lib/mail/email.ts';
 
 const smtp = { url: 'smtp://127.0.0.1:25', to: 'owner@example.com', from: 'site@Forms.Example.com' };
 const site = { name: 'Atelier Nord', senderName: 'Atelier Nord forms', adminOrigin: undefined };

@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
-import type { Mailer, SendResult } from '../../../src/lib/mail/mailer.ts';
-import type { ContactEmail } from '../../../src/lib/mail/email.ts';
-import type { Outbox } from '../../../src/lib/contact/outbox.ts';
-import { createDeliveryWorker, type DeliveryWorkerOptions, retryDelay } from '../../../src/lib/contact/worker.ts';
-import { createLogger } from '../../../src/lib/log.ts';
-import { openStore, type Store } from '../../../src/lib/database/database.ts';
+import type { Mailer, SendResult } from '../../../packages/site-forms/src/lib/mail/mailer.ts';
+import type { ContactEmail } from '../../../packages/site-forms/src/lib/mail/email.ts';
+import type { Outbox } from '../../../packages/site-forms/src/lib/contact/outbox.ts';
+import { createDeliveryWorker, type DeliveryWorkerOptions, retryDelay } from '../../../packages/site-forms/src/lib/contact/worker.ts';
+import { createLogger } from '../../../packages/site-forms/src/lib/log.ts';
+import { openStore, type Store } from '../../../packages/site-forms/src/lib/database/database.ts';
 import { TEST_DATABASE } from '../../support/stores.ts';
 import { eventually } from '../../support/smtp.ts';
 

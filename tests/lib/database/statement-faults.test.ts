@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { describeError } from '../../../src/lib/log.ts';
+import { describeError } from '../../../packages/site-forms/src/lib/log.ts';
 import { testEngines } from '../../support/stores.ts';
 
 // A statement of ours that the database answered with "no" (a table that is not there, a

@@ -4,7 +4,7 @@ import { type AddressInfo, createServer, type Server, type Socket } from 'node:n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
-import { ClamdUnavailable, pingClamd, scanFile } from '../../../src/lib/files/clamd.ts';
+import { ClamdUnavailable, pingClamd, scanFile } from '../../../packages/site-forms/src/lib/files/clamd.ts';
 
 /**
  * The clamd client against daemons that misbehave: a real TCP server on 127.0.0.1 that speaks

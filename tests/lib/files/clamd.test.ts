@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ClamdUnavailable, pingClamd, scanFile } from '../../../src/lib/files/clamd.ts';
+import { ClamdUnavailable, pingClamd, scanFile } from '../../../packages/site-forms/src/lib/files/clamd.ts';
 import { type ClamdServer, clamdAvailable, EICAR, startClamd } from '../../support/clamd.ts';
 
 const folder = mkdtempSync(join(tmpdir(), 'files-clamd-'));

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { attachmentDisposition, planAttachments } from '../../../src/lib/files/delivery.ts';
+import { attachmentDisposition, planAttachments } from '../../../packages/site-forms/src/lib/files/delivery.ts';
 
 describe('the Content-Disposition of a download', () => {
   test('an ASCII name stays readable, quoted, with the RFC 5987 form beside it', () => {

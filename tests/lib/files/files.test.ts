@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { newFileId } from '../../../src/lib/files/files.ts';
-import { createFileStorage, newStorageKey, readStored } from '../../../src/lib/files/storage.ts';
+import { newFileId } from '../../../packages/site-forms/src/lib/files/files.ts';
+import { createFileStorage, newStorageKey, readStored } from '../../../packages/site-forms/src/lib/files/storage.ts';
 import { testEngines } from '../../support/stores.ts';
 
 const folders: string[] = [];

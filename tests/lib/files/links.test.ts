@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
-import { createFileLinks } from '../../../src/lib/files/links.ts';
-import type { Sql } from '../../../src/lib/sql/sql.ts';
+import { createFileLinks } from '../../../packages/site-forms/src/lib/files/links.ts';
+import type { Sql } from '../../../packages/site-forms/src/lib/sql/sql.ts';
 import { testEngines } from '../../support/stores.ts';
 
 /** The signed, expiring download links of webhooks and chat alerts, over the store's secret on both engines. */

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { filesOfMessages } from '../../../src/lib/files/listing.ts';
+import { filesOfMessages } from '../../../packages/site-forms/src/lib/files/listing.ts';
 import { testEngines } from '../../support/stores.ts';
 
 describe.each(testEngines())('the files of several messages on $name', (engine) => {

@@ -4,9 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { accepts, discard, displayName, readUpload, type UploadRead } from '../../../src/lib/files/multipart.ts';
-import { defineForm } from '../../../src/lib/forms/definition.ts';
-import type { IncomingRequest } from '../../../src/lib/http/form.ts';
+import { accepts, discard, displayName, readUpload, type UploadRead } from '../../../packages/site-forms/src/lib/files/multipart.ts';
+import { defineForm } from '../../../packages/site-forms/src/lib/forms/definition.ts';
+import type { IncomingRequest } from '../../../packages/site-forms/src/lib/http/form.ts';
 
 /** The temp files left in an incoming folder; none when no file made it. */
 const leftIn = (incoming: string): string[] => (existsSync(incoming) ? readdirSync(incoming) : []);

@@ -2,8 +2,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { defineForm } from '../../../src/lib/forms/definition.ts';
-import { discard, readUpload } from '../../../src/lib/files/multipart.ts';
+import { defineForm } from '../../../packages/site-forms/src/lib/forms/definition.ts';
+import { discard, readUpload } from '../../../packages/site-forms/src/lib/files/multipart.ts';
 
 /** The temp files left in an incoming folder; none when no file made it. */
 const leftIn = (incoming: string): string[] => (existsSync(incoming) ? readdirSync(incoming) : []);

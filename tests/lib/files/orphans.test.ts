@@ -1,10 +1,10 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { filesFolder, incomingFolder, readStored } from '../../../src/lib/files/storage.ts';
-import { createUploads } from '../../../src/lib/files/uploads.ts';
-import { defineForm } from '../../../src/lib/forms/definition.ts';
-import { createLogger } from '../../../src/lib/log.ts';
+import { filesFolder, incomingFolder, readStored } from '../../../packages/site-forms/src/lib/files/storage.ts';
+import { createUploads } from '../../../packages/site-forms/src/lib/files/uploads.ts';
+import { defineForm } from '../../../packages/site-forms/src/lib/forms/definition.ts';
+import { createLogger } from '../../../packages/site-forms/src/lib/log.ts';
 import { startS3 } from '../../support/s3.ts';
 import { testEngines } from '../../support/stores.ts';
 

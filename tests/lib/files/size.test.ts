@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { formatSize } from '../../../src/lib/files/size.ts';
+import { formatSize } from '../../../packages/site-forms/src/lib/files/size.ts';
 
 test('a size in bytes, kB and MB of powers of 1000, written as the language writes numbers', () => {
   expect([0, 999, 1000, 1536, 999_999, 1_000_000, 1_500_000, 25_000_000].map((bytes) => formatSize(bytes, 'en'))).toEqual([

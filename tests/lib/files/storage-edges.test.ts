@@ -2,8 +2,8 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { downloadHeaders, openForDownload } from '../../../src/lib/files/delivery.ts';
-import { createFileStorage, type FileStorage, filesFolder, incomingFolder, readStored } from '../../../src/lib/files/storage.ts';
+import { downloadHeaders, openForDownload } from '../../../packages/site-forms/src/lib/files/delivery.ts';
+import { createFileStorage, type FileStorage, filesFolder, incomingFolder, readStored } from '../../../packages/site-forms/src/lib/files/storage.ts';
 import { type FakeHttpServer, startFakeHttpServer } from '../../support/fake-http.ts';
 import { type S3Server, startS3, startS3Process } from '../../support/s3.ts';
 

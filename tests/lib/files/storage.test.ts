@@ -2,8 +2,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { newFileId } from '../../../src/lib/files/files.ts';
-import { createFileStorage, type FileStorage, filesFolder, newStorageKey, readStored } from '../../../src/lib/files/storage.ts';
+import { newFileId } from '../../../packages/site-forms/src/lib/files/files.ts';
+import { createFileStorage, type FileStorage, filesFolder, newStorageKey, readStored } from '../../../packages/site-forms/src/lib/files/storage.ts';
 import { type S3Server, startS3, startS3Process } from '../../support/s3.ts';
 
 const folders: string[] = [];

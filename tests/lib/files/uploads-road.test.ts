@@ -3,10 +3,10 @@ import { statfs } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { filesFolder, freeBytes, incomingFolder } from '../../../src/lib/files/storage.ts';
-import { createUploads, removeOrphans, removeStaleIncoming } from '../../../src/lib/files/uploads.ts';
-import { defineForm } from '../../../src/lib/forms/definition.ts';
-import { createLogger } from '../../../src/lib/log.ts';
+import { filesFolder, freeBytes, incomingFolder } from '../../../packages/site-forms/src/lib/files/storage.ts';
+import { createUploads, removeOrphans, removeStaleIncoming } from '../../../packages/site-forms/src/lib/files/uploads.ts';
+import { defineForm } from '../../../packages/site-forms/src/lib/forms/definition.ts';
+import { createLogger } from '../../../packages/site-forms/src/lib/log.ts';
 import { type ClamdServer, clamdAvailable, EICAR, startClamd } from '../../support/clamd.ts';
 import { testEngines } from '../../support/stores.ts';
 

@@ -2,11 +2,11 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { createAdminQueries } from '../../../src/lib/admin/queries.ts';
-import { incomingFolder } from '../../../src/lib/files/storage.ts';
-import { createUploads, removeStaleIncoming } from '../../../src/lib/files/uploads.ts';
-import { defineForm } from '../../../src/lib/forms/definition.ts';
-import { createLogger } from '../../../src/lib/log.ts';
+import { createAdminQueries } from '../../../packages/site-forms/src/lib/admin/queries.ts';
+import { incomingFolder } from '../../../packages/site-forms/src/lib/files/storage.ts';
+import { createUploads, removeStaleIncoming } from '../../../packages/site-forms/src/lib/files/uploads.ts';
+import { defineForm } from '../../../packages/site-forms/src/lib/forms/definition.ts';
+import { createLogger } from '../../../packages/site-forms/src/lib/log.ts';
 import { testEngines } from '../../support/stores.ts';
 
 const folders: string[] = [];

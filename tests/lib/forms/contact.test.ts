@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest';
-import { CONTACT_MESSAGES } from '../../../src/lib/forms/contact.ts';
-import { parseForm } from '../../../src/lib/forms/definition.ts';
-import { INVALID_EMAIL } from '../../../src/lib/forms/email.ts';
-import { contactForm } from '../../../src/lib/forms/registry.ts';
+import { CONTACT_MESSAGES } from '../../../packages/site-forms/src/lib/forms/contact.ts';
+import { parseForm } from '../../../packages/site-forms/src/lib/forms/definition.ts';
+import { INVALID_EMAIL } from '../../../packages/site-forms/src/lib/forms/email.ts';
+import { contactForm } from '../../../packages/site-forms/src/lib/forms/registry.ts';
 
 /** A contact post checked as the handler checks it (src/lib/contact/contact-handlers.ts). */
 const checkContact = (fields: Record<string, unknown>) => parseForm(contactForm, fields);

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import { CONTACT_FORM } from '../../../src/lib/forms/contact.ts';
-import { defineForm, displayValue, type FieldDefinition, isTextLike, parseForm, thanksPath } from '../../../src/lib/forms/definition.ts';
-import { defineForms } from '../../../src/lib/forms/define-forms.ts';
+import { CONTACT_FORM } from '../../../packages/site-forms/src/lib/forms/contact.ts';
+import { defineForm, displayValue, type FieldDefinition, isTextLike, parseForm, thanksPath } from '../../../packages/site-forms/src/lib/forms/definition.ts';
+import { defineForms } from '../../../packages/site-forms/src/lib/forms/define-forms.ts';
 
 const form = (fields: FieldDefinition[], more: Record<string, unknown> = {}) => defineForm({ name: 'quote', title: 'Request a quote', fields, ...more });
 

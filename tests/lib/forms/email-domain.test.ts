@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { isEmailAddress } from '../../../src/lib/forms/email.ts';
+import { isEmailAddress } from '../../../packages/site-forms/src/lib/forms/email.ts';
 
 describe('the dot in the domain', () => {
   test.each([

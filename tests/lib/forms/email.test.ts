@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { describe, expect, test } from 'vitest';
-import { EmailField, isEmailAddress } from '../../../src/lib/forms/email.ts';
+import { EmailField, isEmailAddress } from '../../../packages/site-forms/src/lib/forms/email.ts';
 
 const LONGEST = `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(57)}.com`;
 

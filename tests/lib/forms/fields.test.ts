@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { defineForm, type FieldDefinition, messagesOf, parseForm } from '../../../src/lib/forms/definition.ts';
+import { defineForm, type FieldDefinition, messagesOf, parseForm } from '../../../packages/site-forms/src/lib/forms/definition.ts';
 
 // Each case defines its form and parses in the test itself: parseForm keeps a form's schema once
 // built, so a form shared between tests would be checked by whichever test ran first.

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { defineForm, parseForm, takesFiles } from '../../../src/lib/forms/definition.ts';
-import { defineForms } from '../../../src/lib/forms/define-forms.ts';
+import { defineForm, parseForm, takesFiles } from '../../../packages/site-forms/src/lib/forms/definition.ts';
+import { defineForms } from '../../../packages/site-forms/src/lib/forms/define-forms.ts';
 
 const form = (field: Record<string, unknown>) =>
   defineForm({ name: 'quote', title: 'Quote', fields: [{ name: 'cv', type: 'file', label: 'CV', ...field } as never] });

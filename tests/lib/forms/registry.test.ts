@@ -1,7 +1,16 @@
 import { describe, expect, test } from 'vitest';
-import { defineForm } from '../../../src/lib/forms/definition.ts';
-import { contactForm, extraFieldNames, extraFields, fieldOf, formNamed, formTitleOf, ownerForms, presentFields } from '../../../src/lib/forms/registry.ts';
-import { defineForms } from '../../../src/lib/forms/define-forms.ts';
+import { defineForm } from '../../../packages/site-forms/src/lib/forms/definition.ts';
+import {
+  contactForm,
+  extraFieldNames,
+  extraFields,
+  fieldOf,
+  formNamed,
+  formTitleOf,
+  ownerForms,
+  presentFields,
+} from '../../../packages/site-forms/src/lib/forms/registry.ts';
+import { defineForms } from '../../../packages/site-forms/src/lib/forms/define-forms.ts';
 
 // The suite's forms (tests/fixtures/test.forms.config.ts, which vitest.config.ts imports for
 // `#forms-config`) add no field to the contact form and no form of the owner's: these tests read

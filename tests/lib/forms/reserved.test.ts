@@ -1,6 +1,6 @@
 import { expect, test } from 'vitest';
-import { defineForm } from '../../../src/lib/forms/definition.ts';
-import { EXPORT_COLUMNS, RESERVED_FIELD_NAMES } from '../../../src/lib/forms/reserved.ts';
+import { defineForm } from '../../../packages/site-forms/src/lib/forms/definition.ts';
+import { EXPORT_COLUMNS, RESERVED_FIELD_NAMES } from '../../../packages/site-forms/src/lib/forms/reserved.ts';
 
 const withField = (name: string) => () => defineForm({ name: 'quote', title: 'T', fields: [{ name, type: 'text', label: 'A' }] });
 

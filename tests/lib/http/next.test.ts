@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { backLink, homeLink, isHeadless, nextAddress, pageOfPost } from '../../../src/lib/http/next.ts';
+import { backLink, homeLink, isHeadless, nextAddress, pageOfPost } from '../../../packages/site-forms/src/lib/http/next.ts';
 
 /** The forms server at forms.example.com, the owner's static site at www.example.org. */
 const SETTINGS = { publicUrl: 'https://forms.example.com', allowedOrigins: ['https://www.example.org', 'http://127.0.0.1:8080'] };

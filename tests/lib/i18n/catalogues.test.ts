@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { type Catalogue, catalogueFor } from '../../../src/lib/i18n/catalogues.ts';
-import { defineSite } from '../../../src/lib/site/define-site.ts';
+import { type Catalogue, catalogueFor } from '../../../packages/site-forms/src/lib/i18n/catalogues.ts';
+import { defineSite } from '../../../packages/site-forms/src/lib/site/define-site.ts';
 
 /** What the texts that hold values are given here: a label or name, a number, two links; the methods of a 405. */
 const SAMPLES = ['Phone', 10];
@@ -97,7 +97,7 @@ describe('the site setting', () => {
 
 describe('the site’s own texts', () => {
   test('the suite’s site settings (tests/fixtures/test.site.config.ts) speak English, the spec’s language', async () => {
-    const { texts } = await import('../../../src/lib/i18n/texts.ts');
+    const { texts } = await import('../../../packages/site-forms/src/lib/i18n/texts.ts');
     expect(texts).toBe(catalogueFor('en'));
     expect(texts.validation.invalidEmail).toBe('Please enter a valid email address');
   });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { catalogueFor } from '../../../src/lib/i18n/catalogues.ts';
+import { catalogueFor } from '../../../packages/site-forms/src/lib/i18n/catalogues.ts';
 
 /** The texts that say a count speak of one thing in the singular and of several in the plural, word for word. */
 describe('texts that count', () => {

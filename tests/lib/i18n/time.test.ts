@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { formatTime } from '../../../src/lib/i18n/time.ts';
+import { formatTime } from '../../../packages/site-forms/src/lib/i18n/time.ts';
 
 describe('a time as a mail writes it', () => {
   test.each([

@@ -4,10 +4,10 @@
  */
 import type { ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
-import { createKitProvider } from '../../../src/lib/newsletter/kit.ts';
-import { createMailchimpProvider } from '../../../src/lib/newsletter/mailchimp.ts';
-import type { NewsletterProvider } from '../../../src/lib/newsletter/provider.ts';
-import { createResendProvider } from '../../../src/lib/newsletter/resend.ts';
+import { createKitProvider } from '../../../packages/site-forms/src/lib/newsletter/kit.ts';
+import { createMailchimpProvider } from '../../../packages/site-forms/src/lib/newsletter/mailchimp.ts';
+import type { NewsletterProvider } from '../../../packages/site-forms/src/lib/newsletter/provider.ts';
+import { createResendProvider } from '../../../packages/site-forms/src/lib/newsletter/resend.ts';
 import { watchClientSockets } from '../../support/client-sockets.ts';
 import { type FakeHttpServer, type FakeReply, startFakeHttpServer } from '../../support/fake-http.ts';
 

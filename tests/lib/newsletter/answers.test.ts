@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { classifyKitAnswer } from '../../../src/lib/newsletter/kit.ts';
-import { classifyResendError } from '../../../src/lib/newsletter/resend.ts';
+import { classifyKitAnswer } from '../../../packages/site-forms/src/lib/newsletter/kit.ts';
+import { classifyResendError } from '../../../packages/site-forms/src/lib/newsletter/resend.ts';
 
 const KEY = 'kit-secret-key-123';
 

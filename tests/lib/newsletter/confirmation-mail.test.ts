@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { composeConfirmation } from '../../../src/lib/newsletter/opt-in.ts';
+import { composeConfirmation } from '../../../packages/site-forms/src/lib/newsletter/opt-in.ts';
 
 // The confirmation email as a whole, composed inside each test (so that a mutation run counts the
 // test as covering it): every field, written out.

@@ -1,5 +1,11 @@
 import { describe, expect, test } from 'vitest';
-import { CONFIRMATION_TTL_MS, consentVersion, createConsents, RESEND_AFTER_MS, truncatedClient } from '../../../src/lib/newsletter/consents.ts';
+import {
+  CONFIRMATION_TTL_MS,
+  consentVersion,
+  createConsents,
+  RESEND_AFTER_MS,
+  truncatedClient,
+} from '../../../packages/site-forms/src/lib/newsletter/consents.ts';
 import { testEngines } from '../../support/stores.ts';
 
 const T0 = new Date('2026-11-24T12:00:00.000Z');

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { siteOptIn } from '../../support/opt-in.ts';
-import { createLogger, silentLogger } from '../../../src/lib/log.ts';
-import { handleNewsletter, handleNewsletterConfirmation, handleUnsubscribe } from '../../../src/lib/newsletter/newsletter-handlers.ts';
-import type { NewsletterProvider, SubscribeOutcome } from '../../../src/lib/newsletter/provider.ts';
+import { createLogger, silentLogger } from '../../../packages/site-forms/src/lib/log.ts';
+import { handleNewsletter, handleNewsletterConfirmation, handleUnsubscribe } from '../../../packages/site-forms/src/lib/newsletter/newsletter-handlers.ts';
+import type { NewsletterProvider, SubscribeOutcome } from '../../../packages/site-forms/src/lib/newsletter/provider.ts';
 import { parseMail } from '../../support/mime.ts';
 import { type FakeSmtpServer, startSmtpServer } from '../../support/smtp.ts';
 import { testEngines } from '../../support/stores.ts';

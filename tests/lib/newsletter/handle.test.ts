@@ -1,7 +1,7 @@
 import { describe, expect, test, vi } from 'vitest';
-import { createLogger, silentLogger } from '../../../src/lib/log.ts';
-import { handleNewsletter } from '../../../src/lib/newsletter/newsletter-handlers.ts';
-import type { NewsletterProvider, SubscribeFailure, SubscribeOutcome } from '../../../src/lib/newsletter/provider.ts';
+import { createLogger, silentLogger } from '../../../packages/site-forms/src/lib/log.ts';
+import { handleNewsletter } from '../../../packages/site-forms/src/lib/newsletter/newsletter-handlers.ts';
+import type { NewsletterProvider, SubscribeFailure, SubscribeOutcome } from '../../../packages/site-forms/src/lib/newsletter/provider.ts';
 
 function fakeProvider(outcome: SubscribeOutcome = { ok: true }) {
   const subscribe = vi.fn(async (_email: string) => outcome);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { NewsletterConfig } from '../../../src/lib/config/config.ts';
-import { checkProviderKeys, classifyKeyCheck } from '../../../src/lib/newsletter/key-check.ts';
+import type { NewsletterConfig } from '../../../packages/site-forms/src/lib/config/config.ts';
+import { checkProviderKeys, classifyKeyCheck } from '../../../packages/site-forms/src/lib/newsletter/key-check.ts';
 import { type FakeHttpServer, replyAfter, replyJson, replyText, startFakeHttpServer } from '../../support/fake-http.ts';
 
 // The start's read-only check, answer by answer to the exact verdict and detail the start prints.

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { checkProviderKeys } from '../../../src/lib/newsletter/key-check.ts';
-import type { NewsletterConfig } from '../../../src/lib/config/config.ts';
+import { checkProviderKeys } from '../../../packages/site-forms/src/lib/newsletter/key-check.ts';
+import type { NewsletterConfig } from '../../../packages/site-forms/src/lib/config/config.ts';
 import { type FakeHttpServer, type FakeReply, replyHang, replyJson, replyText, startFakeHttpServer } from '../../support/fake-http.ts';
 
 let provider: FakeHttpServer;

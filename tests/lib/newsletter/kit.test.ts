@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createKitProvider } from '../../../src/lib/newsletter/kit.ts';
+import { createKitProvider } from '../../../packages/site-forms/src/lib/newsletter/kit.ts';
 import {
   type FakeHttpServer,
   type FakeReply,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { classifyMailchimpAnswer, classifyMailchimpError, createMailchimpProvider } from '../../../src/lib/newsletter/mailchimp.ts';
+import { classifyMailchimpAnswer, classifyMailchimpError, createMailchimpProvider } from '../../../packages/site-forms/src/lib/newsletter/mailchimp.ts';
 import { type FakeHttpServer, replyAfter, replyHang, replyJson, replyText, startFakeHttpServer } from '../../support/fake-http.ts';
 
 // Each Mailchimp answer to its exact outcome (the detail that is logged, the variable the owner is

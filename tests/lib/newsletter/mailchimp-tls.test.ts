@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createMailchimpProvider } from '../../../src/lib/newsletter/mailchimp.ts';
+import { createMailchimpProvider } from '../../../packages/site-forms/src/lib/newsletter/mailchimp.ts';
 import { makeCertificates, opensslAvailable } from '../../support/certificates.ts';
 
 // Mailchimp is called over HTTPS with the certificate checked: a server whose certificate nobody

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import { createMailchimpProvider } from '../../../src/lib/newsletter/mailchimp.ts';
+import { createMailchimpProvider } from '../../../packages/site-forms/src/lib/newsletter/mailchimp.ts';
 import { type FakeHttpServer, type FakeReply, replyHang, replyJson, replyReset, replyText, startFakeHttpServer } from '../../support/fake-http.ts';
 
 /** Turns the event loop until `condition` holds, without moving a fake clock. */

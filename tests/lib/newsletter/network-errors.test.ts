@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { describeNetworkError, isRedirect } from '../../../src/lib/newsletter/provider.ts';
+import { describeNetworkError, isRedirect } from '../../../packages/site-forms/src/lib/newsletter/provider.ts';
 
 describe('what the log says about a call that got no answer', () => {
   const withCause = (cause: object) => Object.assign(new TypeError('fetch failed'), { cause });

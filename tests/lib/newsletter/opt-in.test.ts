@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createSmtpMailer } from '../../../src/lib/mail/mailer.ts';
-import { consentVersion, createConsents } from '../../../src/lib/newsletter/consents.ts';
-import { composeConfirmation, createOptIn, evidenceOf } from '../../../src/lib/newsletter/opt-in.ts';
+import { createSmtpMailer } from '../../../packages/site-forms/src/lib/mail/mailer.ts';
+import { consentVersion, createConsents } from '../../../packages/site-forms/src/lib/newsletter/consents.ts';
+import { composeConfirmation, createOptIn, evidenceOf } from '../../../packages/site-forms/src/lib/newsletter/opt-in.ts';
 import { parseMail } from '../../support/mime.ts';
 import { type FakeSmtpServer, startSmtpServer } from '../../support/smtp.ts';
 import { testEngines } from '../../support/stores.ts';

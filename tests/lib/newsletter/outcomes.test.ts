@@ -3,14 +3,14 @@
  * handler, the retry wrapper and the real provider against a real HTTP server.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createLogger } from '../../../src/lib/log.ts';
-import { handleNewsletter } from '../../../src/lib/newsletter/newsletter-handlers.ts';
-import { renderJson } from '../../../src/lib/http/outcome.ts';
-import { createKitProvider } from '../../../src/lib/newsletter/kit.ts';
-import { createMailchimpProvider } from '../../../src/lib/newsletter/mailchimp.ts';
-import type { NewsletterProvider } from '../../../src/lib/newsletter/provider.ts';
-import { createResendProvider } from '../../../src/lib/newsletter/resend.ts';
-import { withRetries } from '../../../src/lib/newsletter/resilient.ts';
+import { createLogger } from '../../../packages/site-forms/src/lib/log.ts';
+import { handleNewsletter } from '../../../packages/site-forms/src/lib/newsletter/newsletter-handlers.ts';
+import { renderJson } from '../../../packages/site-forms/src/lib/http/outcome.ts';
+import { createKitProvider } from '../../../packages/site-forms/src/lib/newsletter/kit.ts';
+import { createMailchimpProvider } from '../../../packages/site-forms/src/lib/newsletter/mailchimp.ts';
+import type { NewsletterProvider } from '../../../packages/site-forms/src/lib/newsletter/provider.ts';
+import { createResendProvider } from '../../../packages/site-forms/src/lib/newsletter/resend.ts';
+import { withRetries } from '../../../packages/site-forms/src/lib/newsletter/resilient.ts';
 import { type FakeHttpServer, type FakeReply, replyHang, replyJson, replyReset, replyText, startFakeHttpServer } from '../../support/fake-http.ts';
 
 let server: FakeHttpServer;

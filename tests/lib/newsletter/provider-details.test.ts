@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { classifyKitAnswer, createKitProvider } from '../../../src/lib/newsletter/kit.ts';
-import { classifyResendError, createResendProvider, type ResendError, sendToResend } from '../../../src/lib/newsletter/resend.ts';
+import { classifyKitAnswer, createKitProvider } from '../../../packages/site-forms/src/lib/newsletter/kit.ts';
+import { classifyResendError, createResendProvider, type ResendError, sendToResend } from '../../../packages/site-forms/src/lib/newsletter/resend.ts';
 import { type FakeHttpServer, type FakeReply, replyJson, replyReset, replyText, startFakeHttpServer } from '../../support/fake-http.ts';
 
 // Kit's and Resend's answers to their exact outcomes: the detail that is logged and the variable the

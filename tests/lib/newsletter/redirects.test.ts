@@ -3,10 +3,10 @@
  * reaches another address, and the answer is an outcome the owner is told about.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { createKitProvider } from '../../../src/lib/newsletter/kit.ts';
-import { createMailchimpProvider } from '../../../src/lib/newsletter/mailchimp.ts';
-import type { NewsletterProvider } from '../../../src/lib/newsletter/provider.ts';
-import { createResendProvider } from '../../../src/lib/newsletter/resend.ts';
+import { createKitProvider } from '../../../packages/site-forms/src/lib/newsletter/kit.ts';
+import { createMailchimpProvider } from '../../../packages/site-forms/src/lib/newsletter/mailchimp.ts';
+import type { NewsletterProvider } from '../../../packages/site-forms/src/lib/newsletter/provider.ts';
+import { createResendProvider } from '../../../packages/site-forms/src/lib/newsletter/resend.ts';
 import { type FakeHttpServer, type FakeReply, replyJson, startFakeHttpServer } from '../../support/fake-http.ts';
 
 let provider: FakeHttpServer;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { NewsletterConfig } from '../../../src/lib/config/config.ts';
-import { createNewsletterProvider } from '../../../src/lib/newsletter/registry.ts';
+import type { NewsletterConfig } from '../../../packages/site-forms/src/lib/config/config.ts';
+import { createNewsletterProvider } from '../../../packages/site-forms/src/lib/newsletter/registry.ts';
 import { type FakeHttpServer, replyJson, startFakeHttpServer } from '../../support/fake-http.ts';
 import { testEngines } from '../../support/stores.ts';
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import type { NewsletterConfig } from '../../../src/lib/config/config.ts';
-import type { SubscriberList } from '../../../src/lib/newsletter/local.ts';
-import { createNewsletterProvider } from '../../../src/lib/newsletter/registry.ts';
+import type { NewsletterConfig } from '../../../packages/site-forms/src/lib/config/config.ts';
+import type { SubscriberList } from '../../../packages/site-forms/src/lib/newsletter/local.ts';
+import { createNewsletterProvider } from '../../../packages/site-forms/src/lib/newsletter/registry.ts';
 
 const list: SubscriberList = { add: async () => {}, remove: async () => false, list: async () => [] };
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createResendProvider } from '../../../src/lib/newsletter/resend.ts';
+import { createResendProvider } from '../../../packages/site-forms/src/lib/newsletter/resend.ts';
 import { type FakeHttpServer, type FakeReply, outcomeOnceAborted, replyJson, replyReset, replyText, startFakeHttpServer } from '../../support/fake-http.ts';
 
 let resend: FakeHttpServer;

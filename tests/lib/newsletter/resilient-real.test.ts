@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import { createMailchimpProvider } from '../../../src/lib/newsletter/mailchimp.ts';
-import { withRetries } from '../../../src/lib/newsletter/resilient.ts';
+import { createMailchimpProvider } from '../../../packages/site-forms/src/lib/newsletter/mailchimp.ts';
+import { withRetries } from '../../../packages/site-forms/src/lib/newsletter/resilient.ts';
 import { type FakeHttpServer, type FakeReply, replyHang, replyInTurn, replyJson, startFakeHttpServer } from '../../support/fake-http.ts';
 
 // The retry wrapper around the real Mailchimp client and a real HTTP server: the time it reports

@@ -4,8 +4,8 @@
  * and a provider that ignores the abort signal.
  */
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
-import type { NewsletterProvider, SubscribeOptions, SubscribeOutcome } from '../../../src/lib/newsletter/provider.ts';
-import { withRetries } from '../../../src/lib/newsletter/resilient.ts';
+import type { NewsletterProvider, SubscribeOptions, SubscribeOutcome } from '../../../packages/site-forms/src/lib/newsletter/provider.ts';
+import { withRetries } from '../../../packages/site-forms/src/lib/newsletter/resilient.ts';
 
 beforeEach(() => {
   vi.useFakeTimers({ now: 0, toFake: ['setTimeout', 'clearTimeout', 'performance'] });

@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
-import { createKitProvider } from '../../../src/lib/newsletter/kit.ts';
-import { createMailchimpProvider } from '../../../src/lib/newsletter/mailchimp.ts';
-import type { NewsletterProvider, SubscribeOutcome } from '../../../src/lib/newsletter/provider.ts';
-import { createResendProvider } from '../../../src/lib/newsletter/resend.ts';
-import { withRetries } from '../../../src/lib/newsletter/resilient.ts';
+import { createKitProvider } from '../../../packages/site-forms/src/lib/newsletter/kit.ts';
+import { createMailchimpProvider } from '../../../packages/site-forms/src/lib/newsletter/mailchimp.ts';
+import type { NewsletterProvider, SubscribeOutcome } from '../../../packages/site-forms/src/lib/newsletter/provider.ts';
+import { createResendProvider } from '../../../packages/site-forms/src/lib/newsletter/resend.ts';
+import { withRetries } from '../../../packages/site-forms/src/lib/newsletter/resilient.ts';
 import { type FakeHttpServer, replyAfter, replyHang, replyInTurn, replyJson, replyReset, replyText, startFakeHttpServer } from '../../support/fake-http.ts';
 
 let server: FakeHttpServer;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import { createLogger } from '../../../src/lib/log.ts';
-import { createMailchimpProvider } from '../../../src/lib/newsletter/mailchimp.ts';
-import { createSignupWorker } from '../../../src/lib/newsletter/signup-worker.ts';
-import { createSignups } from '../../../src/lib/newsletter/signups.ts';
+import { createLogger } from '../../../packages/site-forms/src/lib/log.ts';
+import { createMailchimpProvider } from '../../../packages/site-forms/src/lib/newsletter/mailchimp.ts';
+import { createSignupWorker } from '../../../packages/site-forms/src/lib/newsletter/signup-worker.ts';
+import { createSignups } from '../../../packages/site-forms/src/lib/newsletter/signups.ts';
 import { type FakeHttpServer, type FakeReply, replyInTurn, replyJson, startFakeHttpServer } from '../../support/fake-http.ts';
 import { testEngines } from '../../support/stores.ts';
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createLogger } from '../../../src/lib/log.ts';
-import { createMailchimpProvider } from '../../../src/lib/newsletter/mailchimp.ts';
-import { createSignupWorker } from '../../../src/lib/newsletter/signup-worker.ts';
-import { createSignups } from '../../../src/lib/newsletter/signups.ts';
-import { openStore } from '../../../src/lib/database/database.ts';
+import { createLogger } from '../../../packages/site-forms/src/lib/log.ts';
+import { createMailchimpProvider } from '../../../packages/site-forms/src/lib/newsletter/mailchimp.ts';
+import { createSignupWorker } from '../../../packages/site-forms/src/lib/newsletter/signup-worker.ts';
+import { createSignups } from '../../../packages/site-forms/src/lib/newsletter/signups.ts';
+import { openStore } from '../../../packages/site-forms/src/lib/database/database.ts';
 import { type FakeHttpServer, replyJson, startFakeHttpServer } from '../../support/fake-http.ts';
 import { TEST_DATABASE, testEngines } from '../../support/stores.ts';
 

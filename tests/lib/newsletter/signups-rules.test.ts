@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { createSignups, SIGNUP_TRY_FOR_MS } from '../../../src/lib/newsletter/signups.ts';
+import { createSignups, SIGNUP_TRY_FOR_MS } from '../../../packages/site-forms/src/lib/newsletter/signups.ts';
 import { testEngines } from '../../support/stores.ts';
 
 // The rules of the signup queue at their edges: what is worth another try, the longest wait, the

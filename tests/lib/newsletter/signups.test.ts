@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import { createLogger } from '../../../src/lib/log.ts';
-import { createSignups, SIGNUP_TRY_FOR_MS } from '../../../src/lib/newsletter/signups.ts';
-import { openStore } from '../../../src/lib/database/database.ts';
+import { createLogger } from '../../../packages/site-forms/src/lib/log.ts';
+import { createSignups, SIGNUP_TRY_FOR_MS } from '../../../packages/site-forms/src/lib/newsletter/signups.ts';
+import { openStore } from '../../../packages/site-forms/src/lib/database/database.ts';
 import { TEST_DATABASE, testEngines } from '../../support/stores.ts';
 
 const T0 = new Date('2026-11-24T12:00:00.000Z');

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import type { Subscriber } from '../../../src/lib/newsletter/local.ts';
-import { parseSubscribersArgs, runSubscribersCommand, SUBSCRIBERS_USAGE } from '../../../src/lib/newsletter/subscribers.ts';
+import type { Subscriber } from '../../../packages/site-forms/src/lib/newsletter/local.ts';
+import { parseSubscribersArgs, runSubscribersCommand, SUBSCRIBERS_USAGE } from '../../../packages/site-forms/src/lib/newsletter/subscribers.ts';
 
 async function run(command: Parameters<typeof runSubscribersCommand>[0], subscribers: Subscriber[]) {
   const out: string[] = [];

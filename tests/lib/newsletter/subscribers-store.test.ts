@@ -1,11 +1,11 @@
 import { describe, expect, test } from 'vitest';
-import { consentVersion, createConsents } from '../../../src/lib/newsletter/consents.ts';
-import { createSignups } from '../../../src/lib/newsletter/signups.ts';
-import { silentLogger } from '../../../src/lib/log.ts';
-import { createLocalProvider } from '../../../src/lib/newsletter/local.ts';
-import { handleNewsletter } from '../../../src/lib/newsletter/newsletter-handlers.ts';
-import { site } from '../../../src/lib/site/site.ts';
-import { parseSubscribersArgs, runSubscribersCommand, type SubscribersCommand } from '../../../src/lib/newsletter/subscribers.ts';
+import { consentVersion, createConsents } from '../../../packages/site-forms/src/lib/newsletter/consents.ts';
+import { createSignups } from '../../../packages/site-forms/src/lib/newsletter/signups.ts';
+import { silentLogger } from '../../../packages/site-forms/src/lib/log.ts';
+import { createLocalProvider } from '../../../packages/site-forms/src/lib/newsletter/local.ts';
+import { handleNewsletter } from '../../../packages/site-forms/src/lib/newsletter/newsletter-handlers.ts';
+import { site } from '../../../packages/site-forms/src/lib/site/site.ts';
+import { parseSubscribersArgs, runSubscribersCommand, type SubscribersCommand } from '../../../packages/site-forms/src/lib/newsletter/subscribers.ts';
 import { testEngines } from '../../support/stores.ts';
 
 // `npm run subscribers` in this process, as src/cli/subscribers.ts wires it: the store's

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { parseSubscribersArgs, subscribersToCsv } from '../../../src/lib/newsletter/subscribers.ts';
+import { parseSubscribersArgs, subscribersToCsv } from '../../../packages/site-forms/src/lib/newsletter/subscribers.ts';
 
 describe('npm run subscribers arguments', () => {
   test.each([

@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { createServices, type Services } from '../../../src/lib/app/services.ts';
-import { requireConfig } from '../../../src/lib/config/config.ts';
-import { createLogger } from '../../../src/lib/log.ts';
-import { adminOf, requireOwner } from '../../../src/lib/pipeline/admin-access.ts';
-import { type Reply, runPipeline } from '../../../src/lib/pipeline/pipeline.ts';
-import { findTarget } from '../../../src/lib/pipeline/routes.ts';
+import { createServices, type Services } from '../../../packages/site-forms/src/lib/app/services.ts';
+import { requireConfig } from '../../../packages/site-forms/src/lib/config/config.ts';
+import { createLogger } from '../../../packages/site-forms/src/lib/log.ts';
+import { adminOf, requireOwner } from '../../../packages/site-forms/src/lib/pipeline/admin-access.ts';
+import { type Reply, runPipeline } from '../../../packages/site-forms/src/lib/pipeline/pipeline.ts';
+import { findTarget } from '../../../packages/site-forms/src/lib/pipeline/routes.ts';
 
 /**
  * The owner's side of the road, in process: the check every owner-only page starts with, and the

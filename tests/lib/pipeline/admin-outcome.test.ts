@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { renderAdminOutcome } from '../../../src/lib/pipeline/admin-route.ts';
+import { renderAdminOutcome } from '../../../packages/site-forms/src/lib/pipeline/admin-route.ts';
 
 /** How an admin action's outcome is written: each kind as the server sends it, with no header or body it does not have. */
 const ADMIN_HEADERS = { 'cache-control': 'no-store', 'x-robots-tag': 'noindex, nofollow' };

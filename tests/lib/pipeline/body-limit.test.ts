@@ -2,14 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { createServices, type Services } from '../../../src/lib/app/services.ts';
-import { requireConfig } from '../../../src/lib/config/config.ts';
-import { readForm } from '../../../src/lib/http/form.ts';
-import { accepted } from '../../../src/lib/http/outcome.ts';
-import { createLogger } from '../../../src/lib/log.ts';
-import { bodyLimitOf, refuseDeclared } from '../../../src/lib/pipeline/body-limit.ts';
-import { runPipeline } from '../../../src/lib/pipeline/pipeline.ts';
-import type { Route } from '../../../src/lib/pipeline/routes.ts';
+import { createServices, type Services } from '../../../packages/site-forms/src/lib/app/services.ts';
+import { requireConfig } from '../../../packages/site-forms/src/lib/config/config.ts';
+import { readForm } from '../../../packages/site-forms/src/lib/http/form.ts';
+import { accepted } from '../../../packages/site-forms/src/lib/http/outcome.ts';
+import { createLogger } from '../../../packages/site-forms/src/lib/log.ts';
+import { bodyLimitOf, refuseDeclared } from '../../../packages/site-forms/src/lib/pipeline/body-limit.ts';
+import { runPipeline } from '../../../packages/site-forms/src/lib/pipeline/pipeline.ts';
+import type { Route } from '../../../packages/site-forms/src/lib/pipeline/routes.ts';
 
 /**
  * Issue 30 item 3: the body limit is one rule. A route's limit is decided by `bodyLimitOf`

@@ -1,12 +1,12 @@
 import { describe, expect, test, vi } from 'vitest';
-import { createServices } from '../../../src/lib/app/services.ts';
-import { requireConfig } from '../../../src/lib/config/config.ts';
-import { failure, type Outcome } from '../../../src/lib/http/outcome.ts';
-import { createLogger, limitClientLines } from '../../../src/lib/log.ts';
-import type { LimitedRoute } from '../../../src/lib/rate-limit.ts';
-import type { FormPages, FormView } from '../../../src/lib/pipeline/form-view.ts';
-import { type Reply, runPipeline } from '../../../src/lib/pipeline/pipeline.ts';
-import { findTarget, type Route, type RouteHandler } from '../../../src/lib/pipeline/routes.ts';
+import { createServices } from '../../../packages/site-forms/src/lib/app/services.ts';
+import { requireConfig } from '../../../packages/site-forms/src/lib/config/config.ts';
+import { failure, type Outcome } from '../../../packages/site-forms/src/lib/http/outcome.ts';
+import { createLogger, limitClientLines } from '../../../packages/site-forms/src/lib/log.ts';
+import type { LimitedRoute } from '../../../packages/site-forms/src/lib/rate-limit.ts';
+import type { FormPages, FormView } from '../../../packages/site-forms/src/lib/pipeline/form-view.ts';
+import { type Reply, runPipeline } from '../../../packages/site-forms/src/lib/pipeline/pipeline.ts';
+import { findTarget, type Route, type RouteHandler } from '../../../packages/site-forms/src/lib/pipeline/routes.ts';
 
 import { NAVIGATION, usePipelineServices, VALID_CONTACT } from '../../support/pipeline-services.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { accepted, failure, invalid, methodNotAllowed, renderJson, tooManyRequests } from '../../../src/lib/http/outcome.ts';
+import { accepted, failure, invalid, methodNotAllowed, renderJson, tooManyRequests } from '../../../packages/site-forms/src/lib/http/outcome.ts';
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
 

@@ -1,7 +1,15 @@
 import { describe, expect, test } from 'vitest';
-import { accepted, failure, invalid } from '../../../src/lib/http/outcome.ts';
-import { defineForm } from '../../../src/lib/forms/definition.ts';
-import { applyViewStatus, draftOfView, FORM_PAGES, type FormView, ownerFormPages, renderPage, viewOfDraft } from '../../../src/lib/pipeline/form-view.ts';
+import { accepted, failure, invalid } from '../../../packages/site-forms/src/lib/http/outcome.ts';
+import { defineForm } from '../../../packages/site-forms/src/lib/forms/definition.ts';
+import {
+  applyViewStatus,
+  draftOfView,
+  FORM_PAGES,
+  type FormView,
+  ownerFormPages,
+  renderPage,
+  viewOfDraft,
+} from '../../../packages/site-forms/src/lib/pipeline/form-view.ts';
 
 describe('renderPage: what a person without JavaScript gets for each outcome', () => {
   test('accepted: 303 to the thank-you page, with a relative Location, never cached', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { findTarget, pathOf } from '../../../src/lib/pipeline/routes.ts';
+import { findTarget, pathOf } from '../../../packages/site-forms/src/lib/pipeline/routes.ts';
 
 /** What `findTarget` makes of a request-target, as a word and the route's path. */
 function where(rawTarget: string): string {

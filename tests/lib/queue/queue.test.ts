@@ -5,14 +5,14 @@
  * died with its process (a poison row) is held as failed after the most tries.
  */
 import { describe, expect, test } from 'vitest';
-import { createLogger } from '../../../src/lib/log.ts';
-import { openStore, type Store } from '../../../src/lib/database/database.ts';
-import { createSignups } from '../../../src/lib/newsletter/signups.ts';
-import { backoff, givesUp } from '../../../src/lib/queue/queue.ts';
-import { createSubmissionMachine } from '../../../src/lib/submissions/machine.ts';
-import { createDeliveries } from '../../../src/lib/webhooks/deliveries.ts';
-import type { Endpoint } from '../../../src/lib/webhooks/endpoints.ts';
-import { recordEvent } from '../../../src/lib/webhooks/events.ts';
+import { createLogger } from '../../../packages/site-forms/src/lib/log.ts';
+import { openStore, type Store } from '../../../packages/site-forms/src/lib/database/database.ts';
+import { createSignups } from '../../../packages/site-forms/src/lib/newsletter/signups.ts';
+import { backoff, givesUp } from '../../../packages/site-forms/src/lib/queue/queue.ts';
+import { createSubmissionMachine } from '../../../packages/site-forms/src/lib/submissions/machine.ts';
+import { createDeliveries } from '../../../packages/site-forms/src/lib/webhooks/deliveries.ts';
+import type { Endpoint } from '../../../packages/site-forms/src/lib/webhooks/endpoints.ts';
+import { recordEvent } from '../../../packages/site-forms/src/lib/webhooks/events.ts';
 import { TEST_DATABASE, testEngines } from '../../support/stores.ts';
 
 const input = { name: 'Ada Lovelace', email: 'ada@example.org', message: 'Hello, I would like to know more.', held: undefined };

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { defineSite, themeStylesheet } from '../../../src/lib/site/define-site.ts';
-import { site, siteForMail } from '../../../src/lib/site/site.ts';
+import { defineSite, themeStylesheet } from '../../../packages/site-forms/src/lib/site/define-site.ts';
+import { site, siteForMail } from '../../../packages/site-forms/src/lib/site/site.ts';
 
 /** The owner's colours as /theme.css serves them, and the site the owner's mail names. */
 describe('the stylesheet of the owner’s colours', () => {

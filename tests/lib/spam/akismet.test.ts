@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import { type AkismetComment, akismetFields, createAkismetClient } from '../../../src/lib/spam/akismet.ts';
+import { type AkismetComment, akismetFields, createAkismetClient } from '../../../packages/site-forms/src/lib/spam/akismet.ts';
 import { type FakeHttpServer, type FakeReply, replyHang, replyReset, replyText, startFakeHttpServer } from '../../support/fake-http.ts';
 import { AKISMET_TEST_KEY, replyAkismet } from '../../support/fake-spam-services.ts';
 

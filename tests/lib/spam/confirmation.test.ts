@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { readConfirmation, signConfirmation } from '../../../src/lib/spam/confirmation.ts';
+import { readConfirmation, signConfirmation } from '../../../packages/site-forms/src/lib/spam/confirmation.ts';
 
 const SECRET = 'confirmation-test-secret';
 const NOW = Date.parse('2026-11-24T12:00:00.000Z');

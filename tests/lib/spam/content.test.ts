@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { type ContentReason, contentReasons, countLinks, tooFast } from '../../../src/lib/spam/content.ts';
+import { type ContentReason, contentReasons, countLinks, tooFast } from '../../../packages/site-forms/src/lib/spam/content.ts';
 
 const PLAIN = 'Hello, I would like to ask about your opening hours next week.';
 

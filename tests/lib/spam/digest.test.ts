@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { composeDigest, digestDue, nextDigestAt, type HeldDigest, type HeldMessage } from '../../../src/lib/spam/digest.ts';
+import { composeDigest, digestDue, nextDigestAt, type HeldDigest, type HeldMessage } from '../../../packages/site-forms/src/lib/spam/digest.ts';
 
 const SMTP = { url: 'smtp://127.0.0.1:2525', to: 'owner@example.com', from: 'site@forms.example.com' };
 const SITE = { name: 'Atelier Nord', senderName: 'Atelier Nord forms', adminOrigin: undefined };

@@ -1,8 +1,8 @@
 import { type Challenge, solveChallenge } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/sha';
 import { describe, expect, test } from 'vitest';
-import { checkProof, issueChallenge } from '../../../src/lib/spam/proof.ts';
-import { createMemoryUsedChallenges } from '../../../src/lib/spam/used-challenges.ts';
+import { checkProof, issueChallenge } from '../../../packages/site-forms/src/lib/spam/proof.ts';
+import { createMemoryUsedChallenges } from '../../../packages/site-forms/src/lib/spam/used-challenges.ts';
 
 const SECRET = 'test-secret-of-this-site';
 const NOW = Date.UTC(2026, 10, 22, 22, 0, 0);

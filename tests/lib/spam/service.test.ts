@@ -1,10 +1,10 @@
 import { solveChallenge } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/sha';
 import { describe, expect, test } from 'vitest';
-import type { SpamConfig } from '../../../src/lib/config/config.ts';
-import { silentLogger } from '../../../src/lib/log.ts';
-import { createSpamService } from '../../../src/lib/spam/service.ts';
-import { createMemoryUsedChallenges } from '../../../src/lib/spam/used-challenges.ts';
+import type { SpamConfig } from '../../../packages/site-forms/src/lib/config/config.ts';
+import { silentLogger } from '../../../packages/site-forms/src/lib/log.ts';
+import { createSpamService } from '../../../packages/site-forms/src/lib/spam/service.ts';
+import { createMemoryUsedChallenges } from '../../../packages/site-forms/src/lib/spam/used-challenges.ts';
 import { SPAM_ON } from '../../support/fake-spam-services.ts';
 
 const DEFAULTS = SPAM_ON;

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { solveChallenge } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/sha';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { requireConfig } from '../../../src/lib/config/config.ts';
-import { createLogger } from '../../../src/lib/log.ts';
-import { createSpamParts } from '../../../src/lib/app/spam-parts.ts';
-import { openStore } from '../../../src/lib/database/database.ts';
+import { requireConfig } from '../../../packages/site-forms/src/lib/config/config.ts';
+import { createLogger } from '../../../packages/site-forms/src/lib/log.ts';
+import { createSpamParts } from '../../../packages/site-forms/src/lib/app/spam-parts.ts';
+import { openStore } from '../../../packages/site-forms/src/lib/database/database.ts';
 import { type RedisServer, redisAvailable, startRedis } from '../../support/redis.ts';
 import { TEST_DATABASE } from '../../support/stores.ts';
 

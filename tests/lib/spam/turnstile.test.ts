@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import type { OutsideCheck } from '../../../src/lib/spam/outside.ts';
-import { classifyTurnstileAnswer, createTurnstileClient } from '../../../src/lib/spam/turnstile.ts';
+import type { OutsideCheck } from '../../../packages/site-forms/src/lib/spam/outside.ts';
+import { classifyTurnstileAnswer, createTurnstileClient } from '../../../packages/site-forms/src/lib/spam/turnstile.ts';
 import { type FakeHttpServer, type FakeReply, replyHang, replyJson, replyReset, replyText, startFakeHttpServer } from '../../support/fake-http.ts';
 import { replyTurnstile, TURNSTILE_DUMMY_TOKEN, TURNSTILE_TEST_SECRETS } from '../../support/fake-spam-services.ts';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createSmtpMailer } from '../../../src/lib/mail/mailer.ts';
-import { createLogger } from '../../../src/lib/log.ts';
-import { spamJobs, tidySpam } from '../../../src/lib/spam/upkeep.ts';
+import { createSmtpMailer } from '../../../packages/site-forms/src/lib/mail/mailer.ts';
+import { createLogger } from '../../../packages/site-forms/src/lib/log.ts';
+import { spamJobs, tidySpam } from '../../../packages/site-forms/src/lib/spam/upkeep.ts';
 import { parseMail } from '../../support/mime.ts';
 import { type FakeSmtpServer, startSmtpServer } from '../../support/smtp.ts';
 import { testEngines } from '../../support/stores.ts';

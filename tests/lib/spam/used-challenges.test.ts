@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { createMemoryUsedChallenges } from '../../../src/lib/spam/used-challenges.ts';
+import { createMemoryUsedChallenges } from '../../../packages/site-forms/src/lib/spam/used-challenges.ts';
 
 const NOW = 1_000_000;
 

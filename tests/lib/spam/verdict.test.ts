@@ -1,11 +1,11 @@
 import { type Challenge, solveChallenge } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/sha';
 import { describe, expect, test } from 'vitest';
-import { createLogger } from '../../../src/lib/log.ts';
-import type { OutsideCheck } from '../../../src/lib/spam/outside.ts';
-import { issueChallenge } from '../../../src/lib/spam/proof.ts';
-import { DEFAULT_WEIGHTS } from '../../../src/lib/spam/weights.ts';
-import { combineVerdict, judgeContact, type Layers, type SpamFilter, type Verdict } from '../../../src/lib/spam/verdict.ts';
+import { createLogger } from '../../../packages/site-forms/src/lib/log.ts';
+import type { OutsideCheck } from '../../../packages/site-forms/src/lib/spam/outside.ts';
+import { issueChallenge } from '../../../packages/site-forms/src/lib/spam/proof.ts';
+import { DEFAULT_WEIGHTS } from '../../../packages/site-forms/src/lib/spam/weights.ts';
+import { combineVerdict, judgeContact, type Layers, type SpamFilter, type Verdict } from '../../../packages/site-forms/src/lib/spam/verdict.ts';
 
 const ISSUED = 1_000_000;
 const later = (ms: number) => ISSUED + ms;

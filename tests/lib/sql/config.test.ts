@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { describeConfig, requireConfig } from '../../../src/lib/config/config.ts';
-import { readDatabaseConfig } from '../../../src/lib/config/database.ts';
+import { describeConfig, requireConfig } from '../../../packages/site-forms/src/lib/config/config.ts';
+import { readDatabaseConfig } from '../../../packages/site-forms/src/lib/config/database.ts';
 
 describe('the database settings', () => {
   test('unset: SQLite in DATA_DIR, a pool of 10, 5 s to connect, 5 s per statement', () => {

@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'vitest';
-import { createLogger } from '../../../src/lib/log.ts';
-import { copyStore, parseDbArgs, reportCopy } from '../../../src/lib/sql/copy.ts';
-import { numbered } from '../../../src/lib/sql/postgres.ts';
-import type { Sql } from '../../../src/lib/sql/sql.ts';
-import { createDatabaseState, describeDatabaseError } from '../../../src/lib/sql/state.ts';
+import { createLogger } from '../../../packages/site-forms/src/lib/log.ts';
+import { copyStore, parseDbArgs, reportCopy } from '../../../packages/site-forms/src/lib/sql/copy.ts';
+import { numbered } from '../../../packages/site-forms/src/lib/sql/postgres.ts';
+import type { Sql } from '../../../packages/site-forms/src/lib/sql/sql.ts';
+import { createDatabaseState, describeDatabaseError } from '../../../packages/site-forms/src/lib/sql/state.ts';
 import { testEngines } from '../../support/stores.ts';
 
 const message = (name: string) => ({ name, email: `${name.toLowerCase()}@example.org`, message: `Hello from ${name}, at length.`, honeypot: '' });

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { createFormDrafts, DRAFT_LIMITS, formDraftsJob } from '../../../src/lib/sql/drafts.ts';
-import { openSqlite } from '../../../src/lib/sql/sqlite.ts';
+import { createFormDrafts, DRAFT_LIMITS, formDraftsJob } from '../../../packages/site-forms/src/lib/sql/drafts.ts';
+import { openSqlite } from '../../../packages/site-forms/src/lib/sql/sqlite.ts';
 import { testEngines } from '../../support/stores.ts';
 
 /** The drafts of refused posts (decision 0133) on both engines, with a clock of the test's own. */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { openSqlite, type SqliteSql } from '../../../src/lib/sql/sqlite.ts';
+import { openSqlite, type SqliteSql } from '../../../packages/site-forms/src/lib/sql/sqlite.ts';
 
 // Group commit (sql/sqlite.ts): transactions asked for `together` share one COMMIT, each
 // still all or nothing, each answered only once that COMMIT is done.

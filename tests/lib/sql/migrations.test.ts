@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, test } from 'vitest';
-import { createLogger } from '../../../src/lib/log.ts';
-import { MIGRATIONS } from '../../../src/lib/sql/migrations.ts';
-import { openStore } from '../../../src/lib/database/database.ts';
+import { createLogger } from '../../../packages/site-forms/src/lib/log.ts';
+import { MIGRATIONS } from '../../../packages/site-forms/src/lib/sql/migrations.ts';
+import { openStore } from '../../../packages/site-forms/src/lib/database/database.ts';
 import { TEST_DATABASE } from '../../support/stores.ts';
 
 const dirs: string[] = [];

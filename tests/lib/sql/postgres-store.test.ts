@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { MIGRATION_LOCK_KEY, openPostgres, type PostgresOptions } from '../../../src/lib/sql/postgres.ts';
-import type { Sql } from '../../../src/lib/sql/sql.ts';
+import { MIGRATION_LOCK_KEY, openPostgres, type PostgresOptions } from '../../../packages/site-forms/src/lib/sql/postgres.ts';
+import type { Sql } from '../../../packages/site-forms/src/lib/sql/sql.ts';
 import { type PostgresServer, postgresAvailable, startPostgres } from '../../support/postgres.ts';
 import { eventually } from '../../support/smtp.ts';
 import { TEST_DATABASE } from '../../support/stores.ts';

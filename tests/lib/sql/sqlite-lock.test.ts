@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { createLogger } from '../../../src/lib/log.ts';
-import { openStore, type Store } from '../../../src/lib/database/database.ts';
+import { createLogger } from '../../../packages/site-forms/src/lib/log.ts';
+import { openStore, type Store } from '../../../packages/site-forms/src/lib/database/database.ts';
 
 const input = { name: 'Ada Lovelace', email: 'ada@example.org', message: 'Hello, I would like to know more.', honeypot: '' };
 

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, test } from 'vitest';
-import { MIGRATIONS } from '../../../src/lib/sql/migrations.ts';
-import { openSqlite, type SqliteSql } from '../../../src/lib/sql/sqlite.ts';
+import { MIGRATIONS } from '../../../packages/site-forms/src/lib/sql/migrations.ts';
+import { openSqlite, type SqliteSql } from '../../../packages/site-forms/src/lib/sql/sqlite.ts';
 import { holdWriteLock } from '../../support/sqlite-lock.ts';
 
 // The SQLite store itself (sql/sqlite.ts), opened directly on files of the test's own: how it

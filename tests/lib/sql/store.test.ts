@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { createLogger } from '../../../src/lib/log.ts';
-import { openStore } from '../../../src/lib/database/database.ts';
+import { createLogger } from '../../../packages/site-forms/src/lib/log.ts';
+import { openStore } from '../../../packages/site-forms/src/lib/database/database.ts';
 import { TEST_DATABASE, testEngines } from '../../support/stores.ts';
 
 const input = (name: string) => ({ name, email: `${name.toLowerCase()}@example.org`, message: `Hello from ${name}.`, honeypot: '' });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { createSubmissionMachine } from '../../../src/lib/submissions/machine.ts';
+import { createSubmissionMachine } from '../../../packages/site-forms/src/lib/submissions/machine.ts';
 import { testEngines } from '../../support/stores.ts';
 
 // Forms as data (decision 0131): a submission keeps its form and its extra fields in two columns

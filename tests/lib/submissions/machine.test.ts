@@ -4,13 +4,13 @@
  * holds DATA while the race happens.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { requireConfig } from '../../../src/lib/config/config.ts';
-import { createSmtpMailer } from '../../../src/lib/mail/mailer.ts';
-import { composeContactEmail } from '../../../src/lib/contact/message.ts';
-import { createDeliveryWorker } from '../../../src/lib/contact/worker.ts';
-import { createLogger } from '../../../src/lib/log.ts';
-import { openStore, type Store } from '../../../src/lib/database/database.ts';
-import { createSubmissionMachine, requireMove, type State } from '../../../src/lib/submissions/machine.ts';
+import { requireConfig } from '../../../packages/site-forms/src/lib/config/config.ts';
+import { createSmtpMailer } from '../../../packages/site-forms/src/lib/mail/mailer.ts';
+import { composeContactEmail } from '../../../packages/site-forms/src/lib/contact/message.ts';
+import { createDeliveryWorker } from '../../../packages/site-forms/src/lib/contact/worker.ts';
+import { createLogger } from '../../../packages/site-forms/src/lib/log.ts';
+import { openStore, type Store } from '../../../packages/site-forms/src/lib/database/database.ts';
+import { createSubmissionMachine, requireMove, type State } from '../../../packages/site-forms/src/lib/submissions/machine.ts';
 import { eventually, type FakeSmtpServer, startSmtpServer } from '../../support/smtp.ts';
 import { TEST_DATABASE, testEngines } from '../../support/stores.ts';
 

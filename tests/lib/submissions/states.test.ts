@@ -5,8 +5,8 @@
  * leases ended at start, the reasons a held message keeps, and the form and fields stored.
  */
 import { describe, expect, test } from 'vitest';
-import type { Store } from '../../../src/lib/database/database.ts';
-import { createSubmissionMachine, parseFields, parseReasons } from '../../../src/lib/submissions/machine.ts';
+import type { Store } from '../../../packages/site-forms/src/lib/database/database.ts';
+import { createSubmissionMachine, parseFields, parseReasons } from '../../../packages/site-forms/src/lib/submissions/machine.ts';
 import { testEngines } from '../../support/stores.ts';
 
 const input = { name: 'Ada Lovelace', email: 'ada@example.org', message: 'Hello, I would like to know more.', held: undefined };

@@ -12,7 +12,7 @@ vi.mock('node:dns', async (original) => {
   return { ...dns, default: { ...dns, lookup }, lookup };
 });
 
-const { PrivateAddressError, publicOnlyLookup } = await import('../../../src/lib/webhooks/address.ts');
+const { PrivateAddressError, publicOnlyLookup } = await import('../../../packages/site-forms/src/lib/webhooks/address.ts');
 
 /** What `publicOnlyLookup` called back with for `rebind.test` when the resolver answers `list`. */
 function lookUp(list: LookupAddress[]): Promise<{ error: Error | null; address: unknown }> {

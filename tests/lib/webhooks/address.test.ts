@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { isPrivateAddress, PrivateAddressError, publicOnlyLookup } from '../../../src/lib/webhooks/address.ts';
+import { isPrivateAddress, PrivateAddressError, publicOnlyLookup } from '../../../packages/site-forms/src/lib/webhooks/address.ts';
 
 describe('the addresses a webhook may not reach unless WEBHOOK_ALLOW_PRIVATE', () => {
   test.each([

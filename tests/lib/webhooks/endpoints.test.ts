@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { alertText, type Endpoint, formatFor } from '../../../src/lib/webhooks/endpoints.ts';
-import type { SiteEvent } from '../../../src/lib/webhooks/events.ts';
+import { alertText, type Endpoint, formatFor } from '../../../packages/site-forms/src/lib/webhooks/endpoints.ts';
+import type { SiteEvent } from '../../../packages/site-forms/src/lib/webhooks/events.ts';
 
 const EVENT: SiteEvent = {
   id: 'msg_1',

@@ -1,6 +1,6 @@
 /** An event's id: the `webhook-id` of Standard Webhooks, in time order so the events' key grows at its end. */
 import { describe, expect, test } from 'vitest';
-import { eventId, messageEventId } from '../../../src/lib/webhooks/events.ts';
+import { eventId, messageEventId } from '../../../packages/site-forms/src/lib/webhooks/events.ts';
 
 describe('eventId', () => {
   test('is msg_, the time in milliseconds as 12 hex digits, then 16 random hex digits', () => {

@@ -1,14 +1,14 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { openStore } from '../../../src/lib/database/database.ts';
-import { createFileLinks } from '../../../src/lib/files/links.ts';
-import { createLogger } from '../../../src/lib/log.ts';
-import { createSubmissionMachine } from '../../../src/lib/submissions/machine.ts';
-import { createDeliveries } from '../../../src/lib/webhooks/deliveries.ts';
-import type { Endpoint } from '../../../src/lib/webhooks/endpoints.ts';
-import type { SiteEvent } from '../../../src/lib/webhooks/events.ts';
-import { eventFiles } from '../../../src/lib/webhooks/files.ts';
-import { createWebhookWorker } from '../../../src/lib/webhooks/worker.ts';
+import { openStore } from '../../../packages/site-forms/src/lib/database/database.ts';
+import { createFileLinks } from '../../../packages/site-forms/src/lib/files/links.ts';
+import { createLogger } from '../../../packages/site-forms/src/lib/log.ts';
+import { createSubmissionMachine } from '../../../packages/site-forms/src/lib/submissions/machine.ts';
+import { createDeliveries } from '../../../packages/site-forms/src/lib/webhooks/deliveries.ts';
+import type { Endpoint } from '../../../packages/site-forms/src/lib/webhooks/endpoints.ts';
+import type { SiteEvent } from '../../../packages/site-forms/src/lib/webhooks/events.ts';
+import { eventFiles } from '../../../packages/site-forms/src/lib/webhooks/files.ts';
+import { createWebhookWorker } from '../../../packages/site-forms/src/lib/webhooks/worker.ts';
 import { type FakeHttpServer, replyJson, startFakeHttpServer } from '../../support/fake-http.ts';
 import { TEST_DATABASE, testEngines } from '../../support/stores.ts';
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import type { Endpoint } from '../../../src/lib/webhooks/endpoints.ts';
-import { privateEndpoints } from '../../../src/lib/webhooks/private-endpoints.ts';
+import type { Endpoint } from '../../../packages/site-forms/src/lib/webhooks/endpoints.ts';
+import { privateEndpoints } from '../../../packages/site-forms/src/lib/webhooks/private-endpoints.ts';
 
 /** An endpoint of the standard kind at `url`; the check reads only its name, kind and address. */
 const at = (name: string, url: string): Endpoint => ({

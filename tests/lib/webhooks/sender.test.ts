@@ -2,7 +2,7 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import { type AddressInfo, createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { postDelivery, retryAfterMs } from '../../../src/lib/webhooks/sender.ts';
+import { postDelivery, retryAfterMs } from '../../../packages/site-forms/src/lib/webhooks/sender.ts';
 import { type KeyPair, makeCertificates, opensslAvailable, type TestCertificates } from '../../support/certificates.ts';
 import { type FakeHttpServer, replyHang, replyJson, replyReset, startFakeHttpServer } from '../../support/fake-http.ts';
 

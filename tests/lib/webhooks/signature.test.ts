@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, test } from 'vitest';
-import { isWebhookSecret, signedHeaders } from '../../../src/lib/webhooks/signature.ts';
+import { isWebhookSecret, signedHeaders } from '../../../packages/site-forms/src/lib/webhooks/signature.ts';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const PREVIOUS = 'whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD';

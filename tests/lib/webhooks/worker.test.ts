@@ -1,12 +1,12 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest';
-import { createLogger } from '../../../src/lib/log.ts';
-import { openStore, type Store } from '../../../src/lib/database/database.ts';
-import { createSubmissionMachine } from '../../../src/lib/submissions/machine.ts';
-import { createDeliveries } from '../../../src/lib/webhooks/deliveries.ts';
-import type { Endpoint } from '../../../src/lib/webhooks/endpoints.ts';
-import { postDelivery } from '../../../src/lib/webhooks/sender.ts';
-import { createWebhookWorker } from '../../../src/lib/webhooks/worker.ts';
+import { createLogger } from '../../../packages/site-forms/src/lib/log.ts';
+import { openStore, type Store } from '../../../packages/site-forms/src/lib/database/database.ts';
+import { createSubmissionMachine } from '../../../packages/site-forms/src/lib/submissions/machine.ts';
+import { createDeliveries } from '../../../packages/site-forms/src/lib/webhooks/deliveries.ts';
+import type { Endpoint } from '../../../packages/site-forms/src/lib/webhooks/endpoints.ts';
+import { postDelivery } from '../../../packages/site-forms/src/lib/webhooks/sender.ts';
+import { createWebhookWorker } from '../../../packages/site-forms/src/lib/webhooks/worker.ts';
 import { type FakeHttpServer, type FakeReply, replyHang, replyJson, startFakeHttpServer } from '../../support/fake-http.ts';
 import { TEST_DATABASE, testEngines } from '../../support/stores.ts';
 

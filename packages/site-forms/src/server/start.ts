@@ -5,10 +5,11 @@
  */
 import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { builtEndpointOrigin, readBuildSettings } from '../lib/build-settings.ts';
 import type { Config } from '../lib/config/config.ts';
 import { describeError } from '../lib/log.ts';
+import { fromProjectRoot } from '../lib/project-root.ts';
 import { securityHeadersFor } from '../lib/http/security-headers.ts';
 import { startupFailureLine } from '../lib/startup-failure.ts';
 import { boot, failToStart } from './boot.ts';
@@ -17,8 +18,8 @@ import { createFront } from './front.ts';
 import { createHttpServer, limitArrival } from './http-server.ts';
 import { createStaticFastPath, loadStaticFiles } from './static-files.ts';
 
-// The adapter's entry sits beside the compiled dist/server/start.mjs; from source it is in dist/.
-const ENTRY = [new URL('./entry.mjs', import.meta.url), new URL('../../dist/server/entry.mjs', import.meta.url)].find((url) => existsSync(url));
+// The adapter's entry sits beside the compiled dist/server/start.mjs; from source it is in the project's dist/.
+const ENTRY = [new URL('./entry.mjs', import.meta.url), pathToFileURL(fromProjectRoot('dist/server/entry.mjs'))].find((url) => existsSync(url));
 
 const services = await boot();
 const { config, logger } = services;

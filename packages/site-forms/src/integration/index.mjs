@@ -5,5 +5,8 @@
  */
 await import('./node-hooks.mjs');
 const { siteForms } = await import('./integration.ts');
+/** The largest body the forms accept, for an adapter's own limit (`node({ bodySizeLimit: BODY_LIMIT_BYTES })`). */
+const { BODY_LIMIT_BYTES } = await import('../lib/http/form.ts');
 
+export { BODY_LIMIT_BYTES };
 export default siteForms;

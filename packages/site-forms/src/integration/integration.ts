@@ -357,4 +357,7 @@ function bootAtStart(): Plugin {
   };
 }
 
+/** The largest body the forms accept, for an adapter's own limit (`node({ bodySizeLimit: BODY_LIMIT_BYTES })`). */
+export { BODY_LIMIT_BYTES } from '../lib/http/form.ts';
+
 export default siteForms;

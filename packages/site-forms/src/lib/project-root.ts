@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -12,8 +12,20 @@ export function findProjectRoot(start: string): string {
   const installed = start.indexOf(`${sep}node_modules${sep}`);
   const from = installed === -1 ? start : start.slice(0, installed);
   for (let dir = from; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, 'package.json'))) return dir;
+    if (existsSync(join(dir, 'package.json')) && !isThisPackage(dir)) return dir;
     if (dirname(dir) === dir) return start;
+  }
+}
+
+/**
+ * Whether `dir` is this package's own folder: in the starter's workspace (packages/site-forms,
+ * linked, not under node_modules) the project is the folder above it.
+ */
+function isThisPackage(dir: string): boolean {
+  try {
+    return (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown }).name === 'site-forms';
+  } catch {
+    return false;
   }
 }
 

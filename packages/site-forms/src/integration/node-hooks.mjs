@@ -27,26 +27,25 @@ const SETTINGS = {
   '#forms-config': () => settingsFile('FORMS_CONFIG', 'forms.config.ts', './defaults/forms.config.ts'),
 };
 
-/** Whether this package is installed under node_modules (else it is the starter's own checkout, which Node strips itself). */
+/** Whether this package is installed under node_modules (else it is the starter's workspace, which Node strips itself). */
 const INSTALLED = PACKAGE.includes('/node_modules/');
 
-if (INSTALLED) {
-  registerHooks({
-    resolve(specifier, context, nextResolve) {
-      // The owner's site.config.ts gets `defineSite` alone: the forms' definitions read the site's language, and would wait on it.
-      if (specifier === 'site-forms/config' && context.parentURL === SETTINGS['#site-config']()) {
-        return { url: new URL('./site-config.ts', import.meta.url).href, shortCircuit: true };
-      }
-      const settings = SETTINGS[specifier];
-      if (settings && context.parentURL?.startsWith(PACKAGE)) return { url: settings(), shortCircuit: true };
-      return nextResolve(specifier, context);
-    },
-    load(url, context, nextLoad) {
-      if (!url.startsWith(PACKAGE) || !url.endsWith('.ts')) return nextLoad(url, context);
-      return { format: 'module', source: strip(readFileSync(fileURLToPath(url), 'utf8')), shortCircuit: true };
-    },
-  });
-}
+registerHooks({
+  resolve(specifier, context, nextResolve) {
+    // The owner's site.config.ts gets `defineSite` alone: the forms' definitions read the site's language, and would wait on it.
+    if (specifier === 'site-forms/config' && context.parentURL === SETTINGS['#site-config']()) {
+      return { url: new URL('./site-config.ts', import.meta.url).href, shortCircuit: true };
+    }
+    const settings = SETTINGS[specifier];
+    if (settings && context.parentURL?.startsWith(PACKAGE)) return { url: settings(), shortCircuit: true };
+    return nextResolve(specifier, context);
+  },
+  // Under node_modules only: a checkout (the starter's workspace) is stripped by Node itself.
+  load(url, context, nextLoad) {
+    if (!INSTALLED || !url.startsWith(PACKAGE) || !url.endsWith('.ts')) return nextLoad(url, context);
+    return { format: 'module', source: strip(readFileSync(fileURLToPath(url), 'utf8')), shortCircuit: true };
+  },
+});
 
 /**
  * The types stripped as Node strips them for our checkout. Node warns once per process that
