@@ -17,6 +17,8 @@ import { eventually, type FakeSmtpServer, freePort, startSmtpServer } from '../s
 // integration's road, not the starter's (decision 0165).
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const FIXTURE = join(ROOT, 'tests/fixtures/owner-site');
+/** The forms package as the workspace holds it. */
+const PACKAGE = join(ROOT, 'packages/site-forms');
 
 let root: string;
 let entry: string;
@@ -25,8 +27,8 @@ let smtp: FakeSmtpServer | undefined;
 
 /**
  * A copy of the fixture in a temp folder with its own node_modules: this checkout's packages
- * linked, and site-forms as this checkout's package (what package.json's `files` ships: its
- * manifest, bin/ and src/) copied in, as an install puts it there.
+ * linked, and site-forms as this checkout's package (packages/site-forms: what its `files` ships,
+ * its manifest, bin/ and src/) copied in, as an install puts it there.
  * Hint: a copy rather than a link, so the package really sits under node_modules, where Node
  * will not strip types by itself, and Vite sees its files inside the owner's project.
  */
@@ -36,8 +38,9 @@ function ownerSite(): string {
   const modules = join(folder, 'node_modules');
   mkdirSync(modules);
   const ours = join(ROOT, 'node_modules');
-  for (const name of readdirSync(ours)) if (!name.startsWith('.')) symlinkSync(join(ours, name), join(modules, name));
-  for (const part of ['package.json', 'bin', 'src']) cpSync(join(ROOT, part), join(modules, 'site-forms', part), { recursive: true });
+  // Every package linked but ours: a link to the workspace would let the copy below write into the checkout.
+  for (const name of readdirSync(ours)) if (!name.startsWith('.') && name !== 'site-forms') symlinkSync(join(ours, name), join(modules, name));
+  for (const part of ['package.json', 'bin', 'src']) cpSync(join(PACKAGE, part), join(modules, 'site-forms', part), { recursive: true });
   return folder;
 }
 
