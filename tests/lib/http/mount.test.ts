@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkBase, mountOf, ourPath, withinMount } from '../../../packages/site-forms/src/lib/http/mount.ts';
 
-describe('the prefix of the forms\' routes (siteForms({ base }), decision 0230)', () => {
+describe("the prefix of the forms' routes (siteForms({ base }), decision 0230)", () => {
   it('takes a path of plain segments, with or without its trailing slash, and none for the root', () => {
     expect(checkBase(undefined)).toBe('');
     expect(checkBase('/')).toBe('');

@@ -127,7 +127,9 @@ export function siteForms(options: SiteFormsOptions = {}): AstroIntegration {
         const base = checkBase(options.base);
         // The starter's own server (`boot: false`) routes by the table at the root: it cannot take a prefix (decision 0230).
         if (base !== '' && options.boot === false) {
-          throw new Error(`siteForms({ base: ${JSON.stringify(options.base)} }) needs the integration's own server: the starter's server (boot: false) serves the forms at the root only.`);
+          throw new Error(
+            `siteForms({ base: ${JSON.stringify(options.base)} }) needs the integration's own server: the starter's server (boot: false) serves the forms at the root only.`,
+          );
         }
         // Where our links lead in this process: Astro's base, then ours (the build's prerendered pages read it too).
         mount = mountOf(config.base, base);
@@ -165,7 +167,8 @@ export function siteForms(options: SiteFormsOptions = {}): AstroIntegration {
         // An owner's form's thank-you page, on demand in every server: its way back depends on
         // ALLOWED_ORIGINS and `?back=` (decision 0211), so it needs no getStaticPaths().
         injectRoute({ pattern: ourPath(FORM_THANKS, base), entrypoint: source('integration/pages/thank-you/[form].astro'), prerender: false });
-        for (const pattern of formRoutes(forms)) injectRoute({ pattern: ourPath(pattern, base), entrypoint: source('integration/pages/refusal.astro'), prerender: false });
+        for (const pattern of formRoutes(forms))
+          injectRoute({ pattern: ourPath(pattern, base), entrypoint: source('integration/pages/refusal.astro'), prerender: false });
         // After the owner's own middleware (decision 0191): theirs sees every request, ours too, and
         // may refuse it, guard /admin, add headers or log before ours answers. A server of its own
         // (`boot: false`) sends the API down the road itself and hands Astro only pages.

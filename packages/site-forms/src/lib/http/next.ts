@@ -5,7 +5,7 @@
  * Hint: never an open redirect. Only an absolute http(s) address whose origin is `PUBLIC_URL`'s
  * or one of `ALLOWED_ORIGINS` is taken, without userinfo, whitespace or backslashes, and what is
  * sent on is the address as the URL parser wrote it again, so the browser reads the same host.
-*/
+ */
 import { withinMount } from './mount.ts';
 
 /** The origins a person may be sent to: this site's, when `PUBLIC_URL` names it, and the allowed ones. */

@@ -156,7 +156,11 @@ async function redirectToDraft(view: FormView, key: { route: string; client: str
   }
   // Relative, like the thanks' Location: never built from the Host header.
   const vary = view.headers.vary;
-  return answerReply({ status: 303, headers: { location: ourPath(`${key.route}?draft=${id}`), 'cache-control': 'no-store', ...(vary && { vary }) }, body: null });
+  return answerReply({
+    status: 303,
+    headers: { location: ourPath(`${key.route}?draft=${id}`), 'cache-control': 'no-store', ...(vary && { vary }) },
+    body: null,
+  });
 }
 
 /**
