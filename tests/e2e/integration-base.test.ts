@@ -19,13 +19,14 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const FIXTURE = join(ROOT, 'tests/fixtures/owner-site');
 const LIBRARY = join(ROOT, 'packages/site-forms');
 
-const OWNER_FILES: Record<string, string> = {
+/** The owner's files over the fixture's; `astroBase` sets Astro's own `base` too. */
+const ownerFiles = (astroBase?: string): Record<string, string> => ({
   'astro.config.mjs': `import node from '@astrojs/node';
 import { defineConfig } from 'astro/config';
 import siteForms from 'site-forms';
 
 export default defineConfig({
-  output: 'static',
+  output: 'static',${astroBase ? `\n  base: '${astroBase}',` : ''}
   adapter: node({ mode: 'standalone' }),
   integrations: [siteForms({ layout: './src/layouts/Bakery.astro', base: '/forms' })],
 });
@@ -40,12 +41,12 @@ const own = () => new Response(JSON.stringify({ bakery: 'own contact route' }), 
 export const GET = own;
 export const POST = own;
 `,
-};
+});
 
-function ownerSite(): string {
+function ownerSite(astroBase?: string): string {
   const folder = mkdtempSync(join(tmpdir(), 'owner-base-'));
   cpSync(FIXTURE, folder, { recursive: true });
-  for (const [file, text] of Object.entries(OWNER_FILES)) {
+  for (const [file, text] of Object.entries(ownerFiles(astroBase))) {
     mkdirSync(join(folder, file, '..'), { recursive: true });
     writeFileSync(join(folder, file), text);
   }
@@ -57,15 +58,21 @@ function ownerSite(): string {
   return folder;
 }
 
-let folder: string;
-let site: Site;
-let browser: Browser | undefined;
-
-beforeAll(async () => {
-  folder = ownerSite();
+/** `astro build` in the owner's folder, as they would run it. */
+function build(folder: string): void {
   const env = { ...process.env, ASTRO_TELEMETRY_DISABLED: '1', SITE_CONFIG: '', FORMS_CONFIG: '', CONTACT_FORM_ENDPOINT: '' };
   const run = spawnSync(process.execPath, [join(folder, 'node_modules/astro/bin/astro.mjs'), 'build'], { cwd: folder, env, encoding: 'utf8' });
   if (run.status !== 0) throw new Error(`the owner's site did not build:\n${run.stderr}${run.stdout}`);
+}
+
+let folder: string;
+let site: Site;
+let browser: Browser | undefined;
+const others: Array<{ folder: string; site?: Site }> = [];
+
+beforeAll(async () => {
+  folder = ownerSite();
+  build(folder);
   site = await startSite({ ADMIN_PASSWORD_HASH: await hashPassword(PASSWORD) }, { start: join(folder, 'dist/server/entry.mjs') });
   browser = await launchChromium();
 }, 240_000);
@@ -74,10 +81,14 @@ afterAll(async () => {
   await browser?.close();
   await site?.stop().catch(() => {});
   if (folder) rmSync(folder, { recursive: true, force: true });
+  for (const other of others) {
+    await other.site?.stop().catch(() => {});
+    rmSync(other.folder, { recursive: true, force: true });
+  }
 });
 
-function stored(): string[] {
-  const db = new DatabaseSync(join(site.dataDir, 'forms.db'), { readOnly: true });
+function stored(of: Site = site): string[] {
+  const db = new DatabaseSync(join(of.dataDir, 'forms.db'), { readOnly: true });
   try {
     return (db.prepare('SELECT name FROM submissions ORDER BY id').all() as Array<{ name: string }>).map((row) => row.name);
   } finally {
@@ -172,6 +183,43 @@ describe("siteForms({ base: '/forms' }) in a site with its own /admin and /api/c
       expect(page.url()).toBe(`${site.url}/`);
       expect(requests).toContain('POST /forms/api/contact');
       expect(requests.filter((line) => line.includes('/api/') && !line.includes('/forms/api/'))).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+describe("Astro's own base composes: base: '/shop' and siteForms({ base: '/forms' })", () => {
+  let shop: Site;
+  beforeAll(async () => {
+    const other: { folder: string; site?: Site } = { folder: ownerSite('/shop') };
+    others.push(other);
+    build(other.folder);
+    shop = await startSite({}, { start: join(other.folder, 'dist/server/entry.mjs') });
+    other.site = shop;
+  }, 240_000);
+
+  test("the owner's pages and routes under Astro's base stay theirs; ours are under both", async () => {
+    expect(await fetch(`${shop.url}/shop/admin`).then((r) => r.text())).toContain("The bakery's own back office");
+    await expect(postForm(`${shop.url}/shop/api/contact`, valid, { origin: shop.url }).then((r) => r.json())).resolves.toEqual({ bakery: 'own contact route' });
+    const home = await fetch(`${shop.url}/shop/`).then((r) => r.text());
+    expect(home).toContain('action="/shop/forms/api/contact"');
+    const json = await postForm(`${shop.url}/shop/forms/api/contact`, { ...valid, name: 'Shop Script Baker' });
+    await expect(json.json()).resolves.toEqual({ success: true });
+    expect(stored(shop)).toEqual(['Shop Script Baker']);
+  });
+
+  test('without JavaScript in Chromium: the post is stored and the thank-you page under both bases shows', async () => {
+    const { context, page } = await openPage(browser!, { javaScriptEnabled: false });
+    try {
+      await page.goto(`${shop.url}/shop/`);
+      await page.locator('form[data-contact-form] [name="name"]').fill('Shop Person Baker');
+      await page.locator('form[data-contact-form] [name="email"]').fill('grete@example.org');
+      await page.locator('form[data-contact-form] [name="message"]').fill('Two loaves of rye for Saturday, please.');
+      const status = await loadsPage(page, () => page.locator('form[data-contact-form] button[type="submit"]').click());
+      expect(status).toBe(200);
+      expect(new URL(page.url()).pathname).toBe('/shop/forms/thank-you/contact/');
+      expect(stored(shop)).toContain('Shop Person Baker');
     } finally {
       await context.close();
     }

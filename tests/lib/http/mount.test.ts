@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest';
-import { checkBase, mountOf, ourPath, withinMount } from '../../../packages/site-forms/src/lib/http/mount.ts';
+import { afterEach, describe, expect, it } from 'vitest';
+import { checkBase, mountOf, ourPath, setMount, withinMount } from '../../../packages/site-forms/src/lib/http/mount.ts';
+import { composeConfirmation } from '../../../packages/site-forms/src/lib/newsletter/opt-in.ts';
+import { renderAdminOutcome } from '../../../packages/site-forms/src/lib/pipeline/admin-route.ts';
+import { FORM_PAGES, renderPage } from '../../../packages/site-forms/src/lib/pipeline/form-view.ts';
 
 describe("the prefix of the forms' routes (siteForms({ base }), decision 0230)", () => {
   it('takes a path of plain segments, with or without its trailing slash, and none for the root', () => {
@@ -34,5 +37,37 @@ describe("the prefix of the forms' routes (siteForms({ base }), decision 0230)",
     expect(withinMount('/api/contact', '/forms')).toBeUndefined();
     expect(withinMount('/formsx/api/contact', '/forms')).toBeUndefined();
     expect(withinMount('/admin', '/forms')).toBeUndefined();
+  });
+});
+
+describe('what the forms make, under the mount of the process (the built server sets it from the option)', () => {
+  afterEach(() => setMount(''));
+  const confirmation = () =>
+    composeConfirmation(
+      'reader@example.org',
+      { confirm: 'c0nfirm', unsubscribe: 'uns0b' },
+      {
+        smtp: { url: 'smtp://127.0.0.1:25', to: 'owner@example.com', from: 'news@example.com' },
+        site: { name: 'Atelier Nord', senderName: 'Atelier Nord website' },
+        publicUrl: 'https://www.example.com',
+        now: new Date('2026-11-25T12:00:00.000Z'),
+      },
+    );
+
+  it("the confirmation mail's links and its one-click unsubscribe lead under the prefix", () => {
+    setMount('/shop/forms');
+    const mail = confirmation();
+    expect(mail.text).toContain('https://www.example.com/shop/forms/newsletter/confirm/?token=c0nfirm');
+    expect(mail.text).toContain('https://www.example.com/shop/forms/newsletter/unsubscribe/?token=uns0b');
+    expect(mail.headers['List-Unsubscribe']).toBe('<https://www.example.com/shop/forms/api/newsletter/unsubscribe?token=uns0b>');
+  });
+
+  it('the thank-you and admin redirects lead under the prefix; at the root, as the contract names them', () => {
+    setMount('/forms');
+    expect(renderPage({ kind: 'accepted' }, FORM_PAGES.contact)).toMatchObject({ headers: { location: '/forms/thank-you/contact/' } });
+    expect(renderAdminOutcome({ kind: 'redirect', location: '/admin' })).toMatchObject({ headers: { location: '/forms/admin' } });
+    setMount('');
+    expect(renderPage({ kind: 'accepted' }, FORM_PAGES.contact)).toMatchObject({ headers: { location: '/thank-you/contact/' } });
+    expect(confirmation().text).toContain('https://www.example.com/newsletter/confirm/?token=c0nfirm');
   });
 });

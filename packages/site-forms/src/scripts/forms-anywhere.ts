@@ -59,11 +59,9 @@ function targetOf(form: HTMLFormElement, server: string): Target | undefined {
   // `getAttribute`: a field named "action" would shadow the property.
   const action = urlOf(form.getAttribute('action') ?? '', form.ownerDocument.baseURI);
   if (!action || action.origin !== server || form.method.toLowerCase() !== 'post') return undefined;
-  // Under the routes' prefix too (`/forms/api/contact`, decision 0230).
-  const path = /\/api\/.*$/.exec(action.pathname)?.[0];
-  if (path === '/api/newsletter') return { kind: 'newsletter' };
-  if (path === '/api/contact') return { kind: 'contact' };
-  const name = /^\/api\/forms\/([a-z][a-z0-9_-]*)$/.exec(path ?? '')?.[1];
+  if (action.pathname === '/api/newsletter') return { kind: 'newsletter' };
+  if (action.pathname === '/api/contact') return { kind: 'contact' };
+  const name = /^\/api\/forms\/([a-z][a-z0-9_-]*)$/.exec(action.pathname)?.[1];
   return name ? { kind: 'form', name } : undefined;
 }
 
