@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkBase, mountOf, ourPath, setMount, withinMount } from '../../../packages/site-forms/src/lib/http/mount.ts';
+import { siteForms } from '../../../packages/site-forms/src/integration/integration.ts';
 import { composeConfirmation } from '../../../packages/site-forms/src/lib/newsletter/opt-in.ts';
 import { renderAdminOutcome } from '../../../packages/site-forms/src/lib/pipeline/admin-route.ts';
 import { FORM_PAGES, renderPage } from '../../../packages/site-forms/src/lib/pipeline/form-view.ts';
@@ -69,5 +70,20 @@ describe('what the forms make, under the mount of the process (the built server 
     setMount('');
     expect(renderPage({ kind: 'accepted' }, FORM_PAGES.contact)).toMatchObject({ headers: { location: '/thank-you/contact/' } });
     expect(confirmation().text).toContain('https://www.example.com/newsletter/confirm/?token=c0nfirm');
+  });
+});
+
+describe('siteForms({ base }) as the build reads it', () => {
+  const setUp = (options: Parameters<typeof siteForms>[0]) => {
+    const hook = siteForms(options).hooks['astro:config:setup'] as (parameters: unknown) => Promise<void>;
+    return hook({ config: { root: new URL('file:///nowhere/'), base: '/' }, command: 'build' });
+  };
+
+  it("is refused with the starter's own server (boot: false), which serves the forms at the root only", async () => {
+    await expect(setUp({ base: '/forms', boot: false })).rejects.toThrow('siteForms({ base: "/forms" }) needs the integration\'s own server');
+  });
+
+  it('is refused when it is not a path, naming the option', async () => {
+    await expect(setUp({ base: 'forms' })).rejects.toThrow('siteForms({ base: "forms" })');
   });
 });
