@@ -60,7 +60,7 @@ describe('what the forms make, under the mount of the process (the built server 
     const mail = confirmation();
     expect(mail.text).toContain('https://www.example.com/shop/forms/newsletter/confirm/?token=c0nfirm');
     expect(mail.text).toContain('https://www.example.com/shop/forms/newsletter/unsubscribe/?token=uns0b');
-    expect(mail.headers['List-Unsubscribe']).toBe('<https://www.example.com/shop/forms/api/newsletter/unsubscribe?token=uns0b>');
+    expect(mail.headers?.['List-Unsubscribe']).toBe('<https://www.example.com/shop/forms/api/newsletter/unsubscribe?token=uns0b>');
   });
 
   it('the thank-you and admin redirects lead under the prefix; at the root, as the contract names them', () => {
