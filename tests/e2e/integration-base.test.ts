@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { hashPassword } from '../../packages/site-forms/src/lib/admin/password.ts';
 import { NAVIGATION, postForm, type Site, startSite } from '../support/site.ts';
+import { eventually, freePort } from '../support/smtp.ts';
 import { launchChromium, loadsPage, openPage } from './support/browser.ts';
 
 // An owner's Astro site whose own /admin and /api/contact come first (issue 40 item 5, decision 0230):
@@ -187,6 +188,49 @@ describe("siteForms({ base: '/forms' }) in a site with its own /admin and /api/c
       await context.close();
     }
   });
+});
+
+describe("astro dev with siteForms({ base: '/forms' })", () => {
+  test('answers the forms under the prefix and leaves /admin and /api/contact to the owner', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'owner-base-dev-'));
+    writeFileSync(join(folder, '.env'), [`DATA_DIR=${dataDir}`, 'RATE_LIMIT_MAX=0', 'SPAM_FILTER=off'].join('\n'));
+    const port = await freePort();
+    const dev = spawn(process.execPath, [join(folder, 'node_modules/astro/bin/astro.mjs'), 'dev', '--port', String(port), '--host', '127.0.0.1'], {
+      cwd: folder,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ASTRO_TELEMETRY_DISABLED: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    for (const stream of [dev.stdout!, dev.stderr!]) stream.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    try {
+      const url = `http://127.0.0.1:${port}`;
+      await eventually(
+        `astro dev to answer (${output})`,
+        () =>
+          fetch(`${url}/forms/api/health`).then(
+            (r) => r.status === 200,
+            () => false,
+          ),
+        60_000,
+      );
+      const response = await postForm(`${url}/forms/api/contact`, { ...valid, name: 'Dev Baker' });
+      await expect(response.json()).resolves.toEqual({ success: true });
+      const own = await postForm(`${url}/api/contact`, valid, { origin: url });
+      await expect(own.json()).resolves.toEqual({ bakery: 'own contact route' });
+      expect(await fetch(`${url}/admin`).then((r) => r.text())).toContain("The bakery's own back office");
+      const body = new FormData();
+      for (const [name, value] of Object.entries({ ...valid, name: 'Dev Person Baker' })) body.append(name, value);
+      const person = await fetch(`${url}/forms/api/contact`, { method: 'POST', body, headers: { ...NAVIGATION, origin: url }, redirect: 'manual' });
+      expect(person.headers.get('location')).toBe('/forms/thank-you/contact/');
+      expect(await fetch(`${url}/forms/thank-you/contact/`).then((r) => r.status)).toBe(200);
+      expect(stored({ dataDir } as Site)).toEqual(['Dev Baker', 'Dev Person Baker']);
+    } finally {
+      dev.kill('SIGTERM');
+      await new Promise((resolve) => dev.once('exit', resolve));
+      rmSync(join(folder, '.env'), { force: true });
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 90_000);
 });
 
 describe("Astro's own base composes: base: '/shop' and siteForms({ base: '/forms' })", () => {
