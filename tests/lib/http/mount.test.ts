@@ -1,6 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkBase, mountOf, ourPath, setMount, withinMount } from '../../../packages/site-forms/src/lib/http/mount.ts';
 import { siteForms } from '../../../packages/site-forms/src/integration/integration.ts';
+import { createFileLinks } from '../../../packages/site-forms/src/lib/files/links.ts';
+import { handleFileLink } from '../../../packages/site-forms/src/lib/pipeline/file-link.ts';
+import type { Services } from '../../../packages/site-forms/src/lib/app/services.ts';
+import { testEngines } from '../../support/stores.ts';
 import { composeConfirmation } from '../../../packages/site-forms/src/lib/newsletter/opt-in.ts';
 import { renderAdminOutcome } from '../../../packages/site-forms/src/lib/pipeline/admin-route.ts';
 import { FORM_PAGES, renderPage } from '../../../packages/site-forms/src/lib/pipeline/form-view.ts';
@@ -85,5 +89,24 @@ describe('siteForms({ base }) as the build reads it', () => {
 
   it('is refused when it is not a path, naming the option', async () => {
     await expect(setUp({ base: 'forms' })).rejects.toThrow('siteForms({ base: "forms" })');
+  });
+});
+
+describe("a webhook's signed file link under the mount", () => {
+  afterEach(() => setMount(''));
+  const [sqlite] = testEngines();
+
+  it('is signed under the prefix and opens there: the file is looked up, not refused as altered', async () => {
+    const { store } = await sqlite!.open();
+    const links = createFileLinks(store.sql, { lifetimeSeconds: 3600 });
+    setMount('/forms');
+    const link = await links.sign('f7f7f7f7f7f7f7f7');
+    expect(link).toMatch(/^\/forms\/api\/files\/f7f7f7f7f7f7f7f7\?expires=\d+&signature=[0-9a-f]{64}$/);
+    const looked: string[] = [];
+    const files = { links, records: { linkedFile: async (id: string) => void looked.push(id) } };
+    const outcome = await handleFileLink({ url: `http://site.example${link}` } as never, { files } as unknown as Services);
+    // Its message is gone in this store: a 404 after the signature held (an altered link is a 403).
+    expect(outcome).toMatchObject({ kind: 'failure', status: 404 });
+    expect(looked).toEqual(['f7f7f7f7f7f7f7f7']);
   });
 });
