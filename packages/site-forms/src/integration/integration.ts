@@ -10,6 +10,7 @@ import { envField } from 'astro/config';
 import { loadEnv, type Plugin } from 'vite';
 import type { FormsSettings, FormsSettingsInput } from '../lib/forms/define-forms.ts';
 import { missingFormPages, ownerPagePatterns } from '../lib/forms/pages.ts';
+import { checkBase, mountOf, ourPath, setMount } from '../lib/http/mount.ts';
 import type { SiteSettingsInput } from '../lib/site/define-site.ts';
 import type { DevServer } from '../server/dev.ts';
 
@@ -32,6 +33,13 @@ export type SiteFormsOptions = {
    * `npm start` (src/server/start.ts), whose Astro bundle then carries no copy of the road.
    */
   boot?: boolean;
+  /**
+   * A prefix for every route the integration brings (`'/forms'`: `/forms/api/contact`,
+   * `/forms/thank-you/contact/`, `/forms/admin`), for a site whose own paths are ours (its own
+   * `/admin` or `/api/contact`). Under Astro's `base` too, when the site has one. None unless given:
+   * the routes are then at the root, as the API's contract names them (decision 0230).
+   */
+  base?: string;
 };
 
 /** This package's source folder, where the injected pages, the middleware and the layout live. */
@@ -109,11 +117,23 @@ export function siteForms(options: SiteFormsOptions = {}): AstroIntegration {
   // The owner's pages (astro:routes:resolved), for the links of our pages (`virtual:site-forms/pages`).
   const pagePatterns: string[] = [];
   let routesKnown = false;
+  // The prefix of our routes as requests carry it (decision 0230), for the dev server's dispatcher.
+  let mount = '';
   return {
     name: 'site-forms',
     hooks: {
       'astro:config:setup': async ({ config, command, updateConfig, injectRoute, addMiddleware, logger }) => {
         building = command === 'build';
+        const base = checkBase(options.base);
+        // The starter's own server (`boot: false`) routes by the table at the root: it cannot take a prefix (decision 0230).
+        if (base !== '' && options.boot === false) {
+          throw new Error(
+            `siteForms({ base: ${JSON.stringify(options.base)} }) needs the integration's own server: the starter's server (boot: false) serves the forms at the root only.`,
+          );
+        }
+        // Where our links lead in this process: Astro's base, then ours (the build's prerendered pages read it too).
+        mount = mountOf(config.base, base);
+        setMount(mount);
         const root = fileURLToPath(config.root);
         // Without settings of the owner's, the site is named after Astro's own `site` (decision 0207), not the neutral "Forms".
         const astroName = siteNameOf(config.site);
@@ -142,11 +162,13 @@ export function siteForms(options: SiteFormsOptions = {}): AstroIntegration {
         // but for the pages that say `prerender = false` themselves: the thank-you pages, whose way back
         // depends on ALLOWED_ORIGINS (decision 0211), the admin's pages and the newsletter's links.
         const onDemand = options.boot === false ? {} : { prerender: false };
-        for (const [pattern, entrypoint] of PAGES) injectRoute({ pattern, entrypoint: source(entrypoint), ...onDemand });
+        // Astro puts its own `base` before each pattern; ours goes on here (`ourPath`, the one rule).
+        for (const [pattern, entrypoint] of PAGES) injectRoute({ pattern: ourPath(pattern, base), entrypoint: source(entrypoint), ...onDemand });
         // An owner's form's thank-you page, on demand in every server: its way back depends on
         // ALLOWED_ORIGINS and `?back=` (decision 0211), so it needs no getStaticPaths().
-        injectRoute({ pattern: FORM_THANKS, entrypoint: source('integration/pages/thank-you/[form].astro'), prerender: false });
-        for (const pattern of formRoutes(forms)) injectRoute({ pattern, entrypoint: source('integration/pages/refusal.astro'), prerender: false });
+        injectRoute({ pattern: ourPath(FORM_THANKS, base), entrypoint: source('integration/pages/thank-you/[form].astro'), prerender: false });
+        for (const pattern of formRoutes(forms))
+          injectRoute({ pattern: ourPath(pattern, base), entrypoint: source('integration/pages/refusal.astro'), prerender: false });
         // After the owner's own middleware (decision 0191): theirs sees every request, ours too, and
         // may refuse it, guard /admin, add headers or log before ours answers. A server of its own
         // (`boot: false`) sends the API down the road itself and hands Astro only pages.
@@ -179,7 +201,7 @@ export function siteForms(options: SiteFormsOptions = {}): AstroIntegration {
               settingsModules(
                 { ...options, site: siteInput },
                 site.file,
-                { checkOrigin: config.security?.checkOrigin !== false, routes: ourRoutes(forms), layout: options.layout ?? null },
+                { checkOrigin: config.security?.checkOrigin !== false, routes: ourRoutes(forms, base), layout: options.layout ?? null, mount },
                 () => (routesKnown ? pagePatterns : null),
               ),
               ...(options.boot === false ? [] : [bootAtStart()]),
@@ -192,7 +214,7 @@ export function siteForms(options: SiteFormsOptions = {}): AstroIntegration {
         if (process.env.VITEST) return;
         const { createDevMiddleware } = (await import(new URL('../server/dev.ts', import.meta.url).href)) as typeof import('../server/dev.ts');
         // In an owner's site a request Astro's router takes to the owner's own route is theirs (decision 0190).
-        dev = await createDevMiddleware(options.boot === false ? {} : { ownersRoute: (pathname) => ownersRoute(resolvedRoutes, pathname) });
+        dev = await createDevMiddleware(options.boot === false ? {} : { ownersRoute: (pathname) => ownersRoute(resolvedRoutes, pathname), mount });
         // After Vite's own checks, its Host check (the guard against DNS rebinding) first among them,
         // before its modules and Astro's pages (decision 0193).
         server.middlewares.use(dev.middleware);
@@ -284,11 +306,13 @@ export type OwnerOptions = {
   routes: string[];
   /** The owner's layout as `siteForms({ layout })` names it (null for ours): what a warning of its failure names. */
   layout: string | null;
+  /** The prefix of our routes as requests and links carry it: Astro's `base`, then `siteForms({ base })` ('' for none, decision 0230). */
+  mount: string;
 };
 
 /** Every route the integration injects: its pages, an owner's form's thank-you page, and the API's addresses. */
-export function ourRoutes(forms: FormsSettings): string[] {
-  return [...PAGES.map(([pattern]) => pattern), FORM_THANKS, ...formRoutes(forms)];
+export function ourRoutes(forms: FormsSettings, base = ''): string[] {
+  return [...PAGES.map(([pattern]) => pattern), FORM_THANKS, ...formRoutes(forms)].map((pattern) => ourPath(pattern, base));
 }
 
 /**

@@ -12,6 +12,7 @@ import ownerOptions from 'virtual:site-forms/options';
 import type { APIContext, MiddlewareNext } from 'astro';
 import type { Services } from '../lib/app/services.ts';
 import { leavesBodyUnread } from '../lib/http/form.ts';
+import { setMount, withinMount } from '../lib/http/mount.ts';
 import { isAddressedToSite, MISDIRECTED_MESSAGE } from '../lib/http/origin.ts';
 import type { Answer } from '../lib/http/outcome.ts';
 import { securityHeadersFor, withInlineSources } from '../lib/http/security-headers.ts';
@@ -21,6 +22,9 @@ import { isOurs } from './ours.ts';
 
 /** The routes the integration injected, by their pattern in Astro's route data: the pages and the API's addresses. */
 const OUR_ROUTES: ReadonlySet<string> = new Set(ownerOptions.routes);
+
+// The prefix of our routes in this server (decision 0230): what the links and redirects we make put on.
+setMount(ownerOptions.mount);
 
 /** What Astro's own origin check lets through (node_modules/astro/dist/core/app/origin-check.js). */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -34,7 +38,9 @@ export const onRequest = defineMiddleware(async (context, next) => {
   if (context.isPrerendered) return next();
   // The request-target as sent, not Astro's decoded path: `/%61pi/contact` or `/api//contact` is a
   // near miss (a JSON 404), never the route Astro's router would take it for.
-  const target = findTarget(rawTarget(context.request.url));
+  // Under a prefix, only what is under it is ours to find: the rest is the owner's, at whatever path.
+  const within = withinMount(rawTarget(context.request.url), ownerOptions.mount);
+  const target = within === undefined ? ({ kind: 'elsewhere' } as const) : findTarget(within);
   if (!isOurs(context.routePattern, target, OUR_ROUTES)) return ownersPage(context, next);
   // Loaded on the first request that is ours, never at build time: prerendering opens no database.
   const { services } = await import('./server.ts');

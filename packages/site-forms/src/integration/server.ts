@@ -5,7 +5,12 @@
  * webhooks, the signup queue, housekeeping) started, so what waits goes out with no visitor.
  * The middleware reads the same `services`: one module, one instance in the server bundle.
  */
+import ownerOptions from 'virtual:site-forms/options';
+import { setMount } from '../lib/http/mount.ts';
 import { boot } from '../server/boot.ts';
+
+// The prefix of our routes (decision 0230), for the links of the mails and webhooks the background work sends.
+setMount(ownerOptions.mount);
 
 /** This process's services, ready, their background work running. */
 export const services = await boot();

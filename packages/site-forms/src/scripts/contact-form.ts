@@ -6,9 +6,12 @@ export const DEFAULT_CONTACT_ENDPOINT = '/api/contact';
 /** How the contact form sends: where to, with which fetch (tests pass a stub), and what to await first (the proof). */
 export type ContactFormOptions = { endpoint?: string; fetchImpl?: typeof fetch; beforeSend?: () => Promise<void> };
 
-/** The contact endpoint to post to: the configured absolute URL when one is set, else DEFAULT_CONTACT_ENDPOINT. */
-export function contactEndpoint(configured: string | undefined): string {
-  return configured?.trim() || DEFAULT_CONTACT_ENDPOINT;
+/**
+ * The contact endpoint to post to: the configured absolute URL when one is set, else the form's own
+ * `action` as the page rendered it (under the routes' prefix, decision 0230), else DEFAULT_CONTACT_ENDPOINT.
+ */
+export function contactEndpoint(configured: string | undefined, action?: string | null): string {
+  return configured?.trim() || action || DEFAULT_CONTACT_ENDPOINT;
 }
 
 /**

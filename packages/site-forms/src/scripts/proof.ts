@@ -10,6 +10,9 @@ export const PROOF_FIELD = 'altcha';
 /** Where the server hands out challenges. */
 export const CHALLENGE_PATH = '/api/challenge';
 
+/** A form's endpoint at the end of its path: what comes before it is the prefix of the routes. */
+const ENDPOINT_TAIL = /\/api\/(?:contact|newsletter|forms\/[^/]+)$/;
+
 /** How long a submit waits for an unfinished proof before posting without one. */
 export const PROOF_WAIT_MS = 5_000;
 
@@ -86,7 +89,10 @@ export function prepareProof(form: HTMLFormElement, challengeUrl: string, fetchI
 
 /** The challenge address beside a form's endpoint, so a form posting to another site asks that site. */
 export function challengeUrl(endpoint: string, page: string): string {
-  return new URL(CHALLENGE_PATH, new URL(endpoint, page)).href;
+  const url = new URL(endpoint, page);
+  // Under the routes' prefix (`/forms/api/contact`), the challenge is there too (decision 0230).
+  const tail = ENDPOINT_TAIL.exec(url.pathname);
+  return new URL(`${tail ? url.pathname.slice(0, tail.index) : ''}${CHALLENGE_PATH}`, url).href;
 }
 
 /**

@@ -11,6 +11,6 @@ import { enhanceUploadForm } from './uploads.ts';
 
 for (const form of document.querySelectorAll<HTMLFormElement>('form[data-form], form[data-contact-form]')) {
   if (!form.querySelector('input[type="file"]')) continue;
-  const endpoint = form.hasAttribute('data-contact-form') ? contactEndpoint(CONTACT_FORM_ENDPOINT) : form.action;
+  const endpoint = form.hasAttribute('data-contact-form') ? contactEndpoint(CONTACT_FORM_ENDPOINT, form.getAttribute('action')) : form.action;
   enhanceUploadForm(form, { endpoint, beforeSend: prepareProof(form, challengeUrl(endpoint, location.href)) });
 }

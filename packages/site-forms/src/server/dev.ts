@@ -7,6 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { securityHeadersFor } from '../lib/http/security-headers.ts';
+import { withinMount } from '../lib/http/mount.ts';
 import { findTarget, pathOf } from '../lib/pipeline/routes.ts';
 import { boot } from './boot.ts';
 import { createDispatcher } from './dispatch.ts';
@@ -27,6 +28,11 @@ export type DevOptions = {
    * pages are the dispatcher's to guard.
    */
   ownersRoute?: (pathname: string) => boolean;
+  /**
+   * The prefix of the integration's routes (Astro's `base`, then `siteForms({ base })`; decision 0230):
+   * only what is under it is ours, and the dispatcher reads it without the prefix. '' unless given.
+   */
+  mount?: string;
 };
 
 /** The dispatcher of `astro dev`, and what the integration tells it of the dev server. */
@@ -61,8 +67,17 @@ export async function createDevMiddleware(options: DevOptions = {}): Promise<Dev
   });
   return {
     middleware: (req, res, next) => {
-      if (options.ownersRoute && isOwners(req, options.ownersRoute)) return next();
-      handOn.set(req, next);
+      const sent = req.url ?? '/';
+      const within = withinMount(sent, options.mount ?? '');
+      // Outside the prefix: the owner's paths, for Vite and Astro.
+      if (within === undefined) return next();
+      if (options.ownersRoute && isOwners(req.method, within, sent, options.ownersRoute)) return next();
+      // The dispatcher reads the path without the prefix; Astro gets it back as sent, for its router.
+      req.url = within;
+      handOn.set(req, () => {
+        req.url = sent;
+        next();
+      });
       void dispatch(req, res);
     },
     listening: ({ address, port }) => {
@@ -78,12 +93,12 @@ export async function createDevMiddleware(options: DevOptions = {}): Promise<Dev
  * itself: a near miss under /api (our JSON 404) or a post to what it takes for a page (our JSON
  * 405). An exact route of ours stays ours; a page's GET goes through the dispatcher as before.
  */
-function isOwners(req: IncomingMessage, ownersRoute: (pathname: string) => boolean): boolean {
-  const target = findTarget(req.url ?? '/');
+function isOwners(method: string | undefined, within: string, sent: string, ownersRoute: (pathname: string) => boolean): boolean {
+  const target = findTarget(within);
   if (target.kind === 'route') return false;
-  if (target.kind === 'elsewhere' && (req.method === 'GET' || req.method === 'HEAD')) return false;
+  if (target.kind === 'elsewhere' && (method === 'GET' || method === 'HEAD')) return false;
   try {
-    return ownersRoute(decodeURI(pathOf(req.url ?? '/')));
+    return ownersRoute(decodeURI(pathOf(sent)));
   } catch {
     return false;
   }

@@ -9,6 +9,7 @@ import type { FileStorage } from '../files/storage.ts';
 import { type ContactEmail, type ContactEmailSite, headerText, literalInHeader, type MailAttachment, UNSAFE_IN_HEADER } from '../mail/email.ts';
 import type { SmtpConfig } from '../mail/mailer-settings.ts';
 import type { Submission } from './outbox.ts';
+import { ourPath } from '../http/mount.ts';
 
 /** What of a submission goes into its email; a form's own fields (decision 0131) when it has any. */
 export type ContactEmailSource = Pick<Submission, 'id' | 'createdAt' | 'name' | 'email' | 'message'> & Partial<Pick<Submission, 'form' | 'fields'>>;
@@ -27,7 +28,7 @@ export function composeContactEmail(submission: ContactEmailSource, smtp: SmtpCo
   const email = isPlainAddress(submission.email) ? submission.email : undefined;
   const created = new Date(submission.createdAt);
   const siteName = headerText(site.name);
-  const where = site.adminOrigin === undefined ? '' : `${words.readIt(`${site.adminOrigin}/admin/messages/${submission.id}`)}\n`;
+  const where = site.adminOrigin === undefined ? '' : `${words.readIt(`${site.adminOrigin}${ourPath(`/admin/messages/${submission.id}`)}`)}\n`;
   const form = formNamed(submission.form ?? 'contact');
   const owners = form && form !== contactForm ? form : undefined;
   // An owner's form may send its mail elsewhere; the envelope follows, still only from configuration.

@@ -1,5 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Sql } from '../sql/sql.ts';
+import { ourPath } from '../http/mount.ts';
 
 /** The parts of a download link as a request carries them: the file's id from the path, `expires` and `signature` from the query. */
 export type FileLinkParts = { id: string; expires: string; signature: string };
@@ -40,7 +41,7 @@ export function createFileLinks(sql: Sql, { lifetimeSeconds }: { lifetimeSeconds
     async sign(fileId, now = new Date()) {
       const expires = Math.floor(now.getTime() / 1000) + lifetimeSeconds;
       const signature = mac(await keyOf(), fileId, String(expires)).toString('hex');
-      return `${FILE_LINK_PATH}${encodeURIComponent(fileId)}?expires=${expires}&signature=${signature}`;
+      return `${ourPath(FILE_LINK_PATH)}${encodeURIComponent(fileId)}?expires=${expires}&signature=${signature}`;
     },
     async verify({ id, expires, signature }, now = new Date()) {
       // Only the digits a link of ours has: `12e9`, `+5` or ` 5` would read as numbers too.

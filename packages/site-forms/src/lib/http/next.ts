@@ -6,6 +6,7 @@
  * or one of `ALLOWED_ORIGINS` is taken, without userinfo, whitespace or backslashes, and what is
  * sent on is the address as the URL parser wrote it again, so the browser reads the same host.
  */
+import { withinMount } from './mount.ts';
 
 /** The origins a person may be sent to: this site's, when `PUBLIC_URL` names it, and the allowed ones. */
 export type NextSettings = { publicUrl: string | undefined; allowedOrigins: readonly string[] };
@@ -91,7 +92,7 @@ export function refererPage(referer: string | null | undefined, origin: string):
   } catch {
     return undefined;
   }
-  if (url.origin !== origin || OURS.test(url.pathname)) return undefined;
+  if (url.origin !== origin || OURS.test(withinMount(url.pathname) ?? url.pathname)) return undefined;
   // `https://site//evil.example/` has the path `//evil.example/`, which a link reads as another
   // host (protocol-relative): one slash, as Astro's router reads it, keeps the link on this site.
   return `${url.pathname.replace(/^\/{2,}/, '/')}${url.search}`;

@@ -4,6 +4,7 @@ import { type ContactEmail, headerText } from '../mail/email.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import type { SmtpConfig } from '../mail/mailer-settings.ts';
 import { type ConsentEvidence, type Consents, consentVersion, truncatedClient } from './consents.ts';
+import { ourPath } from '../http/mount.ts';
 
 /** Where a newsletter page's visitor lands after asking to subscribe with double opt-in: "check your inbox". */
 export const CONFIRM_THANKS = '/thank-you/confirm-subscription/';
@@ -44,9 +45,9 @@ export function composeConfirmation(
   tokens: { confirm: string; unsubscribe: string },
   { smtp, site, publicUrl, now }: { smtp: SmtpConfig; site: { name: string; senderName: string }; publicUrl: string; now: Date },
 ): ContactEmail {
-  const confirm = `${publicUrl}/newsletter/confirm/?token=${tokens.confirm}`;
-  const unsubscribe = `${publicUrl}/newsletter/unsubscribe/?token=${tokens.unsubscribe}`;
-  const oneClick = `${publicUrl}/api/newsletter/unsubscribe?token=${tokens.unsubscribe}`;
+  const confirm = `${publicUrl}${ourPath('/newsletter/confirm/')}?token=${tokens.confirm}`;
+  const unsubscribe = `${publicUrl}${ourPath('/newsletter/unsubscribe/')}?token=${tokens.unsubscribe}`;
+  const oneClick = `${publicUrl}${ourPath('/api/newsletter/unsubscribe')}?token=${tokens.unsubscribe}`;
   const name = headerText(site.name);
   const domain = smtp.from.slice(smtp.from.lastIndexOf('@') + 1).toLowerCase();
   return {

@@ -2,6 +2,7 @@ import { publicOrigin } from '../http/origin.ts';
 import type { Admin } from '../admin/owner-inbox.ts';
 import { openAdminPage } from '../admin/admin-page.ts';
 import type { Session } from '../admin/session.ts';
+import { ourPath } from '../http/mount.ts';
 
 /** The parts of Astro's page context every admin page has: the request, and what our server handed over with it. */
 export type AdminPageContext = { request: Request; locals: Pick<App.Locals, 'services'> };
@@ -32,7 +33,7 @@ export async function requireOwner(
 ): Promise<{ ok: true; admin: Admin; session: Session } | { ok: false; answer: Response | Promise<Response> }> {
   const { admin, publicOrigin } = adminOf(page);
   const access = await openAdminPage(page.request, page.response, admin, publicOrigin);
-  if (access.kind === 'absent' || !admin) return { ok: false, answer: page.rewrite('/admin/not-found') };
+  if (access.kind === 'absent' || !admin) return { ok: false, answer: page.rewrite(ourPath('/admin/not-found')) };
   if (access.kind === 'signed-out') return { ok: false, answer: page.redirect('/admin?ended=expired', 303) };
   return { ok: true, admin, session: access.session };
 }

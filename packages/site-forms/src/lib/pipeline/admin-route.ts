@@ -5,6 +5,7 @@ import type { Services } from '../app/services.ts';
 import { type AdminAction, type AdminOutcome, handleAdminPost } from '../admin/actions.ts';
 import { ADMIN_HEADERS } from '../admin/admin-page.ts';
 import { type AnswerReply, answerReply } from './reply.ts';
+import { ourPath } from '../http/mount.ts';
 
 /** A refused admin post, for Astro to show as a page in the site's layout (src/integration/pages/admin/[...rest].astro). */
 export type AdminRefusalView = { kind: 'admin-refusal'; status: number; message: string; headers: Record<string, string> };
@@ -49,7 +50,7 @@ export function renderAdminOutcome(outcome: AdminOutcome): AnswerReply | AdminRe
 }
 
 function redirect(location: string): AnswerReply {
-  return answerReply({ status: 303, headers: { ...ADMIN_HEADERS, location }, body: null });
+  return answerReply({ status: 303, headers: { ...ADMIN_HEADERS, location: ourPath(location) }, body: null });
 }
 
 function refusal(status: number, message: string): AdminRefusalView {

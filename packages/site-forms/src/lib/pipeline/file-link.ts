@@ -4,6 +4,7 @@ import { downloadHeaders, openForDownload } from '../files/delivery.ts';
 import { FILE_LINK_PATH } from '../files/links.ts';
 import { texts } from '../i18n/texts.ts';
 import { failure, type Outcome } from '../http/outcome.ts';
+import { withinMount } from '../http/mount.ts';
 
 /** A file's id as the store makes them (files/files.ts `newFileId`): anything else is no file's. */
 const FILE_ID = /^[A-Za-z0-9_-]{16,64}$/;
@@ -23,7 +24,8 @@ export function isFileLinkPath(path: string): boolean {
  */
 export async function handleFileLink(request: IncomingRequest, { files }: Services): Promise<Outcome> {
   const url = new URL(request.url);
-  const id = url.pathname.slice(FILE_LINK_PATH.length);
+  // The path without the prefix of our routes (decision 0230): the route matched it under the mount.
+  const id = (withinMount(url.pathname) ?? url.pathname).slice(FILE_LINK_PATH.length);
   const check = await files.links.verify({ id, expires: url.searchParams.get('expires') ?? '', signature: url.searchParams.get('signature') ?? '' });
   if (check !== 'valid') return failure(403, texts.refusals.fileLinkRefused);
   // Only while its message is kept: a link signed before the owner deleted or marked it opens nothing.

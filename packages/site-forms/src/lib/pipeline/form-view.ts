@@ -2,6 +2,7 @@ import { type FormDefinition, thanksPath, visibleFieldNames } from '../forms/def
 import { contactForm } from '../forms/registry.ts';
 import { type FormValues, INTERNAL_ERROR, type Outcome } from '../http/outcome.ts';
 import { type AnswerReply, answerReply } from './reply.ts';
+import { ourPath } from '../http/mount.ts';
 
 /** The forms a person can post without JavaScript: the two of the spec, and the name of each of the owner's (decision 0131). */
 export type FormName = 'newsletter' | 'contact' | (string & {});
@@ -65,7 +66,7 @@ const KEPT_HEADERS = ['retry-after'];
  */
 export function renderPage(outcome: Outcome, pages: FormPages): AnswerReply | FormView {
   if (outcome.kind === 'accepted') {
-    return answerReply({ status: 303, headers: { location: outcome.thanks ?? pages.thanks, 'cache-control': 'no-store' }, body: null });
+    return answerReply({ status: 303, headers: { location: ourPath(outcome.thanks ?? pages.thanks), 'cache-control': 'no-store' }, body: null });
   }
   const view: FormView = {
     kind: 'form-view',

@@ -16,6 +16,7 @@ import { type FormValues, failure, INTERNAL_ERROR, methodNotAllowed, type Outcom
 import { draftOfView, type FormPages, type FormView, renderPage, viewOfDraft } from './form-view.ts';
 import { type AnswerReply, answerReply, type Reply } from './reply.ts';
 import type { Route, RouteHandler, Target } from './routes.ts';
+import { ourPath } from '../http/mount.ts';
 
 /** What the pipeline gives back, said by its `kind` (src/lib/pipeline/reply.ts). */
 export type { Reply } from './reply.ts';
@@ -155,7 +156,11 @@ async function redirectToDraft(view: FormView, key: { route: string; client: str
   }
   // Relative, like the thanks' Location: never built from the Host header.
   const vary = view.headers.vary;
-  return answerReply({ status: 303, headers: { location: `${key.route}?draft=${id}`, 'cache-control': 'no-store', ...(vary && { vary }) }, body: null });
+  return answerReply({
+    status: 303,
+    headers: { location: ourPath(`${key.route}?draft=${id}`), 'cache-control': 'no-store', ...(vary && { vary }) },
+    body: null,
+  });
 }
 
 /**

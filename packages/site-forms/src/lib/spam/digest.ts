@@ -4,6 +4,7 @@ import { formatTime } from '../i18n/time.ts';
 import { language, texts } from '../i18n/texts.ts';
 import { type ContactEmail, type ContactEmailSite, headerText } from '../mail/email.ts';
 import type { SpamReason } from './verdict.ts';
+import { ourPath } from '../http/mount.ts';
 
 /** Why a message was held, in the site's language; typed by the reasons, so a new reason without its text fails `npm run check`. */
 const REASONS: Record<SpamReason, string> = texts.spamDigest.reasons;
@@ -75,7 +76,7 @@ export function composeDigest(
   const review =
     site.adminOrigin === undefined
       ? words.byCommand(inbox('list --status spam'), inbox('show <id>'), inbox('release <id>'))
-      : words.inAdmin(`${site.adminOrigin}/admin/messages?status=spam`);
+      : words.inAdmin(`${site.adminOrigin}${ourPath('/admin/messages?status=spam')}`);
   const text = [words.summary(count), '', ...lines, ...more, '', ...review, words.retention(retentionDays), ''].join('\n');
   const domain = smtp.from.slice(smtp.from.lastIndexOf('@') + 1).toLowerCase();
   return {
