@@ -33,18 +33,22 @@ export function mountOf(astroBase: string | undefined, base: string): string {
   return `${astro}${base}`;
 }
 
-/** The mount of this process, shared by every copy of this module (Vite's and Node's). */
-const KEY = Symbol.for('site-forms.mount');
-type Holder = { [KEY]?: string };
+/**
+ * The mount of this copy of the module. Each world that loads it sets it from the owner's options:
+ * the integration at config time (Node's copy, which `astro dev`'s dispatcher shares), the built
+ * server's boot and the middleware from `virtual:site-forms/options` (the bundle's copy, which
+ * Vite's pages share). No global: a copy that was never told stays at the root.
+ */
+let mount = '';
 
-/** Sets the process's mount: the integration as it reads its options, the built server as it boots. */
-export function setMount(mount: string): void {
-  (globalThis as Holder)[KEY] = mount;
+/** Sets this copy's mount: the integration as it reads its options, the built server as it boots. */
+export function setMount(value: string): void {
+  mount = value;
 }
 
-/** The process's mount: '' unless the integration set one. */
+/** This copy's mount: '' unless the integration set one. */
 export function currentMount(): string {
-  return (globalThis as Holder)[KEY] ?? '';
+  return mount;
 }
 
 /** A path of ours (`/api/contact`, `/thank-you/contact/`, `/admin?x=1`) where the site serves it. */
