@@ -463,6 +463,19 @@ describe('astro dev in the owner’s folder', () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   }, 90_000);
+
+  test('with a bad configuration: Astro stops with the one line naming the variable, no stack trace (decision 0225)', () => {
+    const run = spawnSync(process.execPath, [join(root, 'node_modules/astro/bin/astro.mjs'), 'dev', '--port', '0', '--host', '127.0.0.1'], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ASTRO_TELEMETRY_DISABLED: '1', ENV_FILE: '', LOG_LEVEL: 'loud' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    const printed = `${run.stdout}${run.stderr}`.replace(/\x1b\[[0-9;]*m/g, '').split('\n');
+    expect(run.status).toBe(1);
+    expect(printed.filter((line) => /^ {2}- LOG_LEVEL must be debug, info, warn, error or silent/.test(line))).toHaveLength(1);
+    expect(printed.filter((line) => /^\s+at |Stack trace/.test(line))).toEqual([]);
+  }, 90_000);
 });
 
 describe('the adapter in middleware mode, under the owner’s own node:http server', () => {
@@ -573,9 +586,7 @@ describe('the adapter in middleware mode, under the owner’s own node:http serv
       const server = ownersServer(
         'serve-hook.mjs',
         ["import { closeForms } from 'site-forms/runtime';"],
-        [
-          "process.on('SIGTERM', async () => { log('owner.sigterm'); server.close(); await closeForms(); log('owner.forms_closed'); process.exit(0); });",
-        ],
+        ["process.on('SIGTERM', async () => { log('owner.sigterm'); server.close(); await closeForms(); log('owner.forms_closed'); process.exit(0); });"],
       );
       const dataDir = mkdtempSync(join(tmpdir(), 'owner-site-hook-'));
       try {
@@ -594,7 +605,11 @@ describe('the adapter in middleware mode, under the owner’s own node:http serv
     });
 
     test('a bad configuration: one line naming the variable, no stack, exit code 1, and the owner’s own last work still done', async () => {
-      const server = ownersServer('serve-misconfigured.mjs', ["process.on('beforeExit', () => console.log(JSON.stringify({ event: 'owner.before_exit' })));"], []);
+      const server = ownersServer(
+        'serve-misconfigured.mjs',
+        ["process.on('beforeExit', () => console.log(JSON.stringify({ event: 'owner.before_exit' })));"],
+        [],
+      );
       const error = await start({ LOG_LEVEL: 'loud' }, undefined, server).then(
         (site) => site.stop().then(() => undefined),
         (e: Error) => e,

@@ -31,6 +31,11 @@ export type BootOptions = {
  */
 export class StartupError extends Error {
   override name = 'StartupError';
+  /**
+   * None: the message is all there is to say, and `astro dev`, which prints what its integrations
+   * throw, then prints the message without a stack trace under it.
+   */
+  override stack = '';
 }
 
 /**
