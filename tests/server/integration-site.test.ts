@@ -9,7 +9,7 @@ import { Window } from 'happy-dom';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { hashPassword } from '../../packages/site-forms/src/lib/admin/password.ts';
 import { NAVIGATION, postForm, type Site, startSite } from '../support/site.ts';
-import { eventually, type FakeSmtpServer, freePort, startSmtpServer } from '../support/smtp.ts';
+import { eventually, type FakeSmtpServer, freePort, type SmtpAnswer, startSmtpServer } from '../support/smtp.ts';
 
 // An owner's own Astro site (tests/fixtures/owner-site: its layout, its home page with
 // <ContactForm />, `siteForms({ layout })` and @astrojs/node standalone), with `site-forms`
@@ -540,7 +540,7 @@ describe('the adapter in middleware mode, under the owner’s own node:http serv
       let release!: () => void;
       const gate = new Promise<void>((resolve) => (release = resolve));
       const held = await startSmtpServer({
-        answer: async () => {
+        answer: async (): Promise<SmtpAnswer> => {
           handedOver = true;
           await gate;
           return 'accept';
