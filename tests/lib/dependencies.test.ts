@@ -90,7 +90,15 @@ describe('per-request context', () => {
   test('no globalThis slot and no AsyncLocalStorage in src/', () => {
     const files = sources(SRC);
     expect(files.length).toBeGreaterThan(100);
+    // One exception, and no other: the stop an owner's own server calls (`closeForms()` of
+    // site-forms/runtime) reaches the services inside the bundle Astro built, a module graph of
+    // its own, through one key of the global symbol registry (decision 0226).
+    const BRIDGE = ['integration/runtime.mjs', 'integration/server.ts'];
     const found = files.filter((file) => /\bglobalThis\b|\bAsyncLocalStorage\b/.test(readFileSync(file, 'utf8'))).map((file) => relative(SRC, file));
-    expect(found).toEqual([]);
+    expect(found.filter((file) => !BRIDGE.includes(file))).toEqual([]);
+    for (const file of BRIDGE) {
+      const slots = readFileSync(join(SRC, file), 'utf8').match(/Symbol\.for\('[^']+'\)/g) ?? [];
+      expect(new Set(slots), file).toEqual(new Set(["Symbol.for('site-forms.closeForms')"]));
+    }
   });
 });

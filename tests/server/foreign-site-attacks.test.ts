@@ -357,7 +357,11 @@ describe('everything runs in the owner’s server process', () => {
       }
     };
     await eventually('a failed first attempt', () => (read()?.attempts ?? 0) >= 1);
-    expect(await first.stop()).toBe(0);
+    // SIGTERM: the forms finish what they send and close the database; the process, where no one else listens
+    // for the signal (the adapter's standalone server), ends by it, as it would without them (decision 0226).
+    expect(await first.stop()).toBeNull();
+    expect(first.process.signalCode).toBe('SIGTERM');
+    expect(first.output()).toContain('"event":"server.stopped"');
     expect(read()?.status).toBe('pending');
 
     // The mail server is back on its port; the shop starts again and nobody visits it.

@@ -9,7 +9,7 @@ import { Window } from 'happy-dom';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { hashPassword } from '../../packages/site-forms/src/lib/admin/password.ts';
 import { NAVIGATION, postForm, type Site, startSite } from '../support/site.ts';
-import { eventually, type FakeSmtpServer, freePort, startSmtpServer } from '../support/smtp.ts';
+import { eventually, type FakeSmtpServer, freePort, type SmtpAnswer, startSmtpServer } from '../support/smtp.ts';
 
 // An owner's own Astro site (tests/fixtures/owner-site: its layout, its home page with
 // <ContactForm />, `siteForms({ layout })` and @astrojs/node standalone), with `site-forms`
@@ -408,8 +408,10 @@ describe('the background work starts with the server', () => {
       const mail = { CONTACT_TO: 'owner@example.org', CONTACT_FROM: 'site@example.org', DELIVERY_RETRY_BASE_MS: '50' };
       const first = await start({ ...mail, SMTP_URL: `smtp://127.0.0.1:${await freePort()}` }, dataDir);
       expect((await postForm(`${first.url}/api/contact`, { ...valid, name: 'Waiting Baker' })).status).toBe(200);
-      // SIGTERM: the workers finish what they send, the database closes, the process ends well.
-      expect(await first.stop()).toBe(0);
+      // SIGTERM: the workers finish what they send, the database closes, and the process, where
+      // no one else listens for the signal (the adapter's standalone server), ends by it as it would without us.
+      expect(await first.stop()).toBeNull();
+      expect(first.process.signalCode).toBe('SIGTERM');
       expect(first.logs).toContainEqual(expect.objectContaining({ event: 'server.stopped' }));
       expect(stored({ ...first, dataDir }).find((row) => row.name === 'Waiting Baker')?.status).toBe('pending');
 
@@ -461,6 +463,19 @@ describe('astro dev in the owner’s folder', () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   }, 90_000);
+
+  test('with a bad configuration: Astro stops with the one line naming the variable, no stack trace (decision 0225)', () => {
+    const run = spawnSync(process.execPath, [join(root, 'node_modules/astro/bin/astro.mjs'), 'dev', '--port', '0', '--host', '127.0.0.1'], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ASTRO_TELEMETRY_DISABLED: '1', ENV_FILE: '', LOG_LEVEL: 'loud' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    const printed = `${run.stdout}${run.stderr}`.replace(/\x1b\[[0-9;]*m/g, '').split('\n');
+    expect(run.status).toBe(1);
+    expect(printed.filter((line) => /^ {2}- LOG_LEVEL must be debug, info, warn, error or silent/.test(line))).toHaveLength(1);
+    expect(printed.filter((line) => /^\s+at |Stack trace/.test(line))).toEqual([]);
+  }, 90_000);
 });
 
 describe('the adapter in middleware mode, under the owner’s own node:http server', () => {
@@ -497,5 +512,114 @@ describe('the adapter in middleware mode, under the owner’s own node:http serv
     const again = await fetch(new URL(refused.headers.get('location')!, site.url), { headers: NAVIGATION });
     expect(again.status).toBe(400);
     expect((await page(again)).querySelector('[data-bakery-header]')?.textContent).toBe('Bäckerei Korn, fresh since 1921');
+  });
+
+  describe('the owner’s process is the owner’s (issue 40 item 5, decisions 0225 and 0226)', () => {
+    /** An owner's server of their own, `lines` its code after the adapter's handler is served; it logs its own events as JSON lines. */
+    function ownersServer(name: string, head: string[], lines: string[]): string {
+      writeFileSync(
+        join(folder, name),
+        [
+          "import { createServer } from 'node:http';",
+          ...head,
+          "const { handler } = await import('./dist/server/entry.mjs');",
+          'const log = (event) => console.log(JSON.stringify({ event }));',
+          'const server = createServer((req, res) => handler(req, res, () => { res.writeHead(404); res.end(); }));',
+          ...lines,
+          "server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ event: 'server.listening', port: server.address().port })));",
+        ].join('\n'),
+      );
+      return join(folder, name);
+    }
+
+    const events = (site: Site) => site.logs.flatMap((line) => (typeof line === 'object' && typeof line.event === 'string' ? [line.event] : []));
+
+    /** A site whose mail server holds the message it is handed until `release`, and a post sent to it. */
+    async function sendUnderWay(server: string, dataDir: string) {
+      let handedOver = false;
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const held = await startSmtpServer({
+        answer: async (): Promise<SmtpAnswer> => {
+          handedOver = true;
+          await gate;
+          return 'accept';
+        },
+      });
+      const site = await start({ SMTP_URL: held.url(), CONTACT_TO: 'owner@example.org', CONTACT_FROM: 'site@example.org' }, dataDir, server);
+      expect((await postForm(`${site.url}/api/contact`, { ...valid, name: 'Closing Baker' })).status).toBe(200);
+      await eventually('the message to be handed to the mail server', () => handedOver);
+      return { site, held, release };
+    }
+
+    test('SIGTERM with a send under way and the owner’s own handler: the send is recorded, their handler runs, Node ends the process when their server has closed', async () => {
+      const server = ownersServer(
+        'serve-closing.mjs',
+        [],
+        [
+          // The owner's stop: their server closes; the process ends when nothing is left, no exit of theirs.
+          "process.on('SIGTERM', () => { log('owner.sigterm'); server.close(); server.closeIdleConnections(); });",
+          // Node's own sign that the process ended by itself: never emitted after a process.exit().
+          "process.on('beforeExit', () => log('owner.before_exit'));",
+        ],
+      );
+      const dataDir = mkdtempSync(join(tmpdir(), 'owner-site-stop-'));
+      try {
+        const { site, held, release } = await sendUnderWay(server, dataDir);
+        const exited = site.stop('SIGTERM');
+        await eventually('the forms to begin stopping', () => events(site).includes('server.stopping'));
+        release();
+        expect(await exited).toBe(0);
+        await held.close();
+        expect(stored(site).find((row) => row.name === 'Closing Baker')?.status).toBe('sent');
+        expect(held.received).toHaveLength(1);
+        const seen = events(site);
+        expect(seen).toContain('owner.sigterm');
+        expect(seen).toContain('server.stopped');
+        expect(seen.indexOf('owner.before_exit')).toBeGreaterThan(seen.indexOf('server.stopped'));
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    });
+
+    test('closeForms() of site-forms/runtime, awaited in the owner’s SIGTERM handler before their own exit: the send under way is recorded first', async () => {
+      const server = ownersServer(
+        'serve-hook.mjs',
+        ["import { closeForms } from 'site-forms/runtime';"],
+        ["process.on('SIGTERM', async () => { log('owner.sigterm'); server.close(); await closeForms(); log('owner.forms_closed'); process.exit(0); });"],
+      );
+      const dataDir = mkdtempSync(join(tmpdir(), 'owner-site-hook-'));
+      try {
+        const { site, held, release } = await sendUnderWay(server, dataDir);
+        const exited = site.stop('SIGTERM');
+        await eventually('the forms to begin stopping', () => events(site).includes('server.stopping'));
+        release();
+        expect(await exited).toBe(0);
+        await held.close();
+        expect(stored(site).find((row) => row.name === 'Closing Baker')?.status).toBe('sent');
+        const seen = events(site);
+        expect(seen.indexOf('owner.forms_closed')).toBeGreaterThan(seen.indexOf('server.stopped'));
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    });
+
+    test('a bad configuration: one line naming the variable, no stack, exit code 1, and the owner’s own last work still done', async () => {
+      const server = ownersServer(
+        'serve-misconfigured.mjs',
+        ["process.on('beforeExit', () => console.log(JSON.stringify({ event: 'owner.before_exit' })));"],
+        [],
+      );
+      const error = await start({ LOG_LEVEL: 'loud' }, undefined, server).then(
+        (site) => site.stop().then(() => undefined),
+        (e: Error) => e,
+      );
+      expect(error?.message).toMatch(/server exited with 1 before listening/);
+      const printed = error!.message.split('\n').slice(1);
+      // The configuration's one line per problem, under its heading, as `npm start` prints it.
+      expect(printed.filter((line) => /^ {2}- LOG_LEVEL must be debug, info, warn, error or silent/.test(line))).toHaveLength(1);
+      expect(printed.filter((line) => /^\s+at |Node\.js v|^\s*\^/.test(line))).toEqual([]);
+      expect(printed).toContain(JSON.stringify({ event: 'owner.before_exit' }));
+    });
   });
 });

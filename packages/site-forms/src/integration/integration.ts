@@ -49,9 +49,6 @@ const source = (path: string) => fileURLToPath(new URL(path, SRC));
 /** The module that boots the services at import: the server entry imports it, the middleware reads it. */
 const SERVER_MODULE = source('integration/server.ts');
 
-/** Astro's virtual modules of a server's entry for an adapter that names none itself (node_modules/astro/dist/core/build/plugins/plugin-ssr.js). */
-const ENTRIES = ['\0virtual:astro:adapter-entrypoint', '\0virtual:astro:legacy-ssr-entry'];
-
 /** The virtual modules of the settings when the owner gives them as options. */
 const VIRTUAL_SITE = 'virtual:site-forms/site-config';
 const VIRTUAL_FORMS = 'virtual:site-forms/forms-config';
@@ -374,8 +371,9 @@ function bootAtStart(): Plugin {
     apply: 'build',
     applyToEnvironment: (environment) => environment.name === 'ssr',
     transform(code, id) {
-      // The adapter's own module is the entry (@astrojs/node's server.js), or Astro's virtual one for an older adapter.
-      if (!ENTRIES.includes(id) && !this.getModuleInfo(id)?.isEntry) return undefined;
+      // The build's entry, as Rollup names it (the adapter's own module, @astrojs/node's server.js, or
+      // whatever module Astro makes the entry for another adapter): no private id of Astro's (decision 0228).
+      if (!this.getModuleInfo(id)?.isEntry) return undefined;
       return { code: `import ${JSON.stringify(SERVER_MODULE)};\n${code}`, map: null };
     },
   };

@@ -18,6 +18,7 @@ import type { Answer } from '../lib/http/outcome.ts';
 import { securityHeadersFor, withInlineSources } from '../lib/http/security-headers.ts';
 import { runPipeline } from '../lib/pipeline/pipeline.ts';
 import { findTarget } from '../lib/pipeline/routes.ts';
+import { crossSiteRefusal, isCrossSiteFormPost } from './origin-check.ts';
 import { isOurs } from './ours.ts';
 
 /** The routes the integration injected, by their pattern in Astro's route data: the pages and the API's addresses. */
@@ -25,10 +26,6 @@ const OUR_ROUTES: ReadonlySet<string> = new Set(ownerOptions.routes);
 
 // The prefix of our routes in this server (decision 0230): what the links and redirects we make put on.
 setMount(ownerOptions.mount);
-
-/** What Astro's own origin check lets through (node_modules/astro/dist/core/app/origin-check.js). */
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-const FORM_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain'];
 
 /** The answer of each request to our routes; the owner's pages pass through. */
 export const onRequest = defineMiddleware(async (context, next) => {
@@ -76,15 +73,10 @@ const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8', 'cache-co
  * post refused, as `security.checkOrigin` does), which the integration turns off for the whole
  * site so that our routes apply our own origin policy instead; not when the owner turned it off.
  * Hint: Astro offers no way to leave its check on for some routes only: it runs before every
- * middleware, ours included, and again before each page (decision 0190), so this is its copy.
+ * middleware, ours included, and again before each page (decisions 0190, 0229).
  */
 function ownersPage(context: APIContext, next: MiddlewareNext): Promise<Response> | Response {
-  const { request } = context;
-  if (!ownerOptions.checkOrigin || SAFE_METHODS.has(request.method)) return next();
-  const sameOrigin = request.headers.get('origin') === context.url.origin;
-  const type = request.headers.get('content-type');
-  const forbidden = type === null ? !sameOrigin : FORM_TYPES.some((form) => type.toLowerCase().includes(form)) && !sameOrigin;
-  if (forbidden) return new Response(`Cross-site ${request.method} form submissions are forbidden`, { status: 403 });
+  if (ownerOptions.checkOrigin && isCrossSiteFormPost(context.request, context.url)) return crossSiteRefusal(context.request);
   return next();
 }
 

@@ -23,7 +23,26 @@ export type BootOptions = {
   address?: 'own' | 'elsewhere';
 };
 
-/** The configured services of this process, ready to answer (their background work not started yet). */
+/**
+ * Why the start stops: its message is what the owner reads, one line naming the variable, port or
+ * path to change (a configuration's problems, one line each). Thrown, never a `process.exit`: in an
+ * owner's server the process is theirs (decision 0225); whoever runs the server prints the message
+ * alone, without a stack (`stopStarting`).
+ */
+export class StartupError extends Error {
+  override name = 'StartupError';
+  /**
+   * None: the message is all there is to say, and `astro dev`, which prints what its integrations
+   * throw, then prints the message without a stack trace under it.
+   */
+  override stack = '';
+}
+
+/**
+ * The configured services of this process, ready to answer (their background work not started yet).
+ * Throws a `StartupError` when they cannot start, with everything it had opened closed again, so
+ * that nothing of ours keeps the process alive.
+ */
 export async function boot(options: BootOptions = {}): Promise<Services> {
   loadEnvFile();
   let config: Config;
@@ -31,15 +50,28 @@ export async function boot(options: BootOptions = {}): Promise<Services> {
     config = requireConfig(process.env);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`${error.message}\nSee .env.example and the configuration table in README.md.\n`);
-    process.exit(1);
+    throw new StartupError(`${error.message}\nSee .env.example and the configuration table in README.md.`);
   }
 
   // Lines about a client are bounded (one per client and event a minute, 50 a second in all): a flood cannot fill the disk.
   const logger = config.logClientLines === 'limited' ? limitClientLines(createLogger({ level: config.logLevel })) : createLogger({ level: config.logLevel });
-  let services: Services | undefined;
+  let services: Services;
   try {
     services = createServices(config, logger);
+  } catch (error) {
+    failToStart(databaseFailure(config, error));
+  }
+  try {
+    return await ready(services, config, logger, options);
+  } catch (error) {
+    await services.close().catch(() => {});
+    throw error;
+  }
+}
+
+/** The services opened, checked and logged, or a `StartupError` naming what to change. */
+async function ready(services: Services, config: Config, logger: Logger, options: BootOptions): Promise<Services> {
+  try {
     await services.store.ready;
     // One server per SQLite file: a lease found there was taken by a process that is gone
     // (killed mid-send), and its message goes again now rather than when the lease ends.
@@ -47,11 +79,7 @@ export async function boot(options: BootOptions = {}): Promise<Services> {
     // The challenge secret is read once, now: GET /api/challenge then needs no database.
     await services.spam.service.prepare();
   } catch (error) {
-    failToStart(
-      config.database.url
-        ? `DATABASE_URL ${withoutCredentials(config.database.url)}: PostgreSQL could not be reached or refused us (${describeError(error)}): check that it runs, is reachable from here, and that the user, password and database are right.`
-        : startupFailureLine(error, { step: 'database', dataDir: config.dataDir }),
-    );
+    failToStart(databaseFailure(config, error));
   }
   const described = describeConfig(config);
   if (options.address === 'elsewhere') {
@@ -63,6 +91,13 @@ export async function boot(options: BootOptions = {}): Promise<Services> {
   logNotes(config, logger);
   await warnOfPrivateEndpoints(config, logger);
   return services;
+}
+
+/** The line of a database that could not be opened: PostgreSQL's address without its password, or what SQLite's file needs. */
+function databaseFailure(config: Config, error: unknown): string {
+  return config.database.url
+    ? `DATABASE_URL ${withoutCredentials(config.database.url)}: PostgreSQL could not be reached or refused us (${describeError(error)}): check that it runs, is reachable from here, and that the user, password and database are right.`
+    : startupFailureLine(error, { step: 'database', dataDir: config.dataDir });
 }
 
 /** An endpoint every delivery would refuse, told at start rather than at the first message's retry. */
@@ -120,8 +155,19 @@ async function checkNewsletterAtStart({ newsletter }: Config, logger: Logger): P
   if (check.result === 'ok') logger.info('newsletter.key_checked', { provider: newsletter.provider });
 }
 
-/** Stops at start-up with one line on stderr naming what to change, and no stack trace. */
+/** Stops the start with one line naming what to change (a `StartupError`, which `stopStarting` prints). */
 export function failToStart(line: string): never {
-  process.stderr.write(`${line}\n`);
-  process.exit(1);
+  throw new StartupError(line);
+}
+
+/**
+ * What a server does with a start that failed: a `StartupError`'s message on stderr, alone, and the
+ * exit code 1 for when the process ends; anything else is a fault of ours, passed on as it is.
+ * Hint: it sets `process.exitCode`, never calls `process.exit`: the process ends when nothing is
+ * left to do, the owner's own work included (decision 0225).
+ */
+export function stopStarting(error: unknown): void {
+  if (!(error instanceof StartupError)) throw error;
+  process.stderr.write(`${error.message}\n`);
+  process.exitCode = 1;
 }

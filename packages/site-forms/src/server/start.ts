@@ -2,6 +2,8 @@
  * Starts the site: reads the configuration (stopping with every problem named), opens
  * the database, then serves the built Astro site from our own `node:http` server.
  * Run it with `npm run serve` (after `npm run build`) or `npm start` (which builds first).
+ * Hint: this program is the process (`node dist/server/start.mjs`), never imported into an
+ * owner's: it alone of the server's code ends the process and handles its signals (decision 0227).
  */
 import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -12,7 +14,7 @@ import { describeError } from '../lib/log.ts';
 import { fromProjectRoot } from '../lib/project-root.ts';
 import { securityHeadersFor } from '../lib/http/security-headers.ts';
 import { startupFailureLine } from '../lib/startup-failure.ts';
-import { boot, failToStart } from './boot.ts';
+import { boot, StartupError, stopStarting } from './boot.ts';
 import { createDispatcher, type AstroHandler } from './dispatch.ts';
 import { createFront } from './front.ts';
 import { createHttpServer, limitArrival } from './http-server.ts';
@@ -21,7 +23,10 @@ import { createStaticFastPath, loadStaticFiles } from './static-files.ts';
 // The adapter's entry sits beside the compiled dist/server/start.mjs; from source it is in the project's dist/.
 const ENTRY = [new URL('./entry.mjs', import.meta.url), pathToFileURL(fromProjectRoot('dist/server/entry.mjs'))].find((url) => existsSync(url));
 
-const services = await boot();
+const services = await boot().catch((error: unknown) => {
+  stopStarting(error);
+  return process.exit();
+});
 const { config, logger } = services;
 
 if (!ENTRY) {
@@ -61,7 +66,10 @@ const { server, shutdown } = createHttpServer(
   }),
   { requestTimeoutMs: config.requestTimeoutMs, uploadTimeoutMs: config.uploads.timeoutMs },
 );
-server.once('error', (error) => failToStart(startupFailureLine(error, { step: 'listen', host: config.host, port: config.port })));
+server.once('error', (error) => {
+  stopStarting(new StartupError(startupFailureLine(error, { step: 'listen', host: config.host, port: config.port })));
+  process.exit();
+});
 server.listen(config.port, config.host, () => {
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
