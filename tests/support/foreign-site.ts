@@ -94,6 +94,9 @@ export function shopFiles(tarball: string, manager: PackageManager = 'npm'): Rec
         allowScripts: { node: true, esbuild: true },
         // pnpm 10 runs no dependency's install script unless named: the `node` package's fetches its binary.
         ...(manager === 'pnpm' ? { pnpm: { onlyBuiltDependencies: ['node', 'esbuild'] } } : {}),
+        // yarn 1 fails the whole install on an optional dependency the registry does not have:
+        // Vite 8.4.0's `napi-windows-process-start-time` answers 404 (28 November 2026).
+        ...(manager === 'yarn' ? { resolutions: { vite: '8.3.8' } } : {}),
       },
       null,
       2,
