@@ -25,8 +25,8 @@ let smtp: FakeSmtpServer | undefined;
 
 /**
  * A copy of the fixture in a temp folder with its own node_modules: this checkout's packages
- * linked, and site-forms as this checkout's package (what package.json's `files` ships: its
- * manifest, bin/ and src/) copied in, as an install puts it there.
+ * linked, and site-forms as this checkout's package (what packages/site-forms/package.json's `files`
+ * ships: its manifest, bin/ and src/) copied in, as an install puts it there.
  * Hint: a copy rather than a link, so the package really sits under node_modules, where Node
  * will not strip types by itself, and Vite sees its files inside the owner's project.
  */
@@ -36,8 +36,10 @@ function ownerSite(): string {
   const modules = join(folder, 'node_modules');
   mkdirSync(modules);
   const ours = join(ROOT, 'node_modules');
-  for (const name of readdirSync(ours)) if (!name.startsWith('.')) symlinkSync(join(ours, name), join(modules, name));
-  for (const part of ['package.json', 'bin', 'src']) cpSync(join(ROOT, part), join(modules, 'site-forms', part), { recursive: true });
+  // Not our own link (node_modules/site-forms is the workspace's packages/site-forms): a copy through
+  // it would overwrite the package's own files with the starter's package.json.
+  for (const name of readdirSync(ours)) if (!name.startsWith('.') && name !== 'site-forms') symlinkSync(join(ours, name), join(modules, name));
+  for (const part of ['package.json', 'bin', 'src']) cpSync(join(ROOT, 'packages/site-forms', part), join(modules, 'site-forms', part), { recursive: true });
   return folder;
 }
 
