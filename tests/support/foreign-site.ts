@@ -34,6 +34,37 @@ export const SHOP_FOOTER = 'Röstpost aus Kiel';
 /** The family name of the shop's own font (Astro's fonts, a local file): its pages are set in it. */
 export const SHOP_FONT = 'Lindner Sans';
 
+/**
+ * The package manager the shop installs with: npm (the default), pnpm 10 with its strict
+ * node_modules (a package sees only what it declares), or yarn 1; FOREIGN_PM names one for a
+ * whole run (`FOREIGN_PM=pnpm npm run test:foreign`).
+ */
+export type PackageManager = 'npm' | 'pnpm' | 'yarn';
+
+/** The package manager of this run: FOREIGN_PM, or npm. */
+export function packageManager(): PackageManager {
+  const named = process.env.FOREIGN_PM ?? 'npm';
+  if (named !== 'npm' && named !== 'pnpm' && named !== 'yarn') throw new Error(`FOREIGN_PM=${named}: npm, pnpm or yarn`);
+  return named;
+}
+
+/** How each manager installs the shop (from its cache where it has one) and runs a command of its `node_modules/.bin`. */
+const MANAGERS: Record<PackageManager, { install: [string, string[]]; exec: (args: string[]) => [string, string[]] }> = {
+  npm: {
+    install: ['npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error']],
+    exec: (args) => ['npx', args],
+  },
+  pnpm: {
+    // hoist=false: not even the store's hidden hoisting, so a package finds only what it declares.
+    install: ['npx', ['--yes', 'pnpm@10', 'install', '--prefer-offline', '--reporter=silent', '--config.hoist=false']],
+    exec: (args) => ['npx', ['--yes', 'pnpm@10', 'exec', ...args]],
+  },
+  yarn: {
+    install: ['npx', ['--yes', 'yarn@1', 'install', '--prefer-offline', '--silent', '--non-interactive']],
+    exec: (args) => ['npx', ['--yes', 'yarn@1', '--silent', 'run', ...args]],
+  },
+};
+
 /** The adapter's two modes: its own server, or a handler the owner's `node:http` server calls. */
 export type AdapterMode = 'standalone' | 'middleware';
 
@@ -45,7 +76,7 @@ const OUT_DIR: Record<AdapterMode, string> = { standalone: 'dist', middleware: '
  * (`integrations: [siteForms({ layout })]`), the components on the owner's pages and in the
  * layout's footer, their settings and a form of their own (a call-back request).
  */
-export function shopFiles(tarball: string): Record<string, string> {
+export function shopFiles(tarball: string, manager: PackageManager = 'npm'): Record<string, string> {
   return {
     'package.json': `${JSON.stringify(
       {
@@ -61,6 +92,11 @@ export function shopFiles(tarball: string): Record<string, string> {
           'site-forms': `file:${tarball}`,
         },
         allowScripts: { node: true, esbuild: true },
+        // pnpm 10 runs no dependency's install script unless named: the `node` package's fetches its binary.
+        ...(manager === 'pnpm' ? { pnpm: { onlyBuiltDependencies: ['node', 'esbuild'] } } : {}),
+        // yarn 1 fails the whole install on an optional dependency the registry does not have:
+        // Vite 8.4.0's `napi-windows-process-start-time` answers 404 (28 November 2026).
+        ...(manager === 'yarn' ? { resolutions: { vite: '8.3.8' } } : {}),
       },
       null,
       2,
@@ -451,7 +487,11 @@ function accepts(port: number): Promise<boolean> {
  * FOREIGN_SITE=<that path> runs the tests against it again without packing, installing or
  * building (for iterating on the tests, or on the shop's files edited by hand).
  */
-export function makeForeignSite(modes: readonly AdapterMode[] = ['standalone'], variants: Readonly<Record<string, ShopVariant>> = {}): ForeignSite {
+export function makeForeignSite(
+  modes: readonly AdapterMode[] = ['standalone'],
+  variants: Readonly<Record<string, ShopVariant>> = {},
+  manager: PackageManager = packageManager(),
+): ForeignSite {
   const kept = process.env.FOREIGN_SITE;
   if (kept) return foreignSite(dirname(kept), kept, { pack: 0, install: 0, build: {} }, false, {});
   const root = mkdtempSync(join(tmpdir(), 'foreign-shop-'));
@@ -462,19 +502,18 @@ export function makeForeignSite(modes: readonly AdapterMode[] = ['standalone'], 
     const tarball = readdirSync(root).find((name) => name.endsWith('.tgz'));
     if (!tarball) throw new Error(`npm pack left no tarball in ${root}`);
     const shop = join(root, 'shop');
-    for (const [path, text] of Object.entries(shopFiles(join(root, tarball)))) {
+    for (const [path, text] of Object.entries(shopFiles(join(root, tarball), manager))) {
       mkdirSync(dirname(join(shop, path)), { recursive: true });
       writeFileSync(join(shop, path), text);
     }
     // The font file Astro's fonts serve (Atkinson Hyperlegible, SIL OFL, from Astro's blog example).
     mkdirSync(join(shop, 'src/assets/fonts'), { recursive: true });
     copyFileSync(join(ROOT, 'tests/fixtures/fonts/atkinson-regular.woff'), join(shop, 'src/assets/fonts/lindner-regular.woff'));
-    timings.install = run(shop, 'npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error']);
+    timings.install = run(shop, ...MANAGERS[manager].install);
     for (const mode of modes) {
       timings.build[mode] = run(
         shop,
-        'npx',
-        ['astro', 'build', '--outDir', OUT_DIR[mode]],
+        ...MANAGERS[manager].exec(['astro', 'build', '--outDir', OUT_DIR[mode]]),
         { SHOP_ADAPTER_MODE: mode },
         (text) => (buildLogs[OUT_DIR[mode]] = text),
       );
@@ -483,7 +522,7 @@ export function makeForeignSite(modes: readonly AdapterMode[] = ['standalone'], 
         throw new Error(`npx astro build (${mode}) ended with status 0 but wrote no ${OUT_DIR[mode]}/server/entry.mjs`);
     }
     for (const [outDir, variant] of Object.entries(variants)) {
-      run(shop, 'npx', ['astro', 'build', '--outDir', outDir], variant.env, (text) => (buildLogs[outDir] = text));
+      run(shop, ...MANAGERS[manager].exec(['astro', 'build', '--outDir', outDir]), variant.env, (text) => (buildLogs[outDir] = text));
       if (!existsSync(join(shop, outDir, 'server/entry.mjs'))) throw new Error(`npx astro build (${outDir}) wrote no ${outDir}/server/entry.mjs`);
     }
     return foreignSite(root, shop, timings, true, buildLogs);

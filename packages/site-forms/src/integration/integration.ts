@@ -3,11 +3,12 @@
  * pages in any Astro site with an adapter, on the same road as the starter (decision 0165).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { AstroIntegration, IntegrationResolvedRoute } from 'astro';
 import { envField } from 'astro/config';
-import { loadEnv, type Plugin } from 'vite';
+import type { Plugin } from 'vite';
 import type { FormsSettings, FormsSettingsInput } from '../lib/forms/define-forms.ts';
 import { missingFormPages, ownerPagePatterns } from '../lib/forms/pages.ts';
 import { checkBase, mountOf, ourPath, setMount } from '../lib/http/mount.ts';
@@ -232,15 +233,26 @@ export function siteForms(options: SiteFormsOptions = {}): AstroIntegration {
         if (building) throw new Error(problem);
         logger.error(problem);
       },
-      'astro:build:done': ({ dir }) => {
+      'astro:build:done': async ({ dir }) => {
         // What the build put into the pages that the server must agree with (decision 0123):
         // the contact form's endpoint, as astro:env reads it (the environment over the .env files).
+        const { loadEnv } = await astrosVite();
         const env = { ...loadEnv('production', process.cwd(), ''), ...process.env };
         const settings = { contactFormEndpoint: env.CONTACT_FORM_ENDPOINT || null };
         writeFileSync(new URL('../build-settings.json', dir), `${JSON.stringify(settings, null, 2)}\n`);
       },
     },
   };
+}
+
+/**
+ * The Vite that Astro runs, for its `loadEnv`: `vite` is Astro's dependency, not ours, and a strict
+ * install (pnpm) lets a package import only what it declares (decision 0236). Found from `astro`,
+ * our peer, as Astro itself finds it.
+ */
+async function astrosVite(): Promise<typeof import('vite')> {
+  const astro = createRequire(createRequire(import.meta.url).resolve('astro/package.json'));
+  return import(pathToFileURL(astro.resolve('vite')).href);
 }
 
 /**

@@ -8,6 +8,7 @@ import { limits } from './limits.ts';
 import { logging } from './logging.ts';
 import { newsletter } from './newsletter.ts';
 import { origins } from './origins.ts';
+import { missingPackages } from './packages.ts';
 import { redis } from './redis.ts';
 import { server } from './server.ts';
 import { smtp } from './smtp.ts';
@@ -96,6 +97,9 @@ export class ConfigError extends Error {
 export function requireConfig(env: Env): Config {
   const result = readConfig(env);
   if (!result.ok) throw new ConfigError(result.problems);
+  // A client that only some owners configure (an optional peer) is named at start, with how to install it.
+  const missing = missingPackages(result.config);
+  if (missing.length > 0) throw new ConfigError(missing);
   return result.config;
 }
 
