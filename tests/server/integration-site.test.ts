@@ -212,7 +212,8 @@ describe("an owner's Astro site with integrations: [siteForms()]", () => {
     // `loaves` is a field of the owner's "order" form alone: the package's neutral forms have no such column.
     const [header, ...rows] = run.stdout.split('\r\n');
     expect(header?.split(',')).toContain('loaves');
-    expect(rows.find((row) => row.includes('Column Baker'))?.split(',').at(-1)).toBe('4');
+    const row = rows.find((line) => line.includes('Column Baker'));
+    expect(row?.split(',').at(-1)).toBe('4');
   });
 
   test('every hint names the command that works in the owner’s folder, npx site-forms, never npm run (the package has no scripts there)', async () => {

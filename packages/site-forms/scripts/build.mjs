@@ -4,7 +4,7 @@
 // TypeScript modules pointing at the compiled .js, so that Vite and Node load one instance of
 // each module. Run by `npm run build` here and by `prepare` on `npm install` of the workspace.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,36 +13,50 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const src = join(root, 'src');
 const dist = join(root, 'dist');
 
-rmSync(dist, { recursive: true, force: true });
-
-const tsc = createRequire(join(root, 'package.json')).resolve('typescript/bin/tsc');
-const compiled = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
-if (compiled.status !== 0) {
-  process.exitCode = compiled.status ?? 1;
-  throw new Error('site-forms: tsc failed (above).');
+/** TypeScript, a development tool: a production install (`npm ci --omit=dev`) has none, and keeps the dist/ it was given. */
+let tsc;
+try {
+  tsc = createRequire(join(root, 'package.json')).resolve('typescript/bin/tsc');
+} catch {
+  if (!existsSync(join(dist, 'integration', 'index.js'))) {
+    throw new Error('site-forms: no TypeScript to build dist/ with, and no dist/ (npm install with the development tools first).');
+  }
+  console.log('site-forms: no TypeScript here (a production install): the dist/ already built is kept.');
 }
 
-/** A relative import of one of our TypeScript modules, in an .astro file's script or frontmatter. */
-const TS_IMPORT = /((?:from|import)\s*\(?\s*['"])(\.{1,2}\/[^'"]+)\.ts(['"])/g;
+if (tsc) build(tsc);
 
-/** Every file under `dir`, as a path relative to it. */
-function files(dir) {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => relative(dir, join(entry.parentPath, entry.name)));
-}
+/** Compiles src/ into a new dist/ with `tsc`, then copies what Vite reads as it is. */
+function build(tsc) {
+  rmSync(dist, { recursive: true, force: true });
+  const compiled = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+  if (compiled.status !== 0) {
+    process.exitCode = compiled.status ?? 1;
+    throw new Error('site-forms: tsc failed (above).');
+  }
 
-/**
- * The module that re-exports the .astro components (`site-forms/components`): only Vite reads it,
- * and it has no types of its own to strip, so it ships as it is, as its JavaScript and its declarations.
- */
-const COMPONENTS = join('integration', 'components.ts');
-for (const name of ['components.js', 'components.d.ts']) cpSync(join(src, COMPONENTS), join(dist, 'integration', name));
+  /** A relative import of one of our TypeScript modules, in an .astro file's script or frontmatter. */
+  const TS_IMPORT = /((?:from|import)\s*\(?\s*['"])(\.{1,2}\/[^'"]+)\.ts(['"])/g;
 
-for (const file of files(src)) {
-  if (file.endsWith('.ts')) continue;
-  const target = join(dist, file);
-  mkdirSync(dirname(target), { recursive: true });
-  if (file.endsWith('.astro')) writeFileSync(target, readFileSync(join(src, file), 'utf8').replace(TS_IMPORT, '$1$2.js$3'));
-  else cpSync(join(src, file), target);
+  /** Every file under `dir`, as a path relative to it. */
+  function files(dir) {
+    return readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => relative(dir, join(entry.parentPath, entry.name)));
+  }
+
+  /**
+   * The module that re-exports the .astro components (`site-forms/components`): only Vite reads it,
+   * and it has no types of its own to strip, so it ships as it is, as its JavaScript and its declarations.
+   */
+  const COMPONENTS = join('integration', 'components.ts');
+  for (const name of ['components.js', 'components.d.ts']) cpSync(join(src, COMPONENTS), join(dist, 'integration', name));
+
+  for (const file of files(src)) {
+    if (file.endsWith('.ts')) continue;
+    const target = join(dist, file);
+    mkdirSync(dirname(target), { recursive: true });
+    if (file.endsWith('.astro')) writeFileSync(target, readFileSync(join(src, file), 'utf8').replace(TS_IMPORT, '$1$2.js$3'));
+    else cpSync(join(src, file), target);
+  }
 }
