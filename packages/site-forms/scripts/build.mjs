@@ -13,15 +13,21 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const src = join(root, 'src');
 const dist = join(root, 'dist');
 
-/** TypeScript, a development tool: a production install (`npm ci --omit=dev`) has none, and keeps the dist/ it was given. */
+/**
+ * The build needs the development tools: TypeScript and the packages' types. A production install
+ * (`npm ci --omit=dev`) has the types of none (Astro may bring TypeScript itself), and keeps the
+ * dist/ it was given.
+ */
 let tsc;
 try {
-  tsc = createRequire(join(root, 'package.json')).resolve('typescript/bin/tsc');
+  const require = createRequire(join(root, 'package.json'));
+  for (const types of ['@types/node', '@types/busboy', '@types/pg']) require.resolve(`${types}/package.json`);
+  tsc = require.resolve('typescript/bin/tsc');
 } catch {
   if (!existsSync(join(dist, 'integration', 'index.js'))) {
-    throw new Error('site-forms: no TypeScript to build dist/ with, and no dist/ (npm install with the development tools first).');
+    throw new Error('site-forms: no development tools to build dist/ with, and no dist/ (npm install with them first).');
   }
-  console.log('site-forms: no TypeScript here (a production install): the dist/ already built is kept.');
+  console.log('site-forms: no development tools here (a production install): the dist/ already built is kept.');
 }
 
 if (tsc) build(tsc);
