@@ -52,11 +52,13 @@ function build(tsc) {
   }
 
   /**
-   * The module that re-exports the .astro components (`site-forms/components`): only Vite reads it,
-   * and it has no types of its own to strip, so it ships as it is, as its JavaScript and its declarations.
+   * The modules that re-export the .astro components (`site-forms/components`, `site-forms/pages`):
+   * only Vite reads them, and they have no types of their own to strip, so they ship as they are, as
+   * their JavaScript and their declarations.
    */
-  const COMPONENTS = join('integration', 'components.ts');
-  for (const name of ['components.js', 'components.d.ts']) cpSync(join(src, COMPONENTS), join(dist, 'integration', name));
+  for (const module of ['components', 'page-components']) {
+    for (const name of [`${module}.js`, `${module}.d.ts`]) cpSync(join(src, 'integration', `${module}.ts`), join(dist, 'integration', name));
+  }
 
   for (const file of files(src)) {
     if (file.endsWith('.ts')) continue;
