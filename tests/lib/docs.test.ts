@@ -201,9 +201,7 @@ describe("docs/development.md's folder map", () => {
     const expected = [...folders('src/lib'), 'src/lib/*.ts'];
     expect(expected).toEqual(expect.arrayContaining(['src/lib/sql/', 'src/lib/*.ts']));
     expect(expected.filter((folder) => !map.has(folder))).toEqual([]);
-    expect([...map.keys()].filter((folder) => !(folder.endsWith('*.ts') ? existsSync(located(dirname(folder))) : existsSync(located(folder))))).toEqual(
-      [],
-    );
+    expect([...map.keys()].filter((folder) => !(folder.endsWith('*.ts') ? existsSync(located(dirname(folder))) : existsSync(located(folder))))).toEqual([]);
   });
 
   test('each folder of src/lib may import only folders above it in the map, so the map itself has no cycle', () => {
