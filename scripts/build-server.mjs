@@ -1,7 +1,7 @@
-// Compiles the server entry (src/server/start.ts and the lib it uses) into one file,
-// dist/server/start.mjs, run by `npm run serve`. Running from source works too
-// (`node src/server/start.ts`), but Node's type stripping costs about 18 MB of memory
-// for the life of the process (docs/performance.md).
+// Bundles the package's server entry (`site-forms/server`, the library's compiled
+// dist/server/start.js and the lib it uses) with the owner's settings into one file,
+// dist/server/start.mjs, run by `npm run serve`: one module graph to load, not hundreds
+// (docs/performance.md).
 import { registerHooks } from 'node:module';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -12,7 +12,7 @@ import { build } from 'esbuild';
 // site's language, not the one of the site.config.ts that package.json's `#site-config` names.
 const NAMED_CONFIGS = { '#site-config': process.env.SITE_CONFIG || 'site.config.ts', '#forms-config': process.env.FORMS_CONFIG || 'forms.config.ts' };
 // The site's settings get `defineSite` alone from `site-forms/config`, as under Vite (the forms' definitions read the site's language).
-const SITE_ONLY_CONFIG = new URL('src/integration/site-config.ts', import.meta.resolve('site-forms/package.json')).href;
+const SITE_ONLY_CONFIG = new URL('dist/integration/site-config.js', import.meta.resolve('site-forms/package.json')).href;
 registerHooks({
   resolve: (specifier, context, nextResolve) => {
     if (specifier === 'site-forms/config' && context.parentURL === pathToFileURL(resolve(NAMED_CONFIGS['#site-config'])).href) {
@@ -62,7 +62,7 @@ await build({
  */
 async function siteWords() {
   const { default: settings } = await import(pathToFileURL(resolve(process.env.SITE_CONFIG || 'site.config.ts')).href);
-  const { catalogueFor } = await import(pathToFileURL(resolve('packages/site-forms/src/lib/i18n/catalogues.ts')).href);
+  const { catalogueFor } = await import(new URL('dist/lib/i18n/catalogues.js', import.meta.resolve('site-forms/package.json')).href);
   const { default: forms } = await import(pathToFileURL(resolve(process.env.FORMS_CONFIG || 'forms.config.ts')).href);
   const texts = catalogueFor(settings.language);
   const words = (form) => ({ busy: form.busyLabel, thanks: form.thanks });
@@ -79,7 +79,7 @@ async function siteWords() {
 // the same from build to build (their script tag names it), as a classic script so that
 // `document.currentScript` tells it where this server is.
 await build({
-  entryPoints: ['packages/site-forms/src/scripts/forms-js.ts'],
+  entryPoints: [fileURLToPath(new URL('dist/scripts/forms-js.js', import.meta.resolve('site-forms/package.json')))],
   outfile: `${outDir}/client/forms.js`,
   bundle: true,
   platform: 'browser',

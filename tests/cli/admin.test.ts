@@ -56,7 +56,7 @@ const scriptAvailable = needs('script');
 
 describe.skipIf(!scriptAvailable)('npm run admin -- hash-password on a terminal', () => {
   test('asks twice without echoing what is typed, and prints a hash of it', async () => {
-    const command = `${process.execPath} src/cli/admin.ts hash-password`;
+    const command = `${process.execPath} packages/site-forms/src/cli/admin.ts hash-password`;
     const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {

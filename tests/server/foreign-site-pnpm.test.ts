@@ -21,7 +21,7 @@ let smtp: FakeSmtpServer;
 let server: ForeignServer;
 
 beforeAll(async () => {
-  shop = makeForeignSite(['standalone'], {}, 'pnpm');
+  shop = makeForeignSite(['standalone'], {}, { manager: 'pnpm' });
   console.log(
     `foreign site (pnpm): npm pack ${shop.timings.pack} ms, pnpm install ${shop.timings.install} ms, astro build ${shop.timings.build.standalone} ms`,
   );

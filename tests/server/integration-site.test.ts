@@ -17,20 +17,21 @@ import { eventually, type FakeSmtpServer, freePort, type SmtpAnswer, startSmtpSe
 // integration's road, not the starter's (decision 0165).
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const FIXTURE = join(ROOT, 'tests/fixtures/owner-site');
-/** The forms package as the workspace holds it. */
-const PACKAGE = join(ROOT, 'packages/site-forms');
 
 let root: string;
 let entry: string;
 const sites: Site[] = [];
 let smtp: FakeSmtpServer | undefined;
 
+/** The library's folder in this checkout, built on `npm install` (its dist/, decision 0220). */
+const PACKAGE = join(ROOT, 'packages/site-forms');
+
 /**
  * A copy of the fixture in a temp folder with its own node_modules: this checkout's packages
- * linked, and site-forms as this checkout's package (packages/site-forms: what its `files` ships,
- * its manifest, bin/ and src/) copied in, as an install puts it there.
+ * linked, and site-forms as the library's package.json `files` ships it (its manifest, bin/ and
+ * the compiled dist/) copied in, as an install puts it there.
  * Hint: a copy rather than a link, so the package really sits under node_modules, where Node
- * will not strip types by itself, and Vite sees its files inside the owner's project.
+ * will not strip types, and Vite sees its files inside the owner's project.
  */
 function ownerSite(): string {
   const folder = mkdtempSync(join(tmpdir(), 'owner-site-'));
@@ -38,9 +39,8 @@ function ownerSite(): string {
   const modules = join(folder, 'node_modules');
   mkdirSync(modules);
   const ours = join(ROOT, 'node_modules');
-  // Every package linked but ours: a link to the workspace would let the copy below write into the checkout.
   for (const name of readdirSync(ours)) if (!name.startsWith('.') && name !== 'site-forms') symlinkSync(join(ours, name), join(modules, name));
-  for (const part of ['package.json', 'bin', 'src']) cpSync(join(PACKAGE, part), join(modules, 'site-forms', part), { recursive: true });
+  for (const part of ['package.json', 'bin', 'dist']) cpSync(join(PACKAGE, part), join(modules, 'site-forms', part), { recursive: true });
   return folder;
 }
 
@@ -184,7 +184,7 @@ describe("an owner's Astro site with integrations: [siteForms()]", () => {
 
   test('npx site-forms inbox list, in the owner’s folder: the messages of the same database', async () => {
     await postForm(`${site.url}/api/contact`, { ...valid, name: 'Listed Baker' });
-    // What `npx site-forms` runs: the package's bin, by Node from node_modules (decision 0163).
+    // What `npx site-forms` runs: the package's bin, by Node from node_modules (decision 0220).
     const bin = join(root, 'node_modules/site-forms/bin/site-forms.mjs');
     const run = spawnSync(process.execPath, [bin, 'inbox', 'list'], {
       cwd: root,
@@ -196,6 +196,24 @@ describe("an owner's Astro site with integrations: [siteForms()]", () => {
     expect(run.stderr).not.toContain('ExperimentalWarning');
     expect(run.status).toBe(0);
     expect(run.stdout).toContain('Listed Baker');
+  });
+
+  test('npx site-forms inbox export, in the owner’s folder: the columns of the owner’s own forms.config.ts, read by the built command', async () => {
+    const answer = await postForm(`${site.url}/api/forms/order`, { name: 'Column Baker', loaves: '4', honeypot: '' });
+    expect(answer.status).toBe(200);
+    const bin = join(root, 'node_modules/site-forms/bin/site-forms.mjs');
+    const run = spawnSync(process.execPath, [bin, 'inbox', 'export', '--format', 'csv'], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', ENV_FILE: '', DATA_DIR: site.dataDir },
+      encoding: 'utf8',
+    });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    // `loaves` is a field of the owner's "order" form alone: the package's neutral forms have no such column.
+    const [header, ...rows] = run.stdout.split('\r\n');
+    expect(header?.split(',')).toContain('loaves');
+    const row = rows.find((line) => line.includes('Column Baker'));
+    expect(row?.split(',').at(-1)).toBe('4');
   });
 
   test('every hint names the command that works in the owner’s folder, npx site-forms, never npm run (the package has no scripts there)', async () => {

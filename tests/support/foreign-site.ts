@@ -76,7 +76,7 @@ const OUT_DIR: Record<AdapterMode, string> = { standalone: 'dist', middleware: '
  * (`integrations: [siteForms({ layout })]`), the components on the owner's pages and in the
  * layout's footer, their settings and a form of their own (a call-back request).
  */
-export function shopFiles(tarball: string, manager: PackageManager = 'npm'): Record<string, string> {
+export function shopFiles(tarball: string, manager: PackageManager = 'npm', node = '^24.21.0'): Record<string, string> {
   return {
     'package.json': `${JSON.stringify(
       {
@@ -87,8 +87,9 @@ export function shopFiles(tarball: string, manager: PackageManager = 'npm'): Rec
         dependencies: {
           '@astrojs/node': '^11.1.6',
           astro: '^7.3.5',
-          // The Node 24 the shop runs on, as this repository pins it (the machine's own is older).
-          node: '^24.21.0',
+          // The Node the shop runs on: 24, as this repository pins it (the machine's own is older),
+          // or the lowest the package's engines name (tests/e2e/foreign-site-lowest-node.test.ts).
+          node,
           'site-forms': `file:${tarball}`,
         },
         allowScripts: { node: true, esbuild: true },
@@ -490,8 +491,9 @@ function accepts(port: number): Promise<boolean> {
 export function makeForeignSite(
   modes: readonly AdapterMode[] = ['standalone'],
   variants: Readonly<Record<string, ShopVariant>> = {},
-  manager: PackageManager = packageManager(),
+  options: { manager?: PackageManager; node?: string } = {},
 ): ForeignSite {
+  const manager = options.manager ?? packageManager();
   const kept = process.env.FOREIGN_SITE;
   if (kept) return foreignSite(dirname(kept), kept, { pack: 0, install: 0, build: {} }, false, {});
   const root = mkdtempSync(join(tmpdir(), 'foreign-shop-'));
@@ -502,7 +504,7 @@ export function makeForeignSite(
     const tarball = readdirSync(root).find((name) => name.endsWith('.tgz'));
     if (!tarball) throw new Error(`npm pack left no tarball in ${root}`);
     const shop = join(root, 'shop');
-    for (const [path, text] of Object.entries(shopFiles(join(root, tarball), manager))) {
+    for (const [path, text] of Object.entries(shopFiles(join(root, tarball), manager, options.node))) {
       mkdirSync(dirname(join(shop, path)), { recursive: true });
       writeFileSync(join(shop, path), text);
     }
@@ -533,7 +535,7 @@ export function makeForeignSite(
 }
 
 function foreignSite(root: string, shop: string, timings: ForeignTimings, owned: boolean, buildLogs: Record<string, string>): ForeignSite {
-  // The shop's own Node 24 (its `node` dependency), as `npx node` would find it there.
+  // The shop's own Node (its `node` dependency), as `npx node` would find it there.
   const node = join(shop, 'node_modules/node/bin/node');
   return {
     root: shop,

@@ -2,8 +2,9 @@
 /**
  * `npx site-forms <tool> ...`: the command-line tools of an owner's project (inbox, subscribers,
  * db, admin, doctor), the same as `npm run <tool> --` in the starter, over the same `.env` and
- * database as the owner's server. Node loads this package's TypeScript through the hook of
- * src/integration/node-hooks.mjs (decision 0163).
+ * database as the owner's server. The tools are this package's compiled JavaScript (dist/); the
+ * owner's site.config.ts and forms.config.ts are read by Node itself, through the resolve hook of
+ * dist/integration/node-hooks.js (decision 0220).
  */
 const TOOLS = ['inbox', 'subscribers', 'db', 'admin', 'doctor'];
 const USAGE = `Usage: npx site-forms <${TOOLS.join('|')}> [arguments]\n  npx site-forms inbox list\n  npx site-forms doctor\n`;
@@ -15,8 +16,8 @@ if (tool === undefined || tool === 'help' || tool === '--help') {
   process.stderr.write(`Unknown tool "${tool}".\n\n${USAGE}`);
   process.exitCode = 2;
 } else {
-  await import('../src/integration/node-hooks.mjs');
+  await import('../dist/integration/node-hooks.js');
   // Each tool reads its own arguments from process.argv.slice(2), as under `npm run`.
   process.argv = [process.argv[0], process.argv[1], ...rest];
-  await import(`../src/cli/${tool}.ts`);
+  await import(`../dist/cli/${tool}.js`);
 }

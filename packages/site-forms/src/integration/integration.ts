@@ -43,9 +43,12 @@ export type SiteFormsOptions = {
   base?: string;
 };
 
-/** This package's source folder, where the injected pages, the middleware and the layout live. */
+/** This package's folder of code (dist/, or src/ when the tests run it), where the injected pages, the middleware and the layout live. */
 const SRC = new URL('../', import.meta.url);
-const source = (path: string) => fileURLToPath(new URL(path, SRC));
+/** `.js` in dist/, `.ts` in src/: the extension of this module's siblings (decision 0220). */
+const EXTENSION = import.meta.url.slice(import.meta.url.lastIndexOf('.'));
+/** A file of the package by its name in src/; a TypeScript module by the name it has beside this one. */
+const source = (path: string) => fileURLToPath(new URL(path.replace(/\.ts$/, EXTENSION), SRC));
 
 /** The module that boots the services at import: the server entry imports it, the middleware reads it. */
 const SERVER_MODULE = source('integration/server.ts');
@@ -183,6 +186,7 @@ export function siteForms(options: SiteFormsOptions = {}): AstroIntegration {
           },
           vite: {
             resolve: {
+              noExternal: ['site-forms'],
               alias: {
                 '#site-config': site.module,
                 '#forms-config': formsSource.module,
@@ -191,7 +195,9 @@ export function siteForms(options: SiteFormsOptions = {}): AstroIntegration {
                 'virtual:site-forms/owner-layout': layout,
               },
             },
-            // Vite reads the package's TypeScript and .astro files itself, from node_modules too.
+            // Vite reads the package's modules and .astro files itself, from node_modules too, in every
+            // environment (the prerender one as well as the server's): one instance of each module, and
+            // the .astro files compiled. Astro does the same for a package the site lists with astro as a peer.
             ssr: { noExternal: ['site-forms'] },
             build: { assetsInlineLimit: 0 },
             server: { fs: { allow: [fileURLToPath(new URL('../', SRC)), root] } },
@@ -210,7 +216,7 @@ export function siteForms(options: SiteFormsOptions = {}): AstroIntegration {
       'astro:server:setup': async ({ server }) => {
         // Vitest runs Vite's server too, to load modules; it serves no request, so nothing boots there.
         if (process.env.VITEST) return;
-        const { createDevMiddleware } = (await import(new URL('../server/dev.ts', import.meta.url).href)) as typeof import('../server/dev.ts');
+        const { createDevMiddleware } = (await import(pathToFileURL(source('server/dev.ts')).href)) as typeof import('../server/dev.ts');
         // In an owner's site a request Astro's router takes to the owner's own route is theirs (decision 0190).
         dev = await createDevMiddleware(options.boot === false ? {} : { ownersRoute: (pathname) => ownersRoute(resolvedRoutes, pathname), mount });
         // After Vite's own checks, its Host check (the guard against DNS rebinding) first among them,
