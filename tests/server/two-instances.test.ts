@@ -12,7 +12,7 @@ const KILL_AT = 20;
 
 /** `npm run inbox -- export --format json`, as the owner would run it beside the instances. */
 async function exportInbox(databaseUrl: string): Promise<Array<{ id: number; message: string; status: string }>> {
-  const child = spawn(process.execPath, ['src/cli/inbox.ts', 'export', '--format', 'json'], {
+  const child = spawn(process.execPath, ['packages/site-forms/src/cli/inbox.ts', 'export', '--format', 'json'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ENV_FILE: '', NODE_OPTIONS: TEST_CONFIGS_OPTION, DATABASE_URL: databaseUrl },
     stdio: ['ignore', 'pipe', 'inherit'],
