@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +8,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { hashPassword } from '../../packages/site-forms/src/lib/admin/password.ts';
 import { NAVIGATION, postForm, type Site, startSite } from '../support/site.ts';
-import { eventually, freePort } from '../support/smtp.ts';
+import { startAstroDev } from '../support/astro-dev.ts';
 import { launchChromium, loadsPage, openPage } from './support/browser.ts';
 
 // An owner's Astro site whose own /admin and /api/contact come first (issue 40 item 5, decision 0230):
@@ -194,25 +194,9 @@ describe("astro dev with siteForms({ base: '/forms' })", () => {
   test('answers the forms under the prefix and leaves /admin and /api/contact to the owner', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'owner-base-dev-'));
     writeFileSync(join(folder, '.env'), [`DATA_DIR=${dataDir}`, 'RATE_LIMIT_MAX=0', 'SPAM_FILTER=off'].join('\n'));
-    const port = await freePort();
-    const dev = spawn(process.execPath, [join(folder, 'node_modules/astro/bin/astro.mjs'), 'dev', '--port', String(port), '--host', '127.0.0.1'], {
-      cwd: folder,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ASTRO_TELEMETRY_DISABLED: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    for (const stream of [dev.stdout!, dev.stderr!]) stream.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    const dev = await startAstroDev(folder, '/forms/api/health');
     try {
-      const url = `http://127.0.0.1:${port}`;
-      await eventually(
-        `astro dev to answer (${output})`,
-        () =>
-          fetch(`${url}/forms/api/health`).then(
-            (r) => r.status === 200,
-            () => false,
-          ),
-        60_000,
-      );
+      const { url } = dev;
       const response = await postForm(`${url}/forms/api/contact`, { ...valid, name: 'Dev Baker' });
       await expect(response.json()).resolves.toEqual({ success: true });
       const own = await postForm(`${url}/api/contact`, valid, { origin: url });
@@ -225,8 +209,7 @@ describe("astro dev with siteForms({ base: '/forms' })", () => {
       expect(await fetch(`${url}/forms/thank-you/contact/`).then((r) => r.status)).toBe(200);
       expect(stored({ dataDir } as Site)).toEqual(['Dev Baker', 'Dev Person Baker']);
     } finally {
-      dev.kill('SIGTERM');
-      await new Promise((resolve) => dev.once('exit', resolve));
+      await dev.stop();
       rmSync(join(folder, '.env'), { force: true });
       rmSync(dataDir, { recursive: true, force: true });
     }

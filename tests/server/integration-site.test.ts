@@ -9,6 +9,7 @@ import { Window } from 'happy-dom';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { hashPassword } from '../../packages/site-forms/src/lib/admin/password.ts';
 import { NAVIGATION, postForm, type Site, startSite } from '../support/site.ts';
+import { startAstroDev } from '../support/astro-dev.ts';
 import { eventually, type FakeSmtpServer, freePort, type SmtpAnswer, startSmtpServer } from '../support/smtp.ts';
 
 // An owner's own Astro site (tests/fixtures/owner-site: its layout, its home page with
@@ -450,33 +451,16 @@ describe('astro dev in the owner’s folder', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'owner-site-dev-'));
     // The owner's .env, read from their project's folder (not from node_modules/site-forms).
     writeFileSync(join(root, '.env'), [`DATA_DIR=${dataDir}`, 'RATE_LIMIT_MAX=0', 'SPAM_FILTER=off'].join('\n'));
-    const port = await freePort();
-    const dev = spawn(process.execPath, [join(root, 'node_modules/astro/bin/astro.mjs'), 'dev', '--port', String(port), '--host', '127.0.0.1'], {
-      cwd: root,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ASTRO_TELEMETRY_DISABLED: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    for (const stream of [dev.stdout!, dev.stderr!]) stream.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    const dev = await startAstroDev(root, '/api/health');
     try {
-      const url = `http://127.0.0.1:${port}`;
-      await eventually(
-        `astro dev to answer (${output})`,
-        () =>
-          fetch(`${url}/api/health`).then(
-            (r) => r.status === 200,
-            () => false,
-          ),
-        60_000,
-      );
+      const { url } = dev;
       const response = await postForm(`${url}/api/contact`, { ...valid, name: 'Dev Baker' });
       await expect(response.json()).resolves.toEqual({ success: true });
       expect(stored({ dataDir } as Site)).toEqual([{ name: 'Dev Baker', status: 'pending' }]);
       const home = await fetch(url);
       expect(await page(home).then((document) => document.querySelector('[data-bakery-header]')?.textContent)).toBe('Bäckerei Korn, fresh since 1921');
     } finally {
-      dev.kill('SIGTERM');
-      await new Promise((resolve) => dev.once('exit', resolve));
+      await dev.stop();
       rmSync(join(root, '.env'), { force: true });
       rmSync(dataDir, { recursive: true, force: true });
     }
