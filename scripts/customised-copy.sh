@@ -67,7 +67,7 @@ export default defineForm({
 EOF
 cat >src/pages/rueckruf.astro <<'EOF'
 ---
-import FormPage from '../components/FormPage.astro';
+import { FormPage } from 'site-forms/pages';
 ---
 
 <FormPage form="rueckruf" path="/rueckruf" description="Wir rufen Sie zurück.">

@@ -30,12 +30,12 @@ export default defineForm({
 });
 `;
 const PAGE = `---
-import FormPage from '../components/FormPage.astro';
+import { FormPage } from 'site-forms/pages';
 ---
 <FormPage form="apply" path="/apply" description="Apply with your CV." />
 `;
 const CONFIG = `import apply from './src/forms/apply.form.ts';
-import { defineForms } from './src/lib/forms/define-forms.ts';
+import { defineForms } from 'site-forms/config';
 export default defineForms({
   contactFields: [{ name: 'sketch', type: 'file', label: 'Sketch', accept: ['application/pdf'], maxSize: 1_000_000 }],
   forms: [apply],

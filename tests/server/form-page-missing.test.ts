@@ -10,7 +10,7 @@ let remove: (() => void) | undefined;
 afterAll(() => remove?.());
 
 test('a build of an owner form whose page does not exist fails naming the form and the page', () => {
-  const forms = `import { defineForms } from './src/lib/forms/define-forms.ts';
+  const forms = `import { defineForms } from 'site-forms/config';
 export default defineForms({
   contactFields: [],
   forms: [{ name: 'booking', title: 'Book a visit', page: '/visit', fields: [{ name: 'email', type: 'email', label: 'Email', required: true }] }],

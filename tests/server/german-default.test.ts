@@ -25,7 +25,7 @@ const EXAMPLE = Object.fromEntries(
 
 beforeAll(async () => {
   // Each of the owner's forms has its page, as the build requires (issue 30, item 4).
-  const page = (form: string, path: string) => `---\nimport FormPage from '../components/FormPage.astro';\n---\n\n<FormPage form="${form}" path="${path}" />\n`;
+  const page = (form: string, path: string) => `---\nimport { FormPage } from 'site-forms/pages';\n---\n\n<FormPage form="${form}" path="${path}" />\n`;
   built = buildOtherSite(
     `german-default-${process.pid}`,
     'tests/fixtures/german-default.site.config.ts',

@@ -14,7 +14,7 @@ describe('the shipped site.config.ts', () => {
   test('with only its language changed to German, its description and consent are German', async () => {
     const shipped = readFileSync(new URL('../../../site.config.ts', import.meta.url), 'utf8');
     const settings = new URL('../../../packages/site-forms/src/lib/site/define-site.ts', import.meta.url).pathname;
-    const german = shipped.replace(/language: 'en'/, "language: 'de'").replace("'./src/lib/site/define-site.ts'", JSON.stringify(settings));
+    const german = shipped.replace(/language: 'en'/, "language: 'de'").replace("'site-forms/config'", JSON.stringify(settings));
     expect(german).toContain("language: 'de'");
     const dir = mkdtempSync(join(tmpdir(), 'site-config-de-'));
     try {
