@@ -42,7 +42,7 @@ cp docs/examples/quote/quote.astro src/pages/
 
 # …and a form of the owner's own: a call-back request at /rueckruf.
 cat >src/forms/callback.form.ts <<'EOF'
-import { defineForm } from '../lib/forms/definition.ts';
+import { defineForm } from 'site-forms/config';
 
 export default defineForm({
   name: 'rueckruf',

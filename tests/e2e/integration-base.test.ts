@@ -55,7 +55,7 @@ function ownerSite(astroBase?: string): string {
   mkdirSync(modules);
   const ours = join(ROOT, 'node_modules');
   for (const name of readdirSync(ours)) if (!name.startsWith('.') && !name.startsWith('site-forms')) symlinkSync(join(ours, name), join(modules, name));
-  for (const part of ['package.json', 'bin', 'src']) cpSync(join(LIBRARY, part), join(modules, 'site-forms', part), { recursive: true });
+  for (const part of ['package.json', 'bin', 'dist']) cpSync(join(LIBRARY, part), join(modules, 'site-forms', part), { recursive: true });
   return folder;
 }
 

@@ -16,7 +16,7 @@ import { launchChromium, loadsPage, openPage } from './support/browser.ts';
  */
 const PASSWORD = 'correct horse battery staple';
 const WCAG_22_AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
-const FORM = `import { defineForm } from '../lib/forms/definition.ts';
+const FORM = `import { defineForm } from 'site-forms/config';
 export default defineForm({
   name: 'apply',
   title: 'Apply',

@@ -2,7 +2,7 @@
  * "Request a quote": a form of the owner's own, defined once. Copy this file to
  * src/forms/quote.form.ts and list it in forms.config.ts (README.md beside this file).
  */
-import { defineForm } from '../lib/forms/definition.ts';
+import { defineForm } from 'site-forms/config';
 
 export default defineForm({
   // Its endpoint is /api/forms/quote; its thank-you page /thank-you/quote/.
