@@ -205,7 +205,8 @@ const targets = [ours, bare];
 // built from `npm pack` of this checkout (tests/support/foreign-site.ts), served by
 // @astrojs/node standalone, its requests through Astro's middleware into the same pipeline.
 // BENCH_INTEGRATION=0 leaves it out (packing, installing and building take a minute or two).
-const integrationShop = process.env.BENCH_INTEGRATION === '0' ? undefined : makeForeignSite(['standalone']);
+const integrationShop =
+  process.env.BENCH_INTEGRATION === '0' ? undefined : makeForeignSite(['standalone'], {}, { dependencies: { '@mailchimp/mailchimp_marketing': '^3.0.80' } });
 const integration = integrationShop ? await startShop(integrationShop, env) : undefined;
 if (integration) targets.push(integration);
 /** The servers each scenario runs on, in rounds: ours and bare, and the integration's shop when built. */

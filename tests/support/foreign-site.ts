@@ -76,7 +76,12 @@ const OUT_DIR: Record<AdapterMode, string> = { standalone: 'dist', middleware: '
  * (`integrations: [siteForms({ layout })]`), the components on the owner's pages and in the
  * layout's footer, their settings and a form of their own (a call-back request).
  */
-export function shopFiles(tarball: string, manager: PackageManager = 'npm', node = '^24.21.0'): Record<string, string> {
+export function shopFiles(
+  tarball: string,
+  manager: PackageManager = 'npm',
+  node = '^24.21.0',
+  more: Readonly<Record<string, string>> = {},
+): Record<string, string> {
   return {
     'package.json': `${JSON.stringify(
       {
@@ -91,6 +96,8 @@ export function shopFiles(tarball: string, manager: PackageManager = 'npm', node
           // or the lowest the package's engines name (tests/e2e/foreign-site-lowest-node.test.ts).
           node,
           'site-forms': `file:${tarball}`,
+          // The optional clients a variant of the shop configures (the bench's Mailchimp).
+          ...more,
         },
         allowScripts: { node: true, esbuild: true },
         // pnpm 10 runs no dependency's install script unless named: the `node` package's fetches its binary.
@@ -491,7 +498,7 @@ function accepts(port: number): Promise<boolean> {
 export function makeForeignSite(
   modes: readonly AdapterMode[] = ['standalone'],
   variants: Readonly<Record<string, ShopVariant>> = {},
-  options: { manager?: PackageManager; node?: string } = {},
+  options: { manager?: PackageManager; node?: string; dependencies?: Readonly<Record<string, string>> } = {},
 ): ForeignSite {
   const manager = options.manager ?? packageManager();
   const kept = process.env.FOREIGN_SITE;
@@ -504,7 +511,7 @@ export function makeForeignSite(
     const tarball = readdirSync(root).find((name) => name.endsWith('.tgz'));
     if (!tarball) throw new Error(`npm pack left no tarball in ${root}`);
     const shop = join(root, 'shop');
-    for (const [path, text] of Object.entries(shopFiles(join(root, tarball), manager, options.node))) {
+    for (const [path, text] of Object.entries(shopFiles(join(root, tarball), manager, options.node, options.dependencies))) {
       mkdirSync(dirname(join(shop, path)), { recursive: true });
       writeFileSync(join(shop, path), text);
     }
