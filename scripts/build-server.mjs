@@ -31,6 +31,21 @@ const siteConfig = {
   },
 };
 
+/**
+ * `site-forms/config` as the owner's settings import it, bundled in, not left to node_modules: an
+ * external copy of `defineForms` would read the package's neutral site settings (its own
+ * `#site-config`), so an owner's forms would get English defaults on a German site. The site's file
+ * gets `defineSite` alone, as under Vite and in the hook above.
+ */
+const CONFIG_ENTRY = fileURLToPath(import.meta.resolve('site-forms/config'));
+const ownersConfigImports = {
+  name: 'site-forms-config',
+  setup(build) {
+    const siteFile = resolve(process.env.SITE_CONFIG || 'site.config.ts');
+    build.onResolve({ filter: /^site-forms\/config$/ }, (args) => ({ path: args.importer === siteFile ? fileURLToPath(SITE_ONLY_CONFIG) : CONFIG_ENTRY }));
+  },
+};
+
 /** The owner's forms, bundled in: forms.config.ts, or the file FORMS_CONFIG names (as the integration, src/integration/integration.ts, reads it). */
 const formsConfig = {
   name: 'forms-config',
@@ -53,7 +68,7 @@ await build({
   packages: 'external',
   sourcemap: true,
   logLevel: 'warning',
-  plugins: [siteConfig, formsConfig],
+  plugins: [siteConfig, formsConfig, ownersConfigImports],
 });
 
 /**
