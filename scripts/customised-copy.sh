@@ -19,6 +19,8 @@ git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf - | t
 mkdir "$copy/node_modules"
 for entry in node_modules/* node_modules/.bin; do ln -s "$PWD/$entry" "$copy/$entry"; done
 ln -sfn ../packages/site-forms "$copy/node_modules/site-forms"
+# The package is built from the copy, as `npm install` builds it in a clone (its dist/ is not tracked).
+(cd "$copy" && npm run --silent build -w site-forms >/dev/null)
 cd "$copy"
 
 # The site: another name, German, the owner's own colours and sender.
