@@ -199,7 +199,16 @@ await build({
 const ours = await startTarget('ours', new URL('../dist/server/start.mjs', import.meta.url).pathname, env, SERVE_FLAGS);
 // The reference shares none of our code (bench/baseline-server.ts); called "bare" in the tables.
 const bare = await startTarget('bare', new URL('../dist/bench/baseline-server.mjs', import.meta.url).pathname, env, SERVE_FLAGS);
-const targets = [ours, bare];
+// The same reference committing each turn's INSERTs together, as our store does (decision 0135),
+// into a table with a message's columns and indexes: the disk's limit for the same work, against
+// which issue 41 judges ours.
+const group = await startTarget(
+  'bare, group commit',
+  new URL('../dist/bench/baseline-server.mjs', import.meta.url).pathname,
+  { ...env, BASELINE_COMMIT: 'group', BASELINE_TABLE: 'indexed' },
+  SERVE_FLAGS,
+);
+const targets = [ours, bare, group];
 
 // Issue 29: the same endpoints in an owner's own Astro site, through the integration: a shop
 // built from `npm pack` of this checkout (tests/support/foreign-site.ts), served by
@@ -210,7 +219,7 @@ const integrationShop =
 const integration = integrationShop ? await startShop(integrationShop, env) : undefined;
 if (integration) targets.push(integration);
 /** The servers each scenario runs on, in rounds: ours and bare, and the integration's shop when built. */
-const compared = integration ? [ours, bare, integration] : [ours, bare];
+const compared = integration ? [ours, bare, group, integration] : [ours, bare, group];
 
 // Issue 12: contact valid with everything in PostgreSQL, one instance and then two on one
 // database. PostgreSQL keeps its durable defaults (fsync, synchronous commit), as SQLite keeps
@@ -323,13 +332,15 @@ const summary = (key: string) => {
   };
 };
 
-const rows = [['scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB', 'unexpected', '× bare req/s']];
+const rows = [['scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB', 'unexpected', '× bare req/s', '× group commit req/s']];
 for (const scenario of chosen) {
   const o = summary(`${scenario.name}|ours`);
   const b = summary(`${scenario.name}|bare`);
+  const g = summary(`${scenario.name}|${group.name}`);
   const servers: Array<readonly [string, ReturnType<typeof summary>]> = [
     ['ours', o],
     ['bare', b],
+    ['bare, group commit', g],
   ];
   if (integration) servers.push(['integration', summary(`${scenario.name}|${integration.name}`)]);
   for (const [name, r] of servers) {
@@ -342,6 +353,7 @@ for (const scenario of chosen) {
       r.peak.toFixed(0),
       String(r.unexpected),
       name === 'bare' ? '' : (r.rps / b.rps).toFixed(2),
+      name.startsWith('bare') ? '' : (r.rps / g.rps).toFixed(2),
     ]);
   }
 }
@@ -352,7 +364,7 @@ function table(rows: string[][]): string {
   return [line(rows[0]!), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.slice(1).map(line)].join('\n');
 }
 console.log(
-  `× bare: bare is bench/baseline-server.ts (none of our code); integration is a foreign Astro site with site-forms from npm pack (@astrojs/node standalone); all with RATE_LIMIT_MAX=0 (the limiter off); ours and integration with SPAM_FILTER=${env.SPAM_FILTER}\n`,
+  `× bare: bare is bench/baseline-server.ts (none of our code), one commit per post; bare, group commit is the same with each turn's posts committed together into a table with a message's indexes (BASELINE_COMMIT=group BASELINE_TABLE=indexed); integration is a foreign Astro site with site-forms from npm pack (@astrojs/node standalone); all with RATE_LIMIT_MAX=0 (the limiter off); ours and integration with SPAM_FILTER=${env.SPAM_FILTER}\n`,
 );
 console.log(table(rows));
 if (storeSetups.length > 1) {
