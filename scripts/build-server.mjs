@@ -7,50 +7,41 @@ import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
-// The settings this script imports itself (the words of /forms.js, below) are the files SITE_CONFIG
-// and FORMS_CONFIG name, as for the bundles: the texts a form's defaults come from follow the
-// site's language, not the one of the site.config.ts that package.json's `#site-config` names.
-const NAMED_CONFIGS = { '#site-config': process.env.SITE_CONFIG || 'site.config.ts', '#forms-config': process.env.FORMS_CONFIG || 'forms.config.ts' };
+// The owner's settings, as the integration reads them (src/integration/integration.ts): the files
+// SITE_CONFIG and FORMS_CONFIG name, or site.config.ts and forms.config.ts.
+const SITE_FILE = resolve(process.env.SITE_CONFIG || 'site.config.ts');
+const FORMS_FILE = resolve(process.env.FORMS_CONFIG || 'forms.config.ts');
+const CONFIG_ENTRY = fileURLToPath(import.meta.resolve('site-forms/config'));
 // The site's settings get `defineSite` alone from `site-forms/config`, as under Vite (the forms' definitions read the site's language).
-const SITE_ONLY_CONFIG = new URL('dist/integration/site-config.js', import.meta.resolve('site-forms/package.json')).href;
+const SITE_ONLY_CONFIG = fileURLToPath(new URL('dist/integration/site-config.js', import.meta.resolve('site-forms/package.json')));
+
+/**
+ * The file each of the names the settings go by leads to from `importer`: the one rule for the
+ * bundle and for this script's own imports (the words of /forms.js, below). `site-forms/config` is
+ * bundled in, not left to node_modules: an external copy of `defineForms` would read the package's
+ * neutral site settings (its own `#site-config`), so an owner's forms would get English defaults on
+ * a German site.
+ */
+function settingsFile(specifier, importer) {
+  if (specifier === '#site-config') return SITE_FILE;
+  if (specifier === '#forms-config') return FORMS_FILE;
+  if (specifier === 'site-forms/config') return importer === SITE_FILE ? SITE_ONLY_CONFIG : CONFIG_ENTRY;
+  return undefined;
+}
+
 registerHooks({
   resolve: (specifier, context, nextResolve) => {
-    if (specifier === 'site-forms/config' && context.parentURL === pathToFileURL(resolve(NAMED_CONFIGS['#site-config'])).href) {
-      return { url: SITE_ONLY_CONFIG, shortCircuit: true };
-    }
-    const file = NAMED_CONFIGS[specifier];
-    return file ? { url: pathToFileURL(resolve(file)).href, shortCircuit: true } : nextResolve(specifier, context);
+    const importer = context.parentURL?.startsWith('file:') ? fileURLToPath(context.parentURL) : undefined;
+    const file = settingsFile(specifier, importer);
+    return file ? { url: pathToFileURL(file).href, shortCircuit: true } : nextResolve(specifier, context);
   },
 });
 
-/** The site's settings, bundled in: site.config.ts, or the file SITE_CONFIG names (as the integration, src/integration/integration.ts, reads it). */
-const siteConfig = {
-  name: 'site-config',
+/** The owner's settings bundled in, by the same rule. */
+const ownersSettings = {
+  name: 'site-forms-settings',
   setup(build) {
-    build.onResolve({ filter: /^#site-config$/ }, () => ({ path: resolve(process.env.SITE_CONFIG || 'site.config.ts') }));
-  },
-};
-
-/**
- * `site-forms/config` as the owner's settings import it, bundled in, not left to node_modules: an
- * external copy of `defineForms` would read the package's neutral site settings (its own
- * `#site-config`), so an owner's forms would get English defaults on a German site. The site's file
- * gets `defineSite` alone, as under Vite and in the hook above.
- */
-const CONFIG_ENTRY = fileURLToPath(import.meta.resolve('site-forms/config'));
-const ownersConfigImports = {
-  name: 'site-forms-config',
-  setup(build) {
-    const siteFile = resolve(process.env.SITE_CONFIG || 'site.config.ts');
-    build.onResolve({ filter: /^site-forms\/config$/ }, (args) => ({ path: args.importer === siteFile ? fileURLToPath(SITE_ONLY_CONFIG) : CONFIG_ENTRY }));
-  },
-};
-
-/** The owner's forms, bundled in: forms.config.ts, or the file FORMS_CONFIG names (as the integration, src/integration/integration.ts, reads it). */
-const formsConfig = {
-  name: 'forms-config',
-  setup(build) {
-    build.onResolve({ filter: /^#forms-config$/ }, () => ({ path: resolve(process.env.FORMS_CONFIG || 'forms.config.ts') }));
+    build.onResolve({ filter: /^(#site-config|#forms-config|site-forms\/config)$/ }, (args) => ({ path: settingsFile(args.path, args.importer) }));
   },
 };
 
@@ -68,7 +59,7 @@ await build({
   packages: 'external',
   sourcemap: true,
   logLevel: 'warning',
-  plugins: [siteConfig, formsConfig, ownersConfigImports],
+  plugins: [ownersSettings],
 });
 
 /**
@@ -76,9 +67,9 @@ await build({
  * form's own (decision 0168), read as the pages read them, so the script ships one language.
  */
 async function siteWords() {
-  const { default: settings } = await import(pathToFileURL(resolve(process.env.SITE_CONFIG || 'site.config.ts')).href);
+  const { default: settings } = await import(pathToFileURL(SITE_FILE).href);
   const { catalogueFor } = await import(new URL('dist/lib/i18n/catalogues.js', import.meta.resolve('site-forms/package.json')).href);
-  const { default: forms } = await import(pathToFileURL(resolve(process.env.FORMS_CONFIG || 'forms.config.ts')).href);
+  const { default: forms } = await import(pathToFileURL(FORMS_FILE).href);
   const texts = catalogueFor(settings.language);
   const words = (form) => ({ busy: form.busyLabel, thanks: form.thanks });
   return {
