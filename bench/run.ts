@@ -220,6 +220,13 @@ const integration = integrationShop ? await startShop(integrationShop, env) : un
 if (integration) targets.push(integration);
 /** The servers each scenario runs on, in rounds: ours and bare, and the integration's shop when built. */
 const compared = integration ? [ours, bare, group, integration] : [ours, bare, group];
+// BENCH_ALSO=<another build's dist/server/start.mjs>: that build too, in the same rounds (a change
+// judged against the commit before it, in one run of the machine); "also" in the tables.
+const also = process.env.BENCH_ALSO ? await startTarget('also', process.env.BENCH_ALSO, env, SERVE_FLAGS) : undefined;
+if (also) {
+  compared.push(also);
+  targets.push(also);
+}
 
 // Issue 12: contact valid with everything in PostgreSQL, one instance and then two on one
 // database. PostgreSQL keeps its durable defaults (fsync, synchronous commit), as SQLite keeps
@@ -343,6 +350,7 @@ for (const scenario of chosen) {
     ['bare, group commit', g],
   ];
   if (integration) servers.push(['integration', summary(`${scenario.name}|${integration.name}`)]);
+  if (also) servers.push(['also', summary(`${scenario.name}|also`)]);
   for (const [name, r] of servers) {
     rows.push([
       scenario.name,
