@@ -5,7 +5,7 @@
  * /api/health takes to answer. Beside each, the reference: the same number of `curl` uploads of
  * the same file straight to the same store (a `file://` copy into the folder, a PUT to s3rver).
  * Prints per store: the server's peak RSS, health's median and worst, the uploads' MB/s and the
- * reference's MB/s. Not a timed test: run it on a quiet machine (docs/performance.md).
+ * reference's MB/s, and the ratio of the two (ours / curl; the goal is 0.6 × or more). Not a timed test: run it on a quiet machine (docs/performance.md).
  * Hint: the server runs with the flags of `npm run serve` (package.json); the uploads are `curl`
  * processes too, so the bench's own process holds no file in memory.
  */
@@ -26,7 +26,7 @@ const work = mkdtempSync(join(tmpdir(), 'site-forms-uploads-'));
 
 // A form that takes one PDF up to 25 MB, on a page of its own, in a build of its own.
 const built = buildOwnerSite(`bench-uploads-${process.pid}`, {
-  'src/forms/apply.form.ts': `import { defineForm } from '../lib/forms/definition.ts';
+  'src/forms/apply.form.ts': `import { defineForm } from 'site-forms/config';
 export default defineForm({
   name: 'apply',
   title: 'Apply',
@@ -38,12 +38,12 @@ export default defineForm({
 });
 `,
   'src/pages/apply.astro': `---
-import FormPage from '../components/FormPage.astro';
+import { FormPage } from 'site-forms/pages';
 ---
 <FormPage form="apply" path="/apply" description="Apply." />
 `,
   'forms.config.ts': `import apply from './src/forms/apply.form.ts';
-import { defineForms } from './src/lib/forms/define-forms.ts';
+import { defineForms } from 'site-forms/config';
 export default defineForms({ contactFields: [], forms: [apply] });
 `,
 });
@@ -60,7 +60,9 @@ function serveArgs(): string[] {
   const script: string = JSON.parse(readFileSync('package.json', 'utf8')).scripts.serve;
   const [node, ...args] = script.split(' ');
   if (node !== 'node') throw new Error('npm run serve does not start with node');
-  return args.map((arg) => (arg === 'dist/server/start.mjs' ? built.start : arg));
+  // UPLOAD_PROFILE=<folder>: the server writes a CPU profile there when it stops (`--cpu-prof`).
+  const profile = process.env.UPLOAD_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.UPLOAD_PROFILE}`] : [];
+  return [...profile, ...args.map((arg) => (arg === 'dist/server/start.mjs' ? built.start : arg))];
 }
 
 function start(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
@@ -137,7 +139,7 @@ async function measure(store: string, env: Record<string, string>, reference: (n
   const referenceSeconds = await concurrently(reference, ['200', '000']);
   const total = (COUNT * SIZE) / 1e6;
   return [
-    `${store}: ${COUNT} × ${MEGABYTES} MB in ${seconds.toFixed(1)} s = ${(total / seconds).toFixed(0)} MB/s (curl straight to the store: ${(total / referenceSeconds).toFixed(0)} MB/s)`,
+    `${store}: ${COUNT} × ${MEGABYTES} MB in ${seconds.toFixed(1)} s = ${(total / seconds).toFixed(0)} MB/s (curl straight to the store: ${(total / referenceSeconds).toFixed(0)} MB/s): ${(referenceSeconds / seconds).toFixed(2)} × curl`,
     `  server RSS at rest ${rest.toFixed(0)} MB, at most ${peak.toFixed(0)} MB; /api/health median ${median(health).toFixed(1)} ms, worst ${Math.max(...health).toFixed(1)} ms (${health.length} answers)`,
   ].join('\n');
 }
