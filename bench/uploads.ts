@@ -85,7 +85,7 @@ async function concurrently(argsOf: (n: number) => string[], ok = ['200']): Prom
   return (performance.now() - started) / 1000;
 }
 
-/** The uploads through the server to `store`, with the samples taken meanwhile, and the reference beside them. */
+/** The uploads through the server to `store`, with the samples taken meanwhile (and the server's CPU time), and the reference beside them. */
 async function measure(store: string, env: Record<string, string>, reference: (n: number) => string[]): Promise<string> {
   const { child, url } = await start(env);
   // A first request of each kind is a cold one (the multipart reader and the type check loaded and
@@ -104,6 +104,8 @@ async function measure(store: string, env: Record<string, string>, reference: (n
     `${url}/api/forms/apply`,
   ]);
   const rest = rssMb(child.pid!);
+  const cpuBefore = cpuSeconds(child.pid!);
+  let cpu = 0;
   let peak = rest;
   const health: number[] = [];
   let sampling = true;
@@ -131,6 +133,7 @@ async function measure(store: string, env: Record<string, string>, reference: (n
       `cv=@${file};type=application/pdf`,
       `${url}/api/forms/apply`,
     ]);
+    cpu = cpuSeconds(child.pid!) - cpuBefore;
   } finally {
     sampling = false;
     await sampler;
@@ -140,8 +143,15 @@ async function measure(store: string, env: Record<string, string>, reference: (n
   const total = (COUNT * SIZE) / 1e6;
   return [
     `${store}: ${COUNT} × ${MEGABYTES} MB in ${seconds.toFixed(1)} s = ${(total / seconds).toFixed(0)} MB/s (curl straight to the store: ${(total / referenceSeconds).toFixed(0)} MB/s): ${(referenceSeconds / seconds).toFixed(2)} × curl`,
+    `  server CPU ${cpu.toFixed(1)} s for the uploads (${((cpu * 1000) / total).toFixed(1)} ms a MB, the figure the machine's load moves least)`,
     `  server RSS at rest ${rest.toFixed(0)} MB, at most ${peak.toFixed(0)} MB; /api/health median ${median(health).toFixed(1)} ms, worst ${Math.max(...health).toFixed(1)} ms (${health.length} answers)`,
   ].join('\n');
+}
+
+/** The CPU time a process has used, user and system, in seconds (/proc, in clock ticks of 1/100 s). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 const lines: string[] = [];
