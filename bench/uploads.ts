@@ -5,7 +5,9 @@
  * /api/health takes to answer. Beside each, the reference: the same number of `curl` uploads of
  * the same file straight to the same store (a `file://` copy into the folder, a PUT to s3rver).
  * Prints per store: the server's peak RSS, health's median and worst, the uploads' MB/s and the
- * reference's MB/s, and the ratio of the two (ours / curl; the goal is 0.6 × or more). Not a timed test: run it on a quiet machine (docs/performance.md).
+ * reference's MB/s, and the ratio of the two (ours / curl; the goal is 0.6 × or more); the server's
+ * CPU time a MB; for the folder, the same uploads to a bare node:http server that writes each body
+ * to a file (bench/bare-upload-server.ts), the floor of any Node server, and ours against it. Not a timed test: run it on a quiet machine (docs/performance.md).
  * Hint: the server runs with the flags of `npm run serve` (package.json); the uploads are `curl`
  * processes too, so the bench's own process holds no file in memory.
  */
@@ -85,8 +87,40 @@ async function concurrently(argsOf: (n: number) => string[], ok = ['200']): Prom
   return (performance.now() - started) / 1000;
 }
 
+/** The arguments of the `curl` of upload `n`: the form's post as a browser sends it, to `url`. */
+const uploadTo =
+  (url: string) =>
+  (n: number): string[] => [
+    '-H',
+    'Accept: application/json',
+    '-F',
+    `name=Bench ${n}`,
+    '-F',
+    `email=bench${n}@example.org`,
+    '-F',
+    `cv=@${file};type=application/pdf`,
+    url,
+  ];
+
+/**
+ * The same uploads to a bare node:http server that writes each body to a file (bench/bare-upload-server.ts,
+ * none of our code), started with the same flags: what a Node server pays at least for them.
+ */
+async function bare(): Promise<{ seconds: number; cpu: number }> {
+  const serve = serveArgs().filter((arg) => arg !== built.start && !arg.startsWith('--cpu-prof'));
+  const { child, url } = await startServer([...serve, 'bench/bare-upload-server.ts'], { DATA_DIR: mkdtempSync(join(work, 'bare-')) });
+  try {
+    const before = cpuSeconds(child.pid!);
+    const seconds = await concurrently(uploadTo(url));
+    const after = cpuSeconds(child.pid!);
+    return { seconds, cpu: after.user + after.system - before.user - before.system };
+  } finally {
+    await stopServer(child);
+  }
+}
+
 /** The uploads through the server to `store`, with the samples taken meanwhile (and the server's CPU time), and the reference beside them. */
-async function measure(store: string, env: Record<string, string>, reference: (n: number) => string[]): Promise<string> {
+async function measure(store: string, env: Record<string, string>, reference: (n: number) => string[], withBare = false): Promise<string> {
   const { child, url } = await start(env);
   // A first request of each kind is a cold one (the multipart reader and the type check loaded and
   // compiled, the store opened): one of each before the uploads, so the figures are the uploads'.
@@ -105,7 +139,7 @@ async function measure(store: string, env: Record<string, string>, reference: (n
   ]);
   const rest = rssMb(child.pid!);
   const cpuBefore = cpuSeconds(child.pid!);
-  let cpu = 0;
+  let cpu = { user: 0, system: 0 };
   let peak = rest;
   const health: number[] = [];
   let sampling = true;
@@ -122,43 +156,41 @@ async function measure(store: string, env: Record<string, string>, reference: (n
   })();
   let seconds: number;
   try {
-    seconds = await concurrently((n) => [
-      '-H',
-      'Accept: application/json',
-      '-F',
-      `name=Bench ${n}`,
-      '-F',
-      `email=bench${n}@example.org`,
-      '-F',
-      `cv=@${file};type=application/pdf`,
-      `${url}/api/forms/apply`,
-    ]);
-    cpu = cpuSeconds(child.pid!) - cpuBefore;
+    seconds = await concurrently(uploadTo(`${url}/api/forms/apply`));
+    const cpuAfter = cpuSeconds(child.pid!);
+    cpu = { user: cpuAfter.user - cpuBefore.user, system: cpuAfter.system - cpuBefore.system };
   } finally {
     sampling = false;
     await sampler;
     await stopServer(child);
   }
   const referenceSeconds = await concurrently(reference, ['200', '000']);
+  const floor = withBare ? await bare() : undefined;
   const total = (COUNT * SIZE) / 1e6;
+  const perMb = (cpuSeconds: number) => ((cpuSeconds * 1000) / total).toFixed(1);
   return [
     `${store}: ${COUNT} × ${MEGABYTES} MB in ${seconds.toFixed(1)} s = ${(total / seconds).toFixed(0)} MB/s (curl straight to the store: ${(total / referenceSeconds).toFixed(0)} MB/s): ${(referenceSeconds / seconds).toFixed(2)} × curl`,
-    `  server CPU ${cpu.toFixed(1)} s for the uploads (${((cpu * 1000) / total).toFixed(1)} ms a MB, the figure the machine's load moves least)`,
+    `  server CPU for the uploads ${(cpu.user + cpu.system).toFixed(1)} s (user ${cpu.user.toFixed(1)}, system ${cpu.system.toFixed(1)}): ${perMb(cpu.user + cpu.system)} ms a MB, the figure the machine's load moves least`,
+    ...(floor
+      ? [
+          `  a bare node:http server writing each body to a file: ${(total / floor.seconds).toFixed(0)} MB/s, CPU ${perMb(floor.cpu)} ms a MB: ours ${(floor.seconds / seconds).toFixed(2)} × bare, ${((cpu.user + cpu.system) / floor.cpu).toFixed(2)} × its CPU`,
+        ]
+      : []),
     `  server RSS at rest ${rest.toFixed(0)} MB, at most ${peak.toFixed(0)} MB; /api/health median ${median(health).toFixed(1)} ms, worst ${Math.max(...health).toFixed(1)} ms (${health.length} answers)`,
   ].join('\n');
 }
 
-/** The CPU time a process has used, user and system, in seconds (/proc, in clock ticks of 1/100 s). */
-function cpuSeconds(pid: number): number {
+/** The CPU time a process has used, in seconds, in user space and in the kernel (/proc, in clock ticks of 1/100 s). */
+function cpuSeconds(pid: number): { user: number; system: number } {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
 }
 
 const lines: string[] = [];
 try {
   const folder = join(work, 'reference');
   mkdirSync(folder);
-  lines.push(await measure('local folder', {}, (n) => ['-T', file, `file://${folder}/copy-${n}.pdf`]));
+  lines.push(await measure('local folder', {}, (n) => ['-T', file, `file://${folder}/copy-${n}.pdf`], true));
   const s3 = await startS3();
   try {
     const { endpoint, bucket, accessKeyId, secretAccessKey, region } = s3.settings;
