@@ -206,12 +206,21 @@ describe('keeping files that need no scan', () => {
     try {
       const dataDir = folder();
       const { logger, events } = logged();
-      const s3 = { endpoint: `http://127.0.0.1:${(hung.address() as AddressInfo).port}`, bucket: 'forms-files', region: 'us-east-1', accessKeyId: 'key', secretAccessKey: 'secret', timeoutMs: 500 };
+      const s3 = {
+        endpoint: `http://127.0.0.1:${(hung.address() as AddressInfo).port}`,
+        bucket: 'forms-files',
+        region: 'us-east-1',
+        accessKeyId: 'key',
+        secretAccessKey: 'secret',
+        timeoutMs: 500,
+      };
       const uploads = createUploads({ ...SETTINGS, s3 }, { dataDir, logger });
       const file = received(dataDir, 'cv', 'cv.txt', 'x'.repeat(4_000_000));
       await expect(uploads.keep([file], FORM)).resolves.toEqual({ ok: false, failure: UNAVAILABLE });
       expect(sockets.length).toBeGreaterThan(0);
-      expect(events()).toEqual([{ level: 'error', event: 'upload.storage_failed', storage: expect.stringContaining('forms-files'), error: expect.any(String) }]);
+      expect(events()).toEqual([
+        { level: 'error', event: 'upload.storage_failed', storage: expect.stringContaining('forms-files'), error: expect.any(String) },
+      ]);
       // No descriptor of this process holds the temp file any more; discard removes it.
       expect(openDescriptorsOf(file.path)).toEqual([]);
       await uploads.discard([file]);

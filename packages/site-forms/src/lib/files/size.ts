@@ -8,6 +8,9 @@ const FORMATS = new Map<string, Intl.NumberFormat>();
 export function formatSize(bytes: number, language: string): string {
   const [value, unit] = bytes < 1000 ? [bytes, 'B'] : bytes < 1_000_000 ? [bytes / 1000, 'kB'] : [bytes / 1_000_000, 'MB'];
   let format = FORMATS.get(language);
-  if (!format) FORMATS.set(language, (format = new Intl.NumberFormat(language, { maximumFractionDigits: 1 })));
+  if (!format) {
+    format = new Intl.NumberFormat(language, { maximumFractionDigits: 1 });
+    FORMATS.set(language, format);
+  }
   return `${format.format(value)} ${unit}`;
 }
