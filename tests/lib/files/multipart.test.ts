@@ -26,7 +26,7 @@ const PNG = Buffer.from(
 const PDF = Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n');
 
 /** A zip of `entries` stored uncompressed, in their order, as an office suite may write one. */
-function storedZip(entries: Array<[name: string, bytes: Buffer]>): Buffer {
+function storedZip(entries: Array<[name: string, bytes: Buffer]>): Buffer<ArrayBuffer> {
   const locals: Buffer[] = [];
   const centrals: Buffer[] = [];
   let offset = 0;
