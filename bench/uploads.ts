@@ -7,7 +7,9 @@
  * Prints per store: the server's peak RSS, health's median and worst, the uploads' MB/s and the
  * reference's MB/s, and the ratio of the two (ours / curl; the goal is 0.6 × or more); the server's
  * CPU time a MB; for the folder, the same uploads to a bare node:http server that writes each body
- * to a file (bench/bare-upload-server.ts), the floor of any Node server, and ours against it. Not a timed test: run it on a quiet machine (docs/performance.md).
+ * to a file (bench/bare-upload-server.ts), the floor of any Node server, and ours against it.
+ * Not a timed test: run it on a quiet machine (docs/performance.md). UPLOAD_PROFILE=<folder>
+ * writes the server's CPU profiles there (`--cpu-prof`).
  * Hint: the server runs with the flags of `npm run serve` (package.json); the uploads are `curl`
  * processes too, so the bench's own process holds no file in memory.
  */
