@@ -5,7 +5,11 @@
  * /api/health takes to answer. Beside each, the reference: the same number of `curl` uploads of
  * the same file straight to the same store (a `file://` copy into the folder, a PUT to s3rver).
  * Prints per store: the server's peak RSS, health's median and worst, the uploads' MB/s and the
- * reference's MB/s. Not a timed test: run it on a quiet machine (docs/performance.md).
+ * reference's MB/s, and the ratio of the two (ours / curl; the goal is 0.6 × or more); the server's
+ * CPU time a MB; for the folder, the same uploads to a bare node:http server that writes each body
+ * to a file (bench/bare-upload-server.ts), the floor of any Node server, and ours against it.
+ * Not a timed test: run it on a quiet machine (docs/performance.md). UPLOAD_PROFILE=<folder>
+ * writes the server's CPU profiles there (`--cpu-prof`).
  * Hint: the server runs with the flags of `npm run serve` (package.json); the uploads are `curl`
  * processes too, so the bench's own process holds no file in memory.
  */
@@ -26,7 +30,7 @@ const work = mkdtempSync(join(tmpdir(), 'site-forms-uploads-'));
 
 // A form that takes one PDF up to 25 MB, on a page of its own, in a build of its own.
 const built = buildOwnerSite(`bench-uploads-${process.pid}`, {
-  'src/forms/apply.form.ts': `import { defineForm } from '../lib/forms/definition.ts';
+  'src/forms/apply.form.ts': `import { defineForm } from 'site-forms/config';
 export default defineForm({
   name: 'apply',
   title: 'Apply',
@@ -38,12 +42,12 @@ export default defineForm({
 });
 `,
   'src/pages/apply.astro': `---
-import FormPage from '../components/FormPage.astro';
+import { FormPage } from 'site-forms/pages';
 ---
 <FormPage form="apply" path="/apply" description="Apply." />
 `,
   'forms.config.ts': `import apply from './src/forms/apply.form.ts';
-import { defineForms } from './src/lib/forms/define-forms.ts';
+import { defineForms } from 'site-forms/config';
 export default defineForms({ contactFields: [], forms: [apply] });
 `,
 });
@@ -60,7 +64,9 @@ function serveArgs(): string[] {
   const script: string = JSON.parse(readFileSync('package.json', 'utf8')).scripts.serve;
   const [node, ...args] = script.split(' ');
   if (node !== 'node') throw new Error('npm run serve does not start with node');
-  return args.map((arg) => (arg === 'dist/server/start.mjs' ? built.start : arg));
+  // UPLOAD_PROFILE=<folder>: the server writes a CPU profile there when it stops (`--cpu-prof`).
+  const profile = process.env.UPLOAD_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.UPLOAD_PROFILE}`] : [];
+  return [...profile, ...args.map((arg) => (arg === 'dist/server/start.mjs' ? built.start : arg))];
 }
 
 function start(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
@@ -83,8 +89,40 @@ async function concurrently(argsOf: (n: number) => string[], ok = ['200']): Prom
   return (performance.now() - started) / 1000;
 }
 
-/** The uploads through the server to `store`, with the samples taken meanwhile, and the reference beside them. */
-async function measure(store: string, env: Record<string, string>, reference: (n: number) => string[]): Promise<string> {
+/** The arguments of the `curl` of upload `n`: the form's post as a browser sends it, to `url`. */
+const uploadTo =
+  (url: string) =>
+  (n: number): string[] => [
+    '-H',
+    'Accept: application/json',
+    '-F',
+    `name=Bench ${n}`,
+    '-F',
+    `email=bench${n}@example.org`,
+    '-F',
+    `cv=@${file};type=application/pdf`,
+    url,
+  ];
+
+/**
+ * The same uploads to a bare node:http server that writes each body to a file (bench/bare-upload-server.ts,
+ * none of our code), started with the same flags: what a Node server pays at least for them.
+ */
+async function bare(): Promise<{ seconds: number; cpu: number }> {
+  const serve = serveArgs().filter((arg) => arg !== built.start && !arg.startsWith('--cpu-prof'));
+  const { child, url } = await startServer([...serve, 'bench/bare-upload-server.ts'], { DATA_DIR: mkdtempSync(join(work, 'bare-')) });
+  try {
+    const before = cpuSeconds(child.pid!);
+    const seconds = await concurrently(uploadTo(url));
+    const after = cpuSeconds(child.pid!);
+    return { seconds, cpu: after.user + after.system - before.user - before.system };
+  } finally {
+    await stopServer(child);
+  }
+}
+
+/** The uploads through the server to `store`, with the samples taken meanwhile (and the server's CPU time), and the reference beside them. */
+async function measure(store: string, env: Record<string, string>, reference: (n: number) => string[], withBare = false): Promise<string> {
   const { child, url } = await start(env);
   // A first request of each kind is a cold one (the multipart reader and the type check loaded and
   // compiled, the store opened): one of each before the uploads, so the figures are the uploads'.
@@ -102,6 +140,8 @@ async function measure(store: string, env: Record<string, string>, reference: (n
     `${url}/api/forms/apply`,
   ]);
   const rest = rssMb(child.pid!);
+  const cpuBefore = cpuSeconds(child.pid!);
+  let cpu = { user: 0, system: 0 };
   let peak = rest;
   const health: number[] = [];
   let sampling = true;
@@ -118,35 +158,41 @@ async function measure(store: string, env: Record<string, string>, reference: (n
   })();
   let seconds: number;
   try {
-    seconds = await concurrently((n) => [
-      '-H',
-      'Accept: application/json',
-      '-F',
-      `name=Bench ${n}`,
-      '-F',
-      `email=bench${n}@example.org`,
-      '-F',
-      `cv=@${file};type=application/pdf`,
-      `${url}/api/forms/apply`,
-    ]);
+    seconds = await concurrently(uploadTo(`${url}/api/forms/apply`));
+    const cpuAfter = cpuSeconds(child.pid!);
+    cpu = { user: cpuAfter.user - cpuBefore.user, system: cpuAfter.system - cpuBefore.system };
   } finally {
     sampling = false;
     await sampler;
     await stopServer(child);
   }
   const referenceSeconds = await concurrently(reference, ['200', '000']);
+  const floor = withBare ? await bare() : undefined;
   const total = (COUNT * SIZE) / 1e6;
+  const perMb = (cpuSeconds: number) => ((cpuSeconds * 1000) / total).toFixed(1);
   return [
-    `${store}: ${COUNT} × ${MEGABYTES} MB in ${seconds.toFixed(1)} s = ${(total / seconds).toFixed(0)} MB/s (curl straight to the store: ${(total / referenceSeconds).toFixed(0)} MB/s)`,
+    `${store}: ${COUNT} × ${MEGABYTES} MB in ${seconds.toFixed(1)} s = ${(total / seconds).toFixed(0)} MB/s (curl straight to the store: ${(total / referenceSeconds).toFixed(0)} MB/s): ${(referenceSeconds / seconds).toFixed(2)} × curl`,
+    `  server CPU for the uploads ${(cpu.user + cpu.system).toFixed(1)} s (user ${cpu.user.toFixed(1)}, system ${cpu.system.toFixed(1)}): ${perMb(cpu.user + cpu.system)} ms a MB, the figure the machine's load moves least`,
+    ...(floor
+      ? [
+          `  a bare node:http server writing each body to a file: ${(total / floor.seconds).toFixed(0)} MB/s, CPU ${perMb(floor.cpu)} ms a MB: ours ${(floor.seconds / seconds).toFixed(2)} × bare, ${((cpu.user + cpu.system) / floor.cpu).toFixed(2)} × its CPU`,
+        ]
+      : []),
     `  server RSS at rest ${rest.toFixed(0)} MB, at most ${peak.toFixed(0)} MB; /api/health median ${median(health).toFixed(1)} ms, worst ${Math.max(...health).toFixed(1)} ms (${health.length} answers)`,
   ].join('\n');
+}
+
+/** The CPU time a process has used, in seconds, in user space and in the kernel (/proc, in clock ticks of 1/100 s). */
+function cpuSeconds(pid: number): { user: number; system: number } {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
 }
 
 const lines: string[] = [];
 try {
   const folder = join(work, 'reference');
   mkdirSync(folder);
-  lines.push(await measure('local folder', {}, (n) => ['-T', file, `file://${folder}/copy-${n}.pdf`]));
+  lines.push(await measure('local folder', {}, (n) => ['-T', file, `file://${folder}/copy-${n}.pdf`], true));
   const s3 = await startS3();
   try {
     const { endpoint, bucket, accessKeyId, secretAccessKey, region } = s3.settings;

@@ -61,6 +61,9 @@ describe('the configuration of files with a message', () => {
     [{ UPLOAD_TIMEOUT_SECONDS: '0' }, 'UPLOAD_TIMEOUT_SECONDS must be at least 1'],
     [{ UPLOAD_TIMEOUT_SECONDS: '86401' }, 'UPLOAD_TIMEOUT_SECONDS must be at most 86400'],
     [{ UPLOAD_TIMEOUT_SECONDS: '5m' }, 'UPLOAD_TIMEOUT_SECONDS must be a whole number'],
+    [{ S3_ENDPOINT: 'http://127.0.0.1:9000', S3_BUCKET: 'forms', S3_TIMEOUT_SECONDS: '0' }, 'S3_TIMEOUT_SECONDS must be at least 1'],
+    [{ S3_ENDPOINT: 'http://127.0.0.1:9000', S3_BUCKET: 'forms', S3_TIMEOUT_SECONDS: '3601' }, 'S3_TIMEOUT_SECONDS must be at most 3600'],
+    [{ S3_ENDPOINT: 'http://127.0.0.1:9000', S3_BUCKET: 'forms', S3_TIMEOUT_SECONDS: '30s' }, 'S3_TIMEOUT_SECONDS must be a whole number'],
     [{ REQUEST_TIMEOUT_SECONDS: '0' }, 'REQUEST_TIMEOUT_SECONDS must be at least 1'],
     [{ REQUEST_TIMEOUT_SECONDS: '301' }, 'REQUEST_TIMEOUT_SECONDS must be at most 300'],
   ])('a half-set or malformed setting fails at start naming the variable: %o', (env, problem) => {

@@ -1,4 +1,5 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { crc32 } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
@@ -23,6 +24,43 @@ const PNG = Buffer.from(
   'hex',
 );
 const PDF = Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n');
+
+/** A zip of `entries` stored uncompressed, in their order, as an office suite may write one. */
+function storedZip(entries: Array<[name: string, bytes: Buffer]>): Buffer<ArrayBuffer> {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const [name, bytes] of entries) {
+    const fileName = Buffer.from(name);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt32LE(crc32(bytes), 14);
+    local.writeUInt32LE(bytes.length, 18);
+    local.writeUInt32LE(bytes.length, 22);
+    local.writeUInt16LE(fileName.length, 26);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE(20, 4);
+    central.writeUInt16LE(20, 6);
+    central.writeUInt32LE(crc32(bytes), 16);
+    central.writeUInt32LE(bytes.length, 20);
+    central.writeUInt32LE(bytes.length, 24);
+    central.writeUInt16LE(fileName.length, 28);
+    central.writeUInt32LE(offset, 42);
+    locals.push(local, fileName, bytes);
+    centrals.push(central, fileName);
+    offset += local.length + fileName.length + bytes.length;
+  }
+  const directory = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(directory.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, directory, end]);
+}
 
 const form = defineForm({
   name: 'quote',
@@ -160,6 +198,58 @@ describe('reading a post with files as a stream', () => {
     const read = await readUpload(post(body, { 'content-type': `multipart/form-data; boundary=${boundary}` }), form, incoming, limits);
     expect(read.ok || read.failure).toMatchObject({ status: 400, error: 'The form could not be read' });
     expect(leftIn(incoming)).toEqual([]);
+  });
+
+  test('the type is read from the bytes that arrived, held in memory: the temp file is not read again (issue 41 item 5)', async () => {
+    // The file's bytes reach its temp file; before the post ends, the temp file is rewritten in
+    // place with a PNG of the same size. A type read again from the disk would be image/png; read
+    // from the head kept in memory as the bytes arrived, it is the PDF that was sent.
+    const incoming = incomingFolder();
+    const boundary = 'xyz';
+    const pdf = Buffer.concat([PDF, Buffer.alloc(500, 0x20)]);
+    const start = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="drawing"; filename="plan.pdf"\r\nContent-Type: application/pdf\r\n\r\n`);
+    let finish!: () => void;
+    const rest = new Promise<void>((resolve) => (finish = resolve));
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(Buffer.concat([start, pdf]));
+      },
+      async pull(controller) {
+        await rest;
+        controller.enqueue(Buffer.from(`\r\n--${boundary}--\r\n`));
+        controller.close();
+      },
+    });
+    const reading = readUpload(post(body, { 'content-type': `multipart/form-data; boundary=${boundary}` }), form, incoming, limits);
+    // Until the whole file is on the disk (the read waits for the closing boundary meanwhile).
+    const onDisk = () => leftIn(incoming).find((name) => statSync(join(incoming, name)).size === pdf.length);
+    while (!onDisk()) await new Promise((resolve) => setTimeout(resolve, 5));
+    writeFileSync(join(incoming, onDisk()!), Buffer.concat([PNG, Buffer.alloc(pdf.length - PNG.length)]));
+    finish();
+    const read = await reading;
+    if (!read.ok) throw new Error(read.failure.error);
+    expect([read.files.map((file) => file.type), read.errors]).toEqual([['application/pdf'], {}]);
+    await discard(read.files);
+  });
+
+  test('a zip whose kind is told past the head is still read whole: a .docx with [Content_Types].xml after a large thumbnail', async () => {
+    const incoming = incomingFolder();
+    const docx = storedZip([
+      ['docProps/thumbnail.jpeg', Buffer.alloc(20_000, 7)],
+      [
+        '[Content_Types].xml',
+        Buffer.from(
+          '<?xml version="1.0"?><Types><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
+        ),
+      ],
+      ['word/document.xml', Buffer.from('<w:document/>')],
+    ]);
+    const data = new FormData();
+    data.append('drawing', new Blob([docx]), 'letter.docx');
+    const read = await readUpload(post(data), form, incoming, { maxTotalBytes: 100_000 });
+    if (!read.ok) throw new Error(read.failure.error);
+    expect(read.files.map((file) => file.type)).toEqual(['application/vnd.openxmlformats-officedocument.wordprocessingml.document']);
+    await discard(read.files);
   });
 
   test('a post still arriving at its time limit is a 408 that closes the connection, and the file begun is removed', async () => {

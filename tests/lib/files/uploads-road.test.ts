@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { statfs } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -56,6 +57,17 @@ function received(dataDir: string, field: string, name: string, content: string)
   const path = join(incoming, crypto.randomUUID());
   writeFileSync(path, content);
   return { field, name, size: Buffer.byteLength(content), type: 'text/plain', path };
+}
+
+/** The descriptors of this process open on `path` (Linux's /proc). */
+function openDescriptorsOf(path: string): string[] {
+  return readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`) === path;
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** The stored objects of a local storage, as `<month>/<id>`. */
@@ -181,6 +193,43 @@ describe('keeping files that need no scan', () => {
       { level: 'error', event: 'upload.storage_failed', storage: `the folder ${filesFolder(dataDir)}`, error: expect.stringContaining('ENOENT') },
     ]);
   });
+
+  test('an object store that takes the connection and never reads nor answers: a 503 at S3_TIMEOUT_SECONDS, its words never in the answer, the temp file let go', async () => {
+    // A real TCP server that accepts and then neither reads the PUT's 4 MB nor answers: the
+    // upload's writes back up, as behind a store that hangs (issue 41 item 5).
+    const sockets: Socket[] = [];
+    const hung = createServer((socket) => {
+      socket.pause();
+      sockets.push(socket);
+    });
+    await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
+    try {
+      const dataDir = folder();
+      const { logger, events } = logged();
+      const s3 = {
+        endpoint: `http://127.0.0.1:${(hung.address() as AddressInfo).port}`,
+        bucket: 'forms-files',
+        region: 'us-east-1',
+        accessKeyId: 'key',
+        secretAccessKey: 'secret',
+        timeoutMs: 500,
+      };
+      const uploads = createUploads({ ...SETTINGS, s3 }, { dataDir, logger });
+      const file = received(dataDir, 'cv', 'cv.txt', 'x'.repeat(4_000_000));
+      await expect(uploads.keep([file], FORM)).resolves.toEqual({ ok: false, failure: UNAVAILABLE });
+      expect(sockets.length).toBeGreaterThan(0);
+      expect(events()).toEqual([
+        { level: 'error', event: 'upload.storage_failed', storage: expect.stringContaining('forms-files'), error: expect.any(String) },
+      ]);
+      // No descriptor of this process holds the temp file any more; discard removes it.
+      expect(openDescriptorsOf(file.path)).toEqual([]);
+      await uploads.discard([file]);
+      expect(existsSync(file.path)).toBe(false);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => hung.close(resolve));
+    }
+  }, 30_000);
 
   test('an object that cannot be removed on unstore is logged with its key, and the others are still removed', async () => {
     const dataDir = folder();

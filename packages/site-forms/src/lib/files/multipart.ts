@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import { Readable } from 'node:stream';
 import busboy from 'busboy';
-import { fileTypeFromFile } from 'file-type';
+import { fileTypeFromBuffer, fileTypeFromFile } from 'file-type';
 import { DEFAULT_FILE_MAX_SIZE, type FieldDefinition, type FormDefinition, type FormErrors } from '../forms/definition.ts';
 import { BODY_LIMIT_BYTES, declaredPast, type FormFields, type IncomingRequest, markReadWhole, readForm, rememberForm } from '../http/form.ts';
 import { type Failure, failure } from '../http/outcome.ts';
@@ -56,8 +56,16 @@ export type UploadLimits = {
  */
 const UNCOUNTED_ROOM = 256 * 1024;
 
-/** How much of a file's start is kept to tell text from bytes. */
+/** How much of a file's start is kept in memory, to tell its type from its signature and text from bytes. */
 const HEAD_BYTES = 8 * 1024;
+
+/**
+ * How many bytes of a file may wait for the disk before its reading pauses: the socket's 64 kB
+ * chunks then go to the disk while the next ones arrive, several at a time (one `writev`) when
+ * the disk lags, instead of a pause and a wait after every chunk (the 16 kB default). 20 uploads
+ * at once hold 5 MB at most; 1 MB gave no more speed in the bench and more memory.
+ */
+const WRITE_BUFFER_BYTES = 256 * 1024;
 
 /**
  * Reads a form post with files as a stream (busboy): each file goes to a temp file under
@@ -172,7 +180,7 @@ export async function readUpload(request: IncomingRequest, form: FormDefinition,
     /** Writes a file to its temp file as it arrives, counted against its field's maxSize and the total; settles once it is written and typed. */
     const keep = (name: string, field: FieldDefinition, stream: Readable, filename: string): Promise<void> => {
       const path = join(incoming, randomUUID());
-      const out = createWriteStream(path, { flags: 'wx' });
+      const out = createWriteStream(path, { flags: 'wx', highWaterMark: WRITE_BUFFER_BYTES });
       writing.add(out);
       closed.push(once(out, 'close').catch(() => {}));
       const file: ReceivedFile = { field: name, name: displayName(filename), size: 0, type: 'application/octet-stream', path };
@@ -343,12 +351,16 @@ export function displayName(raw: string): string {
 }
 
 /**
- * The file's type from its own bytes: what `file-type` recognises; text it cannot tell (UTF-8 with
+ * The file's type from its own bytes, read from its head in memory (the temp file is not read
+ * again, but for a zip whose kind lies past the head): what `file-type` recognises; text it cannot tell (UTF-8 with
  * no control characters but tab and line breaks) is `text/csv` when named .csv, else `text/plain`;
  * anything else is `application/octet-stream`.
  */
 async function typeOf(file: ReceivedFile, head: Buffer): Promise<string> {
-  const found = await fileTypeFromFile(file.path).catch(() => undefined);
+  let found = await fileTypeFromBuffer(head).catch(() => undefined);
+  // A zip's kind (a .docx, an .xlsx, an .odt…) is told by an entry that may lie past the head: only
+  // then is the temp file read, from its start (decision 0245).
+  if (found?.mime === 'application/zip' && file.size > head.length) found = (await fileTypeFromFile(file.path).catch(() => undefined)) ?? found;
   if (found) return found.mime;
   if (file.size > 0 && looksLikeText(head, file.size > head.length)) return /\.csv$/i.test(file.name) ? 'text/csv' : 'text/plain';
   return 'application/octet-stream';

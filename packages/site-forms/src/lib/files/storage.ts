@@ -198,7 +198,8 @@ function s3Storage(settings: S3Settings, listPageSize = 1000): FileStorage {
     describe: `the bucket ${settings.bucket} at ${safeEndpoint(settings.endpoint)}`,
     async put(key, file, size, type) {
       const { s3, client } = await connect();
-      const Body = createReadStream(file);
+      // Read in 256 kB pieces, not 64 kB: a quarter of the reads and of the socket's writes for a large file.
+      const Body = createReadStream(file, { highWaterMark: 256 * 1024 });
       try {
         await client.send(new s3.PutObjectCommand({ Bucket, Key: requireKey(key), Body, ContentLength: size, ContentType: type }), limited());
       } finally {
