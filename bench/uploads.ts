@@ -18,7 +18,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { buildOwnerSite } from '../tests/support/build-site.ts';
+import { buildOwnerSite, freshPackage } from '../tests/support/build-site.ts';
 import { startS3 } from '../tests/support/s3.ts';
 import { median, rssMb, startServer, stopServer } from './serve.ts';
 
@@ -29,6 +29,7 @@ const run = promisify(execFile);
 const work = mkdtempSync(join(tmpdir(), 'site-forms-uploads-'));
 
 // A form that takes one PDF up to 25 MB, on a page of its own, in a build of its own.
+freshPackage();
 const built = buildOwnerSite(`bench-uploads-${process.pid}`, {
   'src/forms/apply.form.ts': `import { defineForm } from 'site-forms/config';
 export default defineForm({

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -71,12 +71,32 @@ function build(root: string, env: Record<string, string>, outDir = 'dist'): void
 }
 
 /**
+ * The package's dist/ rebuilt when a file of its src/ is newer than it (a checkout after a merge, an
+ * edit): every build here bundles the package from dist/, as an owner's does, and `npm install`
+ * alone builds it (the root's `prepare`), so a stale dist/ would test yesterday's code. Called once
+ * per run, before the builds (never from tests running side by side: two builds would write one dist/).
+ */
+export function freshPackage(): void {
+  const pkg = join(ROOT, 'packages', 'site-forms');
+  const built = statSync(join(pkg, 'dist', 'index.js'), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+  const newest = (dir: string): number =>
+    Math.max(
+      0,
+      ...readdirSync(dir, { withFileTypes: true }).map((entry) =>
+        entry.isDirectory() ? newest(join(dir, entry.name)) : statSync(join(dir, entry.name)).mtimeMs,
+      ),
+    );
+  if (newest(join(pkg, 'src')) > built) step(pkg, process.env, ['scripts/build.mjs']);
+}
+
+/**
  * Builds the site the suite checks once, before the suites that start the real server: the
  * project's pages with the suite's settings and forms, into dist/.
  * Hint: set SKIP_BUILD=1 to reuse dist/ while iterating on tests alone.
  */
 export default function buildSite(): void {
   if (process.env.SKIP_BUILD === '1') return;
+  freshPackage();
   const root = join(ROOT, '.site-builds', 'test-site');
   copyTree(root);
   build(root, { SITE_CONFIG: TEST_SITE_CONFIG, FORMS_CONFIG: TEST_FORMS_CONFIG });

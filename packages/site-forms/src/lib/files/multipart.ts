@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import { Readable } from 'node:stream';
 import busboy from 'busboy';
-import { fileTypeFromBuffer, fileTypeFromFile } from 'file-type';
 import { DEFAULT_FILE_MAX_SIZE, type FieldDefinition, type FormDefinition, type FormErrors } from '../forms/definition.ts';
 import { BODY_LIMIT_BYTES, declaredPast, type FormFields, type IncomingRequest, markReadWhole, readForm, rememberForm } from '../http/form.ts';
 import { type Failure, failure } from '../http/outcome.ts';
@@ -357,6 +356,7 @@ export function displayName(raw: string): string {
  * anything else is `application/octet-stream`.
  */
 async function typeOf(file: ReceivedFile, head: Buffer): Promise<string> {
+  const { fileTypeFromBuffer, fileTypeFromFile } = await loadFileType();
   let found = await fileTypeFromBuffer(head).catch(() => undefined);
   // A zip's kind (a .docx, an .xlsx, an .odt…) is told by an entry that may lie past the head: only
   // then is the temp file read, from its start (decision 0245).
@@ -365,6 +365,10 @@ async function typeOf(file: ReceivedFile, head: Buffer): Promise<string> {
   if (file.size > 0 && looksLikeText(head, file.size > head.length)) return /\.csv$/i.test(file.name) ? 'text/csv' : 'text/plain';
   return 'application/octet-stream';
 }
+
+/** `file-type`, loaded with the first file: a server whose forms take none never holds its ~3 MB (issue 41 item 4). */
+let fileType: Promise<typeof import('file-type')> | undefined;
+const loadFileType = () => (fileType ??= import('file-type'));
 
 function looksLikeText(head: Buffer, cut: boolean): boolean {
   // A character cut at the end of the head is not a fault of the file.
