@@ -99,6 +99,15 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL store', () => {
     await expect(sql.run('CREATE INDEX subscribers_created ON subscribers (created_at)')).resolves.toEqual({ changes: 0 });
   });
 
+  test('a statement is prepared once per connection and then only executed: the connection holds it by name', async () => {
+    const sql = open(await newDatabase(), { poolSize: 1 });
+    const statement = 'SELECT count(*) AS n FROM subscribers WHERE email = ?';
+    await sql.get(statement, ['a@example.org']);
+    await sql.get(statement, ['b@example.org']);
+    const held = await sql.all<{ statement: string }>('SELECT statement FROM pg_prepared_statements ORDER BY prepare_time');
+    expect(held.map((row) => row.statement)).toEqual(['SELECT count(*) AS n FROM subscribers WHERE email = $1', 'SELECT statement FROM pg_prepared_statements ORDER BY prepare_time']);
+  });
+
   test('an instance that finds another migrating waits for it; once it is done, the next one starts at once', async () => {
     const url = await newDatabase();
     const other = await connect(url);

@@ -47,10 +47,11 @@ export function openPostgres(options: PostgresOptions): Sql {
   const ready = migrate(pool, options.onMigrated);
   ready.catch(() => {});
 
+  const prepared = preparedStatements();
   const session = (client: pg.Pool | pg.PoolClient, migrated: boolean): SqlSession => {
     const query = async (sql: string, params: readonly SqlValue[]) => {
       if (!migrated) await ready;
-      return client.query(numbered(sql), [...params]);
+      return client.query(prepared(sql, params));
     };
     return {
       all: async <T>(sql: string, params: readonly SqlValue[] = []) => (await query(sql, params)).rows as T[],
@@ -94,6 +95,27 @@ export function openPostgres(options: PostgresOptions): Sql {
       await ready.catch(() => {});
       await pool.end();
     },
+  };
+}
+
+/** The most statements each connection keeps prepared; the texts beyond them run unnamed. */
+export const PREPARED_STATEMENTS = 200;
+
+/**
+ * The query for a statement: named, so that each connection parses and plans it once and then
+ * only binds and executes it (node-postgres sends the Parse only the first time a connection
+ * meets the name). Hint: the first PREPARED_STATEMENTS texts get a name, the rest (built with
+ * a varying number of values) run unnamed, so a connection never holds an unbounded number.
+ */
+export function preparedStatements(): (sql: string, params: readonly SqlValue[]) => pg.QueryConfig {
+  const names = new Map<string, { name: string | undefined; text: string }>();
+  return (sql, params) => {
+    let statement = names.get(sql);
+    if (!statement) {
+      statement = { name: names.size < PREPARED_STATEMENTS ? `site_forms_${names.size + 1}` : undefined, text: numbered(sql) };
+      if (statement.name) names.set(sql, statement);
+    }
+    return { ...statement, values: [...params] };
   };
 }
 
