@@ -28,7 +28,7 @@ export const MIGRATION_LOCK_KEY = 0x666f726d73;
  */
 export function openPostgres(options: PostgresOptions): Sql {
   // Loaded here, not at import: a site on SQLite (the default) never pays its ~7 MB.
-  const { Pool } = requireWhenNeeded('pg') as typeof import('pg');
+  const { Pool, types } = requireWhenNeeded('pg') as typeof import('pg');
   const pool = new Pool({
     connectionString: options.url,
     max: options.poolSize,
@@ -39,6 +39,7 @@ export function openPostgres(options: PostgresOptions): Sql {
     idle_in_transaction_session_timeout: options.statementTimeoutMs * 2,
     application_name: 'site-forms',
     keepAlive: true,
+    types: { getTypeParser: readAsText(types) },
   });
   // Without a listener, an idle connection broken by a server restart would end the process.
   pool.on('error', (error) => options.onIdleError?.(error));
@@ -96,6 +97,20 @@ export function openPostgres(options: PostgresOptions): Sql {
       await pool.end();
     },
   };
+}
+
+/** PostgreSQL's type id of TIMESTAMPTZ. */
+const TIMESTAMPTZ = 1184;
+
+/**
+ * The driver's parsers, but a TIMESTAMPTZ is answered as ISO 8601 text in UTC to the
+ * millisecond (`2026-11-29T02:00:00.000Z`), as SQLite's text columns hold it, so the
+ * repositories read one kind of value from both engines.
+ */
+export function readAsText(types: typeof pg.types): (oid: number, format?: 'text' | 'binary') => (value: string) => unknown {
+  const parseTime = types.getTypeParser(TIMESTAMPTZ, 'text') as (value: string) => Date;
+  return (oid, format = 'text') =>
+    oid === TIMESTAMPTZ && format === 'text' ? (value: string) => parseTime(value).toISOString() : (types.getTypeParser(oid, format) as (value: string) => unknown);
 }
 
 /** The most statements each connection keeps prepared; the texts beyond them run unnamed. */
