@@ -60,19 +60,20 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL store', () => {
     const sql = open(url, { onMigrated });
     expect(sql.engine).toBe('postgresql');
     await expect(sql.all('SELECT email FROM subscribers')).resolves.toEqual([]);
-    expect(told.map((step) => step.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18]);
-    expect([told[0], told[13], told[14], told[15], told[16], told[17]]).toEqual([
+    expect(told.map((step) => step.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
+    expect([told[0], told[13], told[14], told[15], told[16], told[17], told[18]]).toEqual([
       { version: 1, name: 'submissions and subscribers' },
       { version: 14, name: 'automatic replies: only to a person, so many an hour' },
       { version: 15, name: 'newsletter consents: the links of a mail sent again' },
       { version: 16, name: 'the client of each draft' },
       { version: 17, name: 'leases that name their worker' },
       { version: 18, name: 'files with a message' },
+      { version: 19, name: 'queue times as timestamptz on PostgreSQL' },
     ]);
     // Another connection sees every step: each was committed.
     const other = await connect(url);
     expect((await other.query('SELECT version FROM schema_migrations ORDER BY version')).rows.map((row) => row.version)).toEqual([
-      1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18,
+      1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
     ]);
     await expect(other.query('SELECT count(*)::int AS n FROM form_drafts')).resolves.toMatchObject({ rows: [{ n: 0 }] });
 
@@ -187,6 +188,7 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL store', () => {
       { version: 16, name: 'the client of each draft' },
       { version: 17, name: 'leases that name their worker' },
       { version: 18, name: 'files with a message' },
+      { version: 19, name: 'queue times as timestamptz on PostgreSQL' },
     ]);
   });
 
