@@ -4,8 +4,9 @@
  * 127.0.0.1 only, bounded by request count and time. Prints requests per second, p50/p99
  * latency and peak RSS per scenario, and the ratio to bare of ours and of the same endpoints in an
  * owner's Astro site through the integration (issue 29; BENCH_INTEGRATION=0 leaves it out); then contact valid on SQLite
- * against PostgreSQL, with one instance and with two on one database (issue 12), where
- * PostgreSQL is installed. See docs/performance.md.
+ * against PostgreSQL, with one instance and with two on one database (issue 12), and a pool
+ * server on the same cluster (bench/baseline-postgres.ts, issue 41), where PostgreSQL is
+ * installed. See docs/performance.md.
  */
 import autocannon from 'autocannon';
 import { type ChildProcess, spawn } from 'node:child_process';
