@@ -397,8 +397,12 @@ if (storeSetups.length > 1) {
         .get(`store|${a}`)!
         .map((r, i) => (r.rps / results.get(`store|${b}`)![i]!.rps).toFixed(2))
         .join(', ');
-    console.log(`\ncontact valid, PostgreSQL, ours / pool server: ${ratio(POSTGRES_ONE, POSTGRES_POOL_SERVER)} × (rounds ${rounds(POSTGRES_ONE, POSTGRES_POOL_SERVER)})`);
-    console.log(`contact valid, PostgreSQL, two instances / one: ${ratio(POSTGRES_TWO, POSTGRES_ONE)} × (rounds ${rounds(POSTGRES_TWO, POSTGRES_ONE)}; ${cpus().length} cores)`);
+    console.log(
+      `\ncontact valid, PostgreSQL, ours / pool server: ${ratio(POSTGRES_ONE, POSTGRES_POOL_SERVER)} × (rounds ${rounds(POSTGRES_ONE, POSTGRES_POOL_SERVER)})`,
+    );
+    console.log(
+      `contact valid, PostgreSQL, two instances / one: ${ratio(POSTGRES_TWO, POSTGRES_ONE)} × (rounds ${rounds(POSTGRES_TWO, POSTGRES_ONE)}; ${cpus().length} cores)`,
+    );
   }
 }
 if (memoryPeaks.size) {

@@ -107,7 +107,10 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL store', () => {
     await sql.get(statement, ['a@example.org']);
     await sql.get(statement, ['b@example.org']);
     const held = await sql.all<{ statement: string }>('SELECT statement FROM pg_prepared_statements ORDER BY prepare_time');
-    expect(held.map((row) => row.statement)).toEqual(['SELECT count(*) AS n FROM subscribers WHERE email = $1', 'SELECT statement FROM pg_prepared_statements ORDER BY prepare_time']);
+    expect(held.map((row) => row.statement)).toEqual([
+      'SELECT count(*) AS n FROM subscribers WHERE email = $1',
+      'SELECT statement FROM pg_prepared_statements ORDER BY prepare_time',
+    ]);
   });
 
   test('a database of the previous version: its queue times become TIMESTAMPTZ, every row kept at the instant its text named, read back as that text', async () => {

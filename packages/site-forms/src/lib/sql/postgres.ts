@@ -110,7 +110,9 @@ const TIMESTAMPTZ = 1184;
 export function readAsText(types: typeof pg.types): (oid: number, format?: 'text' | 'binary') => (value: string) => unknown {
   const parseTime = types.getTypeParser(TIMESTAMPTZ, 'text') as (value: string) => Date;
   return (oid, format = 'text') =>
-    oid === TIMESTAMPTZ && format === 'text' ? (value: string) => parseTime(value).toISOString() : (types.getTypeParser(oid, format) as (value: string) => unknown);
+    oid === TIMESTAMPTZ && format === 'text'
+      ? (value: string) => parseTime(value).toISOString()
+      : (types.getTypeParser(oid, format) as (value: string) => unknown);
 }
 
 /** The most statements each connection keeps prepared; the texts beyond them run unnamed. */
