@@ -4,8 +4,9 @@
  * 127.0.0.1 only, bounded by request count and time. Prints requests per second, p50/p99
  * latency and peak RSS per scenario, and the ratio to bare of ours and of the same endpoints in an
  * owner's Astro site through the integration (issue 29; BENCH_INTEGRATION=0 leaves it out); then contact valid on SQLite
- * against PostgreSQL, with one instance and with two on one database (issue 12), where
- * PostgreSQL is installed. See docs/performance.md.
+ * against PostgreSQL, with one instance and with two on one database (issue 12), and a pool
+ * server on the same cluster (bench/baseline-postgres.ts, issue 41), where PostgreSQL is
+ * installed. See docs/performance.md.
  */
 import autocannon from 'autocannon';
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -187,15 +188,17 @@ const env = {
 };
 // Both servers run compiled, as `npm run serve` runs ours: type stripping at run time
 // would cost each the same ~18 MB and some start-up.
-await build({
-  entryPoints: [new URL('./baseline-server.ts', import.meta.url).pathname],
-  outfile: new URL('../dist/bench/baseline-server.mjs', import.meta.url).pathname,
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  packages: 'external',
-  logLevel: 'warning',
-});
+for (const name of ['baseline-server', 'baseline-postgres']) {
+  await build({
+    entryPoints: [new URL(`./${name}.ts`, import.meta.url).pathname],
+    outfile: new URL(`../dist/bench/${name}.mjs`, import.meta.url).pathname,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    packages: 'external',
+    logLevel: 'warning',
+  });
+}
 const ours = await startTarget('ours', new URL('../dist/server/start.mjs', import.meta.url).pathname, env, SERVE_FLAGS);
 // The reference shares none of our code (bench/baseline-server.ts); called "bare" in the tables.
 const bare = await startTarget('bare', new URL('../dist/bench/baseline-server.mjs', import.meta.url).pathname, env, SERVE_FLAGS);
@@ -233,6 +236,9 @@ if (also) {
 // synchronous=FULL: a 200 means stored on disk on both.
 const CONTACT_VALID = SCENARIOS[0]!;
 type Setup = { name: string; targets: Target[] };
+const POSTGRES_ONE = 'PostgreSQL, one instance';
+const POSTGRES_TWO = 'PostgreSQL, two instances';
+const POSTGRES_POOL_SERVER = 'PostgreSQL, pool server (bench/baseline-postgres.ts)';
 const storeSetups: Setup[] = [{ name: 'SQLite, one instance', targets: [ours] }];
 let postgres: PostgresServer | undefined;
 if (chosen.includes(CONTACT_VALID) && POSTGRES_BIN && process.env.BENCH_POSTGRES !== '0') {
@@ -242,8 +248,20 @@ if (chosen.includes(CONTACT_VALID) && POSTGRES_BIN && process.env.BENCH_POSTGRES
     startTarget(name, new URL('../dist/server/start.mjs', import.meta.url).pathname, { ...env, DATABASE_URL: databaseUrl }, SERVE_FLAGS);
   const first = await start('ours on PostgreSQL');
   const second = await start('ours on PostgreSQL, second instance');
-  storeSetups.push({ name: 'PostgreSQL, one instance', targets: [first] }, { name: 'PostgreSQL, two instances', targets: [first, second] });
-  targets.push(first, second);
+  // Issue 41: the pool server (bench/baseline-postgres.ts, none of our code) on the same
+  // cluster, in a database of its own, interleaved with ours like every other setup.
+  const poolServer = await startTarget(
+    'pool server on PostgreSQL',
+    new URL('../dist/bench/baseline-postgres.mjs', import.meta.url).pathname,
+    { DATABASE_URL: await postgres.createDatabase('baseline') },
+    SERVE_FLAGS,
+  );
+  storeSetups.push(
+    { name: POSTGRES_ONE, targets: [first] },
+    { name: POSTGRES_TWO, targets: [first, second] },
+    { name: POSTGRES_POOL_SERVER, targets: [poolServer] },
+  );
+  targets.push(first, second, poolServer);
 } else if (chosen.includes(CONTACT_VALID)) {
   process.stderr.write('bench: PostgreSQL is not installed (or BENCH_POSTGRES=0): the store comparison is left out\n');
 }
@@ -391,6 +409,21 @@ if (storeSetups.length > 1) {
     ]);
   }
   console.log(`\n${table(storeRows)}`);
+  if (results.has(`store|${POSTGRES_POOL_SERVER}`)) {
+    // Issue 41's aims: ≥ 0.8 × the pool server with one instance, ≥ 1.5 × one with two (where the cores allow).
+    const ratio = (a: string, b: string) => (summary(`store|${a}`).rps / summary(`store|${b}`).rps).toFixed(2);
+    const rounds = (a: string, b: string) =>
+      results
+        .get(`store|${a}`)!
+        .map((r, i) => (r.rps / results.get(`store|${b}`)![i]!.rps).toFixed(2))
+        .join(', ');
+    console.log(
+      `\ncontact valid, PostgreSQL, ours / pool server: ${ratio(POSTGRES_ONE, POSTGRES_POOL_SERVER)} × (rounds ${rounds(POSTGRES_ONE, POSTGRES_POOL_SERVER)})`,
+    );
+    console.log(
+      `contact valid, PostgreSQL, two instances / one: ${ratio(POSTGRES_TWO, POSTGRES_ONE)} × (rounds ${rounds(POSTGRES_TWO, POSTGRES_ONE)}; ${cpus().length} cores)`,
+    );
+  }
 }
 if (memoryPeaks.size) {
   const memoryRows = [['fresh server per round, one run of each step', 'ours peak RSS MB, median (max)', 'bare peak RSS MB, median (max)']];

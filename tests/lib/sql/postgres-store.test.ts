@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { MIGRATIONS } from '../../../packages/site-forms/src/lib/sql/migrations.ts';
 import { MIGRATION_LOCK_KEY, openPostgres, type PostgresOptions } from '../../../packages/site-forms/src/lib/sql/postgres.ts';
 import type { Sql } from '../../../packages/site-forms/src/lib/sql/sql.ts';
 import { type PostgresServer, postgresAvailable, startPostgres } from '../../support/postgres.ts';
@@ -59,19 +60,20 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL store', () => {
     const sql = open(url, { onMigrated });
     expect(sql.engine).toBe('postgresql');
     await expect(sql.all('SELECT email FROM subscribers')).resolves.toEqual([]);
-    expect(told.map((step) => step.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18]);
-    expect([told[0], told[13], told[14], told[15], told[16], told[17]]).toEqual([
+    expect(told.map((step) => step.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
+    expect([told[0], told[13], told[14], told[15], told[16], told[17], told[18]]).toEqual([
       { version: 1, name: 'submissions and subscribers' },
       { version: 14, name: 'automatic replies: only to a person, so many an hour' },
       { version: 15, name: 'newsletter consents: the links of a mail sent again' },
       { version: 16, name: 'the client of each draft' },
       { version: 17, name: 'leases that name their worker' },
       { version: 18, name: 'files with a message' },
+      { version: 19, name: 'queue times as timestamptz on PostgreSQL' },
     ]);
     // Another connection sees every step: each was committed.
     const other = await connect(url);
     expect((await other.query('SELECT version FROM schema_migrations ORDER BY version')).rows.map((row) => row.version)).toEqual([
-      1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18,
+      1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
     ]);
     await expect(other.query('SELECT count(*)::int AS n FROM form_drafts')).resolves.toMatchObject({ rows: [{ n: 0 }] });
 
@@ -97,6 +99,58 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL store', () => {
     await expect(sql.runOnce("UPDATE subscribers SET created_at = 'u'")).resolves.toEqual({ changes: 2 });
     // A statement that counts no rows at all (the driver says null) changed none.
     await expect(sql.run('CREATE INDEX subscribers_created ON subscribers (created_at)')).resolves.toEqual({ changes: 0 });
+  });
+
+  test('a statement is prepared once per connection and then only executed: the connection holds it by name', async () => {
+    const sql = open(await newDatabase(), { poolSize: 1 });
+    const statement = 'SELECT count(*) AS n FROM subscribers WHERE email = ?';
+    await sql.get(statement, ['a@example.org']);
+    await sql.get(statement, ['b@example.org']);
+    const held = await sql.all<{ statement: string }>('SELECT statement FROM pg_prepared_statements ORDER BY prepare_time');
+    expect(held.map((row) => row.statement)).toEqual([
+      'SELECT count(*) AS n FROM subscribers WHERE email = $1',
+      'SELECT statement FROM pg_prepared_statements ORDER BY prepare_time',
+    ]);
+  });
+
+  test('a database of the previous version: its queue times become TIMESTAMPTZ, every row kept at the instant its text named, read back as that text', async () => {
+    const url = await newDatabase();
+    const client = await connect(url);
+    // The schema as the previous version left it: every step before 19, recorded.
+    await client.query('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())');
+    const before = MIGRATIONS.findIndex((step) => step.name === 'queue times as timestamptz on PostgreSQL');
+    for (const [i, step] of MIGRATIONS.slice(0, before).entries()) {
+      await client.query(step.postgresql);
+      await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [i + 1, step.name]);
+    }
+    await client.query(
+      `INSERT INTO submissions (created_at, name, email, message, status, next_attempt_at, lease_until, leased_by)
+       VALUES ('2026-11-01T10:00:00.000Z', 'Ada', 'ada@example.org', 'Hello there, Ada here.', 'pending', '2026-11-01T10:00:00.000Z', '2026-11-01T10:05:00.123Z', 'w1'),
+              ('2026-11-01T11:00:00.000Z', 'Bob', 'bob@example.org', 'Hello there, Bob here.', 'sent', NULL, NULL, NULL)`,
+    );
+    await client.query(
+      `INSERT INTO signup_queue (email, provider, status, next_attempt_at, created_at) VALUES ('c@example.org', 'mailchimp', 'waiting', '2026-11-02T00:00:00.000Z', '2026-11-01T00:00:00.000Z')`,
+    );
+    await client.query(
+      `INSERT INTO webhook_deliveries (event_id, endpoint, status, next_attempt_at, lease_until, created_at) VALUES ('e1', 'a', 'pending', '2026-11-03T00:00:00.000Z', NULL, '2026-11-03T00:00:00.000Z')`,
+    );
+
+    const sql = open(url);
+    await sql.ready;
+    const types = await client.query<{ table_name: string; column_name: string; data_type: string }>(
+      `SELECT table_name, column_name, data_type FROM information_schema.columns
+       WHERE column_name IN ('next_attempt_at', 'lease_until') ORDER BY table_name, column_name`,
+    );
+    expect(new Set(types.rows.map((row) => row.data_type))).toEqual(new Set(['timestamp with time zone']));
+    expect(types.rows).toHaveLength(6);
+    await expect(sql.all('SELECT name, next_attempt_at, lease_until FROM submissions ORDER BY id')).resolves.toEqual([
+      { name: 'Ada', next_attempt_at: '2026-11-01T10:00:00.000Z', lease_until: '2026-11-01T10:05:00.123Z' },
+      { name: 'Bob', next_attempt_at: null, lease_until: null },
+    ]);
+    await expect(sql.get('SELECT next_attempt_at FROM signup_queue')).resolves.toEqual({ next_attempt_at: '2026-11-02T00:00:00.000Z' });
+    await expect(sql.get('SELECT next_attempt_at FROM webhook_deliveries')).resolves.toEqual({ next_attempt_at: '2026-11-03T00:00:00.000Z' });
+    // Compared as instants: the same moment written with another offset is the same lease.
+    await expect(sql.get("SELECT name FROM submissions WHERE lease_until = '2026-11-01T11:05:00.123+01:00'")).resolves.toEqual({ name: 'Ada' });
   });
 
   test('an instance that finds another migrating waits for it; once it is done, the next one starts at once', async () => {
@@ -137,6 +191,7 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL store', () => {
       { version: 16, name: 'the client of each draft' },
       { version: 17, name: 'leases that name their worker' },
       { version: 18, name: 'files with a message' },
+      { version: 19, name: 'queue times as timestamptz on PostgreSQL' },
     ]);
   });
 

@@ -130,9 +130,10 @@ export function createOutbox(sql: Sql, machine: SubmissionMachine): Outbox {
     },
     releaseLeases: () => machine.releaseLeases(),
     async nextDueAt() {
+      // On PostgreSQL the queue times are TIMESTAMPTZ (migration 19) and created_at stays text.
+      const due = sql.engine === 'postgresql' ? 'coalesce(next_attempt_at, created_at::timestamptz)' : 'coalesce(next_attempt_at, created_at)';
       const row = await sql.get<{ at: string | null }>(
-        `SELECT min(CASE WHEN lease_until > coalesce(next_attempt_at, created_at) THEN lease_until ELSE coalesce(next_attempt_at, created_at) END) AS at
-         FROM submissions WHERE status = 'pending'`,
+        `SELECT min(CASE WHEN lease_until > ${due} THEN lease_until ELSE ${due} END) AS at FROM submissions WHERE status = 'pending'`,
       );
       return optionalDate(row?.at);
     },

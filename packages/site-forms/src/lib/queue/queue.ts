@@ -60,7 +60,8 @@ export function createLeasedQueue(engine: 'sqlite' | 'postgresql', table: QueueT
   // PostgreSQL: the row is locked as it is taken and rows other instances are taking are skipped.
   const skipLocked = engine === 'postgresql' ? 'FOR UPDATE SKIP LOCKED' : '';
   const isSame = engine === 'postgresql' ? 'IS NOT DISTINCT FROM' : 'IS';
-  const cast = engine === 'postgresql' ? '::text' : '';
+  // On PostgreSQL a value compared with NULL needs its type: lease_until is TIMESTAMPTZ (migration 19).
+  const [asTime, asText] = engine === 'postgresql' ? ['::timestamptz', '::text'] : ['', ''];
   const dueAt = table.dueWhenUnset ? '(next_attempt_at IS NULL OR next_attempt_at <= ?)' : 'next_attempt_at <= ?';
   const free = '(lease_until IS NULL OR lease_until <= ?)';
   const takes = table.takes ? ` AND ${table.takes}` : '';
@@ -91,7 +92,7 @@ export function createLeasedQueue(engine: 'sqlite' | 'postgresql', table: QueueT
       return rows.map((row) => Number(row.id));
     },
 
-    held: (lease) => ({ sql: `lease_until ${isSame} ?${cast} AND leased_by ${isSame} ?${cast}`, params: [lease?.until ?? null, lease?.worker ?? null] }),
+    held: (lease) => ({ sql: `lease_until ${isSame} ?${asTime} AND leased_by ${isSame} ?${asText}`, params: [lease?.until ?? null, lease?.worker ?? null] }),
     due,
   };
 }

@@ -10,7 +10,9 @@ export type Migration = { name: string; sqlite: string; postgresql: string };
  * so it is upgraded in place at start. Rules (decision 0050): never change a shipped step, and
  * keep every step additive (new tables, new nullable columns, new indexes), so an instance of
  * the previous version keeps working beside one of this version during a rolling upgrade.
- * Hint: timestamps are ISO 8601 text in UTC in both engines, so they compare as text alike.
+ * Hint: timestamps are ISO 8601 text in UTC in both engines, so they compare as text alike;
+ * on PostgreSQL the queue times (`next_attempt_at`, `lease_until`) are TIMESTAMPTZ from step 19,
+ * which the store reads back as the same ISO 8601 text (sql/postgres.ts).
  */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -313,5 +315,23 @@ export const MIGRATIONS: readonly Migration[] = [
        id TEXT PRIMARY KEY, submission_id BIGINT NOT NULL, field TEXT NOT NULL, name TEXT NOT NULL, size BIGINT NOT NULL,
        type TEXT NOT NULL, storage_key TEXT NOT NULL, created_at TEXT NOT NULL, position INTEGER NOT NULL);
      CREATE INDEX files_submission ON files (submission_id);`,
+  },
+  {
+    // Queue times as times on PostgreSQL (issue 41, decision 0252): when a row is due and until
+    // when its lease holds are compared by the database as instants, whatever the text of the
+    // value; the rows are kept (each ISO 8601 text read as the instant it names). Not additive:
+    // an instance of the previous version compares these columns with text and must be stopped
+    // before one of this version starts. SQLite keeps its text, which compares alike.
+    name: 'queue times as timestamptz on PostgreSQL',
+    sqlite: `SELECT 1;`,
+    postgresql: `ALTER TABLE submissions
+       ALTER COLUMN next_attempt_at TYPE TIMESTAMPTZ USING next_attempt_at::timestamptz,
+       ALTER COLUMN lease_until TYPE TIMESTAMPTZ USING lease_until::timestamptz;
+     ALTER TABLE webhook_deliveries
+       ALTER COLUMN next_attempt_at TYPE TIMESTAMPTZ USING next_attempt_at::timestamptz,
+       ALTER COLUMN lease_until TYPE TIMESTAMPTZ USING lease_until::timestamptz;
+     ALTER TABLE signup_queue
+       ALTER COLUMN next_attempt_at TYPE TIMESTAMPTZ USING next_attempt_at::timestamptz,
+       ALTER COLUMN lease_until TYPE TIMESTAMPTZ USING lease_until::timestamptz;`,
   },
 ];

@@ -28,7 +28,7 @@ export const MIGRATION_LOCK_KEY = 0x666f726d73;
  */
 export function openPostgres(options: PostgresOptions): Sql {
   // Loaded here, not at import: a site on SQLite (the default) never pays its ~7 MB.
-  const { Pool } = requireWhenNeeded('pg') as typeof import('pg');
+  const { Pool, types } = requireWhenNeeded('pg') as typeof import('pg');
   const pool = new Pool({
     connectionString: options.url,
     max: options.poolSize,
@@ -39,6 +39,7 @@ export function openPostgres(options: PostgresOptions): Sql {
     idle_in_transaction_session_timeout: options.statementTimeoutMs * 2,
     application_name: 'site-forms',
     keepAlive: true,
+    types: { getTypeParser: readAsText(types) },
   });
   // Without a listener, an idle connection broken by a server restart would end the process.
   pool.on('error', (error) => options.onIdleError?.(error));
@@ -47,10 +48,11 @@ export function openPostgres(options: PostgresOptions): Sql {
   const ready = migrate(pool, options.onMigrated);
   ready.catch(() => {});
 
+  const prepared = preparedStatements();
   const session = (client: pg.Pool | pg.PoolClient, migrated: boolean): SqlSession => {
     const query = async (sql: string, params: readonly SqlValue[]) => {
       if (!migrated) await ready;
-      return client.query(numbered(sql), [...params]);
+      return client.query(prepared(sql, params));
     };
     return {
       all: async <T>(sql: string, params: readonly SqlValue[] = []) => (await query(sql, params)).rows as T[],
@@ -94,6 +96,43 @@ export function openPostgres(options: PostgresOptions): Sql {
       await ready.catch(() => {});
       await pool.end();
     },
+  };
+}
+
+/** PostgreSQL's type id of TIMESTAMPTZ. */
+const TIMESTAMPTZ = 1184;
+
+/**
+ * The driver's parsers, but a TIMESTAMPTZ is answered as ISO 8601 text in UTC to the
+ * millisecond (`2026-11-29T02:00:00.000Z`), as SQLite's text columns hold it, so the
+ * repositories read one kind of value from both engines.
+ */
+export function readAsText(types: typeof pg.types): (oid: number, format?: 'text' | 'binary') => (value: string) => unknown {
+  const parseTime = types.getTypeParser(TIMESTAMPTZ, 'text') as (value: string) => Date;
+  return (oid, format = 'text') =>
+    oid === TIMESTAMPTZ && format === 'text'
+      ? (value: string) => parseTime(value).toISOString()
+      : (types.getTypeParser(oid, format) as (value: string) => unknown);
+}
+
+/** The most statements each connection keeps prepared; the texts beyond them run unnamed. */
+export const PREPARED_STATEMENTS = 200;
+
+/**
+ * The query for a statement: named, so that each connection parses and plans it once and then
+ * only binds and executes it (node-postgres sends the Parse only the first time a connection
+ * meets the name). Hint: the first PREPARED_STATEMENTS texts get a name, the rest (built with
+ * a varying number of values) run unnamed, so a connection never holds an unbounded number.
+ */
+export function preparedStatements(): (sql: string, params: readonly SqlValue[]) => pg.QueryConfig {
+  const names = new Map<string, { name: string | undefined; text: string }>();
+  return (sql, params) => {
+    let statement = names.get(sql);
+    if (!statement) {
+      statement = { name: names.size < PREPARED_STATEMENTS ? `site_forms_${names.size + 1}` : undefined, text: numbered(sql) };
+      if (statement.name) names.set(sql, statement);
+    }
+    return { ...statement, values: [...params] };
   };
 }
 
