@@ -10,7 +10,7 @@
  */
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, copyFileSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
@@ -88,6 +88,8 @@ type Profile = { nodes: Node[]; samples: number[]; timeDeltas: number[]; startTi
 const file = readdirSync(work).find((name) => name.endsWith('.cpuprofile'));
 if (!file) throw new Error('the server wrote no profile');
 const profile = JSON.parse(readFileSync(join(work, file), 'utf8')) as Profile;
+// PROFILE_KEEP=<file>: V8's profile kept, for Chrome's DevTools or speedscope.
+if (process.env.PROFILE_KEEP) copyFileSync(join(work, file), process.env.PROFILE_KEEP);
 rmSync(work, { recursive: true, force: true });
 
 const byId = new Map(profile.nodes.map((node) => [node.id, node]));
