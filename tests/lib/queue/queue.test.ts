@@ -95,7 +95,13 @@ describe.each(testEngines())('the leased queue on $name', (engine) => {
         await expect(machine.claim(at(n * MINUTE), at((n + 1) * MINUTE), { maxAttempts: 3 })).resolves.toMatchObject({ id });
       }
       await expect(store.outbox.find(id)).resolves.toMatchObject({ status: 'pending', attempts: 3 });
+      // No claim takes it again; the scheduled upkeep, not a claim, gives it up.
       await expect(machine.claim(at(3 * MINUTE), at(4 * MINUTE), { maxAttempts: 3 })).resolves.toBeUndefined();
+      await expect(store.outbox.find(id)).resolves.toMatchObject({ status: 'pending', attempts: 3 });
+      await expect(machine.upkeep(at(3 * MINUTE), { maxAttempts: 3 })).resolves.toEqual({
+        gaveUp: [id],
+        error: 'gave up after 3 attempts that never ended (the server stopped during each send)',
+      });
       await expect(store.outbox.find(id)).resolves.toMatchObject({
         status: 'failed',
         attempts: 3,
@@ -107,6 +113,48 @@ describe.each(testEngines())('the leased queue on $name', (engine) => {
       // The owner's "Retry" gives it a fresh round.
       await expect(machine.requeue(id, at(4 * MINUTE))).resolves.toMatchObject({ changed: true, to: 'pending' });
       await expect(machine.claim(at(4 * MINUTE), at(5 * MINUTE), { maxAttempts: 3 })).resolves.toMatchObject({ id });
+    });
+
+    test.skipIf(!engine.available)(
+      'a message with a request of the owner’s on it is claimed by no worker, another instance’s included, after its sender died; the upkeep applies the request',
+      async () => {
+        const { store, other } = await open();
+        const mine = createSubmissionMachine(store.sql);
+        const theirs = createSubmissionMachine(other.sql);
+        const held = (await mine.receive(input)).id;
+        const deleted = (await mine.receive(input)).id;
+        await due(store);
+        await mine.claim(T0, at(MINUTE), { worker: 'a' });
+        await mine.claim(T0, at(MINUTE), { worker: 'a' });
+        // The owner's "Spam" and "Delete" while each is being sent: requests its send's end would apply.
+        await expect(mine.hold(held, at(1_000))).resolves.toMatchObject({ deferred: true });
+        await expect(mine.remove(deleted, at(1_000))).resolves.toMatchObject({ deferred: true });
+        // The sender died: its leases ran out, and the messages read as pending and due. No claim
+        // may take them: a send now would mail what the owner marked as spam or deleted.
+        await expect(theirs.claim(at(2 * MINUTE), at(3 * MINUTE), { worker: 'b' })).resolves.toBeUndefined();
+        await expect(mine.claim(at(2 * MINUTE), at(3 * MINUTE), { worker: 'a' })).resolves.toBeUndefined();
+        await expect(store.outbox.nextDueAt()).resolves.toBeUndefined();
+        await expect(store.sql.all('SELECT status, requested, attempts FROM submissions ORDER BY id')).resolves.toEqual([
+          { status: 'pending', requested: 'hold', attempts: 1 },
+          { status: 'pending', requested: 'delete', attempts: 1 },
+        ]);
+        await expect(theirs.upkeep(at(2 * MINUTE))).resolves.toMatchObject({ gaveUp: [] });
+        await expect(store.outbox.find(held)).resolves.toMatchObject({ status: 'spam', sentAt: null, attempts: 1 });
+        await expect(store.outbox.find(deleted)).resolves.toBeUndefined();
+        await other.close();
+      },
+    );
+
+    test.skipIf(!engine.available)('a message whose every send died with the owner’s request on it gets the request, not the give-up', async () => {
+      const { store } = await open();
+      const machine = createSubmissionMachine(store.sql);
+      const { id } = await machine.receive(input);
+      await due(store);
+      await machine.claim(T0, at(MINUTE), { maxAttempts: 1 });
+      await machine.remove(id, at(1_000));
+      await expect(machine.upkeep(at(2 * MINUTE), { maxAttempts: 1 })).resolves.toMatchObject({ gaveUp: [] });
+      await expect(store.outbox.find(id)).resolves.toBeUndefined();
+      await expect(store.sql.all('SELECT id FROM delivery_attempts')).resolves.toEqual([]);
     });
   });
 
@@ -148,6 +196,9 @@ describe.each(testEngines())('the leased queue on $name', (engine) => {
       await expect(signups.claim(at(1_000), at(MINUTE))).resolves.toMatchObject({ signup: { id, attempts: 1 } });
       await expect(signups.claim(at(MINUTE), at(2 * MINUTE))).resolves.toMatchObject({ signup: { id, attempts: 2 } });
       await expect(signups.claim(at(2 * MINUTE), at(3 * MINUTE))).resolves.toBeUndefined();
+      await expect(signups.nextDueAt()).resolves.toBeUndefined();
+      await expect(signups.pending(10)).resolves.toEqual([expect.objectContaining({ id, status: 'waiting', attempts: 2 })]);
+      await expect(signups.upkeep(at(2 * MINUTE))).resolves.toEqual([id]);
       await expect(signups.pending(10)).resolves.toEqual([
         expect.objectContaining({ id, status: 'failed', attempts: 2, lastError: 'gave up after 2 tries that never ended' }),
       ]);
@@ -203,6 +254,10 @@ describe.each(testEngines())('the leased queue on $name', (engine) => {
       await expect(deliveries.claim(T0, at(MINUTE))).resolves.toMatchObject({ delivery: { attempts: 1 } });
       await expect(deliveries.claim(at(MINUTE), at(2 * MINUTE))).resolves.toMatchObject({ delivery: { attempts: 2 } });
       await expect(deliveries.claim(at(2 * MINUTE), at(3 * MINUTE))).resolves.toBeUndefined();
+      await expect(deliveries.dueEndpoints(at(2 * MINUTE))).resolves.toEqual([]);
+      await expect(deliveries.nextDueAt()).resolves.toBeUndefined();
+      await expect(deliveries.list(10)).resolves.toEqual([expect.objectContaining({ status: 'pending', attempts: 2 })]);
+      await expect(deliveries.upkeep(at(2 * MINUTE))).resolves.toHaveLength(1);
       const [failed] = await deliveries.list(10);
       expect(failed).toMatchObject({ status: 'failed', attempts: 2, lastError: 'gave up after 2 tries that never ended', nextAttemptAt: null });
       await expect(deliveries.attempts(failed!.id)).resolves.toEqual([
