@@ -102,7 +102,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     maxAttempts: policy.maxAttempts,
     random,
     round: { ms: policy.retryForMs, by: 'try' },
-    gaveUp: (attempts, reason, overRound) => `gave up after ${attempts} attempts${overRound ? ` over ${Math.round(policy.retryForMs / 3_600_000)} h` : ''}; last: ${reason}`,
+    gaveUp: (attempts, reason, overRound) =>
+      `gave up after ${attempts} attempts${overRound ? ` over ${Math.round(policy.retryForMs / 3_600_000)} h` : ''}; last: ${reason}`,
   };
 
   /** The queue's own try: the mail, composed and sent; a throw is a transient failure. */
@@ -129,7 +130,11 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     if (result.ok) {
       const { state } = await outbox.settle(submission, { kind: 'sent', at }, queuePolicy);
       // The owner's "spam" or "delete" during the send is applied now, after the send is on record.
-      logger.info('contact.delivered', { id, attempts, ...(state !== 'sent' && { afterwards: state === 'deleted' ? 'deleted by the owner' : 'held by the owner' }) });
+      logger.info('contact.delivered', {
+        id,
+        attempts,
+        ...(state !== 'sent' && { afterwards: state === 'deleted' ? 'deleted by the owner' : 'held by the owner' }),
+      });
       return;
     }
     if (result.permanent) {
@@ -149,7 +154,11 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     // One message at a time, each claimed with a lease (decision 0051): messages stored
     // meanwhile, retries that fell due and messages whose sender died go too, and no other
     // instance takes this one.
-    await drain(signal, { claim: (now, until) => outbox.claim(now, until, { maxAttempts: policy.maxAttempts }), send, finish }, { leaseMs: policy.leaseMs, clock });
+    await drain(
+      signal,
+      { claim: (now, until) => outbox.claim(now, until, { maxAttempts: policy.maxAttempts }), send, finish },
+      { leaseMs: policy.leaseMs, clock },
+    );
   }
 
   const scheduler = createScheduler({

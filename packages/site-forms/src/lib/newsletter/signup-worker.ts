@@ -43,7 +43,11 @@ export function createSignupWorker({
     }
   }
   const pass = (signal: AbortSignal) =>
-    drain(signal, { claim: (start, until) => signups.claim(start, until), send: ({ signup }) => provider.subscribe(signup.email), finish }, { leaseMs, clock: now });
+    drain(
+      signal,
+      { claim: (start, until) => signups.claim(start, until), send: ({ signup }) => provider.subscribe(signup.email), finish },
+      { leaseMs, clock: now },
+    );
   const scheduler = createScheduler({
     pass,
     nextDueAt: () => signups.nextDueAt(),

@@ -149,7 +149,9 @@ export function createSignups(
     },
 
     async nextDueAt() {
-      const row = await sql.get<{ at: string | null }>(`SELECT min(next_attempt_at) AS at FROM signup_queue WHERE status = 'waiting' AND attempts < ?`, [maxAttempts]);
+      const row = await sql.get<{ at: string | null }>(`SELECT min(next_attempt_at) AS at FROM signup_queue WHERE status = 'waiting' AND attempts < ?`, [
+        maxAttempts,
+      ]);
       return row?.at ? new Date(row.at) : undefined;
     },
   };

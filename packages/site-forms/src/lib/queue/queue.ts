@@ -85,7 +85,12 @@ export interface LeasedQueue {
    * Takes the oldest due row no live lease holds, tried fewer than `maxAttempts` times (and that
    * meets `where`), counting the try now: a try that kills the process is counted all the same.
    */
-  claim(tx: SqlSession, now: Date, lease: Lease, options: { maxAttempts: number; where?: { sql: string; params: SqlValue[] } | undefined }): Promise<Taken | undefined>;
+  claim(
+    tx: SqlSession,
+    now: Date,
+    lease: Lease,
+    options: { maxAttempts: number; where?: { sql: string; params: SqlValue[] } | undefined },
+  ): Promise<Taken | undefined>;
   /**
    * Ends a try under `lease` (none: a row finished without a claim, whose try counts now): every
    * write names the lease, so a worker whose lease ran out changes nothing and gets `undefined`.
@@ -234,7 +239,11 @@ export type QueueWork<T, E> = {
  * The claim → try → finish loop every queue runs: one row at a time, each under a lease of
  * `leaseMs`, until none is due. Checked before each: a stop lets the try under way end, no more.
  */
-export async function drain<T, E>(signal: AbortSignal, work: QueueWork<T, E>, { leaseMs, clock = () => new Date() }: { leaseMs: number; clock?: () => Date }): Promise<void> {
+export async function drain<T, E>(
+  signal: AbortSignal,
+  work: QueueWork<T, E>,
+  { leaseMs, clock = () => new Date() }: { leaseMs: number; clock?: () => Date },
+): Promise<void> {
   while (!signal.aborted) {
     const now = clock();
     const taken = await work.claim(now, new Date(now.getTime() + leaseMs));

@@ -7,5 +7,9 @@ import { QUEUE_NAMES, type QueueName, queueSettings } from './settings.ts';
  * owner's requests its dead senders left), at start and then once a lease, never inside a claim.
  */
 export function upkeepJobs(upkeep: Record<QueueName, (now: Date) => Promise<unknown>>, delivery: { leaseMs?: number | undefined } = {}): HousekeepingJob[] {
-  return QUEUE_NAMES.map((name) => ({ name: `queue.${name}`, everyMs: queueSettings(name, delivery).upkeepMs, run: (now: Date) => upkeep[name](now).then(() => {}) }));
+  return QUEUE_NAMES.map((name) => ({
+    name: `queue.${name}`,
+    everyMs: queueSettings(name, delivery).upkeepMs,
+    run: (now: Date) => upkeep[name](now).then(() => {}),
+  }));
 }

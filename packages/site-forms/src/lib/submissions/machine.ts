@@ -46,7 +46,10 @@ export type Change = { found: false } | { found: true; from: State; changed: boo
  * How a send ended, as the worker reports it. A retry without `next` is decided by the queue's
  * fenced finish (queue/queue.ts): the backoff, or the give-up after the most tries or the round.
  */
-export type SendEnd = { kind: 'sent'; at: Date } | { kind: 'retry'; at: Date; next?: Date | undefined; error: string } | { kind: 'failed'; at: Date; error: string };
+export type SendEnd =
+  | { kind: 'sent'; at: Date }
+  | { kind: 'retry'; at: Date; next?: Date | undefined; error: string }
+  | { kind: 'failed'; at: Date; error: string };
 
 /** What a finished send did: the message's state now, and how the queue ended the try (none when the lease was lost). */
 export type SendFinished = { state: State; finished: Finished | undefined };

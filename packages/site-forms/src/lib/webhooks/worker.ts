@@ -9,7 +9,6 @@ import { drain, type Lease } from '../queue/queue.ts';
 import { QUEUES } from '../queue/settings.ts';
 import type { Delivery } from './deliveries.ts';
 
-
 /** What the worker needs: the deliveries, the endpoints, the site's name for chat alerts, and the log. */
 export type WebhookWorkerDeps = {
   deliveries: Deliveries;
