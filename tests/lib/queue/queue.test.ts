@@ -8,7 +8,9 @@ import { describe, expect, test } from 'vitest';
 import { createLogger } from '../../../packages/site-forms/src/lib/log.ts';
 import { openStore, type Store } from '../../../packages/site-forms/src/lib/database/database.ts';
 import { createSignups } from '../../../packages/site-forms/src/lib/newsletter/signups.ts';
-import { backoff, givesUp } from '../../../packages/site-forms/src/lib/queue/queue.ts';
+import { backoff, createLeasedQueue, drain, givesUp, leaseUntil } from '../../../packages/site-forms/src/lib/queue/queue.ts';
+import { queueSettings } from '../../../packages/site-forms/src/lib/queue/settings.ts';
+import { upkeepJobs } from '../../../packages/site-forms/src/lib/queue/upkeep.ts';
 import { createSubmissionMachine } from '../../../packages/site-forms/src/lib/submissions/machine.ts';
 import { createDeliveries } from '../../../packages/site-forms/src/lib/webhooks/deliveries.ts';
 import type { Endpoint } from '../../../packages/site-forms/src/lib/webhooks/endpoints.ts';
@@ -38,6 +40,49 @@ describe('the backoff and the give-up rule', () => {
     expect(givesUp({ attempts: 3, maxAttempts: 3, next: 100, until: 100 })).toBe(true);
     expect(givesUp({ attempts: 2, maxAttempts: 3, next: 101, until: 100 })).toBe(true);
     expect(givesUp({ attempts: 2, maxAttempts: 3, next: undefined })).toBe(true);
+  });
+});
+
+describe('the queues’ settings and upkeep', () => {
+  test('DELIVERY_LEASE_MS sets the lease of the mail and the webhooks, not of the signups', () => {
+    expect(queueSettings('outbox', { leaseMs: 90_000 })).toEqual({ pollMs: 5_000, leaseMs: 90_000, upkeepMs: 90_000 });
+    expect(queueSettings('webhooks', { leaseMs: 90_000 }).leaseMs).toBe(90_000);
+    expect(queueSettings('webhooks', {}).leaseMs).toBe(60_000);
+    expect(queueSettings('signups', { leaseMs: 90_000 })).toEqual({ pollMs: 30_000, leaseMs: 60_000, upkeepMs: 60_000 });
+  });
+
+  test('one upkeep job a queue, named after it, run once a lease with the time it is given', async () => {
+    const ran: string[] = [];
+    const upkeep = (name: string) => async (now: Date) => void ran.push(`${name} ${now.toISOString()}`);
+    const jobs = upkeepJobs({ outbox: upkeep('outbox'), webhooks: upkeep('webhooks'), signups: upkeep('signups') }, { leaseMs: 90_000 });
+    expect(jobs.map(({ name, everyMs }) => ({ name, everyMs }))).toEqual([
+      { name: 'queue.outbox', everyMs: 90_000 },
+      { name: 'queue.webhooks', everyMs: 90_000 },
+      { name: 'queue.signups', everyMs: 60_000 },
+    ]);
+    for (const job of jobs) await job.run(T0);
+    expect(ran).toEqual([`outbox ${T0.toISOString()}`, `webhooks ${T0.toISOString()}`, `signups ${T0.toISOString()}`]);
+  });
+
+  test('the loop takes, tries and finishes one row after another until none is left, on the clock it is given or the wall clock', async () => {
+    const rows = [1, 2];
+    const seen: string[] = [];
+    const work = {
+      claim: async (now: Date, until: Date) => {
+        seen.push(`claim ${until.getTime() - now.getTime()}`);
+        return rows.shift();
+      },
+      send: async (row: number) => `sent ${row}`,
+      finish: async (row: number, end: string) => void seen.push(`${row}: ${end}`),
+    };
+    await drain(new AbortController().signal, work, { leaseMs: 1_000 });
+    expect(seen).toEqual(['claim 1000', '1: sent 1', 'claim 1000', '2: sent 2', 'claim 1000']);
+    // Stopped: no further claim.
+    const stopped = new AbortController();
+    stopped.abort();
+    rows.push(3);
+    await drain(stopped.signal, work, { leaseMs: 1_000, clock: () => T0 });
+    expect(rows).toEqual([3]);
   });
 });
 
@@ -158,7 +203,84 @@ describe.each(testEngines())('the leased queue on $name', (engine) => {
     });
   });
 
+  describe('the fenced finish', () => {
+    const table = {
+      table: 'submissions',
+      waiting: 'pending',
+      failed: 'failed',
+      dueWhenUnset: true,
+      roundFrom: '(SELECT min(attempted_at) FROM delivery_attempts WHERE submission_id = submissions.id)',
+    };
+    const policy = { backoff: { baseMs: 1_000, maxMs: 4_000 }, maxAttempts: 3, random: () => 0 };
+    /** The queue's finish in a transaction of its own, its answer without the columns it asked back. */
+    const finish = async (store: Store, ...args: Parameters<ReturnType<typeof createLeasedQueue>['finish']> extends [unknown, ...infer R] ? R : never) => {
+      const finished = await store.sql.transaction((tx) => createLeasedQueue(store.engine, table).finish(tx, ...args));
+      if (!finished) return finished;
+      const { row: _, ...rest } = finished;
+      return rest;
+    };
+
+    test.skipIf(!engine.available)('a row finished without a claim counts its try now, in the decision too', async () => {
+      const { store } = await open();
+      const { id } = await createSubmissionMachine(store.sql).receive(input);
+      await expect(finish(store, id, null, { kind: 'failed', error: '550' }, T0)).resolves.toStrictEqual({ kind: 'failed', attempts: 1, error: '550' });
+      const second = (await createSubmissionMachine(store.sql).receive(input)).id;
+      // Counted now, the one try reaches the most of one: given up rather than retried.
+      await expect(finish(store, second, null, { kind: 'retry', error: '451' }, T0, { ...policy, maxAttempts: 1 })).resolves.toMatchObject({
+        kind: 'failed',
+        attempts: 1,
+        error: '451',
+      });
+    });
+
+    test.skipIf(!engine.available)(
+      'a retry is given its next try, or given up past the round with the reason of the queue; a retry needs the policy',
+      async () => {
+        const { store } = await open();
+        const machine = createSubmissionMachine(store.sql);
+        const { id } = await machine.receive(input);
+        await due(store);
+        const taken = await machine.claim(T0, at(MINUTE));
+        await expect(finish(store, id, taken!.lease, { kind: 'retry', error: '451' }, T0)).rejects.toThrow(/needs the queue's policy/);
+        const round = { ms: MINUTE, by: 'try' as const };
+        const gaveUp = (attempts: number, error: string, over: boolean) => `${attempts} ${error} ${over}`;
+        await expect(finish(store, id, taken!.lease, { kind: 'retry', error: '451' }, T0, { ...policy, round, gaveUp })).resolves.toStrictEqual({
+          kind: 'retry',
+          attempts: 1,
+          error: '451',
+          next: at(1_000),
+        });
+        const again = await machine.claim(at(MINUTE), at(2 * MINUTE));
+        // The round began at T0 (no history here: the try's end); a try ending a minute later is past it.
+        const late = { ...policy, round: { ms: MINUTE, by: 'try' as const }, gaveUp };
+        await store.sql.run(`INSERT INTO delivery_attempts (submission_id, attempted_at, outcome, error) VALUES (?, ?, 'retrying', '451')`, [
+          id,
+          T0.toISOString(),
+        ]);
+        await expect(finish(store, id, again!.lease, { kind: 'retry', error: '451' }, at(MINUTE), late)).resolves.toStrictEqual({
+          kind: 'failed',
+          attempts: 2,
+          error: '2 451 true',
+          overRound: true,
+        });
+      },
+    );
+  });
+
   describe('the signup queue', () => {
+    test.skipIf(!engine.available)('a signup the provider refuses for good is given up at once, its end on record', async () => {
+      const { store } = await open();
+      const signups = createSignups(store.sql, { retryBaseMs: 1_000 });
+      const id = await signups.enqueue('ada@example.org', 'kit', T0);
+      const taken = await signups.claim(at(1_000), at(MINUTE));
+      await expect(signups.finish(id, taken!.lease, { ok: false, reason: 'invalid-address', detail: 'fake address' }, at(2_000))).resolves.toBe('failed');
+      await expect(store.sql.get('SELECT status, done_at, next_attempt_at FROM signup_queue WHERE id = ?', [id])).resolves.toEqual({
+        status: 'failed',
+        done_at: at(2_000).toISOString(),
+        next_attempt_at: null,
+      });
+    });
+
     test.skipIf(!engine.available)('two workers taking at once get different signups, and a third finds none', async () => {
       const { store, other } = await open();
       const mine = createSignups(store.sql, { retryBaseMs: 1_000, worker: 'a' });
