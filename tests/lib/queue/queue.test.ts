@@ -8,7 +8,7 @@ import { describe, expect, test } from 'vitest';
 import { createLogger } from '../../../packages/site-forms/src/lib/log.ts';
 import { openStore, type Store } from '../../../packages/site-forms/src/lib/database/database.ts';
 import { createSignups } from '../../../packages/site-forms/src/lib/newsletter/signups.ts';
-import { backoff, createLeasedQueue, drain, givesUp, leaseUntil } from '../../../packages/site-forms/src/lib/queue/queue.ts';
+import { backoff, createLeasedQueue, drain, givesUp } from '../../../packages/site-forms/src/lib/queue/queue.ts';
 import { queueSettings } from '../../../packages/site-forms/src/lib/queue/settings.ts';
 import { upkeepJobs } from '../../../packages/site-forms/src/lib/queue/upkeep.ts';
 import { createSubmissionMachine } from '../../../packages/site-forms/src/lib/submissions/machine.ts';
