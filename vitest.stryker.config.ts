@@ -12,7 +12,9 @@ export default getViteConfig({
   // The suite's own settings and forms, as vitest.config.ts (decision 0144).
   resolve: { alias: { '#site-config': resolve(TEST_SITE_CONFIG), '#forms-config': resolve(TEST_FORMS_CONFIG) } },
   test: {
-    include: ['tests/lib/**/*.test.ts', 'tests/scripts/**/*.test.ts', 'tests/cli/inbox/**/*.test.ts'],
+    // MUTATION_TESTS (comma-separated globs) narrows a run over one area to its own tests: code that
+    // every store reaches (the queue) is otherwise tried against hundreds of tests for each mutant.
+    include: process.env.MUTATION_TESTS?.split(',') ?? ['tests/lib/**/*.test.ts', 'tests/scripts/**/*.test.ts', 'tests/cli/inbox/**/*.test.ts'],
     // One PostgreSQL cluster for the run: Stryker reruns a file for each mutant it covers, and a
     // cluster of the file's own (initdb, start) cost more than most files' tests.
     globalSetup: ['tests/support/shared-postgres.ts'],

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import type { Mailer, SendResult } from '../../../packages/site-forms/src/lib/mail/mailer.ts';
 import type { ContactEmail } from '../../../packages/site-forms/src/lib/mail/email.ts';
 import type { Outbox } from '../../../packages/site-forms/src/lib/contact/outbox.ts';
-import { createDeliveryWorker, type DeliveryWorkerOptions, retryDelay } from '../../../packages/site-forms/src/lib/contact/worker.ts';
+import { createDeliveryWorker, type DeliveryWorkerOptions, outboxUpkeep, retryDelay } from '../../../packages/site-forms/src/lib/contact/worker.ts';
 import { createLogger } from '../../../packages/site-forms/src/lib/log.ts';
 import { openStore, type Store } from '../../../packages/site-forms/src/lib/database/database.ts';
 import { TEST_DATABASE } from '../../support/stores.ts';
@@ -296,7 +296,7 @@ describe("the worker's own limits and leftovers", () => {
     });
   });
 
-  test('a message whose every attempt died with its process is failed at the next claim, and logged', async () => {
+  test('a message whose every attempt died with its process is never claimed again, and the upkeep fails it and logs it', async () => {
     const id = await store();
     // A send that never ended: claimed (attempt 1), its process gone, its lease run out.
     await outbox.claim(new Date(now), new Date(now + 1_000));
@@ -304,6 +304,11 @@ describe("the worker's own limits and leftovers", () => {
     const { mailer, sent } = scriptedMailer();
     await worker(mailer, { maxAttempts: 1 }).deliverDue();
     expect(sent).toEqual([]);
+    await expect(outbox.find(id)).resolves.toMatchObject({ status: 'pending', attempts: 1 });
+    // Nothing is due for the worker: no pass every second until the upkeep.
+    await expect(outbox.nextDueAt(1)).resolves.toBeUndefined();
+    const logger = createLogger({ level: 'debug', write: (line) => logs.push(JSON.parse(line) as Record<string, unknown>) });
+    await outboxUpkeep({ outbox, logger, maxAttempts: 1 })(new Date(now));
     await expect(outbox.find(id)).resolves.toMatchObject({ status: 'failed' });
     expect(entries()).toEqual([
       {

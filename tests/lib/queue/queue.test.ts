@@ -8,7 +8,9 @@ import { describe, expect, test } from 'vitest';
 import { createLogger } from '../../../packages/site-forms/src/lib/log.ts';
 import { openStore, type Store } from '../../../packages/site-forms/src/lib/database/database.ts';
 import { createSignups } from '../../../packages/site-forms/src/lib/newsletter/signups.ts';
-import { backoff, givesUp } from '../../../packages/site-forms/src/lib/queue/queue.ts';
+import { backoff, createLeasedQueue, drain, givesUp } from '../../../packages/site-forms/src/lib/queue/queue.ts';
+import { queueSettings } from '../../../packages/site-forms/src/lib/queue/settings.ts';
+import { upkeepJobs } from '../../../packages/site-forms/src/lib/queue/upkeep.ts';
 import { createSubmissionMachine } from '../../../packages/site-forms/src/lib/submissions/machine.ts';
 import { createDeliveries } from '../../../packages/site-forms/src/lib/webhooks/deliveries.ts';
 import type { Endpoint } from '../../../packages/site-forms/src/lib/webhooks/endpoints.ts';
@@ -38,6 +40,49 @@ describe('the backoff and the give-up rule', () => {
     expect(givesUp({ attempts: 3, maxAttempts: 3, next: 100, until: 100 })).toBe(true);
     expect(givesUp({ attempts: 2, maxAttempts: 3, next: 101, until: 100 })).toBe(true);
     expect(givesUp({ attempts: 2, maxAttempts: 3, next: undefined })).toBe(true);
+  });
+});
+
+describe('the queues’ settings and upkeep', () => {
+  test('DELIVERY_LEASE_MS sets the lease of the mail and the webhooks, not of the signups', () => {
+    expect(queueSettings('outbox', { leaseMs: 90_000 })).toEqual({ pollMs: 5_000, leaseMs: 90_000, upkeepMs: 90_000 });
+    expect(queueSettings('webhooks', { leaseMs: 90_000 }).leaseMs).toBe(90_000);
+    expect(queueSettings('webhooks', {}).leaseMs).toBe(60_000);
+    expect(queueSettings('signups', { leaseMs: 90_000 })).toEqual({ pollMs: 30_000, leaseMs: 60_000, upkeepMs: 60_000 });
+  });
+
+  test('one upkeep job a queue, named after it, run once a lease with the time it is given', async () => {
+    const ran: string[] = [];
+    const upkeep = (name: string) => async (now: Date) => void ran.push(`${name} ${now.toISOString()}`);
+    const jobs = upkeepJobs({ outbox: upkeep('outbox'), webhooks: upkeep('webhooks'), signups: upkeep('signups') }, { leaseMs: 90_000 });
+    expect(jobs.map(({ name, everyMs }) => ({ name, everyMs }))).toEqual([
+      { name: 'queue.outbox', everyMs: 90_000 },
+      { name: 'queue.webhooks', everyMs: 90_000 },
+      { name: 'queue.signups', everyMs: 60_000 },
+    ]);
+    for (const job of jobs) await job.run(T0);
+    expect(ran).toEqual([`outbox ${T0.toISOString()}`, `webhooks ${T0.toISOString()}`, `signups ${T0.toISOString()}`]);
+  });
+
+  test('the loop takes, tries and finishes one row after another until none is left, on the clock it is given or the wall clock', async () => {
+    const rows = [1, 2];
+    const seen: string[] = [];
+    const work = {
+      claim: async (now: Date, until: Date) => {
+        seen.push(`claim ${until.getTime() - now.getTime()}`);
+        return rows.shift();
+      },
+      send: async (row: number) => `sent ${row}`,
+      finish: async (row: number, end: string) => void seen.push(`${row}: ${end}`),
+    };
+    await drain(new AbortController().signal, work, { leaseMs: 1_000 });
+    expect(seen).toEqual(['claim 1000', '1: sent 1', 'claim 1000', '2: sent 2', 'claim 1000']);
+    // Stopped: no further claim.
+    const stopped = new AbortController();
+    stopped.abort();
+    rows.push(3);
+    await drain(stopped.signal, work, { leaseMs: 1_000, clock: () => T0 });
+    expect(rows).toEqual([3]);
   });
 });
 
@@ -95,7 +140,13 @@ describe.each(testEngines())('the leased queue on $name', (engine) => {
         await expect(machine.claim(at(n * MINUTE), at((n + 1) * MINUTE), { maxAttempts: 3 })).resolves.toMatchObject({ id });
       }
       await expect(store.outbox.find(id)).resolves.toMatchObject({ status: 'pending', attempts: 3 });
+      // No claim takes it again; the scheduled upkeep, not a claim, gives it up.
       await expect(machine.claim(at(3 * MINUTE), at(4 * MINUTE), { maxAttempts: 3 })).resolves.toBeUndefined();
+      await expect(store.outbox.find(id)).resolves.toMatchObject({ status: 'pending', attempts: 3 });
+      await expect(machine.upkeep(at(3 * MINUTE), { maxAttempts: 3 })).resolves.toEqual({
+        gaveUp: [id],
+        error: 'gave up after 3 attempts that never ended (the server stopped during each send)',
+      });
       await expect(store.outbox.find(id)).resolves.toMatchObject({
         status: 'failed',
         attempts: 3,
@@ -108,9 +159,128 @@ describe.each(testEngines())('the leased queue on $name', (engine) => {
       await expect(machine.requeue(id, at(4 * MINUTE))).resolves.toMatchObject({ changed: true, to: 'pending' });
       await expect(machine.claim(at(4 * MINUTE), at(5 * MINUTE), { maxAttempts: 3 })).resolves.toMatchObject({ id });
     });
+
+    test.skipIf(!engine.available)(
+      'a message with a request of the owner’s on it is claimed by no worker, another instance’s included, after its sender died; the upkeep applies the request',
+      async () => {
+        const { store, other } = await open();
+        const mine = createSubmissionMachine(store.sql);
+        const theirs = createSubmissionMachine(other.sql);
+        const held = (await mine.receive(input)).id;
+        const deleted = (await mine.receive(input)).id;
+        await due(store);
+        await mine.claim(T0, at(MINUTE), { worker: 'a' });
+        await mine.claim(T0, at(MINUTE), { worker: 'a' });
+        // The owner's "Spam" and "Delete" while each is being sent: requests its send's end would apply.
+        await expect(mine.hold(held, at(1_000))).resolves.toMatchObject({ deferred: true });
+        await expect(mine.remove(deleted, at(1_000))).resolves.toMatchObject({ deferred: true });
+        // The sender died: its leases ran out, and the messages read as pending and due. No claim
+        // may take them: a send now would mail what the owner marked as spam or deleted.
+        await expect(theirs.claim(at(2 * MINUTE), at(3 * MINUTE), { worker: 'b' })).resolves.toBeUndefined();
+        await expect(mine.claim(at(2 * MINUTE), at(3 * MINUTE), { worker: 'a' })).resolves.toBeUndefined();
+        await expect(store.outbox.nextDueAt()).resolves.toBeUndefined();
+        await expect(store.sql.all('SELECT status, requested, attempts FROM submissions ORDER BY id')).resolves.toEqual([
+          { status: 'pending', requested: 'hold', attempts: 1 },
+          { status: 'pending', requested: 'delete', attempts: 1 },
+        ]);
+        await expect(theirs.upkeep(at(2 * MINUTE))).resolves.toMatchObject({ gaveUp: [] });
+        await expect(store.outbox.find(held)).resolves.toMatchObject({ status: 'spam', sentAt: null, attempts: 1 });
+        await expect(store.outbox.find(deleted)).resolves.toBeUndefined();
+        await other.close();
+      },
+    );
+
+    test.skipIf(!engine.available)('a message whose every send died with the owner’s request on it gets the request, not the give-up', async () => {
+      const { store } = await open();
+      const machine = createSubmissionMachine(store.sql);
+      const { id } = await machine.receive(input);
+      await due(store);
+      await machine.claim(T0, at(MINUTE), { maxAttempts: 1 });
+      await machine.remove(id, at(1_000));
+      await expect(machine.upkeep(at(2 * MINUTE), { maxAttempts: 1 })).resolves.toMatchObject({ gaveUp: [] });
+      await expect(store.outbox.find(id)).resolves.toBeUndefined();
+      await expect(store.sql.all('SELECT id FROM delivery_attempts')).resolves.toEqual([]);
+    });
+  });
+
+  describe('the fenced finish', () => {
+    const table = {
+      table: 'submissions',
+      waiting: 'pending',
+      failed: 'failed',
+      dueWhenUnset: true,
+      roundFrom: '(SELECT min(attempted_at) FROM delivery_attempts WHERE submission_id = submissions.id)',
+    };
+    const policy = { backoff: { baseMs: 1_000, maxMs: 4_000 }, maxAttempts: 3, random: () => 0 };
+    /** The queue's finish in a transaction of its own, its answer without the columns it asked back. */
+    const finish = async (store: Store, ...args: Parameters<ReturnType<typeof createLeasedQueue>['finish']> extends [unknown, ...infer R] ? R : never) => {
+      const finished = await store.sql.transaction((tx) => createLeasedQueue(store.engine, table).finish(tx, ...args));
+      if (!finished) return finished;
+      const { row: _, ...rest } = finished;
+      return rest;
+    };
+
+    test.skipIf(!engine.available)('a row finished without a claim counts its try now, in the decision too', async () => {
+      const { store } = await open();
+      const { id } = await createSubmissionMachine(store.sql).receive(input);
+      await expect(finish(store, id, null, { kind: 'failed', error: '550' }, T0)).resolves.toStrictEqual({ kind: 'failed', attempts: 1, error: '550' });
+      const second = (await createSubmissionMachine(store.sql).receive(input)).id;
+      // Counted now, the one try reaches the most of one: given up rather than retried.
+      await expect(finish(store, second, null, { kind: 'retry', error: '451' }, T0, { ...policy, maxAttempts: 1 })).resolves.toMatchObject({
+        kind: 'failed',
+        attempts: 1,
+        error: '451',
+      });
+    });
+
+    test.skipIf(!engine.available)(
+      'a retry is given its next try, or given up past the round with the reason of the queue; a retry needs the policy',
+      async () => {
+        const { store } = await open();
+        const machine = createSubmissionMachine(store.sql);
+        const { id } = await machine.receive(input);
+        await due(store);
+        const taken = await machine.claim(T0, at(MINUTE));
+        await expect(finish(store, id, taken!.lease, { kind: 'retry', error: '451' }, T0)).rejects.toThrow(/needs the queue's policy/);
+        const round = { ms: MINUTE, by: 'try' as const };
+        const gaveUp = (attempts: number, error: string, over: boolean) => `${attempts} ${error} ${over}`;
+        await expect(finish(store, id, taken!.lease, { kind: 'retry', error: '451' }, T0, { ...policy, round, gaveUp })).resolves.toStrictEqual({
+          kind: 'retry',
+          attempts: 1,
+          error: '451',
+          next: at(1_000),
+        });
+        const again = await machine.claim(at(MINUTE), at(2 * MINUTE));
+        // The round began at T0 (no history here: the try's end); a try ending a minute later is past it.
+        const late = { ...policy, round: { ms: MINUTE, by: 'try' as const }, gaveUp };
+        await store.sql.run(`INSERT INTO delivery_attempts (submission_id, attempted_at, outcome, error) VALUES (?, ?, 'retrying', '451')`, [
+          id,
+          T0.toISOString(),
+        ]);
+        await expect(finish(store, id, again!.lease, { kind: 'retry', error: '451' }, at(MINUTE), late)).resolves.toStrictEqual({
+          kind: 'failed',
+          attempts: 2,
+          error: '2 451 true',
+          overRound: true,
+        });
+      },
+    );
   });
 
   describe('the signup queue', () => {
+    test.skipIf(!engine.available)('a signup the provider refuses for good is given up at once, its end on record', async () => {
+      const { store } = await open();
+      const signups = createSignups(store.sql, { retryBaseMs: 1_000 });
+      const id = await signups.enqueue('ada@example.org', 'kit', T0);
+      const taken = await signups.claim(at(1_000), at(MINUTE));
+      await expect(signups.finish(id, taken!.lease, { ok: false, reason: 'invalid-address', detail: 'fake address' }, at(2_000))).resolves.toBe('failed');
+      await expect(store.sql.get('SELECT status, done_at, next_attempt_at FROM signup_queue WHERE id = ?', [id])).resolves.toEqual({
+        status: 'failed',
+        done_at: at(2_000).toISOString(),
+        next_attempt_at: null,
+      });
+    });
+
     test.skipIf(!engine.available)('two workers taking at once get different signups, and a third finds none', async () => {
       const { store, other } = await open();
       const mine = createSignups(store.sql, { retryBaseMs: 1_000, worker: 'a' });
@@ -148,6 +318,9 @@ describe.each(testEngines())('the leased queue on $name', (engine) => {
       await expect(signups.claim(at(1_000), at(MINUTE))).resolves.toMatchObject({ signup: { id, attempts: 1 } });
       await expect(signups.claim(at(MINUTE), at(2 * MINUTE))).resolves.toMatchObject({ signup: { id, attempts: 2 } });
       await expect(signups.claim(at(2 * MINUTE), at(3 * MINUTE))).resolves.toBeUndefined();
+      await expect(signups.nextDueAt()).resolves.toBeUndefined();
+      await expect(signups.pending(10)).resolves.toEqual([expect.objectContaining({ id, status: 'waiting', attempts: 2 })]);
+      await expect(signups.upkeep(at(2 * MINUTE))).resolves.toEqual([id]);
       await expect(signups.pending(10)).resolves.toEqual([
         expect.objectContaining({ id, status: 'failed', attempts: 2, lastError: 'gave up after 2 tries that never ended' }),
       ]);
@@ -203,6 +376,10 @@ describe.each(testEngines())('the leased queue on $name', (engine) => {
       await expect(deliveries.claim(T0, at(MINUTE))).resolves.toMatchObject({ delivery: { attempts: 1 } });
       await expect(deliveries.claim(at(MINUTE), at(2 * MINUTE))).resolves.toMatchObject({ delivery: { attempts: 2 } });
       await expect(deliveries.claim(at(2 * MINUTE), at(3 * MINUTE))).resolves.toBeUndefined();
+      await expect(deliveries.dueEndpoints(at(2 * MINUTE))).resolves.toEqual([]);
+      await expect(deliveries.nextDueAt()).resolves.toBeUndefined();
+      await expect(deliveries.list(10)).resolves.toEqual([expect.objectContaining({ status: 'pending', attempts: 2 })]);
+      await expect(deliveries.upkeep(at(2 * MINUTE))).resolves.toHaveLength(1);
       const [failed] = await deliveries.list(10);
       expect(failed).toMatchObject({ status: 'failed', attempts: 2, lastError: 'gave up after 2 tries that never ended', nextAttemptAt: null });
       await expect(deliveries.attempts(failed!.id)).resolves.toEqual([

@@ -209,6 +209,8 @@ describe.each(testEngines())('each move on $name', (engine) => {
     // The lease runs out with no outcome: the sender is gone.
     const later = new Date(lease.getTime() + SECOND);
     await expect(machine.claim(later, new Date(later.getTime() + 60 * SECOND))).resolves.toBeUndefined();
+    // The upkeep applies what the owner asked.
+    await expect(machine.upkeep(later)).resolves.toMatchObject({ gaveUp: [] });
     await expect(store.outbox.find(held)).resolves.toMatchObject({ status: 'spam', sentAt: null });
     await expect(store.outbox.find(deleted)).resolves.toBeUndefined();
   });

@@ -21,7 +21,9 @@ import { createWebhooks, type EventRecorder, type Webhooks } from '../webhooks/w
 import { eventFiles } from '../webhooks/files.ts';
 import { filesOfMessages } from '../files/listing.ts';
 import type { SubmissionStore } from '../contact/submission-store.ts';
-import { createDeliveryWorker, type DeliveryWorker } from '../contact/worker.ts';
+import { createDeliveryWorker, type DeliveryWorker, outboxUpkeep } from '../contact/worker.ts';
+import { queueSettings } from '../queue/settings.ts';
+import { upkeepJobs } from '../queue/upkeep.ts';
 import type { Logger } from '../log.ts';
 import { type AbuseLimits, createAbuseLimits } from '../rate-limit.ts';
 import { connectRedis } from '../redis.ts';
@@ -109,7 +111,7 @@ export function createServices(config: Config, logger: Logger): Services {
             composeOwnerMail(submission, smtp, mailSite, { records: files.records, storage: files.storage, maxBytes: config.fileDelivery.mailAttachMaxBytes }),
           logger,
           retryBaseMs: config.delivery.retryBaseMs,
-          leaseMs: config.delivery.leaseMs,
+          leaseMs: queueSettings('outbox', config.delivery).leaseMs,
           maxAttempts: config.delivery.maxAttempts,
         })
       : undefined;
@@ -126,9 +128,9 @@ export function createServices(config: Config, logger: Logger): Services {
     siteName: site.name,
     logger,
     autoReply,
-    // The mail's lease (DELIVERY_LEASE_MS): longer than a webhook's 15 s try; after it, another
-    // instance takes up what a killed one left.
-    leaseMs: config.delivery.leaseMs,
+    // The mail's lease (DELIVERY_LEASE_MS, queue/settings.ts): longer than a webhook's 15 s try;
+    // after it, another instance takes up what a killed one left.
+    leaseMs: queueSettings('webhooks', config.delivery).leaseMs,
     maxAttempts: config.delivery.maxAttempts,
     // A message's files as signed links, absolute from PUBLIC_URL (the path alone without it).
     withFiles: (event) => eventFiles(event, { records: files.records, links: files.links, origin: config.publicUrl ?? '' }),
@@ -180,7 +182,16 @@ export function createServices(config: Config, logger: Logger): Services {
     logger,
   });
   const drafts = createFormDrafts(store.sql);
-  const housekeeping = createHousekeeping([...retention, ...spam.jobs, formDraftsJob(drafts), ...uploads.jobs(store.files)], { logger });
+  // Each queue's upkeep (queue/upkeep.ts): rows whose every try died with its process are given up, once a lease.
+  const queues = upkeepJobs(
+    {
+      outbox: outboxUpkeep({ outbox: store.outbox, logger, maxAttempts: config.delivery.maxAttempts }),
+      webhooks: (now) => webhooks.deliveries.upkeep(now),
+      signups: (now) => signupQueue.upkeep(now),
+    },
+    config.delivery,
+  );
+  const housekeeping = createHousekeeping([...queues, ...retention, ...spam.jobs, formDraftsJob(drafts), ...uploads.jobs(store.files)], { logger });
   let stopping: Promise<void> | undefined;
   const stopBackground = () => {
     stopping ??= Promise.all([worker?.stop(), webhooks.worker?.stop(), signupWorker?.stop(), housekeeping.stop()]).then(() => {});

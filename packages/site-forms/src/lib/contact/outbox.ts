@@ -1,7 +1,18 @@
 import type { Sql, SqlSession } from '../sql/sql.ts';
 import type { FieldValue } from '../forms/definition.ts';
-import type { Lease } from '../queue/queue.ts';
-import { type ClaimOptions, type Change, parseFields, parseReasons, type State, type Status, type SubmissionMachine } from '../submissions/machine.ts';
+import { DEFAULT_MAX_ATTEMPTS, type Lease, type QueuePolicy } from '../queue/queue.ts';
+import {
+  type ClaimOptions,
+  type Change,
+  parseFields,
+  parseReasons,
+  type SendEnd,
+  type SendFinished,
+  type State,
+  type Status,
+  type SubmissionMachine,
+  type Upkept,
+} from '../submissions/machine.ts';
 
 /**
  * Where a contact message stands (submissions/machine.ts owns every change of it).
@@ -47,14 +58,18 @@ export type Claimed = Submission & { lease: Lease };
 export interface Outbox {
   /**
    * Takes the oldest pending message due at `now` that no instance is sending, and leases it
-   * until `leaseUntil`: no other instance takes it before then. The attempt is counted now, and
-   * a message whose `maxAttempts` sends all died with their process is held as failed instead.
+   * until `leaseUntil`: no other instance takes it before then. The attempt is counted now; a
+   * message whose `maxAttempts` sends all died with their process is left to the upkeep.
    */
   claim(now: Date, leaseUntil: Date, options?: ClaimOptions): Promise<Claimed | undefined>;
+  /** Ends a send under its lease, the queue deciding a retry's time or its give-up under `policy`. */
+  settle(claimed: Claimed, end: SendEnd, policy: QueuePolicy): Promise<SendFinished>;
+  /** Scheduled upkeep: gives up the messages whose every send died, and applies the owner's requests their dead senders left. */
+  upkeep(now: Date, options?: { maxAttempts?: number }): Promise<Upkept>;
   /** Ends every lease: for SQLite at start, where one server serves a file and a lease is a dead process's. */
   releaseLeases(): Promise<number>;
-  /** When the earliest pending message falls due (or its lease ends), if any is pending. */
-  nextDueAt(): Promise<Date | undefined>;
+  /** When the earliest pending message a claim would take falls due (or its lease ends), if any (tried fewer than `maxAttempts` times, no request on it). */
+  nextDueAt(maxAttempts?: number): Promise<Date | undefined>;
   /** How many messages wait to be delivered. */
   pendingCount(): Promise<number>;
   /** How many messages were given up on and wait for the owner (`npm run inbox -- retry`). */
@@ -128,12 +143,17 @@ export function createOutbox(sql: Sql, machine: SubmissionMachine): Outbox {
       const submission = await find(sql, claimed.id);
       return submission && { ...submission, lease: claimed.lease };
     },
+    settle: (claimed, end, policy) => machine.settle(claimed.id, claimed.lease, end, policy),
+    upkeep: (now, options) => machine.upkeep(now, options),
     releaseLeases: () => machine.releaseLeases(),
-    async nextDueAt() {
+    async nextDueAt(maxAttempts = DEFAULT_MAX_ATTEMPTS) {
+      // What only the upkeep moves (a poison message, a dead sender's request) is not due: no pass every second for it.
       // On PostgreSQL the queue times are TIMESTAMPTZ (migration 19) and created_at stays text.
       const due = sql.engine === 'postgresql' ? 'coalesce(next_attempt_at, created_at::timestamptz)' : 'coalesce(next_attempt_at, created_at)';
       const row = await sql.get<{ at: string | null }>(
-        `SELECT min(CASE WHEN lease_until > ${due} THEN lease_until ELSE ${due} END) AS at FROM submissions WHERE status = 'pending'`,
+        `SELECT min(CASE WHEN lease_until > ${due} THEN lease_until ELSE ${due} END) AS at
+         FROM submissions WHERE status = 'pending' AND requested IS NULL AND attempts < ?`,
+        [maxAttempts],
       );
       return optionalDate(row?.at);
     },

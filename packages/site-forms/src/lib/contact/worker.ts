@@ -3,7 +3,8 @@ import { describeError, type Logger } from '../log.ts';
 import type { Mailer, SendResult } from '../mail/mailer.ts';
 import type { ContactEmail } from '../mail/email.ts';
 import type { Claimed, Outbox, Submission } from './outbox.ts';
-import { backoff, DEFAULT_MAX_ATTEMPTS } from '../queue/queue.ts';
+import { backoff, DEFAULT_MAX_ATTEMPTS, drain, type QueuePolicy } from '../queue/queue.ts';
+import { QUEUES } from '../queue/settings.ts';
 import { createScheduler, type Timer } from '../scheduler.ts';
 
 /** What the owner does about a message given up on: the retry command that works where the site runs (decision 0205). */
@@ -30,11 +31,11 @@ export type DeliveryPolicy = {
 
 /** About 30 s doubling to 1 h, for 24 h: an hour-long outage of the mail server costs no message. */
 export const DELIVERY_POLICY: DeliveryPolicy = {
-  pollIntervalMs: 5_000,
+  pollIntervalMs: QUEUES.outbox.pollMs,
   retryBaseMs: 30_000,
   retryMaxMs: 60 * 60_000,
   retryForMs: 24 * 60 * 60_000,
-  leaseMs: 2 * 60_000,
+  leaseMs: QUEUES.outbox.leaseMs,
   maxAttempts: DEFAULT_MAX_ATTEMPTS,
 };
 
@@ -95,84 +96,75 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   };
   const random = options.random ?? Math.random;
 
-  async function deliverOne(submission: Claimed): Promise<void> {
-    let result: SendResult;
+  // The backoff and the give-up (the most attempts, the 24 h from the first) are the queue's, in its fenced finish.
+  const queuePolicy: QueuePolicy = {
+    backoff: { baseMs: policy.retryBaseMs, maxMs: policy.retryMaxMs },
+    maxAttempts: policy.maxAttempts,
+    random,
+    round: { ms: policy.retryForMs, by: 'try' },
+    gaveUp: (attempts, reason, overRound) =>
+      `gave up after ${attempts} attempts${overRound ? ` over ${Math.round(policy.retryForMs / 3_600_000)} h` : ''}; last: ${reason}`,
+  };
+
+  /** The queue's own try: the mail, composed and sent; a throw is a transient failure. */
+  async function send(submission: Claimed): Promise<SendResult> {
     let email: ContactEmail | undefined;
     try {
       email = await compose(submission);
-      result = await mailer.send(email);
+      return await mailer.send(email);
     } catch (error) {
       // A mailer answers refusals; a throw is a bug or a broken message, and worth a retry
       // once the code is fixed rather than the loss of the message.
-      result = { ok: false, permanent: false, reason: `unexpected error: ${describeError(error)}` };
+      return { ok: false, permanent: false, reason: `unexpected error: ${describeError(error)}` };
     } finally {
       // An attachment a failed send never read would hold its file (or its S3 socket) open.
       for (const attachment of email?.attachments ?? []) attachment.content.destroy();
     }
+  }
+
+  /** Records the send's end under its lease, and says so in the log. */
+  async function finish(submission: Claimed, result: SendResult): Promise<void> {
     const at = clock();
     // Counted when it was claimed, this one included.
-    const { attempts } = submission;
-    const { lease } = submission;
+    const { id, attempts } = submission;
     if (result.ok) {
-      const now = await outbox.markSent(submission.id, at, lease);
+      const { state } = await outbox.settle(submission, { kind: 'sent', at }, queuePolicy);
       // The owner's "spam" or "delete" during the send is applied now, after the send is on record.
       logger.info('contact.delivered', {
-        id: submission.id,
+        id,
         attempts,
-        ...(now !== 'sent' && { afterwards: now === 'deleted' ? 'deleted by the owner' : 'held by the owner' }),
+        ...(state !== 'sent' && { afterwards: state === 'deleted' ? 'deleted by the owner' : 'held by the owner' }),
       });
       return;
     }
     if (result.permanent) {
-      await outbox.markFailed(submission.id, at, result.reason, lease);
-      logger.error('contact.delivery_failed', {
-        id: submission.id,
-        attempts,
-        reason: withoutAddresses(result.reason),
-        next: RETRY_HINT,
-      });
+      await outbox.settle(submission, { kind: 'failed', at, error: result.reason }, queuePolicy);
+      logger.error('contact.delivery_failed', { id, attempts, reason: withoutAddresses(result.reason), next: RETRY_HINT });
       return;
     }
-    // Measured from the first attempt, not from storing: messages stored while no mail
-    // server was configured, or while the site was down, still get their full 24 h.
-    const roundStart = (await outbox.roundStartedAt(submission.id)) ?? at;
-    const outOfTime = at.getTime() - roundStart.getTime() >= policy.retryForMs;
-    if (outOfTime || attempts >= policy.maxAttempts) {
-      const over = outOfTime ? ` over ${Math.round(policy.retryForMs / 3_600_000)} h` : '';
-      const reason = `gave up after ${attempts} attempts${over}; last: ${result.reason}`;
-      await outbox.markFailed(submission.id, at, reason, lease);
-      logger.error('contact.delivery_failed', {
-        id: submission.id,
-        attempts,
-        reason: withoutAddresses(reason),
-        next: RETRY_HINT,
-      });
-      return;
+    const { finished } = await outbox.settle(submission, { kind: 'retry', at, error: result.reason }, queuePolicy);
+    if (finished?.kind === 'failed') {
+      logger.error('contact.delivery_failed', { id, attempts, reason: withoutAddresses(finished.error!), next: RETRY_HINT });
+    } else if (finished?.kind === 'retry') {
+      logger.warn('contact.delivery_retry', { id, attempts, nextAttemptAt: finished.next!.toISOString(), reason: withoutAddresses(result.reason) });
     }
-    const next = new Date(at.getTime() + retryDelay(attempts, policy, random));
-    await outbox.markRetry(submission.id, at, next, result.reason, lease);
-    logger.warn('contact.delivery_retry', { id: submission.id, attempts, nextAttemptAt: next.toISOString(), reason: withoutAddresses(result.reason) });
   }
 
   async function deliverAllDue(signal: AbortSignal): Promise<void> {
     // One message at a time, each claimed with a lease (decision 0051): messages stored
     // meanwhile, retries that fell due and messages whose sender died go too, and no other
-    // instance takes this one. Checked before each: stop() lets the send under way finish, no more.
-    while (!signal.aborted) {
-      const now = clock();
-      const submission = await outbox.claim(now, new Date(now.getTime() + policy.leaseMs), {
-        maxAttempts: policy.maxAttempts,
-        onGiveUp: (id, reason) => logger.error('contact.delivery_failed', { id, attempts: policy.maxAttempts, reason, next: RETRY_HINT }),
-      });
-      if (!submission) return;
-      await deliverOne(submission);
-    }
+    // instance takes this one.
+    await drain(
+      signal,
+      { claim: (now, until) => outbox.claim(now, until, { maxAttempts: policy.maxAttempts }), send, finish },
+      { leaseMs: policy.leaseMs, clock },
+    );
   }
 
   const scheduler = createScheduler({
     pass: deliverAllDue,
     // Wake for the next retry when it falls due before the next poll.
-    nextDueAt: () => outbox.nextDueAt(),
+    nextDueAt: () => outbox.nextDueAt(policy.maxAttempts),
     pollIntervalMs: policy.pollIntervalMs,
     // The store has logged the cause already, once per outage (sql/state.ts); a line per
     // poll would repeat it every few seconds.
@@ -192,6 +184,18 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     poke: () => scheduler.poke(),
     deliverDue: () => scheduler.runPass(),
     stop: () => scheduler.stop(),
+  };
+}
+
+/**
+ * The outbox's upkeep, a housekeeping job (queue/upkeep.ts): the messages whose every send died
+ * with its process are failed and logged as the worker logs a give-up; the owner's requests their
+ * dead senders left are applied.
+ */
+export function outboxUpkeep({ outbox, logger, maxAttempts = DEFAULT_MAX_ATTEMPTS }: { outbox: Outbox; logger: Logger; maxAttempts?: number }) {
+  return async (now: Date): Promise<void> => {
+    const { gaveUp, error } = await outbox.upkeep(now, { maxAttempts });
+    for (const id of gaveUp) logger.error('contact.delivery_failed', { id, attempts: maxAttempts, reason: error, next: RETRY_HINT });
   };
 }
 

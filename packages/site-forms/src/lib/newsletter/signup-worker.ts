@@ -2,12 +2,10 @@ import { createScheduler } from '../scheduler.ts';
 import { describeError, type Logger } from '../log.ts';
 import type { EventRecorder } from '../webhooks/webhooks.ts';
 import type { NewsletterProvider } from './provider.ts';
-import type { Signups } from './signups.ts';
-
-/** How often the worker looks for signups stored by any instance, when none is known to be due. */
-const POLL_MS = 30_000;
-/** How long an instance keeps a signup it is sending: longer than the provider's 10 seconds. */
-const LEASE_MS = 60_000;
+import type { Signup, Signups } from './signups.ts';
+import { drain, type Lease } from '../queue/queue.ts';
+import { queueSettings } from '../queue/settings.ts';
+import type { SubscribeOutcome } from './provider.ts';
 
 /** The background sender of signups the provider could not take at once. */
 export type SignupWorker = { start(): void; poke(): void; runPass(): Promise<void>; stop(): Promise<void> };
@@ -29,30 +27,31 @@ export function createSignupWorker({
   logger: Logger;
   now?: () => Date;
 }): SignupWorker {
-  async function pass(signal: AbortSignal): Promise<void> {
-    while (!signal.aborted) {
-      const start = now();
-      const claimed = await signups.claim(start, new Date(start.getTime() + LEASE_MS));
-      if (!claimed) return;
-      const { signup, lease } = claimed;
-      const outcome = await provider.subscribe(signup.email);
-      const status = await signups.finish(signup.id, lease, outcome, now());
-      if (status === 'added') {
-        logger.info('newsletter.signup_added', { id: signup.id, attempts: signup.attempts });
-        await events?.record('newsletter.subscribed', { email: signup.email, provider: provider.name });
-      } else if (status === 'failed') {
-        logger.warn('newsletter.signup_failed', {
-          id: signup.id,
-          reason: outcome.ok ? '' : outcome.reason,
-          note: 'the owner can retry it (admin: Subscribers)',
-        });
-      }
+  // How often it looks for signups stored by any instance, and how long one it is sending is kept: the queues' table.
+  const { pollMs, leaseMs } = queueSettings('signups');
+  async function finish({ signup, lease }: { signup: Signup; lease: Lease }, outcome: SubscribeOutcome): Promise<void> {
+    const status = await signups.finish(signup.id, lease, outcome, now());
+    if (status === 'added') {
+      logger.info('newsletter.signup_added', { id: signup.id, attempts: signup.attempts });
+      await events?.record('newsletter.subscribed', { email: signup.email, provider: provider.name });
+    } else if (status === 'failed') {
+      logger.warn('newsletter.signup_failed', {
+        id: signup.id,
+        reason: outcome.ok ? '' : outcome.reason,
+        note: 'the owner can retry it (admin: Subscribers)',
+      });
     }
   }
+  const pass = (signal: AbortSignal) =>
+    drain(
+      signal,
+      { claim: (start, until) => signups.claim(start, until), send: ({ signup }) => provider.subscribe(signup.email), finish },
+      { leaseMs, clock: now },
+    );
   const scheduler = createScheduler({
     pass,
     nextDueAt: () => signups.nextDueAt(),
-    pollIntervalMs: POLL_MS,
+    pollIntervalMs: pollMs,
     onError: (error) => logger.warn('newsletter.signup_worker_failed', { error: describeError(error), note: 'tried again soon' }),
   });
   return { start: () => void scheduler.start(), poke: () => scheduler.poke(), runPass: () => scheduler.runPass(), stop: () => scheduler.stop() };

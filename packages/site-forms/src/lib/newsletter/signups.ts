@@ -1,5 +1,5 @@
-import type { Sql, SqlValue } from '../sql/sql.ts';
-import { backoff, createLeasedQueue, DEFAULT_MAX_ATTEMPTS, givesUp, type Lease, leaseUntil, WORKER_ID } from '../queue/queue.ts';
+import type { Sql } from '../sql/sql.ts';
+import { createLeasedQueue, DEFAULT_MAX_ATTEMPTS, type Lease, leaseUntil, type QueuePolicy, type TryEnd, WORKER_ID } from '../queue/queue.ts';
 import type { SubscribeOutcome } from './provider.ts';
 
 /** How long a signup is tried before it is given up (the owner can still retry it). */
@@ -31,8 +31,10 @@ export type Signup = {
 export interface Signups {
   /** Stores a signup to try again soon; answers its id. */
   enqueue(email: string, provider: string, now: Date): Promise<number>;
-  /** Takes the oldest due signup no live lease holds, until `leaseUntil`, counting the try (a signup tried too often with no end is given up first). */
+  /** Takes the oldest due signup no live lease holds, until `leaseUntil`, counting the try (one tried too often with no end is left to the upkeep). */
   claim(now: Date, leaseUntil: Date): Promise<{ signup: Signup; lease: Lease } | undefined>;
+  /** Scheduled upkeep: gives up each signup whose every try died with its process; answers their ids. */
+  upkeep(now: Date): Promise<number[]>;
   /** Records a try's outcome under its lease: added, tried again later, or given up; answers the new status, or `undefined` when the lease was lost. */
   finish(id: number, lease: Lease, outcome: SubscribeOutcome, now: Date): Promise<SignupStatus | undefined>;
   /** Tries a failed signup again with a fresh day (the owner's "Retry"); answers whether it changed. */
@@ -78,9 +80,16 @@ export function createSignups(
     waiting: 'waiting',
     failed: 'failed',
     onGiveUp: (at) => ({ set: 'done_at = ?', params: [at] }),
+    // A signup's day runs from when it was stored (or retried by the owner).
+    roundFrom: 'created_at',
   });
-  // PostgreSQL: the row stays as read until the try's end is written.
-  const lockRow = sql.engine === 'postgresql' ? 'FOR UPDATE' : '';
+  // Doubling from the first wait up to an hour, within the day: the queue's fenced finish decides.
+  const policy: QueuePolicy = {
+    backoff: { baseMs: retryBaseMs, maxMs: SIGNUP_RETRY_MAX_MS },
+    maxAttempts,
+    random,
+    round: { ms: SIGNUP_TRY_FOR_MS, by: 'next' },
+  };
   return {
     async enqueue(email, provider, now) {
       const at = now.toISOString();
@@ -91,11 +100,13 @@ export function createSignups(
       return Number(row!.id);
     },
 
+    upkeep: (now) =>
+      // A signup whose tries all ended with their process (a poison one) waits for the owner, not for a crash loop.
+      sql.transaction((tx) => queue.giveUpDead(tx, now, maxAttempts, `gave up after ${maxAttempts} tries that never ended`)),
+
     claim: (now, until) =>
       sql.transaction(async (tx) => {
-        // A signup whose tries all ended with their process (a poison one) waits for the owner, not for a crash loop.
-        await queue.giveUpDead(tx, now, maxAttempts, `gave up after ${maxAttempts} tries that never ended`);
-        const taken = await queue.claim(tx, now, leaseUntil(until, worker));
+        const taken = await queue.claim(tx, now, leaseUntil(until, worker), { maxAttempts });
         if (!taken) return undefined;
         const row = await tx.get<Row>('SELECT id, email, provider, status, attempts, next_attempt_at, last_error, created_at FROM signup_queue WHERE id = ?', [
           taken.id,
@@ -105,34 +116,19 @@ export function createSignups(
 
     finish: (id, lease, outcome, now) =>
       sql.transaction(async (tx) => {
-        const held = queue.held(lease);
-        const row = await tx.get<{ attempts: number | string; created_at: string }>(
-          `SELECT attempts, created_at FROM signup_queue WHERE id = ? AND status = 'waiting' AND ${held.sql} ${lockRow}`,
-          [id, ...held.params],
-        );
-        // The lease ran out and another worker took the signup: its own outcome will be recorded.
-        if (!row) return undefined;
-        const attempts = Number(row.attempts);
         const at = now.toISOString();
-        // Every write names the lease: what another worker did meanwhile is never overwritten.
-        const end = async (set: string, params: SqlValue[]) =>
-          (
-            await tx.run(`UPDATE signup_queue SET ${set}, lease_until = NULL, leased_by = NULL WHERE id = ? AND status = 'waiting' AND ${held.sql}`, [
-              ...params,
-              id,
-              ...held.params,
-            ])
-          ).changes === 1;
-        if (outcome.ok) return (await end(`status = 'added', last_error = NULL, next_attempt_at = NULL, done_at = ?`, [at])) ? 'added' : undefined;
+        const error = outcome.ok ? '' : `${outcome.reason}: ${outcome.detail}`.slice(0, 200);
         // The provider is busy or down, or the owner's key is wrong: worth another try, for a day.
-        const passing = outcome.reason === 'unavailable' || outcome.reason === 'misconfigured';
-        const wait = backoff(attempts, { baseMs: retryBaseMs, maxMs: SIGNUP_RETRY_MAX_MS }, random);
-        const next = wait === undefined ? undefined : now.getTime() + wait;
-        const error = `${outcome.reason}: ${outcome.detail}`.slice(0, 200);
-        if (!passing || next === undefined || givesUp({ attempts, maxAttempts, next, until: Date.parse(row.created_at) + SIGNUP_TRY_FOR_MS })) {
-          return (await end(`status = 'failed', last_error = ?, next_attempt_at = NULL, done_at = ?`, [error, at])) ? 'failed' : undefined;
-        }
-        return (await end('last_error = ?, next_attempt_at = ?', [error, new Date(next).toISOString()])) ? 'waiting' : undefined;
+        const passing = !outcome.ok && (outcome.reason === 'unavailable' || outcome.reason === 'misconfigured');
+        const end: TryEnd = outcome.ok
+          ? { kind: 'done', set: `status = 'added', last_error = NULL, done_at = ?`, params: [at] }
+          : passing
+            ? { kind: 'retry', error }
+            : { kind: 'failed', error };
+        // Every write names the lease: what another worker did meanwhile is never overwritten.
+        const finished = await queue.finish(tx, id, lease, end, now, policy);
+        if (!finished) return undefined;
+        return finished.kind === 'done' ? 'added' : finished.kind === 'retry' ? 'waiting' : 'failed';
       }),
 
     async retry(id, now) {
@@ -153,7 +149,9 @@ export function createSignups(
     },
 
     async nextDueAt() {
-      const row = await sql.get<{ at: string | null }>(`SELECT min(next_attempt_at) AS at FROM signup_queue WHERE status = 'waiting'`);
+      const row = await sql.get<{ at: string | null }>(`SELECT min(next_attempt_at) AS at FROM signup_queue WHERE status = 'waiting' AND attempts < ?`, [
+        maxAttempts,
+      ]);
       return row?.at ? new Date(row.at) : undefined;
     },
   };

@@ -27,8 +27,12 @@ export type QueueTable = {
   takes?: string;
   /** Whether a row without `next_attempt_at` is due (the outbox's messages stored before it had one). */
   dueWhenUnset?: boolean;
-  /** Further columns the give-up writes, as `column = value` SQL (the signup queue's `done_at`). */
+  /** Further columns every give-up writes, as `column = value` SQL (the signup queue's `done_at`). */
   onGiveUp?: (at: string) => { set: string; params: SqlValue[] };
+  /** When a row's round of retries began, as an SQL expression over the row (none: the try's end). */
+  roundFrom?: string;
+  /** Further columns the write that ends a try answers (the outbox: the owner's request). */
+  returning?: string;
 };
 
 /** The proof that a row is being tried: the worker that took it and when its lease ends. */
@@ -37,39 +41,124 @@ export type Lease = { worker: string; until: string };
 /** A row taken: its id, its lease, and its tries so far, this one included. */
 export type Taken = { id: number; lease: Lease; attempts: number };
 
+/**
+ * A queue's rule for ending a try: how the waits grow, the most tries, and the round, whose end
+ * stops the retries either once a try ends after it (`by: 'try'`, the outbox's 24 h from the
+ * first try) or once the next try would start after it (`by: 'next'`, the signups' day).
+ */
+export type QueuePolicy = {
+  backoff: Backoff;
+  maxAttempts: number;
+  /** The jitter's dice (tests pass `() => 0`). */
+  random?: (() => number) | undefined;
+  round?: { ms: number; by: 'try' | 'next' } | undefined;
+  /** The reason a row given up records, from the last try's and whether the round ended (the same reason when absent). */
+  gaveUp?: (attempts: number, error: string, overRound: boolean) => string;
+};
+
+/**
+ * How a try ended, as its queue saw it, with the queue's own columns (`set`, `params`):
+ * - `done`: out of the queue its own way (sent, delivered, added, disabled); `set` writes its status.
+ * - `failed`: given up now (a refusal that will not change).
+ * - `retry`: worth another try; the finish picks when (the backoff, not before `atLeastMs`,
+ *   a receiver's Retry-After) or gives up, unless the caller already picked `next`.
+ */
+export type TryEnd =
+  | { kind: 'done'; set: string; params?: readonly SqlValue[] }
+  | { kind: 'failed'; error: string; set?: string; params?: readonly SqlValue[] }
+  | { kind: 'retry'; error: string; set?: string; params?: readonly SqlValue[]; atLeastMs?: number | undefined; next?: Date | undefined };
+
+/** What a finish wrote: how the row left the try, its tries, the reason kept, the next try, and the columns the queue asked back. */
+export type Finished = {
+  kind: TryEnd['kind'];
+  attempts: number;
+  error: string | null;
+  next?: Date;
+  /** The round had ended (the reason says so when the queue's `gaveUp` does). */
+  overRound?: true;
+  row: Record<string, unknown>;
+};
+
 /** The SQL of one queue, run in the caller's transaction so a queue adds its own writes to each step. */
 export interface LeasedQueue {
   /**
-   * Takes the oldest due row no live lease holds (and that meets `where`), counting the try now:
-   * a try that kills the process is counted all the same.
+   * Takes the oldest due row no live lease holds, tried fewer than `maxAttempts` times (and that
+   * meets `where`), counting the try now: a try that kills the process is counted all the same.
    */
-  claim(tx: SqlSession, now: Date, lease: Lease, where?: { sql: string; params: SqlValue[] }): Promise<Taken | undefined>;
+  claim(
+    tx: SqlSession,
+    now: Date,
+    lease: Lease,
+    options: { maxAttempts: number; where?: { sql: string; params: SqlValue[] } | undefined },
+  ): Promise<Taken | undefined>;
   /**
-   * Gives up every due row tried `maxAttempts` times whose last try never ended (its process
-   * died during it: a poison row), with `error` as the reason; answers their ids.
+   * Ends a try under `lease` (none: a row finished without a claim, whose try counts now): every
+   * write names the lease, so a worker whose lease ran out changes nothing and gets `undefined`.
+   * A retry without its time is decided here: the backoff, or the give-up after the most tries,
+   * with no further step, or past the round.
+   */
+  finish(tx: SqlSession, id: number, lease: Lease | null, end: TryEnd, now: Date, policy?: QueuePolicy): Promise<Finished | undefined>;
+  /**
+   * Gives up every row tried `maxAttempts` times whose last try never ended (its process died
+   * during it: a poison row), with `error` as the reason; answers their ids. Scheduled upkeep
+   * (`upkeepJobs`), never part of a claim.
    */
   giveUpDead(tx: SqlSession, now: Date, maxAttempts: number, error: string): Promise<number[]>;
   /** The condition that the row is still under `lease` (none: a row never taken); every write that ends a try carries it. */
   held(lease: Lease | null): { sql: string; params: SqlValue[] };
-  /** The condition of a row due at `now` that no live lease holds, for the queries that count or list them. */
-  due(now: Date): { sql: string; params: SqlValue[] };
+  /** The condition of a row a claim at `now` would take: due, tried fewer than `maxAttempts` times, no live lease. */
+  due(now: Date, maxAttempts: number): { sql: string; params: SqlValue[] };
 }
 
 /** The queue over `table` on one engine. */
 export function createLeasedQueue(engine: 'sqlite' | 'postgresql', table: QueueTable): LeasedQueue {
   // PostgreSQL: the row is locked as it is taken and rows other instances are taking are skipped.
   const skipLocked = engine === 'postgresql' ? 'FOR UPDATE SKIP LOCKED' : '';
+  const lockRow = engine === 'postgresql' ? 'FOR UPDATE' : '';
   const isSame = engine === 'postgresql' ? 'IS NOT DISTINCT FROM' : 'IS';
   // On PostgreSQL a value compared with NULL needs its type: lease_until is TIMESTAMPTZ (migration 19).
   const [asTime, asText] = engine === 'postgresql' ? ['::timestamptz', '::text'] : ['', ''];
   const dueAt = table.dueWhenUnset ? '(next_attempt_at IS NULL OR next_attempt_at <= ?)' : 'next_attempt_at <= ?';
   const free = '(lease_until IS NULL OR lease_until <= ?)';
   const takes = table.takes ? ` AND ${table.takes}` : '';
-  const due = (now: Date) => ({ sql: `status = '${table.waiting}'${takes} AND ${dueAt} AND ${free}`, params: [now.toISOString(), now.toISOString()] });
+  const due = (now: Date, maxAttempts: number) => ({
+    sql: `status = '${table.waiting}'${takes} AND attempts < ? AND ${dueAt} AND ${free}`,
+    params: [maxAttempts, now.toISOString(), now.toISOString()],
+  });
+  const held = (lease: Lease | null) => ({
+    sql: `lease_until ${isSame} ?${asTime} AND leased_by ${isSame} ?${asText}`,
+    params: [lease?.until ?? null, lease?.worker ?? null],
+  });
+
+  /** A retry whose time the caller left open: the next try's time, or the give-up. */
+  async function decide(tx: SqlSession, id: number, lease: Lease | null, end: TryEnd & { kind: 'retry' }, now: Date, policy: QueuePolicy) {
+    const fence = held(lease);
+    const from = table.roundFrom ? `, ${table.roundFrom} AS round_from` : '';
+    const row = await tx.get<{ attempts: number | string; round_from?: string | Date | null }>(
+      `SELECT attempts${from} FROM ${table.table} WHERE id = ? AND status = '${table.waiting}' AND ${fence.sql} ${lockRow}`,
+      [id, ...fence.params],
+    );
+    if (!row) return undefined;
+    // A row finished without a claim counts this try now.
+    const attempts = Number(row.attempts) + (lease === null ? 1 : 0);
+    const wait = backoff(attempts, policy.backoff, policy.random);
+    const next = wait === undefined ? undefined : now.getTime() + wait;
+    const start = row.round_from ? new Date(row.round_from).getTime() : now.getTime();
+    const round = policy.round;
+    const overRound = round?.by === 'try' && now.getTime() - start >= round.ms;
+    const until = round?.by === 'next' ? start + round.ms : undefined;
+    if (overRound || givesUp({ attempts, maxAttempts: policy.maxAttempts, next, until })) {
+      const error = policy.gaveUp ? policy.gaveUp(attempts, end.error, overRound) : end.error;
+      return { end: { ...end, kind: 'failed', error } satisfies TryEnd, overRound };
+    }
+    // A row's own wish (a receiver's Retry-After) is honoured, up to the longest wait of the policy.
+    const delay = end.atLeastMs === undefined ? wait! : Math.min(Math.max(wait!, end.atLeastMs), longestWait(policy.backoff));
+    return { end: { ...end, next: new Date(now.getTime() + delay) } satisfies TryEnd, overRound };
+  }
 
   return {
-    async claim(tx, now, lease, where) {
-      const which = due(now);
+    async claim(tx, now, lease, { maxAttempts, where }) {
+      const which = due(now, maxAttempts);
       const extra = where ? ` AND ${where.sql}` : '';
       const row = await tx.get<{ id: number | string; attempts: number | string }>(
         `UPDATE ${table.table} SET lease_until = ?, leased_by = ?, attempts = attempts + 1
@@ -78,6 +167,46 @@ export function createLeasedQueue(engine: 'sqlite' | 'postgresql', table: QueueT
         [lease.until, lease.worker, ...which.params, ...(where?.params ?? [])],
       );
       return row ? { id: Number(row.id), lease, attempts: Number(row.attempts) } : undefined;
+    },
+
+    async finish(tx, id, lease, end, now, policy) {
+      let ending: TryEnd = end;
+      let overRound = false;
+      if (end.kind === 'retry' && end.next === undefined) {
+        if (!policy) throw new Error(`a retry on ${table.table} without its time needs the queue's policy`);
+        const decided = await decide(tx, id, lease, end, now, policy);
+        if (!decided) return undefined;
+        ending = decided.end;
+        overRound = decided.overRound;
+      }
+      const at = now.toISOString();
+      const more = ending.kind === 'failed' ? table.onGiveUp?.(at) : undefined;
+      const [set, params]: [string, readonly SqlValue[]] =
+        ending.kind === 'done'
+          ? [`${ending.set}, next_attempt_at = NULL`, ending.params ?? []]
+          : ending.kind === 'failed'
+            ? [`status = '${table.failed}', last_error = ?, next_attempt_at = NULL`, [ending.error]]
+            : ['last_error = ?, next_attempt_at = ?', [ending.error, ending.next!.toISOString()]];
+      const own = ending.kind === 'done' || !ending.set ? '' : `, ${ending.set}`;
+      const ownParams = ending.kind === 'done' ? [] : (ending.params ?? []);
+      const fence = held(lease);
+      // A row finished without a claim (seeded, or by the previous version) counts its try now.
+      const counted = lease === null ? ', attempts = attempts + 1' : '';
+      const row = await tx.get<Record<string, unknown> & { attempts: number | string }>(
+        `UPDATE ${table.table} SET ${set}${own}${more ? `, ${more.set}` : ''}${counted}, lease_until = NULL, leased_by = NULL
+         WHERE id = ? AND status = '${table.waiting}' AND ${fence.sql}
+         RETURNING attempts${table.returning ? `, ${table.returning}` : ''}`,
+        [...params, ...ownParams, ...(more?.params ?? []), id, ...fence.params],
+      );
+      if (!row) return undefined;
+      return {
+        kind: ending.kind,
+        attempts: Number(row.attempts),
+        error: ending.kind === 'done' ? null : ending.error,
+        ...(ending.kind === 'retry' && { next: ending.next! }),
+        ...(overRound && { overRound: true as const }),
+        row,
+      };
     },
 
     async giveUpDead(tx, now, maxAttempts, error) {
@@ -92,9 +221,41 @@ export function createLeasedQueue(engine: 'sqlite' | 'postgresql', table: QueueT
       return rows.map((row) => Number(row.id));
     },
 
-    held: (lease) => ({ sql: `lease_until ${isSame} ?${asTime} AND leased_by ${isSame} ?${asText}`, params: [lease?.until ?? null, lease?.worker ?? null] }),
+    held,
     due,
   };
+}
+
+/** What a worker runs for each row: take one, try it, record how the try ended (and say so in the log). */
+export type QueueWork<T, E> = {
+  /** Takes the next due row under a lease ending at `until`, or none. */
+  claim(now: Date, until: Date): Promise<T | undefined>;
+  /** The queue's own try: the mail, the webhook's POST, the provider's call. */
+  send(taken: T): Promise<E>;
+  /** Records the try's end under its lease (the queue's fenced `finish`), and logs it. */
+  finish(taken: T, end: E): Promise<void>;
+};
+
+/**
+ * The claim → try → finish loop every queue runs: one row at a time, each under a lease of
+ * `leaseMs`, until none is due. Checked before each: a stop lets the try under way end, no more.
+ */
+export async function drain<T, E>(
+  signal: AbortSignal,
+  work: QueueWork<T, E>,
+  { leaseMs, clock = () => new Date() }: { leaseMs: number; clock?: () => Date },
+): Promise<void> {
+  while (!signal.aborted) {
+    const now = clock();
+    const taken = await work.claim(now, new Date(now.getTime() + leaseMs));
+    if (!taken) return;
+    await work.finish(taken, await work.send(taken));
+  }
+}
+
+/** The longest wait of a policy: its cap, or its schedule's last step. */
+function longestWait(policy: Backoff): number {
+  return 'schedule' in policy ? policy.schedule.at(-1)! : policy.maxMs;
 }
 
 /** How the waits between tries grow: doubling from `baseMs` up to `maxMs`, or a fixed schedule (the tries' waits in order). */

@@ -1,7 +1,7 @@
 import { type NewFile, recordFiles } from '../files/files.ts';
 import type { FieldValue } from '../forms/definition.ts';
-import { createLeasedQueue, DEFAULT_MAX_ATTEMPTS, type Lease, leaseUntil, WORKER_ID } from '../queue/queue.ts';
-import type { Sql, SqlSession, SqlValue } from '../sql/sql.ts';
+import { createLeasedQueue, DEFAULT_MAX_ATTEMPTS, type Finished, type Lease, leaseUntil, type QueuePolicy, type TryEnd, WORKER_ID } from '../queue/queue.ts';
+import type { Sql, SqlSession } from '../sql/sql.ts';
 import { forgetEvents } from '../webhooks/deliveries.ts';
 import { receiveInOneStatement } from './receive-postgres.ts';
 import { messageEventId, recordEvent } from '../webhooks/events.ts';
@@ -43,8 +43,17 @@ export function requireMove(from: State, to: State): void {
 /** What an owner's command did: no such message, or the state it was in and whether it moved (or will, once its send ends). */
 export type Change = { found: false } | { found: true; from: State; changed: boolean; to?: State; deferred?: true };
 
-/** How a send ended, as the worker reports it. */
-export type SendEnd = { kind: 'sent'; at: Date } | { kind: 'retry'; at: Date; next: Date; error: string } | { kind: 'failed'; at: Date; error: string };
+/**
+ * How a send ended, as the worker reports it. A retry without `next` is decided by the queue's
+ * fenced finish (queue/queue.ts): the backoff, or the give-up after the most tries or the round.
+ */
+export type SendEnd =
+  | { kind: 'sent'; at: Date }
+  | { kind: 'retry'; at: Date; next?: Date | undefined; error: string }
+  | { kind: 'failed'; at: Date; error: string };
+
+/** What a finished send did: the message's state now, and how the queue ended the try (none when the lease was lost). */
+export type SendFinished = { state: State; finished: Finished | undefined };
 
 /** A new message: its fields, and whether the spam filter held it and why. */
 export type Received = {
@@ -69,9 +78,10 @@ export type Received = {
 export type ClaimOptions = {
   maxAttempts?: number;
   worker?: string;
-  /** Told, once committed, of each message given up as a poison one, so the worker can log it. */
-  onGiveUp?: (id: number, error: string) => void;
 };
+
+/** What the outbox's upkeep did: the messages it gave up as poison ones, with the reason each records. */
+export type Upkept = { gaveUp: number[]; error: string };
 
 /** The reason a replayed proof adds when the transaction finds its challenge used. */
 export const REPLAYED = 'proof-replayed';
@@ -81,13 +91,20 @@ export interface SubmissionMachine {
   /** Stores a new message, `pending` or held, consuming its proof in the same transaction. */
   receive(message: Received): Promise<{ id: number; status: 'pending' | 'spam'; reasons: readonly string[] }>;
   /**
-   * `pending → sending`: takes the oldest due message no live lease holds, until `until`, counting
-   * the attempt now. First, `sending → failed` for each message tried `maxAttempts` times whose
-   * last send never ended (its process died during it, again and again: a poison message).
+   * `pending → sending`: takes the oldest due message no live lease holds and no request of the
+   * owner's waits on, tried fewer than `maxAttempts` times, until `until`, counting the attempt now.
    */
   claim(now: Date, until: Date, options?: ClaimOptions): Promise<{ id: number; lease: Lease } | undefined>;
   /** `sending → sent | pending | failed` (or the owner's spam or delete); a finished send is recorded whatever happened meanwhile. */
-  finish(id: number, lease: Lease | null, end: SendEnd): Promise<State>;
+  finish(id: number, lease: Lease | null, end: SendEnd, policy?: QueuePolicy): Promise<State>;
+  /** As `finish`, answering also how the queue ended the try (a retry it gave up is `failed`, with its reason). */
+  settle(id: number, lease: Lease | null, end: SendEnd, policy?: QueuePolicy): Promise<SendFinished>;
+  /**
+   * Scheduled upkeep (decision 0241): `sending → failed` for each message tried `maxAttempts`
+   * times whose last send never ended (its process died during it, again and again: a poison
+   * message), then the owner's requests left on messages whose sender died are applied.
+   */
+  upkeep(now: Date, options?: { maxAttempts?: number }): Promise<Upkept>;
   /** Ends every lease (SQLite at start, where a lease is a dead process's), applying the owner's requests. */
   releaseLeases(): Promise<number>;
   /** "Spam": a pending, failed or sent message is held, its news forgotten (decision 0151); one being sent is held when its send ends. */
@@ -126,8 +143,19 @@ export function createSubmissionMachine(sql: Sql, { events = true }: { events?: 
   // PostgreSQL: the row is locked as it is taken and rows other instances are taking are skipped.
   const skipLocked = sql.engine === 'postgresql' ? 'FOR UPDATE SKIP LOCKED' : '';
   const lockRow = sql.engine === 'postgresql' ? 'FOR UPDATE' : '';
-  // The one leased queue takes and gives up messages; the machine adds the history and the owner's requests.
-  const queue = createLeasedQueue(sql.engine, { table: 'submissions', waiting: 'pending', failed: 'failed', takes: 'requested IS NULL', dueWhenUnset: true });
+  // The one leased queue takes, ends and gives up messages; the machine adds the history and the owner's requests.
+  const queue = createLeasedQueue(sql.engine, {
+    table: 'submissions',
+    waiting: 'pending',
+    failed: 'failed',
+    // A message the owner asked to hold or delete while its sender died is never sent: the upkeep applies the request.
+    takes: 'requested IS NULL',
+    dueWhenUnset: true,
+    // The round of retries starts at its first try (after the last requeue), as its history says.
+    roundFrom: `(SELECT min(a.attempted_at) FROM delivery_attempts a WHERE a.submission_id = submissions.id AND a.outcome <> 'requeued'
+      AND a.id > coalesce((SELECT max(r.id) FROM delivery_attempts r WHERE r.submission_id = submissions.id AND r.outcome = 'requeued'), 0))`,
+    returning: 'requested',
+  });
   const read = (tx: SqlSession, id: number) =>
     tx.get<Row>(`SELECT status, lease_until, sent_at, spam_reasons, requested FROM submissions WHERE id = ? ${lockRow}`, [id]);
   const stateOf = (row: Row, now: Date): State =>
@@ -199,6 +227,34 @@ export function createSubmissionMachine(sql: Sql, { events = true }: { events?: 
       return { found: true, from, changed: changes === 1, to };
     });
 
+  /** Ends a send under its lease through the queue's fenced finish, then records it in the history and applies the owner's request. */
+  const settle = (id: number, lease: Lease | null, end: SendEnd, policy?: QueuePolicy) =>
+    sql.transaction(async (tx): Promise<SendFinished> => {
+      const at = end.at.toISOString();
+      const ending: TryEnd =
+        end.kind === 'sent'
+          ? { kind: 'done', set: `status = 'sent', sent_at = ?, last_error = NULL`, params: [at] }
+          : end.kind === 'retry'
+            ? { kind: 'retry', error: end.error, next: end.next }
+            : { kind: 'failed', error: end.error };
+      // Each move names the lease it ends. The attempt was counted when it was claimed; a
+      // message finished without a claim (seeded, or by the previous version) counts it now.
+      const finished = await queue.finish(tx, id, lease, ending, end.at, policy);
+      if (finished) {
+        const outcome = finished.kind === 'done' ? 'sent' : finished.kind === 'retry' ? 'retrying' : 'failed';
+        await tx.run(HISTORY, [id, at, outcome, finished.error]);
+        const next: State = finished.kind === 'done' ? 'sent' : finished.kind === 'retry' ? 'pending' : 'failed';
+        return { state: (await applyRequest(tx, id, finished.row.requested as string | null)) ?? next, finished };
+      }
+      // The lease was lost meanwhile (it ran out and the owner or another instance acted).
+      // A mail that went out is still recorded, so it is never sent again as if it had not.
+      if (end.kind !== 'sent') return { state: (await read(tx, id))?.status ?? 'deleted', finished };
+      const { changes } = await tx.run('UPDATE submissions SET sent_at = coalesce(sent_at, ?) WHERE id = ?', [at, id]);
+      if (changes === 0) return { state: 'deleted', finished };
+      await tx.run(HISTORY, [id, at, 'sent', null]);
+      return { state: (await read(tx, id))!.status, finished };
+    });
+
   return {
     // Committed with the other messages arriving meanwhile: one fsync for all of them on SQLite.
     receive: (message) => {
@@ -243,61 +299,33 @@ export function createSubmissionMachine(sql: Sql, { events = true }: { events?: 
       }, TOGETHER);
     },
 
-    claim: async (now, until, { maxAttempts = DEFAULT_MAX_ATTEMPTS, worker = WORKER_ID, onGiveUp } = {}) => {
+    claim: (now, until, { maxAttempts = DEFAULT_MAX_ATTEMPTS, worker = WORKER_ID } = {}) =>
+      sql.transaction(async (tx) => {
+        const row = await queue.claim(tx, now, leaseUntil(until, worker), { maxAttempts });
+        return row && { id: row.id, lease: row.lease };
+      }),
+
+    upkeep: async (now, { maxAttempts = DEFAULT_MAX_ATTEMPTS } = {}) => {
       const error = `gave up after ${maxAttempts} attempts that never ended (the server stopped during each send)`;
-      let gaveUp: number[] = [];
-      const taken = await sql.transaction(async (tx) => {
+      const gaveUp = await sql.transaction(async (tx) => {
         const at = now.toISOString();
+        // Tried so often that every send died with its process: failed, for the owner to see, not a crash loop.
+        // A message with the owner's request on it is left to the request, applied next.
+        const ids = await queue.giveUpDead(tx, now, maxAttempts, error);
+        for (const id of ids) await tx.run(HISTORY, [id, at, 'failed', error]);
         // A request the owner made while a sender that has since died held the lease: applied, never sent.
         const orphans = await tx.all<{ id: number | string; requested: string }>(
           `SELECT id, requested FROM submissions WHERE status = 'pending' AND requested IS NOT NULL AND lease_until <= ? ${skipLocked}`,
           [at],
         );
         for (const orphan of orphans) await applyRequest(tx, Number(orphan.id), orphan.requested);
-        // Tried so often that every send died with its process: failed, for the owner to see, not a crash loop.
-        gaveUp = await queue.giveUpDead(tx, now, maxAttempts, error);
-        for (const id of gaveUp) await tx.run(HISTORY, [id, at, 'failed', error]);
-        const row = await queue.claim(tx, now, leaseUntil(until, worker));
-        return row ? { id: row.id, lease: row.lease } : undefined;
+        return ids;
       });
-      for (const id of gaveUp) onGiveUp?.(id, error);
-      return taken;
+      return { gaveUp, error };
     },
 
-    finish: (id, lease, end) =>
-      sql.transaction(async (tx): Promise<State> => {
-        const at = end.at.toISOString();
-        // Each move names the lease it ends. The attempt was counted when it was claimed; a
-        // message finished without a claim (seeded, or by the previous version) counts it now.
-        const held = queue.held(lease);
-        const counted = lease === null ? ', attempts = attempts + 1' : '';
-        const move = (set: string, params: SqlValue[]) =>
-          tx.get<{ requested: string | null }>(
-            `UPDATE submissions SET ${set}${counted}, lease_until = NULL, leased_by = NULL WHERE id = ? AND status = 'pending' AND ${held.sql} RETURNING requested`,
-            [...params, id, ...held.params],
-          );
-        const update =
-          end.kind === 'sent'
-            ? move(`status = 'sent', sent_at = ?, next_attempt_at = NULL, last_error = NULL`, [at])
-            : end.kind === 'retry'
-              ? move('next_attempt_at = ?, last_error = ?', [end.next.toISOString(), end.error])
-              : move(`status = 'failed', next_attempt_at = NULL, last_error = ?`, [end.error]);
-        const moved = await update;
-        const outcome = end.kind === 'retry' ? 'retrying' : end.kind;
-        const error = end.kind === 'sent' ? null : end.error;
-        if (moved) {
-          await tx.run(HISTORY, [id, at, outcome, error]);
-          const next: State = end.kind === 'sent' ? 'sent' : end.kind === 'retry' ? 'pending' : 'failed';
-          return (await applyRequest(tx, id, moved.requested)) ?? next;
-        }
-        // The lease was lost meanwhile (it ran out and the owner or another instance acted).
-        // A mail that went out is still recorded, so it is never sent again as if it had not.
-        if (end.kind !== 'sent') return (await read(tx, id))?.status ?? 'deleted';
-        const { changes } = await tx.run('UPDATE submissions SET sent_at = coalesce(sent_at, ?) WHERE id = ?', [at, id]);
-        if (changes === 0) return 'deleted';
-        await tx.run(HISTORY, [id, at, 'sent', null]);
-        return (await read(tx, id))!.status;
-      }),
+    finish: async (id, lease, end, policy) => (await settle(id, lease, end, policy)).state,
+    settle: (id, lease, end, policy) => settle(id, lease, end, policy),
 
     releaseLeases: () =>
       sql.transaction(async (tx) => {

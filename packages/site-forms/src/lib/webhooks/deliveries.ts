@@ -1,5 +1,5 @@
-import { backoff, createLeasedQueue, DEFAULT_MAX_ATTEMPTS, givesUp, type Lease, leaseUntil, WORKER_ID } from '../queue/queue.ts';
-import type { Engine, Sql, SqlSession, SqlValue } from '../sql/sql.ts';
+import { createLeasedQueue, DEFAULT_MAX_ATTEMPTS, type Lease, leaseUntil, type QueuePolicy, type TryEnd as QueueEnd, WORKER_ID } from '../queue/queue.ts';
+import type { Engine, Sql, SqlSession } from '../sql/sql.ts';
 import type { Endpoint } from './endpoints.ts';
 import type { EventType, SiteEvent } from './events.ts';
 
@@ -46,9 +46,11 @@ export interface Deliveries {
   fanOut(endpoints: readonly Endpoint[], now: Date): Promise<number>;
   /**
    * Takes the oldest due delivery no live lease holds (to `endpoint` when named), until `leaseUntil`,
-   * with its event, counting the try; a delivery whose every try died with its process is failed first.
+   * with its event, counting the try; a delivery whose every try died with its process is left to the upkeep.
    */
   claim(now: Date, leaseUntil: Date, endpoint?: string): Promise<{ delivery: Delivery; event: SiteEvent; lease: Lease } | undefined>;
+  /** Scheduled upkeep: fails each delivery whose every try died with its process, its give-up on record; answers their ids. */
+  upkeep(now: Date): Promise<number[]>;
   /** The endpoints that have a delivery due that no live lease holds. */
   dueEndpoints(now: Date): Promise<string[]>;
   /** Records a try's end under the lease that took it: delivered, retried on the schedule, failed after the last, or disabled by a 410. */
@@ -64,7 +66,7 @@ export interface Deliveries {
   attempts(id: number): Promise<DeliveryAttempt[]>;
   /** Deletes events older than `cutoff` with their deliveries and tries, unless one still waits; answers how many. */
   prune(cutoff: Date): Promise<number>;
-  /** When the next waiting delivery is due, if any: one being sent under a live lease is due when its lease ends. */
+  /** When the next waiting delivery a claim would take is due, if any: one being sent under a live lease is due when its lease ends. */
   nextDueAt(): Promise<Date | undefined>;
   /** The endpoints a 410 stopped, by name, with the address that answered it. */
   goneEndpoints(): Promise<Map<string, string>>;
@@ -130,7 +132,7 @@ export function createDeliveries(
   const lockRow = sql.engine === 'postgresql' ? 'FOR UPDATE' : '';
   const queue = createLeasedQueue(sql.engine, { table: 'webhook_deliveries', waiting: 'pending', failed: 'failed' });
   // The Standard Webhooks schedule, within the one limit of tries every queue keeps.
-  const schedule = { schedule: RETRY_SCHEDULE_MS };
+  const policy: QueuePolicy = { backoff: { schedule: RETRY_SCHEDULE_MS }, maxAttempts, random };
   const toDelivery = (row: Row): Delivery => ({
     id: Number(row.id),
     eventId: row.event_id,
@@ -169,14 +171,23 @@ export function createDeliveries(
         return made;
       }),
 
-    claim: (now, until, endpoint) =>
+    upkeep: (now) =>
       sql.transaction(async (tx) => {
         // A delivery whose every try ended with its process (a poison one) waits for the owner's replay.
         const error = `gave up after ${maxAttempts} tries that never ended`;
-        for (const id of await queue.giveUpDead(tx, now, maxAttempts, error)) {
+        const ids = await queue.giveUpDead(tx, now, maxAttempts, error);
+        for (const id of ids) {
           await tx.run('INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, error) VALUES (?, ?, NULL, ?)', [id, now.toISOString(), error]);
         }
-        const taken = await queue.claim(tx, now, leaseUntil(until, worker), endpoint === undefined ? undefined : { sql: 'endpoint = ?', params: [endpoint] });
+        return ids;
+      }),
+
+    claim: (now, until, endpoint) =>
+      sql.transaction(async (tx) => {
+        const taken = await queue.claim(tx, now, leaseUntil(until, worker), {
+          maxAttempts,
+          where: endpoint === undefined ? undefined : { sql: 'endpoint = ?', params: [endpoint] },
+        });
         if (!taken) return undefined;
         const row = await tx.get<Row & { data: string; event_created_at: string }>(
           `SELECT ${COLUMNS}, e.data, e.created_at AS event_created_at FROM webhook_deliveries d JOIN events e ON e.id = d.event_id WHERE d.id = ?`,
@@ -189,48 +200,25 @@ export function createDeliveries(
 
     finish: (id, lease, end, now) =>
       sql.transaction(async (tx) => {
-        const held = queue.held(lease);
-        const row = await tx.get<{ attempts: number | string }>(
-          `SELECT attempts FROM webhook_deliveries WHERE id = ? AND status = 'pending' AND ${held.sql} ${lockRow}`,
-          [id, ...held.params],
-        );
-        // The lease ran out and another worker took it: its own outcome will be recorded.
-        if (!row) return undefined;
         const at = now.toISOString();
-        // Counted when it was claimed, this try included.
-        const attempts = Number(row.attempts);
-        // Every write names the lease: what another worker did meanwhile is never overwritten.
-        const move = async (set: string, params: SqlValue[]) =>
-          (
-            await tx.run(`UPDATE webhook_deliveries SET ${set}, lease_until = NULL, leased_by = NULL WHERE id = ? AND status = 'pending' AND ${held.sql}`, [
-              ...params,
-              id,
-              ...held.params,
-            ])
-          ).changes === 1;
+        const ending: QueueEnd =
+          end.kind === 'delivered'
+            ? { kind: 'done', set: `status = 'delivered', last_status = ?, last_error = NULL, delivered_at = ?`, params: [end.status, at] }
+            : end.kind === 'gone'
+              ? { kind: 'done', set: `status = 'disabled', last_status = 410, last_error = 'the receiver answered 410 Gone'` }
+              : // A receiver's Retry-After is honoured, within the schedule's longest wait (a day).
+                { kind: 'retry', error: end.error, set: 'last_status = ?', params: [end.status], atLeastMs: end.retryAfterMs };
+        // The queue's fenced finish: the schedule's next step or the give-up, under the lease that took it.
+        const finished = await queue.finish(tx, id, lease, ending, now, policy);
+        // The lease ran out and another worker took it: its own outcome will be recorded.
+        if (!finished) return undefined;
         await tx.run('INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, error) VALUES (?, ?, ?, ?)', [
           id,
           at,
           end.status,
           end.kind === 'retry' ? end.error : null,
         ]);
-        if (end.kind === 'delivered') {
-          await move(`status = 'delivered', last_status = ?, last_error = NULL, delivered_at = ?, next_attempt_at = NULL`, [end.status, at]);
-          return 'delivered';
-        }
-        if (end.kind === 'gone') {
-          await move(`status = 'disabled', last_status = 410, last_error = 'the receiver answered 410 Gone', next_attempt_at = NULL`, []);
-          return 'disabled';
-        }
-        const wait = backoff(attempts, schedule, random);
-        if (wait === undefined || givesUp({ attempts, maxAttempts, next: now.getTime() + wait })) {
-          await move(`status = 'failed', last_status = ?, last_error = ?, next_attempt_at = NULL`, [end.status, end.error]);
-          return 'failed';
-        }
-        // A receiver's Retry-After is honoured, within a day.
-        const delay = Math.min(Math.max(wait, end.retryAfterMs ?? 0), RETRY_SCHEDULE_MS.at(-1)!);
-        await move('last_status = ?, last_error = ?, next_attempt_at = ?', [end.status, end.error, new Date(now.getTime() + delay).toISOString()]);
-        return 'pending';
+        return finished.kind === 'retry' ? 'pending' : finished.kind === 'failed' ? 'failed' : end.kind === 'gone' ? 'disabled' : 'delivered';
       }),
 
     replay: (id, now) =>
@@ -272,7 +260,7 @@ export function createDeliveries(
     },
 
     async dueEndpoints(now) {
-      const due = queue.due(now);
+      const due = queue.due(now, maxAttempts);
       const rows = await sql.all<{ endpoint: string }>(`SELECT DISTINCT endpoint FROM webhook_deliveries WHERE ${due.sql} ORDER BY endpoint`, due.params);
       return rows.map((row) => row.endpoint);
     },
@@ -280,7 +268,8 @@ export function createDeliveries(
     async nextDueAt() {
       // A delivery being sent is not due again before its lease ends: no pass every second while a receiver hangs.
       const row = await sql.get<{ at: string | null }>(
-        `SELECT min(CASE WHEN lease_until > next_attempt_at THEN lease_until ELSE next_attempt_at END) AS at FROM webhook_deliveries WHERE status = 'pending'`,
+        `SELECT min(CASE WHEN lease_until > next_attempt_at THEN lease_until ELSE next_attempt_at END) AS at FROM webhook_deliveries WHERE status = 'pending' AND attempts < ?`,
+        [maxAttempts],
       );
       return row?.at ? new Date(row.at) : undefined;
     },

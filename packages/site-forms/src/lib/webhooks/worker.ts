@@ -5,12 +5,9 @@ import { type Endpoint, formatFor } from './endpoints.ts';
 import type { SiteEvent } from './events.ts';
 import { postDelivery } from './sender.ts';
 import { signedHeaders } from './signature.ts';
-
-/** How often the worker looks for events recorded by any instance, when nothing is known to be due. */
-const POLL_MS = 5_000;
-
-/** How long an instance keeps a delivery it is sending from the others, by default: longer than a try can take (15 s). */
-const LEASE_MS = 60_000;
+import { drain, type Lease } from '../queue/queue.ts';
+import { QUEUES } from '../queue/settings.ts';
+import type { Delivery } from './deliveries.ts';
 
 /** What the worker needs: the deliveries, the endpoints, the site's name for chat alerts, and the log. */
 export type WebhookWorkerDeps = {
@@ -28,6 +25,12 @@ export type WebhookWorkerDeps = {
   /** Adds a message's files to its event at each try, each with a signed link (webhooks/files.ts `eventFiles`). */
   withFiles?: ((event: SiteEvent) => Promise<SiteEvent>) | undefined;
 };
+
+/** A delivery taken under its lease, with its event. */
+type Taken = { delivery: Delivery; event: SiteEvent; lease: Lease };
+
+/** How a try ended, and the endpoint it was made to (none when it was not made). */
+type Tried = { end: TryEnd; endpoint?: Endpoint };
 
 /** The background sender of webhooks and chat alerts; `runPass` answers once the sends it started have ended. */
 export type WebhookWorker = { start(): void; poke(): void; runPass(): Promise<void>; stop(): Promise<void> };
@@ -50,7 +53,7 @@ export function createWebhookWorker({
   now = () => new Date(),
   post = postDelivery,
   autoReply,
-  leaseMs = LEASE_MS,
+  leaseMs = QUEUES.webhooks.leaseMs,
   withFiles,
 }: WebhookWorkerDeps): WebhookWorker {
   const byName = new Map(endpoints.map((endpoint) => [endpoint.name, endpoint]));
@@ -78,41 +81,47 @@ export function createWebhookWorker({
     lanes.set(name, lane);
   }
 
-  /** Sends an endpoint's due deliveries one after another, until none is left. */
+  /** Sends an endpoint's due deliveries one after another, until none is left (and once more when a pass found more meanwhile). */
   async function sendAll(name: string, lane: { again: boolean }, signal: AbortSignal): Promise<void> {
-    while (!signal.aborted) {
-      const start = now();
-      const claimed = await deliveries.claim(start, new Date(start.getTime() + leaseMs), name);
-      if (!claimed) {
-        if (!lane.again) return;
-        lane.again = false;
-        continue;
+    const work = {
+      claim: (start: Date, until: Date) => deliveries.claim(start, until, name),
+      send: (taken: Taken) => attempt(name, taken),
+      finish: (taken: Taken, tried: Tried) => finish(name, taken, tried),
+    };
+    for (;;) {
+      await drain(signal, work, { leaseMs, clock: now });
+      if (signal.aborted || !lane.again) return;
+      lane.again = false;
+    }
+  }
+
+  /** The try of one delivery: the automatic reply, or the POST; none to an endpoint taken off the configuration or stopped by a 410. */
+  async function attempt(name: string, { event }: Taken): Promise<Tried> {
+    const endpoint = byName.get(name);
+    // Taken off the configuration, or stopped by a 410: it ends here, recorded.
+    if (!endpoint || gone.get(endpoint.name) === endpoint.url) return { end: { kind: 'gone', status: 410 } };
+    const end = endpoint.kind === 'auto-reply' && autoReply ? await autoReply(event, now()) : await send(endpoint, event);
+    return { end, endpoint };
+  }
+
+  async function finish(name: string, { delivery, event, lease }: Taken, { end, endpoint }: Tried): Promise<void> {
+    const status = await deliveries.finish(delivery.id, lease, end, now());
+    if (!endpoint) return;
+    if (end.kind === 'gone') {
+      gone.set(endpoint.name, endpoint.url);
+      if (await deliveries.stopEndpoint(endpoint.name, endpoint.url)) {
+        logger.warn('webhook.endpoint_stopped', { endpoint: name, note: 'its receiver answered 410 Gone; change its address to start it again' });
       }
-      const { delivery, event, lease } = claimed;
-      const endpoint = byName.get(name);
-      if (!endpoint || gone.get(endpoint.name) === endpoint.url) {
-        // Taken off the configuration, or stopped by a 410: it ends here, recorded.
-        await deliveries.finish(delivery.id, lease, { kind: 'gone', status: 410 }, now());
-        continue;
-      }
-      const end = endpoint.kind === 'auto-reply' && autoReply ? await autoReply(event, now()) : await send(endpoint, event);
-      const status = await deliveries.finish(delivery.id, lease, end, now());
-      if (end.kind === 'gone') {
-        gone.set(endpoint.name, endpoint.url);
-        if (await deliveries.stopEndpoint(endpoint.name, endpoint.url)) {
-          logger.warn('webhook.endpoint_stopped', { endpoint: endpoint.name, note: 'its receiver answered 410 Gone; change its address to start it again' });
-        }
-      } else if (status === 'failed') {
-        logger.warn('webhook.delivery_failed', {
-          endpoint: endpoint.name,
-          delivery: delivery.id,
-          type: event.type,
-          error: end.kind === 'retry' ? end.error : '',
-        });
-      } else if (end.kind === 'retry' && delivery.attempts === 1) {
-        // The first failure of a delivery is worth a line; its retries are in the admin.
-        logger.info('webhook.delivery_retrying', { endpoint: endpoint.name, delivery: delivery.id, error: end.error });
-      }
+    } else if (status === 'failed') {
+      logger.warn('webhook.delivery_failed', {
+        endpoint: endpoint.name,
+        delivery: delivery.id,
+        type: event.type,
+        error: end.kind === 'retry' ? end.error : '',
+      });
+    } else if (end.kind === 'retry' && delivery.attempts === 1) {
+      // The first failure of a delivery is worth a line; its retries are in the admin.
+      logger.info('webhook.delivery_retrying', { endpoint: endpoint.name, delivery: delivery.id, error: end.error });
     }
   }
 
@@ -138,7 +147,7 @@ export function createWebhookWorker({
   const scheduler = createScheduler({
     pass,
     nextDueAt: () => deliveries.nextDueAt(),
-    pollIntervalMs: POLL_MS,
+    pollIntervalMs: QUEUES.webhooks.pollMs,
     onError: (error) => logger.warn('webhook.worker_failed', { error: describeError(error), note: 'tried again in a few seconds' }),
   });
   return {
