@@ -15,6 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import * as v from 'valibot';
+import { Contact, JSON_HEADERS, Newsletter, readFields } from './baseline-contract.ts';
 
 const db = new DatabaseSync(join(process.env.DATA_DIR ?? '.', 'baseline.db'));
 db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;');
@@ -74,40 +75,13 @@ function commitWaiting(): void {
 const home = readFileSync(new URL('../client/index.html', import.meta.url));
 const provider = process.env.MAILCHIMP_API_BASE_URL ?? '';
 
-const email = v.pipe(v.string(), v.trim(), v.email('Please enter a valid email address'));
-const Contact = v.object({
-  name: v.pipe(
-    v.string(),
-    v.trim(),
-    v.minLength(2, 'Name must be between 2 and 100 characters'),
-    v.maxLength(100, 'Name must be between 2 and 100 characters'),
-  ),
-  email,
-  message: v.pipe(
-    v.string(),
-    v.trim(),
-    v.minLength(10, 'Message must be at least 10 characters'),
-    v.maxLength(5000, 'Message must be at most 5000 characters'),
-  ),
-  honeypot: v.pipe(v.string(), v.maxLength(0, 'This field must be left empty')),
-});
-const Newsletter = v.object({ email });
-const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
-
 const server = createServer(async (req, res) => {
   if (req.method === 'GET' && req.url === '/') {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end(home);
     return;
   }
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const form = await new Request('http://baseline/', {
-    method: 'POST',
-    headers: { 'content-type': req.headers['content-type'] ?? '' },
-    body: Buffer.concat(chunks),
-  }).formData();
-  const fields = Object.fromEntries([...form.entries()].map(([key, value]) => [key, typeof value === 'string' ? value : '']));
+  const fields = await readFields(req);
   let status = 200;
   let body = '{"success":true}';
   if (req.url === '/api/contact') {
