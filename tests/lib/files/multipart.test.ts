@@ -252,6 +252,58 @@ describe('reading a post with files as a stream', () => {
     await discard(read.files);
   });
 
+  test('a zip whose first entry lies in word/ and runs past the head, with no [Content_Types].xml, is a plain zip, and a .docm is not a .docx', async () => {
+    // The head alone makes file-type guess a Word document from a word/ entry (review of issue 41).
+    const incoming = incomingFolder();
+    const archive = storedZip([
+      ['word/payload.bin', Buffer.alloc(20_000, 7)],
+      ['run.exe', Buffer.from('MZ')],
+    ]);
+    const docm = storedZip([
+      ['word/document.xml', Buffer.alloc(20_000, 0x20)],
+      [
+        '[Content_Types].xml',
+        Buffer.from(
+          '<?xml version="1.0"?><Types><Override PartName="/word/document.xml" ContentType="application/vnd.ms-word.document.macroEnabled.main+xml"/></Types>',
+        ),
+      ],
+    ]);
+    const types: string[] = [];
+    for (const [bytes, name] of [
+      [archive, 'letter.docx'],
+      [docm, 'macro.docx'],
+    ] as const) {
+      const data = new FormData();
+      data.append('drawing', new Blob([bytes]), name);
+      const read = await readUpload(post(data), form, incoming, { maxTotalBytes: 100_000 });
+      if (!read.ok) throw new Error(read.failure.error);
+      types.push(...read.files.map((file) => file.type));
+      await discard(read.files);
+    }
+    expect(types).toEqual(['application/zip', 'application/vnd.ms-word.document.macroenabled.12']);
+  });
+
+  test('a TIFF whose directory lies past the head (as libtiff writes one) is still an image/tiff', async () => {
+    const incoming = incomingFolder();
+    const tiff = Buffer.alloc(12_000 + 18);
+    tiff.write('II', 0, 'latin1');
+    tiff.writeUInt16LE(42, 2);
+    tiff.writeUInt32LE(12_000, 4);
+    // One entry (ImageWidth = 1), then no next directory.
+    tiff.writeUInt16LE(1, 12_000);
+    tiff.writeUInt16LE(256, 12_002);
+    tiff.writeUInt16LE(3, 12_004);
+    tiff.writeUInt32LE(1, 12_006);
+    tiff.writeUInt16LE(1, 12_010);
+    tiff.writeUInt32LE(0, 12_014);
+    const data = new FormData();
+    data.append('drawing', new Blob([tiff]), 'scan.tif');
+    const read = await readUpload(post(data), form, incoming, { maxTotalBytes: 100_000 });
+    if (!read.ok) throw new Error(read.failure.error);
+    expect(read.files.map((file) => file.type)).toEqual(['image/tiff']);
+    await discard(read.files);
+  });
+
   test('a post still arriving at its time limit is a 408 that closes the connection, and the file begun is removed', async () => {
     // What an owner's own Astro server hands over (the integration): its server's timeouts are not ours.
     const incoming = incomingFolder();

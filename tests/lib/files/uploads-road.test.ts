@@ -4,7 +4,7 @@ import { statfs } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { filesFolder, freeBytes, incomingFolder } from '../../../packages/site-forms/src/lib/files/storage.ts';
+import { createFileStorage, filesFolder, freeBytes, incomingFolder } from '../../../packages/site-forms/src/lib/files/storage.ts';
 import { createUploads, removeOrphans, removeStaleIncoming } from '../../../packages/site-forms/src/lib/files/uploads.ts';
 import { defineForm } from '../../../packages/site-forms/src/lib/forms/definition.ts';
 import { createLogger } from '../../../packages/site-forms/src/lib/log.ts';
@@ -225,6 +225,39 @@ describe('keeping files that need no scan', () => {
       expect(openDescriptorsOf(file.path)).toEqual([]);
       await uploads.discard([file]);
       expect(existsSync(file.path)).toBe(false);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => hung.close(resolve));
+    }
+  }, 30_000);
+
+  test("a store that never answers a listing fails it at S3_TIMEOUT_SECONDS: the orphans' sweep, and the upkeep after it, are not held", async () => {
+    // The housekeeping runs its jobs one after the other (review of issue 41): a listing without
+    // an end would hold back every job behind it, the queues' upkeep included.
+    const sockets: Socket[] = [];
+    const hung = createServer((socket) => {
+      socket.pause();
+      sockets.push(socket);
+    });
+    await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
+    try {
+      const storage = createFileStorage({
+        dataDir: folder(),
+        s3: {
+          endpoint: `http://127.0.0.1:${(hung.address() as AddressInfo).port}`,
+          bucket: 'forms-files',
+          region: 'us-east-1',
+          accessKeyId: 'key',
+          secretAccessKey: 'secret',
+          timeoutMs: 300,
+        },
+      });
+      const listing = (async () => {
+        for await (const key of storage.list(new Date())) expect(key).toBeUndefined();
+      })();
+      // Without the limit this waits for ever (the test's own time limit fails it).
+      await expect(listing).rejects.toThrow();
+      expect(sockets.length).toBeGreaterThan(0);
     } finally {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => hung.close(resolve));

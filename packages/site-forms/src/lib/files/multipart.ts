@@ -350,25 +350,38 @@ export function displayName(raw: string): string {
 }
 
 /**
- * The file's type from its own bytes, read from its head in memory (the temp file is not read
- * again, but for a zip whose kind lies past the head): what `file-type` recognises; text it cannot tell (UTF-8 with
- * no control characters but tab and line breaks) is `text/csv` when named .csv, else `text/plain`;
- * anything else is `application/octet-stream`.
+ * The file's type from its own bytes: from its head in memory when the head settles it, else from
+ * the temp file, read from its start (decision 0245): a zip's kind (.docx, .docm, .xlsx, .odt, or
+ * a plain archive) is told by entries that may lie past the head, where file-type would guess a
+ * Word document from a `word/` entry alone, and a TIFF's directory is most often at its end. What
+ * `file-type` recognises; text it cannot tell (UTF-8 with no control characters but tab and line
+ * breaks) is `text/csv` when named .csv, else `text/plain`; anything else is `application/octet-stream`.
  */
 async function typeOf(file: ReceivedFile, head: Buffer): Promise<string> {
-  const { fileTypeFromBuffer, fileTypeFromFile } = await loadFileType();
-  let found = await fileTypeFromBuffer(head).catch(() => undefined);
-  // A zip's kind (a .docx, an .xlsx, an .odt…) is told by an entry that may lie past the head: only
-  // then is the temp file read, from its start (decision 0245).
-  if (found?.mime === 'application/zip' && file.size > head.length) found = (await fileTypeFromFile(file.path).catch(() => undefined)) ?? found;
+  const detector = await loadFileType().catch(() => undefined);
+  const whole = file.size <= head.length;
+  let found = detector && (await detector.fileTypeFromBuffer(head).catch(() => undefined));
+  if (detector && !whole && (found === undefined || head.subarray(0, 4).equals(ZIP_SIGNATURE))) {
+    found = await detector.fileTypeFromFile(file.path).catch(() => undefined);
+  }
   if (found) return found.mime;
-  if (file.size > 0 && looksLikeText(head, file.size > head.length)) return /\.csv$/i.test(file.name) ? 'text/csv' : 'text/plain';
+  if (file.size > 0 && looksLikeText(head, !whole)) return /\.csv$/i.test(file.name) ? 'text/csv' : 'text/plain';
   return 'application/octet-stream';
 }
 
-/** `file-type`, loaded with the first file: a server whose forms take none never holds its ~3 MB (issue 41 item 4). */
+/** A zip's local file header: the head alone cannot say what kind of zip it is. */
+const ZIP_SIGNATURE = Buffer.from('PK\x03\x04', 'latin1');
+
+/**
+ * `file-type`, loaded with the first file: a server whose forms take none never holds its ~3 MB
+ * (issue 41 item 4). A load that failed is tried again with the next file.
+ */
 let fileType: Promise<typeof import('file-type')> | undefined;
-const loadFileType = () => (fileType ??= import('file-type'));
+const loadFileType = () =>
+  (fileType ??= import('file-type').catch((error: unknown) => {
+    fileType = undefined;
+    throw error;
+  }));
 
 function looksLikeText(head: Buffer, cut: boolean): boolean {
   // A character cut at the end of the head is not a fault of the file.

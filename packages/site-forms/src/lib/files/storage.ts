@@ -34,7 +34,7 @@ export type S3Settings = {
   region: string;
   accessKeyId?: string | undefined;
   secretAccessKey?: string | undefined;
-  /** How long a write (a put, a removal) may take, retries included, before it fails (S3_TIMEOUT_SECONDS); none when undefined. */
+  /** How long a write (a put, a removal) or a page of a listing may take, retries included, before it fails (S3_TIMEOUT_SECONDS); none when undefined. */
   timeoutMs?: number | undefined;
 };
 
@@ -222,7 +222,9 @@ function s3Storage(settings: S3Settings, listPageSize = 1000): FileStorage {
       // S3-compatible store knows StartAfter, and not every one can read its own continuation token back.
       let StartAfter: string | undefined;
       do {
-        const page = await client.send(new s3.ListObjectsV2Command({ Bucket, MaxKeys: listPageSize, ...(StartAfter && { StartAfter }) }));
+        // Limited too: the orphans' sweep runs among the housekeeping's jobs, one after the other,
+        // and a page that never came would hold back every job behind it (the queues' upkeep).
+        const page = await client.send(new s3.ListObjectsV2Command({ Bucket, MaxKeys: listPageSize, ...(StartAfter && { StartAfter }) }), limited());
         const objects = page.Contents ?? [];
         for (const object of objects) {
           if (object.Key && FILE_KEY.test(object.Key) && object.LastModified && object.LastModified < olderThan) yield object.Key;
