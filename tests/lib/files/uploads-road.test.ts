@@ -4,7 +4,7 @@ import { statfs } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createFileStorage, filesFolder, freeBytes, incomingFolder } from '../../../packages/site-forms/src/lib/files/storage.ts';
+import { createFileStorage, filesFolder, freeBytes, incomingFolder, type S3Settings } from '../../../packages/site-forms/src/lib/files/storage.ts';
 import { createUploads, removeOrphans, removeStaleIncoming } from '../../../packages/site-forms/src/lib/files/uploads.ts';
 import { defineForm } from '../../../packages/site-forms/src/lib/forms/definition.ts';
 import { createLogger } from '../../../packages/site-forms/src/lib/log.ts';
@@ -197,23 +197,9 @@ describe('keeping files that need no scan', () => {
   test('an object store that takes the connection and never reads nor answers: a 503 at S3_TIMEOUT_SECONDS, its words never in the answer, the temp file let go', async () => {
     // A real TCP server that accepts and then neither reads the PUT's 4 MB nor answers: the
     // upload's writes back up, as behind a store that hangs (issue 41 item 5).
-    const sockets: Socket[] = [];
-    const hung = createServer((socket) => {
-      socket.pause();
-      sockets.push(socket);
-    });
-    await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
-    try {
+    await withHungStore(500, async (s3, sockets) => {
       const dataDir = folder();
       const { logger, events } = logged();
-      const s3 = {
-        endpoint: `http://127.0.0.1:${(hung.address() as AddressInfo).port}`,
-        bucket: 'forms-files',
-        region: 'us-east-1',
-        accessKeyId: 'key',
-        secretAccessKey: 'secret',
-        timeoutMs: 500,
-      };
       const uploads = createUploads({ ...SETTINGS, s3 }, { dataDir, logger });
       const file = received(dataDir, 'cv', 'cv.txt', 'x'.repeat(4_000_000));
       await expect(uploads.keep([file], FORM)).resolves.toEqual({ ok: false, failure: UNAVAILABLE });
@@ -225,43 +211,21 @@ describe('keeping files that need no scan', () => {
       expect(openDescriptorsOf(file.path)).toEqual([]);
       await uploads.discard([file]);
       expect(existsSync(file.path)).toBe(false);
-    } finally {
-      for (const socket of sockets) socket.destroy();
-      await new Promise((resolve) => hung.close(resolve));
-    }
+    });
   }, 30_000);
 
   test("a store that never answers a listing fails it at S3_TIMEOUT_SECONDS: the orphans' sweep, and the upkeep after it, are not held", async () => {
     // The housekeeping runs its jobs one after the other (review of issue 41): a listing without
     // an end would hold back every job behind it, the queues' upkeep included.
-    const sockets: Socket[] = [];
-    const hung = createServer((socket) => {
-      socket.pause();
-      sockets.push(socket);
-    });
-    await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
-    try {
-      const storage = createFileStorage({
-        dataDir: folder(),
-        s3: {
-          endpoint: `http://127.0.0.1:${(hung.address() as AddressInfo).port}`,
-          bucket: 'forms-files',
-          region: 'us-east-1',
-          accessKeyId: 'key',
-          secretAccessKey: 'secret',
-          timeoutMs: 300,
-        },
-      });
+    await withHungStore(300, async (s3, sockets) => {
+      const storage = createFileStorage({ dataDir: folder(), s3 });
       const listing = (async () => {
         for await (const key of storage.list(new Date())) expect(key).toBeUndefined();
       })();
       // Without the limit this waits for ever (the test's own time limit fails it).
       await expect(listing).rejects.toThrow();
       expect(sockets.length).toBeGreaterThan(0);
-    } finally {
-      for (const socket of sockets) socket.destroy();
-      await new Promise((resolve) => hung.close(resolve));
-    }
+    });
   }, 30_000);
 
   test('an object that cannot be removed on unstore is logged with its key, and the others are still removed', async () => {
@@ -475,3 +439,24 @@ describe('the jobs of the housekeeping', () => {
     });
   });
 });
+
+/**
+ * Runs `use` against an S3 endpoint on 127.0.0.1 that accepts connections and then neither reads
+ * nor answers (a store that hangs), with S3_TIMEOUT_SECONDS as `timeoutMs`; its sockets are given
+ * to count them, and everything is closed after.
+ */
+async function withHungStore(timeoutMs: number, use: (s3: S3Settings, sockets: Socket[]) => Promise<void>): Promise<void> {
+  const sockets: Socket[] = [];
+  const hung = createServer((socket) => {
+    socket.pause();
+    sockets.push(socket);
+  });
+  await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
+  try {
+    const endpoint = `http://127.0.0.1:${(hung.address() as AddressInfo).port}`;
+    await use({ endpoint, bucket: 'forms-files', region: 'us-east-1', accessKeyId: 'key', secretAccessKey: 'secret', timeoutMs }, sockets);
+  } finally {
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => hung.close(resolve));
+  }
+}
