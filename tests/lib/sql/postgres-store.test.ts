@@ -1,3 +1,4 @@
+import { DatabaseSync } from 'node:sqlite';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
@@ -151,6 +152,58 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL store', () => {
     await expect(sql.get('SELECT next_attempt_at FROM webhook_deliveries')).resolves.toEqual({ next_attempt_at: '2026-11-03T00:00:00.000Z' });
     // Compared as instants: the same moment written with another offset is the same lease.
     await expect(sql.get("SELECT name FROM submissions WHERE lease_until = '2026-11-01T11:05:00.123+01:00'")).resolves.toEqual({ name: 'Ada' });
+  });
+
+  test('a database of the version before people: its sessions and audit entries kept, the entries naming nobody, the new tables empty, the old writes still accepted', async () => {
+    const url = await newDatabase();
+    const client = await connect(url);
+    await client.query('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())');
+    const before = MIGRATIONS.findIndex((step) => step.name === 'people, passkeys, sign-in links and API keys');
+    expect(before).toBeGreaterThan(0);
+    for (const [i, step] of MIGRATIONS.slice(0, before).entries()) {
+      await client.query(step.postgresql);
+      await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [i + 1, step.name]);
+    }
+    await client.query("INSERT INTO admin_sessions (token_hash, created_at, last_seen_at) VALUES ('live', '2026-11-29T02:00:00.000Z', '2026-11-29T02:10:00.000Z')");
+    await client.query(`INSERT INTO admin_audit (at, action, detail, client) VALUES
+      ('2026-11-29T02:00:00.000Z', 'sign-in', '', 'abc'),
+      ('2026-11-29T02:05:00.000Z', 'delete-message', '#7', 'abc')`);
+
+    const sql = open(url);
+    await sql.ready;
+    await expect(sql.get('SELECT max(version) AS version FROM schema_migrations')).resolves.toEqual({ version: MIGRATIONS.length });
+    await expect(sql.all('SELECT token_hash, created_at, last_seen_at FROM admin_sessions')).resolves.toEqual([
+      { token_hash: 'live', created_at: '2026-11-29T02:00:00.000Z', last_seen_at: '2026-11-29T02:10:00.000Z' },
+    ]);
+    await expect(sql.all('SELECT action, detail, repeats, actor, actor_name FROM admin_audit ORDER BY id')).resolves.toEqual([
+      { action: 'sign-in', detail: '', repeats: 1, actor: null, actor_name: null },
+      { action: 'delete-message', detail: '#7', repeats: 1, actor: null, actor_name: null },
+    ]);
+    for (const table of ['admin_users', 'admin_person_sessions', 'admin_links', 'admin_passkeys', 'admin_webauthn_challenges', 'api_keys']) {
+      await expect(sql.get(`SELECT count(*)::int AS n FROM ${table}`), table).resolves.toEqual({ n: 0 });
+    }
+    // An instance of the previous version beside this one writes as it always did.
+    await client.query("INSERT INTO admin_audit (at, action, detail, client) VALUES ('2026-11-29T03:00:00.000Z', 'sign-out', '', 'abc')");
+    await client.query("INSERT INTO admin_sessions (token_hash, created_at, last_seen_at) VALUES ('next', '2026-11-29T03:00:00.000Z', '2026-11-29T03:00:00.000Z')");
+  });
+
+  test('the step of people leaves the same columns on PostgreSQL as on SQLite', async () => {
+    const sql = open(await newDatabase());
+    await sql.ready;
+    const tables = ['admin_users', 'admin_person_sessions', 'admin_links', 'admin_passkeys', 'admin_webauthn_challenges', 'api_keys', 'admin_audit'];
+    const sqlite = new DatabaseSync(':memory:');
+    for (const step of MIGRATIONS) sqlite.exec(step.sqlite);
+    for (const table of tables) {
+      // SQLite writes a primary key's NOT NULL in `pk`, not `notnull`.
+      const onSqlite = sqlite.prepare(`SELECT name, max("notnull", pk > 0) AS required FROM pragma_table_info('${table}') ORDER BY cid`).all();
+      const onPostgres = await sql.all<{ name: string; required: number }>(
+        "SELECT column_name AS name, CASE WHEN is_nullable = 'NO' THEN 1 ELSE 0 END AS required FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
+        [table],
+      );
+      expect(onSqlite.length, table).toBeGreaterThan(0);
+      expect(onPostgres, table).toEqual(onSqlite.map((column) => ({ ...column })));
+    }
+    sqlite.close();
   });
 
   test('an instance that finds another migrating waits for it; once it is done, the next one starts at once', async () => {
