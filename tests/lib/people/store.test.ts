@@ -58,37 +58,40 @@ describe.each(testEngines())('the people of the admin on $name', (engine) => {
   };
   const owners = async (people: PeopleStore) => (await people.list()).filter((person) => person.role === 'owner').map((person) => person.email);
 
-  test.skipIf(!engine.available)('a person is stored with a lower-cased email, a user handle of their own, and found by id or by any case of their email', async () => {
-    const { people } = await open();
-    const made = await people.create({ email: ' Ada@Example.ORG ', name: 'Ada Lovelace', role: 'editor', forms: ['contact', 'quote'], origin: 'cli' }, T0);
-    const other = await people.create({ email: 'grace@example.org', role: 'reader', origin: 'invited', passwordHash: HASH }, T0);
-    expect(made).toMatchObject({ ok: true });
-    expect(other).toMatchObject({ ok: true });
-    if (!made.ok || !other.ok) return;
-    expect(made.person).toEqual({
-      id: expect.any(Number),
-      email: 'ada@example.org',
-      name: 'Ada Lovelace',
-      role: 'editor',
-      forms: ['contact', 'quote'],
-      passwordHash: null,
-      origin: 'cli',
-      userHandle: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
-      mailForms: null,
-      digest: false,
-      overviewVisitedAt: null,
-      lastSignInAt: null,
-      createdAt: T0,
-      updatedAt: T0,
-    });
-    expect(other.person).toMatchObject({ email: 'grace@example.org', name: '', forms: null, passwordHash: HASH });
-    expect(other.person.userHandle).not.toBe(made.person.userHandle);
-    await expect(people.find(made.person.id)).resolves.toEqual(made.person);
-    await expect(people.findByEmail('ADA@example.org')).resolves.toEqual(made.person);
-    await expect(people.findByEmail('nobody@example.org')).resolves.toBeUndefined();
-    await expect(people.find(made.person.id + 100)).resolves.toBeUndefined();
-    await expect(people.list()).resolves.toEqual([made.person, other.person]);
-  });
+  test.skipIf(!engine.available)(
+    'a person is stored with a lower-cased email, a user handle of their own, and found by id or by any case of their email',
+    async () => {
+      const { people } = await open();
+      const made = await people.create({ email: ' Ada@Example.ORG ', name: 'Ada Lovelace', role: 'editor', forms: ['contact', 'quote'], origin: 'cli' }, T0);
+      const other = await people.create({ email: 'grace@example.org', role: 'reader', origin: 'invited', passwordHash: HASH }, T0);
+      expect(made).toMatchObject({ ok: true });
+      expect(other).toMatchObject({ ok: true });
+      if (!made.ok || !other.ok) return;
+      expect(made.person).toEqual({
+        id: expect.any(Number),
+        email: 'ada@example.org',
+        name: 'Ada Lovelace',
+        role: 'editor',
+        forms: ['contact', 'quote'],
+        passwordHash: null,
+        origin: 'cli',
+        userHandle: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+        mailForms: null,
+        digest: false,
+        overviewVisitedAt: null,
+        lastSignInAt: null,
+        createdAt: T0,
+        updatedAt: T0,
+      });
+      expect(other.person).toMatchObject({ email: 'grace@example.org', name: '', forms: null, passwordHash: HASH });
+      expect(other.person.userHandle).not.toBe(made.person.userHandle);
+      await expect(people.find(made.person.id)).resolves.toEqual(made.person);
+      await expect(people.findByEmail('ADA@example.org')).resolves.toEqual(made.person);
+      await expect(people.findByEmail('nobody@example.org')).resolves.toBeUndefined();
+      await expect(people.find(made.person.id + 100)).resolves.toBeUndefined();
+      await expect(people.list()).resolves.toEqual([made.person, other.person]);
+    },
+  );
 
   test.skipIf(!engine.available)('an email is one person’s: a second person with it, in any case, is refused and nothing is stored', async () => {
     const { store, people } = await open();
@@ -107,7 +110,17 @@ describe.each(testEngines())('the people of the admin on $name', (engine) => {
       people.update(id, { name: 'Ada', role: 'editor', forms: null, passwordHash: HASH, mailForms: ['quote'], digest: true, email: 'Ada@Lovelace.org' }, T1),
     ).resolves.toEqual({
       ok: true,
-      person: { ...made.person, name: 'Ada', role: 'editor', forms: null, passwordHash: HASH, mailForms: ['quote'], digest: true, email: 'ada@lovelace.org', updatedAt: T1 },
+      person: {
+        ...made.person,
+        name: 'Ada',
+        role: 'editor',
+        forms: null,
+        passwordHash: HASH,
+        mailForms: ['quote'],
+        digest: true,
+        email: 'ada@lovelace.org',
+        updatedAt: T1,
+      },
     });
     // Only what is named changes; an empty list of forms is no form at all, not every form.
     await expect(people.update(id, { forms: [] }, T1)).resolves.toMatchObject({ ok: true, person: { forms: [], name: 'Ada', mailForms: ['quote'] } });
@@ -116,49 +129,55 @@ describe.each(testEngines())('the people of the admin on $name', (engine) => {
     await expect(people.find(id)).resolves.toMatchObject({ email: 'ada@lovelace.org', forms: [] });
   });
 
-  test.skipIf(!engine.available)('the first owner is made from ADMIN_PASSWORD_HASH once, with CONTACT_TO as their email and the inbox’s last visit', async () => {
-    const { store, people } = await open();
-    await store.sql.run("INSERT INTO settings (name, value) VALUES ('admin_overview_visited_at', '2029-12-31T08:00:00.000Z')");
-    await expect(people.ensureEnvOwner(T0)).resolves.toBe('created');
-    await expect(people.ensureEnvOwner(T1)).resolves.toBe('present');
-    await expect(people.list()).resolves.toEqual([
-      {
-        id: expect.any(Number),
-        email: 'owner@example.org',
-        name: 'Owner',
-        role: 'owner',
-        forms: null,
-        // Their password stays the variable itself, read at each sign-in.
-        passwordHash: null,
-        origin: 'env',
-        userHandle: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
-        mailForms: null,
-        digest: true,
-        overviewVisitedAt: new Date('2029-12-31T08:00:00.000Z'),
-        lastSignInAt: null,
-        createdAt: T0,
-        updatedAt: T0,
-      },
-    ]);
-    await expect(people.envOwner()).resolves.toMatchObject({ origin: 'env', email: 'owner@example.org' });
-  });
+  test.skipIf(!engine.available)(
+    'the first owner is made from ADMIN_PASSWORD_HASH once, with CONTACT_TO as their email and the inbox’s last visit',
+    async () => {
+      const { store, people } = await open();
+      await store.sql.run("INSERT INTO settings (name, value) VALUES ('admin_overview_visited_at', '2029-12-31T08:00:00.000Z')");
+      await expect(people.ensureEnvOwner(T0)).resolves.toBe('created');
+      await expect(people.ensureEnvOwner(T1)).resolves.toBe('present');
+      await expect(people.list()).resolves.toEqual([
+        {
+          id: expect.any(Number),
+          email: 'owner@example.org',
+          name: 'Owner',
+          role: 'owner',
+          forms: null,
+          // Their password stays the variable itself, read at each sign-in.
+          passwordHash: null,
+          origin: 'env',
+          userHandle: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+          mailForms: null,
+          digest: true,
+          overviewVisitedAt: new Date('2029-12-31T08:00:00.000Z'),
+          lastSignInAt: null,
+          createdAt: T0,
+          updatedAt: T0,
+        },
+      ]);
+      await expect(people.envOwner()).resolves.toMatchObject({ origin: 'env', email: 'owner@example.org' });
+    },
+  );
 
-  test.skipIf(!engine.available)('no first owner without ADMIN_PASSWORD_HASH; without CONTACT_TO, or when a person already has that address, the first owner has no email', async () => {
-    const unset = await open({ passwordHash: undefined, contactTo: 'owner@example.org' });
-    await expect(unset.people.ensureEnvOwner(T0)).resolves.toBe('unset');
-    await expect(unset.people.list()).resolves.toEqual([]);
+  test.skipIf(!engine.available)(
+    'no first owner without ADMIN_PASSWORD_HASH; without CONTACT_TO, or when a person already has that address, the first owner has no email',
+    async () => {
+      const unset = await open({ passwordHash: undefined, contactTo: 'owner@example.org' });
+      await expect(unset.people.ensureEnvOwner(T0)).resolves.toBe('unset');
+      await expect(unset.people.list()).resolves.toEqual([]);
 
-    const noMail = await open({ passwordHash: HASH, contactTo: undefined });
-    await expect(noMail.people.ensureEnvOwner(T0)).resolves.toBe('created');
-    await expect(noMail.people.envOwner()).resolves.toMatchObject({ email: null, role: 'owner' });
+      const noMail = await open({ passwordHash: HASH, contactTo: undefined });
+      await expect(noMail.people.ensureEnvOwner(T0)).resolves.toBe('created');
+      await expect(noMail.people.envOwner()).resolves.toMatchObject({ email: null, role: 'owner' });
 
-    const taken = await open();
-    await taken.people.create({ email: 'owner@example.org', name: 'Added by the command', role: 'editor', origin: 'cli' }, T0);
-    await expect(taken.people.ensureEnvOwner(T0)).resolves.toBe('created');
-    await expect(taken.people.envOwner()).resolves.toMatchObject({ email: null, role: 'owner' });
-    await expect(taken.people.ensureEnvOwner(T1)).resolves.toBe('present');
-    await expect(count(taken.store.sql, 'admin_users')).resolves.toBe(2);
-  });
+      const taken = await open();
+      await taken.people.create({ email: 'owner@example.org', name: 'Added by the command', role: 'editor', origin: 'cli' }, T0);
+      await expect(taken.people.ensureEnvOwner(T0)).resolves.toBe('created');
+      await expect(taken.people.envOwner()).resolves.toMatchObject({ email: null, role: 'owner' });
+      await expect(taken.people.ensureEnvOwner(T1)).resolves.toBe('present');
+      await expect(count(taken.store.sql, 'admin_users')).resolves.toBe(2);
+    },
+  );
 
   test.skipIf(!engine.available)('two instances starting together make one first owner', async () => {
     const { url, dataDir, people } = await open();
@@ -171,8 +190,10 @@ describe.each(testEngines())('the people of the admin on $name', (engine) => {
   test.skipIf(!engine.available || engine.name !== 'PostgreSQL')(
     'an instance that starts while another is making the first owner waits for it, then finds it (PostgreSQL)',
     async () => {
-      const { store, url, dataDir, people } = await open();
-      const again = await openAgain(url, dataDir);
+      // Without CONTACT_TO the first owner has no email: only their origin tells them apart.
+      const env = { passwordHash: HASH, contactTo: undefined };
+      const { store, url, dataDir, people } = await open(env);
+      const again = await openAgain(url, dataDir, env);
       let second: Promise<string> | undefined;
       await store.sql.transaction(async (tx) => {
         await expect(people.within(tx).ensureEnvOwner(T0)).resolves.toBe('created');
@@ -190,26 +211,29 @@ describe.each(testEngines())('the people of the admin on $name', (engine) => {
     const ada = await people.create({ email: 'ada@example.org', role: 'editor', origin: 'invited' }, T0);
     if (!owner.ok || !ada.ok) throw new Error('not made');
     const [o, a] = [owner.person.id, ada.person.id];
-    for (const [token, id] of [['t-owner', o], ['t-ada-1', a], ['t-ada-2', a]] as const) {
-      await store.sql.run("INSERT INTO admin_person_sessions (token_hash, user_id, stage, method, created_at, last_seen_at) VALUES (?, ?, 'full', 'password', ?, ?)", [
-        token,
-        id,
-        T0.toISOString(),
-        T0.toISOString(),
-      ]);
+    for (const [token, id] of [
+      ['t-owner', o],
+      ['t-ada-1', a],
+      ['t-ada-2', a],
+    ] as const) {
+      await store.sql.run(
+        "INSERT INTO admin_person_sessions (token_hash, user_id, stage, method, created_at, last_seen_at) VALUES (?, ?, 'full', 'password', ?, ?)",
+        [token, id, T0.toISOString(), T0.toISOString()],
+      );
     }
-    for (const [credential, id] of [['c-owner', o], ['c-ada', a]] as const) {
+    for (const [credential, id] of [
+      ['c-owner', o],
+      ['c-ada', a],
+    ] as const) {
       await store.sql.run(
         "INSERT INTO admin_passkeys (id, user_id, name, public_key, counter, device_type, backed_up, created_at) VALUES (?, ?, 'Laptop', 'pk', 0, 'singleDevice', 0, ?)",
         [credential, id, T0.toISOString()],
       );
     }
-    await store.sql.run("INSERT INTO admin_webauthn_challenges (challenge_hash, purpose, user_id, expires_at) VALUES ('ch-ada', 'register', ?, ?), ('ch-owner', 'register', ?, ?)", [
-      a,
-      T1.toISOString(),
-      o,
-      T1.toISOString(),
-    ]);
+    await store.sql.run(
+      "INSERT INTO admin_webauthn_challenges (challenge_hash, purpose, user_id, expires_at) VALUES ('ch-ada', 'register', ?, ?), ('ch-owner', 'register', ?, ?)",
+      [a, T1.toISOString(), o, T1.toISOString()],
+    );
     const link = (token: string, kind: string, email: string, userId: number | null, usedAt: string | null) =>
       store.sql.run('INSERT INTO admin_links (token_hash, kind, email, user_id, created_by, created_at, expires_at, used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
         token,
@@ -241,19 +265,22 @@ describe.each(testEngines())('the people of the admin on $name', (engine) => {
     await expect(people.remove(a, T1)).resolves.toEqual({ ok: false, reason: 'not-found' });
   });
 
-  test.skipIf(!engine.available)('removing the first owner also ends the password’s own sessions, and keeps them from coming back until the password changes', async () => {
-    const { store, people } = await open();
-    await people.ensureEnvOwner(T0);
-    await people.create({ email: 'grace@example.org', role: 'owner', origin: 'cli' }, T0);
-    await store.sql.run('INSERT INTO admin_sessions (token_hash, created_at, last_seen_at) VALUES (?, ?, ?)', ['legacy', T0.toISOString(), T0.toISOString()]);
-    const env = await people.envOwner();
-    await expect(people.remove(env!.id, T1)).resolves.toMatchObject({ ok: true, person: { origin: 'env' } });
-    await expect(count(store.sql, 'admin_sessions')).resolves.toBe(0);
-    await expect(people.ensureEnvOwner(T1)).resolves.toBe('removed');
-    await expect(createPeopleStore(store.sql, ENV).envOwner()).resolves.toBeUndefined();
-    // A new ADMIN_PASSWORD_HASH is the operator's new decision: its owner is made again.
-    await expect(createPeopleStore(store.sql, { ...ENV, passwordHash: OTHER_HASH }).ensureEnvOwner(T1)).resolves.toBe('created');
-  });
+  test.skipIf(!engine.available)(
+    'removing the first owner also ends the password’s own sessions, and keeps them from coming back until the password changes',
+    async () => {
+      const { store, people } = await open();
+      await people.ensureEnvOwner(T0);
+      await people.create({ email: 'grace@example.org', role: 'owner', origin: 'cli' }, T0);
+      await store.sql.run('INSERT INTO admin_sessions (token_hash, created_at, last_seen_at) VALUES (?, ?, ?)', ['legacy', T0.toISOString(), T0.toISOString()]);
+      const env = await people.envOwner();
+      await expect(people.remove(env!.id, T1)).resolves.toMatchObject({ ok: true, person: { origin: 'env' } });
+      await expect(count(store.sql, 'admin_sessions')).resolves.toBe(0);
+      await expect(people.ensureEnvOwner(T1)).resolves.toBe('removed');
+      await expect(createPeopleStore(store.sql, ENV).envOwner()).resolves.toBeUndefined();
+      // A new ADMIN_PASSWORD_HASH is the operator's new decision: its owner is made again.
+      await expect(createPeopleStore(store.sql, { ...ENV, passwordHash: OTHER_HASH }).ensureEnvOwner(T1)).resolves.toBe('created');
+    },
+  );
 
   test.skipIf(!engine.available)('the last owner can be neither removed nor made an editor or a reader; with two owners, one can', async () => {
     const { store, people } = await open();
@@ -261,11 +288,10 @@ describe.each(testEngines())('the people of the admin on $name', (engine) => {
     const env = (await people.envOwner())!;
     const reader = await people.create({ email: 'rita@example.org', role: 'reader', origin: 'cli' }, T0);
     if (!reader.ok) throw new Error('not made');
-    await store.sql.run("INSERT INTO admin_person_sessions (token_hash, user_id, stage, method, created_at, last_seen_at) VALUES ('t', ?, 'full', 'password', ?, ?)", [
-      env.id,
-      T0.toISOString(),
-      T0.toISOString(),
-    ]);
+    await store.sql.run(
+      "INSERT INTO admin_person_sessions (token_hash, user_id, stage, method, created_at, last_seen_at) VALUES ('t', ?, 'full', 'password', ?, ?)",
+      [env.id, T0.toISOString(), T0.toISOString()],
+    );
     await expect(people.remove(env.id, T1)).resolves.toEqual({ ok: false, reason: 'last-owner' });
     await expect(people.update(env.id, { role: 'editor' }, T1)).resolves.toEqual({ ok: false, reason: 'last-owner' });
     await expect(people.update(env.id, { role: 'reader', name: 'Changed' }, T1)).resolves.toEqual({ ok: false, reason: 'last-owner' });

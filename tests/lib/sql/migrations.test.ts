@@ -102,7 +102,9 @@ describe('a SQLite file of the version before people (one password, sessions of 
       for (const table of PEOPLE_TABLES) await expect(store.sql.get(`SELECT count(*) AS n FROM ${table}`), table).resolves.toEqual({ n: 0 });
       // An instance of the previous version beside this one writes as it always did.
       await store.sql.run("INSERT INTO admin_audit (at, action, detail, client) VALUES ('2026-11-29T03:00:00.000Z', 'sign-out', '', 'abc')");
-      await store.sql.run("INSERT INTO admin_sessions (token_hash, created_at, last_seen_at) VALUES ('next', '2026-11-29T03:00:00.000Z', '2026-11-29T03:00:00.000Z')");
+      await store.sql.run(
+        "INSERT INTO admin_sessions (token_hash, created_at, last_seen_at) VALUES ('next', '2026-11-29T03:00:00.000Z', '2026-11-29T03:00:00.000Z')",
+      );
       await expect(store.sql.get('SELECT actor, repeats FROM admin_audit WHERE id = 3')).resolves.toEqual({ actor: null, repeats: 1 });
     } finally {
       await store.close();

@@ -61,8 +61,8 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL store', () => {
     const sql = open(url, { onMigrated });
     expect(sql.engine).toBe('postgresql');
     await expect(sql.all('SELECT email FROM subscribers')).resolves.toEqual([]);
-    expect(told.map((step) => step.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
-    expect([told[0], told[13], told[14], told[15], told[16], told[17], told[18]]).toEqual([
+    expect(told.map((step) => step.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20]);
+    expect([told[0], told[13], told[14], told[15], told[16], told[17], told[18], told[19]]).toEqual([
       { version: 1, name: 'submissions and subscribers' },
       { version: 14, name: 'automatic replies: only to a person, so many an hour' },
       { version: 15, name: 'newsletter consents: the links of a mail sent again' },
@@ -70,11 +70,12 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL store', () => {
       { version: 17, name: 'leases that name their worker' },
       { version: 18, name: 'files with a message' },
       { version: 19, name: 'queue times as timestamptz on PostgreSQL' },
+      { version: 20, name: 'people, passkeys, sign-in links and API keys' },
     ]);
     // Another connection sees every step: each was committed.
     const other = await connect(url);
     expect((await other.query('SELECT version FROM schema_migrations ORDER BY version')).rows.map((row) => row.version)).toEqual([
-      1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
+      1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
     ]);
     await expect(other.query('SELECT count(*)::int AS n FROM form_drafts')).resolves.toMatchObject({ rows: [{ n: 0 }] });
 
@@ -164,7 +165,9 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL store', () => {
       await client.query(step.postgresql);
       await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [i + 1, step.name]);
     }
-    await client.query("INSERT INTO admin_sessions (token_hash, created_at, last_seen_at) VALUES ('live', '2026-11-29T02:00:00.000Z', '2026-11-29T02:10:00.000Z')");
+    await client.query(
+      "INSERT INTO admin_sessions (token_hash, created_at, last_seen_at) VALUES ('live', '2026-11-29T02:00:00.000Z', '2026-11-29T02:10:00.000Z')",
+    );
     await client.query(`INSERT INTO admin_audit (at, action, detail, client) VALUES
       ('2026-11-29T02:00:00.000Z', 'sign-in', '', 'abc'),
       ('2026-11-29T02:05:00.000Z', 'delete-message', '#7', 'abc')`);
@@ -184,7 +187,9 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL store', () => {
     }
     // An instance of the previous version beside this one writes as it always did.
     await client.query("INSERT INTO admin_audit (at, action, detail, client) VALUES ('2026-11-29T03:00:00.000Z', 'sign-out', '', 'abc')");
-    await client.query("INSERT INTO admin_sessions (token_hash, created_at, last_seen_at) VALUES ('next', '2026-11-29T03:00:00.000Z', '2026-11-29T03:00:00.000Z')");
+    await client.query(
+      "INSERT INTO admin_sessions (token_hash, created_at, last_seen_at) VALUES ('next', '2026-11-29T03:00:00.000Z', '2026-11-29T03:00:00.000Z')",
+    );
   });
 
   test('the step of people leaves the same columns on PostgreSQL as on SQLite', async () => {
@@ -220,10 +225,10 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL store', () => {
   test('a step that fails is rolled back and told with its own error, and the next start applies it', async () => {
     const url = await newDatabase();
     await open(url).ready;
-    // A database where steps 14 to 18 are not recorded (15 to 18 undone) and an object already takes the name of its table.
+    // A database where steps 14 on are not recorded (15 to 18 and 20 undone) and an object already takes the name of its table.
     const other = await connect(url);
     await other.query(
-      'DELETE FROM schema_migrations WHERE version >= 14; DROP TABLE files; ALTER TABLE submissions DROP COLUMN leased_by; ALTER TABLE webhook_deliveries DROP COLUMN leased_by; ALTER TABLE signup_queue DROP COLUMN leased_by; DROP INDEX form_drafts_client; ALTER TABLE form_drafts DROP COLUMN client_key; ALTER TABLE newsletter_consents DROP COLUMN resent_confirm_hash, DROP COLUMN resent_unsubscribe_hash; ALTER TABLE submissions DROP COLUMN shown_person; DROP TABLE auto_reply_hours; CREATE VIEW auto_reply_hours AS SELECT 1 AS x',
+      'DELETE FROM schema_migrations WHERE version >= 14; DROP TABLE files; ALTER TABLE submissions DROP COLUMN leased_by; ALTER TABLE webhook_deliveries DROP COLUMN leased_by; ALTER TABLE signup_queue DROP COLUMN leased_by; DROP INDEX form_drafts_client; ALTER TABLE form_drafts DROP COLUMN client_key; ALTER TABLE newsletter_consents DROP COLUMN resent_confirm_hash, DROP COLUMN resent_unsubscribe_hash; ALTER TABLE submissions DROP COLUMN shown_person; DROP TABLE auto_reply_hours; DROP TABLE admin_users, admin_person_sessions, admin_links, admin_passkeys, admin_webauthn_challenges, api_keys; ALTER TABLE admin_audit DROP COLUMN actor, DROP COLUMN actor_name; CREATE VIEW auto_reply_hours AS SELECT 1 AS x',
     );
     const failing = steps();
     await expect(open(url, { onMigrated: failing.onMigrated }).ready).rejects.toThrow('relation "auto_reply_hours" already exists');
@@ -245,6 +250,7 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL store', () => {
       { version: 17, name: 'leases that name their worker' },
       { version: 18, name: 'files with a message' },
       { version: 19, name: 'queue times as timestamptz on PostgreSQL' },
+      { version: 20, name: 'people, passkeys, sign-in links and API keys' },
     ]);
   });
 
