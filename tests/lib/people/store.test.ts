@@ -282,6 +282,21 @@ describe.each(testEngines())('the people of the admin on $name', (engine) => {
     },
   );
 
+  test.skipIf(!engine.available)('inside a caller’s transaction, a person made or removed is kept only if the whole transaction is', async () => {
+    const { store, people } = await open();
+    await people.ensureEnvOwner(T0);
+    const ada = await people.create({ email: 'ada@example.org', role: 'editor', origin: 'cli' }, T0);
+    if (!ada.ok) throw new Error('not made');
+    const failing = store.sql.transaction(async (tx) => {
+      await expect(people.within(tx).remove(ada.person.id, T1)).resolves.toMatchObject({ ok: true });
+      await expect(people.within(tx).create({ email: 'grace@example.org', role: 'reader', origin: 'invited' }, T1)).resolves.toMatchObject({ ok: true });
+      await expect(people.within(tx).find(ada.person.id)).resolves.toBeUndefined();
+      throw new Error('the link was used meanwhile');
+    });
+    await expect(failing).rejects.toThrow('the link was used meanwhile');
+    await expect(people.list()).resolves.toEqual([expect.objectContaining({ origin: 'env' }), ada.person]);
+  });
+
   test.skipIf(!engine.available)('the last owner can be neither removed nor made an editor or a reader; with two owners, one can', async () => {
     const { store, people } = await open();
     await people.ensureEnvOwner(T0);
