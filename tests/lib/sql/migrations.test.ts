@@ -70,3 +70,44 @@ describe('a SQLite file of the version before the audit log was bounded', () => 
     }
   });
 });
+
+/** The step of issue 42, found by its name so a step merged before it moves nothing here. */
+const PEOPLE_STEP = MIGRATIONS.findIndex((step) => step.name === 'people, passkeys, sign-in links and API keys');
+const PEOPLE_TABLES = ['admin_users', 'admin_person_sessions', 'admin_links', 'admin_passkeys', 'admin_webauthn_challenges', 'api_keys'];
+
+describe('a SQLite file of the version before people (one password, sessions of nobody in particular)', () => {
+  test('is upgraded in place: its sessions and audit entries kept, the audit entries naming nobody, the new tables empty, and the old writes still accepted', async () => {
+    expect(PEOPLE_STEP).toBeGreaterThan(0);
+    const dir = mkdtempSync(join(tmpdir(), 'site-forms-migrate-'));
+    dirs.push(dir);
+    const old = new DatabaseSync(join(dir, 'forms.db'));
+    for (const step of MIGRATIONS.slice(0, PEOPLE_STEP)) old.exec(step.sqlite);
+    old.exec(`PRAGMA user_version = ${PEOPLE_STEP}`);
+    old.exec(`INSERT INTO admin_sessions (token_hash, created_at, last_seen_at) VALUES ('live', '2026-11-29T02:00:00.000Z', '2026-11-29T02:10:00.000Z')`);
+    old.exec(`INSERT INTO admin_audit (at, action, detail, client, repeats) VALUES
+      ('2026-11-29T02:00:00.000Z', 'sign-in', '', 'abc', 1),
+      ('2026-11-29T02:05:00.000Z', 'delete-message', '#7', 'abc', 1)`);
+    old.close();
+
+    const store = openStore({ ...TEST_DATABASE, url: undefined, dataDir: dir }, createLogger({ level: 'silent' }));
+    try {
+      await expect(store.sql.get('PRAGMA user_version')).resolves.toEqual({ user_version: MIGRATIONS.length });
+      await expect(store.sql.all('SELECT token_hash, created_at, last_seen_at FROM admin_sessions')).resolves.toEqual([
+        { token_hash: 'live', created_at: '2026-11-29T02:00:00.000Z', last_seen_at: '2026-11-29T02:10:00.000Z' },
+      ]);
+      await expect(store.sql.all('SELECT id, action, detail, actor, actor_name FROM admin_audit ORDER BY id')).resolves.toEqual([
+        { id: 1, action: 'sign-in', detail: '', actor: null, actor_name: null },
+        { id: 2, action: 'delete-message', detail: '#7', actor: null, actor_name: null },
+      ]);
+      for (const table of PEOPLE_TABLES) await expect(store.sql.get(`SELECT count(*) AS n FROM ${table}`), table).resolves.toEqual({ n: 0 });
+      // An instance of the previous version beside this one writes as it always did.
+      await store.sql.run("INSERT INTO admin_audit (at, action, detail, client) VALUES ('2026-11-29T03:00:00.000Z', 'sign-out', '', 'abc')");
+      await store.sql.run(
+        "INSERT INTO admin_sessions (token_hash, created_at, last_seen_at) VALUES ('next', '2026-11-29T03:00:00.000Z', '2026-11-29T03:00:00.000Z')",
+      );
+      await expect(store.sql.get('SELECT actor, repeats FROM admin_audit WHERE id = 3')).resolves.toEqual({ actor: null, repeats: 1 });
+    } finally {
+      await store.close();
+    }
+  });
+});

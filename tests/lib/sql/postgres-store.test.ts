@@ -1,3 +1,4 @@
+import { DatabaseSync } from 'node:sqlite';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
@@ -60,8 +61,8 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL store', () => {
     const sql = open(url, { onMigrated });
     expect(sql.engine).toBe('postgresql');
     await expect(sql.all('SELECT email FROM subscribers')).resolves.toEqual([]);
-    expect(told.map((step) => step.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
-    expect([told[0], told[13], told[14], told[15], told[16], told[17], told[18]]).toEqual([
+    expect(told.map((step) => step.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20]);
+    expect([told[0], told[13], told[14], told[15], told[16], told[17], told[18], told[19]]).toEqual([
       { version: 1, name: 'submissions and subscribers' },
       { version: 14, name: 'automatic replies: only to a person, so many an hour' },
       { version: 15, name: 'newsletter consents: the links of a mail sent again' },
@@ -69,11 +70,12 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL store', () => {
       { version: 17, name: 'leases that name their worker' },
       { version: 18, name: 'files with a message' },
       { version: 19, name: 'queue times as timestamptz on PostgreSQL' },
+      { version: 20, name: 'people, passkeys, sign-in links and API keys' },
     ]);
     // Another connection sees every step: each was committed.
     const other = await connect(url);
     expect((await other.query('SELECT version FROM schema_migrations ORDER BY version')).rows.map((row) => row.version)).toEqual([
-      1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
+      1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
     ]);
     await expect(other.query('SELECT count(*)::int AS n FROM form_drafts')).resolves.toMatchObject({ rows: [{ n: 0 }] });
 
@@ -153,6 +155,62 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL store', () => {
     await expect(sql.get("SELECT name FROM submissions WHERE lease_until = '2026-11-01T11:05:00.123+01:00'")).resolves.toEqual({ name: 'Ada' });
   });
 
+  test('a database of the version before people: its sessions and audit entries kept, the entries naming nobody, the new tables empty, the old writes still accepted', async () => {
+    const url = await newDatabase();
+    const client = await connect(url);
+    await client.query('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())');
+    const before = MIGRATIONS.findIndex((step) => step.name === 'people, passkeys, sign-in links and API keys');
+    expect(before).toBeGreaterThan(0);
+    for (const [i, step] of MIGRATIONS.slice(0, before).entries()) {
+      await client.query(step.postgresql);
+      await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [i + 1, step.name]);
+    }
+    await client.query(
+      "INSERT INTO admin_sessions (token_hash, created_at, last_seen_at) VALUES ('live', '2026-11-29T02:00:00.000Z', '2026-11-29T02:10:00.000Z')",
+    );
+    await client.query(`INSERT INTO admin_audit (at, action, detail, client) VALUES
+      ('2026-11-29T02:00:00.000Z', 'sign-in', '', 'abc'),
+      ('2026-11-29T02:05:00.000Z', 'delete-message', '#7', 'abc')`);
+
+    const sql = open(url);
+    await sql.ready;
+    await expect(sql.get('SELECT max(version) AS version FROM schema_migrations')).resolves.toEqual({ version: MIGRATIONS.length });
+    await expect(sql.all('SELECT token_hash, created_at, last_seen_at FROM admin_sessions')).resolves.toEqual([
+      { token_hash: 'live', created_at: '2026-11-29T02:00:00.000Z', last_seen_at: '2026-11-29T02:10:00.000Z' },
+    ]);
+    await expect(sql.all('SELECT action, detail, repeats, actor, actor_name FROM admin_audit ORDER BY id')).resolves.toEqual([
+      { action: 'sign-in', detail: '', repeats: 1, actor: null, actor_name: null },
+      { action: 'delete-message', detail: '#7', repeats: 1, actor: null, actor_name: null },
+    ]);
+    for (const table of ['admin_users', 'admin_person_sessions', 'admin_links', 'admin_passkeys', 'admin_webauthn_challenges', 'api_keys']) {
+      await expect(sql.get(`SELECT count(*)::int AS n FROM ${table}`), table).resolves.toEqual({ n: 0 });
+    }
+    // An instance of the previous version beside this one writes as it always did.
+    await client.query("INSERT INTO admin_audit (at, action, detail, client) VALUES ('2026-11-29T03:00:00.000Z', 'sign-out', '', 'abc')");
+    await client.query(
+      "INSERT INTO admin_sessions (token_hash, created_at, last_seen_at) VALUES ('next', '2026-11-29T03:00:00.000Z', '2026-11-29T03:00:00.000Z')",
+    );
+  });
+
+  test('the step of people leaves the same columns on PostgreSQL as on SQLite', async () => {
+    const sql = open(await newDatabase());
+    await sql.ready;
+    const tables = ['admin_users', 'admin_person_sessions', 'admin_links', 'admin_passkeys', 'admin_webauthn_challenges', 'api_keys', 'admin_audit'];
+    const sqlite = new DatabaseSync(':memory:');
+    for (const step of MIGRATIONS) sqlite.exec(step.sqlite);
+    for (const table of tables) {
+      // SQLite writes a primary key's NOT NULL in `pk`, not `notnull`.
+      const onSqlite = sqlite.prepare(`SELECT name, max("notnull", pk > 0) AS required FROM pragma_table_info('${table}') ORDER BY cid`).all();
+      const onPostgres = await sql.all<{ name: string; required: number }>(
+        "SELECT column_name AS name, CASE WHEN is_nullable = 'NO' THEN 1 ELSE 0 END AS required FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
+        [table],
+      );
+      expect(onSqlite.length, table).toBeGreaterThan(0);
+      expect(onPostgres, table).toEqual(onSqlite.map((column) => ({ ...column })));
+    }
+    sqlite.close();
+  });
+
   test('an instance that finds another migrating waits for it; once it is done, the next one starts at once', async () => {
     const url = await newDatabase();
     const other = await connect(url);
@@ -167,10 +225,10 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL store', () => {
   test('a step that fails is rolled back and told with its own error, and the next start applies it', async () => {
     const url = await newDatabase();
     await open(url).ready;
-    // A database where steps 14 to 18 are not recorded (15 to 18 undone) and an object already takes the name of its table.
+    // A database where steps 14 on are not recorded (15 to 18 and 20 undone) and an object already takes the name of its table.
     const other = await connect(url);
     await other.query(
-      'DELETE FROM schema_migrations WHERE version >= 14; DROP TABLE files; ALTER TABLE submissions DROP COLUMN leased_by; ALTER TABLE webhook_deliveries DROP COLUMN leased_by; ALTER TABLE signup_queue DROP COLUMN leased_by; DROP INDEX form_drafts_client; ALTER TABLE form_drafts DROP COLUMN client_key; ALTER TABLE newsletter_consents DROP COLUMN resent_confirm_hash, DROP COLUMN resent_unsubscribe_hash; ALTER TABLE submissions DROP COLUMN shown_person; DROP TABLE auto_reply_hours; CREATE VIEW auto_reply_hours AS SELECT 1 AS x',
+      'DELETE FROM schema_migrations WHERE version >= 14; DROP TABLE files; ALTER TABLE submissions DROP COLUMN leased_by; ALTER TABLE webhook_deliveries DROP COLUMN leased_by; ALTER TABLE signup_queue DROP COLUMN leased_by; DROP INDEX form_drafts_client; ALTER TABLE form_drafts DROP COLUMN client_key; ALTER TABLE newsletter_consents DROP COLUMN resent_confirm_hash, DROP COLUMN resent_unsubscribe_hash; ALTER TABLE submissions DROP COLUMN shown_person; DROP TABLE auto_reply_hours; DROP TABLE admin_users, admin_person_sessions, admin_links, admin_passkeys, admin_webauthn_challenges, api_keys; ALTER TABLE admin_audit DROP COLUMN actor, DROP COLUMN actor_name; CREATE VIEW auto_reply_hours AS SELECT 1 AS x',
     );
     const failing = steps();
     await expect(open(url, { onMigrated: failing.onMigrated }).ready).rejects.toThrow('relation "auto_reply_hours" already exists');
@@ -192,6 +250,7 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL store', () => {
       { version: 17, name: 'leases that name their worker' },
       { version: 18, name: 'files with a message' },
       { version: 19, name: 'queue times as timestamptz on PostgreSQL' },
+      { version: 20, name: 'people, passkeys, sign-in links and API keys' },
     ]);
   });
 

@@ -61,8 +61,8 @@ describe('opening a SQLite file', () => {
     const dir = newDir();
     const steps: Array<{ version: number; name: string }> = [];
     await open(dir, 2_000, (step) => steps.push(step)).close();
-    expect(steps.map((step) => step.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
-    expect([steps[0], steps[13], steps[14], steps[15], steps[16], steps[17], steps[18]]).toEqual([
+    expect(steps.map((step) => step.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20]);
+    expect([steps[0], steps[13], steps[14], steps[15], steps[16], steps[17], steps[18], steps[19]]).toEqual([
       { version: 1, name: 'submissions and subscribers' },
       { version: 14, name: 'automatic replies: only to a person, so many an hour' },
       { version: 15, name: 'newsletter consents: the links of a mail sent again' },
@@ -70,11 +70,12 @@ describe('opening a SQLite file', () => {
       { version: 17, name: 'leases that name their worker' },
       { version: 18, name: 'files with a message' },
       { version: 19, name: 'queue times as timestamptz on PostgreSQL' },
+      { version: 20, name: 'people, passkeys, sign-in links and API keys' },
     ]);
     const again: unknown[] = [];
     const sql = open(dir, 2_000, (step) => again.push(step));
     expect(again).toEqual([]);
-    await expect(sql.get('PRAGMA user_version')).resolves.toEqual({ user_version: 19 });
+    await expect(sql.get('PRAGMA user_version')).resolves.toEqual({ user_version: 20 });
   });
 
   test('a file that fails its integrity check opens, and says what is wrong', async () => {
@@ -131,7 +132,7 @@ describe('a SQLite file of step 2 with history whose message is gone', () => {
     } finally {
       other.close();
     }
-    await expect(open(dir).get('PRAGMA user_version')).resolves.toEqual({ user_version: 19 });
+    await expect(open(dir).get('PRAGMA user_version')).resolves.toEqual({ user_version: 20 });
   });
 });
 

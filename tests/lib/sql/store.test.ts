@@ -162,6 +162,7 @@ describe.each(testEngines())('the store on $name', ({ name, available, open }) =
         [name, 17, 'leases that name their worker'],
         [name, 18, 'files with a message'],
         [name, 19, 'queue times as timestamptz on PostgreSQL'],
+        [name, 20, 'people, passkeys, sign-in links and API keys'],
       ]);
     });
 
@@ -177,7 +178,7 @@ describe.each(testEngines())('the store on $name', ({ name, available, open }) =
         name === 'SQLite'
           ? (await again[0]!.sql.get<{ user_version: number }>('PRAGMA user_version'))?.user_version
           : Number((await again[0]!.sql.get<{ n: string }>('SELECT count(*) AS n FROM schema_migrations'))?.n);
-      expect(applied).toBe(19);
+      expect(applied).toBe(20);
       expect(lines.filter((line) => line.includes('database.migrated'))).toEqual([]);
       await expect(again[1]!.outbox.list()).resolves.toHaveLength(1);
       await Promise.all(again.map((s) => s.close()));
