@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, onTestFinished, test, vi } from 'vitest';
 import { exportChunks } from '../../../packages/site-forms/src/lib/contact/export.ts';
 import type { Submission } from '../../../packages/site-forms/src/lib/contact/outbox.ts';
-import { type AdminDeps, handleAdminPost } from '../../../packages/site-forms/src/lib/admin/actions.ts';
+import { type AdminDeps, handleAdminPost } from '../../../packages/site-forms/src/lib/admin/actions/index.ts';
 
 /** What a person reads when a post did not come from the admin's pages. */
 const FORBIDDEN = 'This action was refused: it did not come from this site’s admin pages. Reload the page and try again.';

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { handleAdminPost } from '../../../packages/site-forms/src/lib/admin/actions.ts';
+import { handleAdminPost } from '../../../packages/site-forms/src/lib/admin/actions/index.ts';
 import { type AdminParts, createAdmin } from '../../../packages/site-forms/src/lib/admin/owner-inbox.ts';
 import { parsePasswordHash } from '../../../packages/site-forms/src/lib/admin/password.ts';
 import type { Change } from '../../../packages/site-forms/src/lib/submissions/machine.ts';

@@ -5,7 +5,7 @@ import { engineName } from '../sql/sql.ts';
 import type { Store } from '../database/database.ts';
 import type { Signups } from '../newsletter/signups.ts';
 import type { Deliveries } from '../webhooks/deliveries.ts';
-import type { AdminDeps, Exports, MessageCommands } from './actions.ts';
+import type { AdminDeps, Exports, MessageCommands } from './actions/index.ts';
 import { createDevices, type Devices } from './device.ts';
 import { type AuditLog, createAuditLog } from './audit.ts';
 import { CHART_DAYS, type DayCount, lastDays } from './chart.ts';

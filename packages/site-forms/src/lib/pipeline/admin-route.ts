@@ -2,7 +2,7 @@ import type { IncomingRequest } from '../http/form.ts';
 import { clientKey, hashClient } from '../http/client-ip.ts';
 import { publicOrigin } from '../http/origin.ts';
 import type { Services } from '../app/services.ts';
-import { type AdminAction, type AdminOutcome, handleAdminPost } from '../admin/actions.ts';
+import { type AdminAction, type AdminOutcome, handleAdminPost } from '../admin/actions/index.ts';
 import { ADMIN_HEADERS } from '../admin/admin-page.ts';
 import { type AnswerReply, answerReply } from './reply.ts';
 import { ourPath } from '../http/mount.ts';

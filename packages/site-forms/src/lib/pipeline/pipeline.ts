@@ -1,5 +1,5 @@
 import type { IncomingRequest } from '../http/form.ts';
-import type { AdminAction } from '../admin/actions.ts';
+import type { AdminAction } from '../admin/actions/index.ts';
 import { clientIp, clientKey, hashClient } from '../http/client-ip.ts';
 import { readForm } from '../http/form.ts';
 import { readFieldsAhead } from '../files/multipart.ts';

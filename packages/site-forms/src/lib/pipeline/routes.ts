@@ -1,5 +1,5 @@
 import type { IncomingRequest } from '../http/form.ts';
-import { ADMIN_ACTIONS, type AdminAction } from '../admin/actions.ts';
+import { ADMIN_ACTIONS, type AdminAction } from '../admin/actions/index.ts';
 import { formHandler, handleContact, handleContactConfirmation } from '../contact/contact-handlers.ts';
 import { contactForm, ownerForms } from '../forms/registry.ts';
 import { takesFiles } from '../forms/definition.ts';
@@ -45,7 +45,7 @@ export type Route = {
 const FILE_LINK_ROUTE: Route = { path: FILE_LINK_PATH, kind: 'api', methods: { GET: handleFileLink } };
 
 /** The admin's form posts, one path each under /admin/actions/, where no page lives (decision 0104). */
-const ADMIN_ROUTES: readonly Route[] = Object.entries(ADMIN_ACTIONS).map(([path, action]) => ({ path, kind: 'admin', methods: {}, admin: action }));
+const ADMIN_ROUTES: readonly Route[] = Object.entries(ADMIN_ACTIONS).map(([path, { action }]) => ({ path, kind: 'admin', methods: {}, admin: action }));
 
 /** Every address the pipeline answers; anything else under /api/ is a JSON 404 (decision 0040). */
 export const ROUTES: readonly Route[] = [

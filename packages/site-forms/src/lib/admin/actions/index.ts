@@ -1,0 +1,100 @@
+import type { Permission } from '../../access/permissions.ts';
+import type { IncomingRequest } from '../../http/form.ts';
+import { readForm } from '../../http/form.ts';
+import { comesFromOrigin, csrfTokenMatches, readSessionToken } from '../session.ts';
+import { exportFile } from './exports.ts';
+import { messageCommand } from './messages.ts';
+import { type AdminDeps, type AdminOutcome, type AdminRequestContext, forbidden, type PublicCall, type SessionCall } from './shared.ts';
+import { signIn, signOut } from './sign-in.ts';
+import { deleteSubscriber, retrySignup } from './subscribers.ts';
+import { replayDelivery } from './webhooks.ts';
+
+export { BUSY_SIGN_IN } from './sign-in.ts';
+export type { AdminDeps, AdminOutcome, AdminRequestContext, ExportGate, Exports, MessageCommands } from './shared.ts';
+export { FORBIDDEN_MESSAGE } from './shared.ts';
+
+/**
+ * The permission a post needs: one of access/permissions.ts's table, or one chosen by a field of
+ * its form (the export: `what`), with no permission for any other value (the action refuses it, 400).
+ */
+export type PermissionRule = Permission | { field: string; values: Readonly<Record<string, Permission>> };
+
+/** A post anyone may send, signed in or not: sign-in alone. */
+type PublicEntry = { action: string; public: true; run(call: PublicCall): Promise<AdminOutcome> };
+
+/** A post of a signed-in person, and the permission it needs. */
+type SessionEntry = { action: string; permission: PermissionRule; run(call: SessionCall): Promise<AdminOutcome> };
+
+/**
+ * The admin's form posts: each path takes one action, with the permission it needs. Hint: the
+ * permission is not checked yet (a session is the owner's until sessions carry a person, issue
+ * 42 step S4); tests/lib/admin/registry.test.ts keeps every entry naming one of the table, so the
+ * check cannot leave an action out. A new action is one line here.
+ */
+export const ADMIN_ACTIONS = {
+  '/admin/actions/sign-in': { action: 'sign-in', public: true, run: signIn },
+  '/admin/actions/sign-out': { action: 'sign-out', permission: 'self.manage', run: signOut },
+  '/admin/actions/retry': { action: 'retry', permission: 'messages.triage', run: messageCommand('retry') },
+  '/admin/actions/spam': { action: 'mark-spam', permission: 'messages.triage', run: messageCommand('mark-spam') },
+  '/admin/actions/release': { action: 'release', permission: 'messages.triage', run: messageCommand('release') },
+  '/admin/actions/delete': { action: 'delete-message', permission: 'messages.delete', run: messageCommand('delete-message') },
+  '/admin/actions/delete-subscriber': { action: 'delete-subscriber', permission: 'subscribers.erase', run: deleteSubscriber },
+  '/admin/actions/export': {
+    action: 'export',
+    permission: { field: 'what', values: { messages: 'messages.export', subscribers: 'subscribers.export' } },
+    run: exportFile,
+  },
+  '/admin/actions/replay-delivery': { action: 'replay-delivery', permission: 'webhooks.manage', run: replayDelivery },
+  '/admin/actions/retry-signup': { action: 'retry-signup', permission: 'signups.retry', run: retrySignup },
+} as const satisfies Record<`/admin/actions/${string}`, PublicEntry | SessionEntry>;
+
+/** One entry of the registry. */
+export type AdminActionEntry = (typeof ADMIN_ACTIONS)[keyof typeof ADMIN_ACTIONS];
+
+/** One of the admin's form posts. */
+export type AdminAction = AdminActionEntry['action'];
+
+/** The entries by their action's name, as the route hands it over. */
+const BY_ACTION = new Map<AdminAction, PublicEntry | SessionEntry>(Object.values(ADMIN_ACTIONS).map((entry) => [entry.action, entry]));
+
+/** The permission this post asks, from its form's fields; `undefined` for sign-in, or when the field that chooses it says nothing known. */
+export function permissionOf(entry: PublicEntry | SessionEntry, fields: Record<string, unknown>): Permission | undefined {
+  if (!('permission' in entry)) return undefined;
+  const rule = entry.permission;
+  if (typeof rule === 'string') return rule;
+  const value = fields[rule.field];
+  return typeof value === 'string' && Object.hasOwn(rule.values, value) ? rule.values[value] : undefined;
+}
+
+/** Every permission an action may ask, whatever its fields (none for sign-in). */
+export function permissionsOf(entry: PublicEntry | SessionEntry): Permission[] {
+  if (!('permission' in entry)) return [];
+  const rule = entry.permission;
+  return typeof rule === 'string' ? [rule] : Object.values(rule.values);
+}
+
+/**
+ * Handles one admin post after its path chose the action: the Origin check first (403),
+ * then, except for signing in, a live session (else back to the sign-in page) and its
+ * CSRF token (403); only then the action, which answers with a redirect or a file.
+ * Hint: nothing is read or changed before those checks pass.
+ */
+export async function handleAdminPost(action: AdminAction, request: IncomingRequest, deps: AdminDeps, context: AdminRequestContext): Promise<AdminOutcome> {
+  const { publicOrigin } = context;
+  if (publicOrigin === undefined || !comesFromOrigin(request, publicOrigin)) return forbidden();
+  const secure = publicOrigin.startsWith('https:');
+  const form = await readForm(request, 16 * 1024);
+  if (!form.ok) return { kind: 'refused', status: 400, message: 'The form could not be read.' };
+  const token = readSessionToken(request, secure);
+  const entry = BY_ACTION.get(action);
+  // The route table is read from the registry: an action it hands over is always in it.
+  if (!entry) throw new Error(`handleAdminPost: no action "${action}"`);
+  const call = { request, fields: form.fields, secure, deps, context, now: deps.now ?? (() => new Date()) };
+
+  if ('public' in entry) return entry.run({ ...call, token });
+
+  const resumed = await deps.sessions.resume(token);
+  if (!resumed.ok) return { kind: 'redirect', location: `/admin?ended=${resumed.reason === 'missing' ? 'none' : 'expired'}` };
+  if (!csrfTokenMatches(resumed.session, call.fields.csrf)) return forbidden();
+  return entry.run({ ...call, session: resumed.session });
+}

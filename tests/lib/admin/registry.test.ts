@@ -1,0 +1,78 @@
+import { describe, expect, test } from 'vitest';
+import { PERMISSIONS } from '../../../packages/site-forms/src/lib/access/permissions.ts';
+import { ADMIN_ACTIONS, permissionOf, permissionsOf } from '../../../packages/site-forms/src/lib/admin/actions/index.ts';
+
+/**
+ * Issue 42 step S0b: every admin post names, in its registry entry, the permission of
+ * access/permissions.ts it needs, so that the check added when sessions carry a person (S4)
+ * cannot leave one out; sign-in alone is open to whoever is not signed in.
+ */
+const ENTRIES = Object.entries(ADMIN_ACTIONS);
+
+describe("the admin's posts as a registry", () => {
+  test('the ten posts, each at its path under /admin/actions/', () => {
+    expect(Object.fromEntries(ENTRIES.map(([path, entry]) => [path, entry.action]))).toEqual({
+      '/admin/actions/sign-in': 'sign-in',
+      '/admin/actions/sign-out': 'sign-out',
+      '/admin/actions/retry': 'retry',
+      '/admin/actions/spam': 'mark-spam',
+      '/admin/actions/release': 'release',
+      '/admin/actions/delete': 'delete-message',
+      '/admin/actions/delete-subscriber': 'delete-subscriber',
+      '/admin/actions/export': 'export',
+      '/admin/actions/replay-delivery': 'replay-delivery',
+      '/admin/actions/retry-signup': 'retry-signup',
+    });
+  });
+
+  test('only sign-in is public', () => {
+    expect(ENTRIES.filter(([, entry]) => 'public' in entry && entry.public).map(([, entry]) => entry.action)).toEqual(['sign-in']);
+  });
+
+  test.each(ENTRIES.filter(([, entry]) => !('public' in entry)))('%s names permissions of the table', (_, entry) => {
+    const named = permissionsOf(entry);
+    expect(named.length).toBeGreaterThan(0);
+    for (const permission of named) expect(PERMISSIONS).toContain(permission);
+  });
+
+  test('each action asks the permission of the plan’s table (decision 0263)', () => {
+    expect(Object.fromEntries(ENTRIES.map(([, entry]) => [entry.action, permissionsOf(entry)]))).toEqual({
+      'sign-in': [],
+      'sign-out': ['self.manage'],
+      retry: ['messages.triage'],
+      'mark-spam': ['messages.triage'],
+      release: ['messages.triage'],
+      'delete-message': ['messages.delete'],
+      'delete-subscriber': ['subscribers.erase'],
+      export: ['messages.export', 'subscribers.export'],
+      'replay-delivery': ['webhooks.manage'],
+      'retry-signup': ['signups.retry'],
+    });
+  });
+});
+
+describe('the permission one post asks', () => {
+  test('a fixed one, whatever the fields', () => {
+    expect(permissionOf(ADMIN_ACTIONS['/admin/actions/delete'], {})).toBe('messages.delete');
+    expect(permissionOf(ADMIN_ACTIONS['/admin/actions/delete'], { what: 'subscribers' })).toBe('messages.delete');
+  });
+
+  test('the export asks the permission of what it exports', () => {
+    const entry = ADMIN_ACTIONS['/admin/actions/export'];
+    expect(permissionOf(entry, { what: 'messages', format: 'csv' })).toBe('messages.export');
+    expect(permissionOf(entry, { what: 'subscribers', format: 'json' })).toBe('subscribers.export');
+  });
+
+  test.each([
+    ['no field', {}],
+    ['another value', { what: 'people' }],
+    ['a name every object has', { what: 'toString' }],
+    ['a list', { what: ['messages'] }],
+  ])('an export with %s asks none: it is refused as unreadable', (_, fields) => {
+    expect(permissionOf(ADMIN_ACTIONS['/admin/actions/export'], fields)).toBeUndefined();
+  });
+
+  test('sign-in asks none', () => {
+    expect(permissionOf(ADMIN_ACTIONS['/admin/actions/sign-in'], { password: 'x' })).toBeUndefined();
+  });
+});
