@@ -7,6 +7,8 @@ declare namespace App {
     formView?: import('./lib/pipeline/form-view.ts').FormView;
     /** A refused admin post to show as a page (src/lib/pipeline/admin-route.ts). */
     adminRefusal?: import('./lib/pipeline/admin-route.ts').AdminRefusalView;
+    /** A value an admin post shows once, as a page (src/lib/pipeline/admin-route.ts). */
+    adminShown?: import('./lib/pipeline/admin-route.ts').AdminShownView;
     /** The inline styles and scripts of the owner's layout on this page, for its CSP (src/layouts/LayoutAttempt.astro). */
     layoutInline?: import('./lib/http/security-headers.ts').InlineSources;
   }

@@ -36,6 +36,40 @@ describe('an admin outcome as an answer', () => {
     const view = renderAdminOutcome({ kind: 'refused', status: 429, message: 'Too many attempts.', headers: { 'retry-after': '900' } });
     expect(view).toEqual({ kind: 'admin-refusal', status: 429, message: 'Too many attempts.', headers: { ...HEADERS, 'retry-after': '900' } });
   });
+
+  test('a JSON outcome is its status and body as JSON, never cached (the passkey ceremonies)', () => {
+    expect(renderAdminOutcome({ kind: 'json', status: 400, body: { success: false, error: 'The passkey could not be checked.' } })).toEqual({
+      kind: 'answer',
+      status: 400,
+      headers: { ...HEADERS, 'content-type': 'application/json; charset=utf-8' },
+      body: '{"success":false,"error":"The passkey could not be checked."}',
+    });
+    expect(renderAdminOutcome({ kind: 'json', status: 200, body: { success: true, challenge: 'abc' } })).toMatchObject({
+      status: 200,
+      body: '{"success":true,"challenge":"abc"}',
+    });
+  });
+
+  test('a value shown once is a page to render, not cached, never a redirect that carries it', () => {
+    const shown = {
+      kind: 'shown',
+      title: 'Invitation link',
+      message: 'Mail is off: give Ada this link yourself. It is shown only now.',
+      value: 'https://site.test/admin/welcome/s3cr3t',
+      back: '/admin/people',
+    } as const;
+    const view = renderAdminOutcome(shown);
+    expect(view).toEqual({
+      kind: 'admin-shown',
+      status: 200,
+      title: shown.title,
+      message: shown.message,
+      value: shown.value,
+      back: shown.back,
+      headers: HEADERS,
+    });
+    expect(JSON.stringify(view.headers)).not.toContain('s3cr3t');
+  });
 });
 
 describe("the admin's step of the road", () => {

@@ -61,6 +61,9 @@ export const onRequest = defineMiddleware(async (context, next) => {
     case 'admin-refusal':
       context.locals.adminRefusal = reply;
       return dressedPage(await next(), context, own);
+    case 'admin-shown':
+      context.locals.adminShown = reply;
+      return dressedPage(await next(), context, own);
     default:
       return reply satisfies never;
   }

@@ -96,6 +96,8 @@ export function createDispatcher({
             return astroDressed(req, res, { services, formView: reply });
           case 'admin-refusal':
             return astroDressed(req, res, { services, adminRefusal: reply });
+          case 'admin-shown':
+            return astroDressed(req, res, { services, adminShown: reply });
           default:
             return reply satisfies never;
         }

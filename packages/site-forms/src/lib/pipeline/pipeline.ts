@@ -4,7 +4,7 @@ import { clientIp, clientKey, hashClient } from '../http/client-ip.ts';
 import { readForm } from '../http/form.ts';
 import { readFieldsAhead } from '../files/multipart.ts';
 import { texts } from '../i18n/texts.ts';
-import { type AdminRefusalView, renderAdminOutcome, runAdminRoute } from './admin-route.ts';
+import { type AdminReply, renderAdminOutcome, runAdminRoute } from './admin-route.ts';
 import { bodyLimitOf, refuseDeclared } from './body-limit.ts';
 import { describeError } from '../log.ts';
 import { isDocumentNavigation } from '../http/navigation.ts';
@@ -181,7 +181,7 @@ async function showDraft(key: { id: string; route: string; client: string }, pag
 
 /** An admin post: its own checks and action (src/lib/pipeline/admin-route.ts), one log line, and never a stack trace to the owner. */
 async function runAdmin(action: AdminAction, { request, ip, services }: Omit<Step, 'pages'>): Promise<Reply> {
-  let reply: AnswerReply | AdminRefusalView;
+  let reply: AdminReply;
   try {
     reply = await runAdminRoute(action, request, ip, services);
   } catch (error) {

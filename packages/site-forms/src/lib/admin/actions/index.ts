@@ -76,7 +76,7 @@ export function permissionsOf(entry: PublicEntry | SessionEntry): Permission[] {
 /**
  * Handles one admin post after its path chose the action: the Origin check first (403),
  * then, except for signing in, a live session (else back to the sign-in page) and its
- * CSRF token (403); only then the action, which answers with a redirect or a file.
+ * CSRF token (403); only then the action, which answers with a redirect, a file, JSON or a page.
  * Hint: nothing is read or changed before those checks pass.
  */
 export async function handleAdminPost(action: AdminAction, request: IncomingRequest, deps: AdminDeps, context: AdminRequestContext): Promise<AdminOutcome> {

@@ -12,11 +12,19 @@ import type { SignInThrottle } from '../throttle.ts';
 // What every admin action shares: what it is given, what it answers, and the few helpers the
 // actions' files have in common. The registry and the checks before an action are in index.ts.
 
-/** What an admin post comes to: a redirect (post, then redirect, then get), a file, or a refusal. */
+/**
+ * What an admin post comes to: a redirect (post, then redirect, then get), a file, a refusal,
+ * JSON (`json`: for the passkey ceremonies' script, always with `success`), or a page that shows
+ * a value once (`shown`: an invitation link when mail is off, an API key), rendered with
+ * `Cache-Control: no-store`. Hint: a one-time value is never put in a redirect's URL, where
+ * the history, the logs and the Referer would keep it.
+ */
 export type AdminOutcome =
   | { kind: 'redirect'; location: string; cookie?: string }
   | { kind: 'download'; filename: string; contentType: string; body: string | AsyncIterable<string> }
-  | { kind: 'refused'; status: 400 | 403 | 404 | 429 | 500; message: string; headers?: Record<string, string> };
+  | { kind: 'refused'; status: 400 | 403 | 404 | 429 | 500; message: string; headers?: Record<string, string> }
+  | { kind: 'json'; status: 200 | 400 | 403 | 404 | 429; body: { success: boolean; [name: string]: unknown } }
+  | { kind: 'shown'; title: string; message: string; value: string; back: string };
 
 /** The message of a post from another site, or with a stale form. */
 export const FORBIDDEN_MESSAGE = 'This action was refused: it did not come from this site’s admin pages. Reload the page and try again.';
