@@ -40,7 +40,7 @@ export type Route = {
    * value, `/api/v1/messages/{id}`, issue 42): the same syntax as OpenAPI's paths.
    */
   path: string;
-  /** What a templated route's parameter must look like, by name; a value that does not fit is no match (a near miss). */
+  /** What a templated route's parameter must look like, by name (anchored, no `g` flag: `/^[0-9]+$/`); a value that does not fit is no match (a near miss). */
   params?: Readonly<Record<string, RegExp>>;
   kind: 'api' | 'form' | 'admin';
   /** The handler of each method the route takes; any other method is a 405 naming these. */
