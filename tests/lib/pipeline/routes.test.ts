@@ -155,6 +155,11 @@ describe('findTarget: a templated route takes one segment per parameter', () => 
     expect(() => routeTable([api(path, check)])).toThrow(/route/);
   });
 
+  test('a check that keeps state between requests (the g or y flag) is refused', () => {
+    expect(() => routeTable([api('/api/v1/numbered/{n}', { params: { n: /^[0-9]+$/g } })])).toThrow(/route/);
+    expect(() => routeTable([api('/api/v1/numbered/{n}', { params: { n: /[0-9]+/y } })])).toThrow(/route/);
+  });
+
   test('two patterns of the same shape are refused', () => {
     expect(() => routeTable([api('/api/v1/messages/{id}'), api('/api/v1/messages/{key}')])).toThrow(/route/);
   });

@@ -40,7 +40,7 @@ export type Route = {
    * value, `/api/v1/messages/{id}`, issue 42): the same syntax as OpenAPI's paths.
    */
   path: string;
-  /** What a templated route's parameter must look like, by name (anchored, no `g` flag: `/^[0-9]+$/`); a value that does not fit is no match (a near miss). */
+  /** What a templated route's parameter must look like, by name (anchored: `/^[0-9]+$/`; the g and y flags are refused); a value that does not fit is no match (a near miss). */
   params?: Readonly<Record<string, RegExp>>;
   kind: 'api' | 'form' | 'admin';
   /** The handler of each method the route takes; any other method is a 405 naming these. */
@@ -135,7 +135,10 @@ export function routeTable(routes: readonly Route[]): RouteTable {
         if (index === 0) throw refuse('its first segment must be literal');
         if (names.has(name)) throw refuse(`the parameter {${name}} is named twice`);
         names.add(name);
-        return { name, check: route.params?.[name] };
+        const check = route.params?.[name];
+        // `test()` of a g or y regex starts where the last one stopped: one request would change the next one's answer.
+        if (check?.global || check?.sticky) throw refuse(`the check of {${name}} keeps state between requests (the g or y flag)`);
+        return { name, check };
       });
     for (const name of Object.keys(route.params ?? {})) if (!names.has(name)) throw refuse(`it checks {${name}}, which its path does not have`);
     if (names.size === 0) {
