@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import forms from '#forms-config';
 import type { IntegrationResolvedRoute } from 'astro';
-import { formRoutes, ourRoutes, ownersRoute } from '../../packages/site-forms/src/integration/integration.ts';
+import { astroPattern, formRoutes, ourRoutes, ownersRoute } from '../../packages/site-forms/src/integration/integration.ts';
 import { isOurs } from '../../packages/site-forms/src/integration/ours.ts';
 import { defineForms } from '../../packages/site-forms/src/lib/forms/define-forms.ts';
 import { findTarget, ROUTES } from '../../packages/site-forms/src/lib/pipeline/routes.ts';
@@ -11,9 +11,19 @@ import { findTarget, ROUTES } from '../../packages/site-forms/src/lib/pipeline/r
 // would be a 404 page in an owner's server, never reaching the middleware.
 describe('the routes the integration injects', () => {
   test('are exactly the addresses of ROUTES but the admin’s actions (which /admin/[...rest] takes)', () => {
-    // A route whose path ends in a slash takes one id after it (a file's signed link): Astro's `[id]`.
-    const api = ROUTES.filter((route) => route.kind !== 'admin').map((route) => (route.path.endsWith('/') ? `${route.path}[id]` : route.path));
+    // A route whose path ends in a slash takes one id after it (a file's signed link): Astro's `[id]`;
+    // a templated route's `{id}` is Astro's `[id]` too.
+    const api = ROUTES.filter((route) => route.kind !== 'admin').map((route) => (route.path.endsWith('/') ? `${route.path}[id]` : astroPattern(route.path)));
     expect([...formRoutes(forms)].sort()).toEqual([...api].sort());
+  });
+
+  test.each([
+    ['/api/v1/messages/{id}', '/api/v1/messages/[id]'],
+    ['/api/v1/messages/{id}/spam', '/api/v1/messages/[id]/spam'],
+    ['/api/v1/forms/{form}/messages/{id}', '/api/v1/forms/[form]/messages/[id]'],
+    ['/api/contact', '/api/contact'],
+  ])('a templated route %s is injected as Astro’s %s', (path, pattern) => {
+    expect(astroPattern(path)).toBe(pattern);
   });
 
   test('an owner’s form gets its own address', () => {

@@ -92,10 +92,11 @@ const PAGES: ReadonlyArray<readonly [pattern: string, entrypoint: string]> = [
  * other routes: each an on-demand route of its own, so Astro's router finds it and the
  * middleware answers it; no catch-all under /api (decision 0165).
  * Hint: read at config time, before Vite, so not from ROUTES itself (which loads every handler);
- * tests/lib/integration-routes.test.ts checks that the two name the same addresses.
+ * tests/lib/integration-routes.test.ts checks that the two name the same addresses. A templated
+ * route is written here as in the table (`/api/v1/messages/{id}`) and injected as Astro's pattern.
  */
 export function formRoutes(forms: FormsSettings): string[] {
-  return [
+  const addresses = [
     '/api/contact',
     '/api/contact/confirm',
     '/api/newsletter',
@@ -107,6 +108,15 @@ export function formRoutes(forms: FormsSettings): string[] {
     '/api/files/[id]',
     ...forms.forms.map((form) => `/api/forms/${form.name}`),
   ];
+  return addresses.map(astroPattern);
+}
+
+/**
+ * A route's path as Astro's router names it: the table's (and OpenAPI's) parameter `{id}` is
+ * Astro's `[id]`, one segment each way. The pipeline, not Astro, then matches the request.
+ */
+export function astroPattern(path: string): string {
+  return path.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, '[$1]');
 }
 
 /** `import siteForms from 'site-forms'`: the integration, configured by `options`. */

@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { texts } from '../i18n/texts.ts';
 import { type Failure, failure } from './outcome.ts';
+import { readPlainMultipart } from './plain-multipart.ts';
 
 /**
  * What the pipeline, the guard and the handlers read of a request: its method, URL and
@@ -104,10 +105,15 @@ async function parseFormOf(request: IncomingRequest, limit: number): Promise<For
   let form: Iterable<[string, string | File]>;
   if (mediaType === 'multipart/form-data') {
     if (!isUtf8(body)) return refuse(failure(400, NOT_UTF8));
-    try {
-      form = await new Response(body, { headers: { 'content-type': contentType } }).formData();
-    } catch {
-      return refuse(failure(400, texts.refusals.formUnreadable));
+    // A browser's text fields are read straight from the bytes; any other shape by the runtime's parser.
+    const plain = readPlainMultipart(Buffer.from(body.buffer, body.byteOffset, body.byteLength), contentType);
+    if (plain) form = plain;
+    else {
+      try {
+        form = await new Response(body, { headers: { 'content-type': contentType } }).formData();
+      } catch {
+        return refuse(failure(400, texts.refusals.formUnreadable));
+      }
     }
   } else {
     // Parsed here as `Response.formData()` parses it (the bytes as UTF-8, a BOM kept, through

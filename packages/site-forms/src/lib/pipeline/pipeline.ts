@@ -15,7 +15,7 @@ import type { Services } from '../app/services.ts';
 import { type FormValues, failure, INTERNAL_ERROR, methodNotAllowed, type Outcome, renderJson, tooManyRequests } from '../http/outcome.ts';
 import { draftOfView, type FormPages, type FormView, renderPage, viewOfDraft } from './form-view.ts';
 import { type AnswerReply, answerReply, type Reply } from './reply.ts';
-import type { Route, RouteHandler, Target } from './routes.ts';
+import { NO_PARAMS, type Route, type RouteHandler, type RouteParams, type Target } from './routes.ts';
 import { ourPath } from '../http/mount.ts';
 
 /** What the pipeline gives back, said by its `kind` (src/lib/pipeline/reply.ts). */
@@ -45,7 +45,8 @@ export async function runPipeline({ request, target, socketAddress, services }: 
     return answerReply(renderJson(failure(404, texts.refusals.notFound)));
   }
 
-  const { route } = target;
+  // A templated route's values (`{id}`), for its handler; an exact path has none.
+  const { route, params = NO_PARAMS } = target;
   if (route.admin) return runAdmin(route.admin, { request, ip, services });
   const started = performance.now();
   const handler = handlerFor(route, request.method);
@@ -58,7 +59,7 @@ export async function runPipeline({ request, target, socketAddress, services }: 
   if (pages && draftId !== undefined) return showDraft({ id: draftId, route: route.path, client: clientKey(ip) }, pages, services);
   let reply: Reply;
   try {
-    reply = await guardAndHandle(route, handler, { request, ip, services, pages });
+    reply = await guardAndHandle(route, handler, { request, ip, services, pages, params });
   } catch (error) {
     logger.error('api.unexpected_error', { route: route.path, error: describeError(error) });
     reply = render(failure(500, INTERNAL_ERROR), pages);
@@ -180,7 +181,7 @@ async function showDraft(key: { id: string; route: string; client: string }, pag
 }
 
 /** An admin post: its own checks and action (src/lib/pipeline/admin-route.ts), one log line, and never a stack trace to the owner. */
-async function runAdmin(action: AdminAction, { request, ip, services }: Omit<Step, 'pages'>): Promise<Reply> {
+async function runAdmin(action: AdminAction, { request, ip, services }: Omit<Step, 'pages' | 'params'>): Promise<Reply> {
   let reply: AdminReply;
   try {
     reply = await runAdminRoute(action, request, ip, services);
@@ -196,10 +197,10 @@ async function runAdmin(action: AdminAction, { request, ip, services }: Omit<Ste
   return reply;
 }
 
-type Step = { request: IncomingRequest; ip: string; services: Services; pages: FormPages | undefined };
+type Step = { request: IncomingRequest; ip: string; services: Services; pages: FormPages | undefined; params: RouteParams };
 
 /** The guard keyed on the route, then its handler (found once, by `runPipeline`): each refusal is an outcome like the handler's own. */
-async function guardAndHandle(route: Route, handler: RouteHandler | undefined, { request, ip, services, pages }: Step): Promise<Reply> {
+async function guardAndHandle(route: Route, handler: RouteHandler | undefined, { request, ip, services, pages, params }: Step): Promise<Reply> {
   const policy = applyOriginPolicy(request, services.config);
   if ('preflight' in policy) return answerReply({ status: 204, headers: policy.preflight, body: null });
   if ('refuse' in policy) {
@@ -213,7 +214,8 @@ async function guardAndHandle(route: Route, handler: RouteHandler | undefined, {
   // Refused from the header alone, before a byte is read or a budget counted; the readers hold the same limit while reading.
   const tooLarge = refuseDeclared(request.headers.get('content-length'), bodyLimitOf(route, services.config.uploads));
   if (tooLarge) return render(await withTypedValues(tooLarge, request, pages, route), pages, policy.headers);
-  if (!route.limit || !services.limits.enabled) return render(await handler(request, services, { ip, person: pages !== undefined }), pages, policy.headers);
+  if (!route.limit || !services.limits.enabled)
+    return render(await handler(request, services, { ip, person: pages !== undefined, params }), pages, policy.headers);
 
   // Every post counts against the client's budgets; only an accepted one (or one held for confirmation) keeps its count (decision 0041).
   const key = clientKey(ip);
@@ -221,7 +223,7 @@ async function guardAndHandle(route: Route, handler: RouteHandler | undefined, {
   if (!verdict.ok) return render(await withTypedValues(tooManyRequests(verdict.retryAfterSeconds), request, pages, route), pages, policy.headers);
   let outcome: Outcome | undefined;
   try {
-    outcome = await handler(request, services, { ip, person: pages !== undefined });
+    outcome = await handler(request, services, { ip, person: pages !== undefined, params });
   } finally {
     // A post held for confirmation keeps its count too: a script reads the token and confirms at once (issue 28).
     if (outcome?.kind !== 'accepted' && outcome?.kind !== 'confirm') await services.limits.refundClient(route.limit, key);
