@@ -25,6 +25,6 @@ export default {
   jsonReporter: { fileName: `reports/mutation/${report}.json` },
   tempDirName: 'reports/.stryker-tmp',
   // docs/ and bench/ stay in the sandbox: tests/lib/docs.test.ts checks the README, the guide and the folder map against the tree.
-  ignorePatterns: ['dist', 'data', 'test-results', 'reports', '.astro'],
+  ignorePatterns: ['dist', 'data', 'test-results', 'reports', '.astro', '.site-builds'],
   thresholds: { high: 90, low: 85, break: null },
 };
