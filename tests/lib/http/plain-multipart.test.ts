@@ -33,6 +33,17 @@ describe('readPlainMultipart', () => {
     ['a contact post', CONTACT],
     ['an empty value', [['honeypot', '']]],
     ['letters outside ASCII', [['message', 'Grüße aus Köln — 東京 🚀']]],
+    // Each starts with bytes of a byte-order mark (EF BB BF) and is none: U+FFFD (EF BF BD), U+FE0F (EF B8 8F), U+FEFB (EF BB BB), U+FE3F (EF B8 BF), U+3EFF (E3 BB BF).
+    [
+      'values that start as a byte-order mark does',
+      [
+        ['a', '\uFFFD1'],
+        ['b', '\uFE0F2'],
+        ['c', '\uFEFB3'],
+        ['d', '\uFE3F4'],
+        ['e', '\u3EFF5'],
+      ],
+    ],
     ['line breaks and dashes in a value', [['message', 'one\r\ntwo\n--three\r\n--\r\n- four']]],
     [
       'a name repeated (both kept, in order)',
@@ -95,6 +106,15 @@ describe('readPlainMultipart', () => {
       Buffer.from(`--${BOUNDARY}\r\n${HEADER}"a"\r\n\r\n1\r\n--${BOUNDARY}ab${HEADER}"b"\r\n\r\n2\r\n--${BOUNDARY}--\r\n`),
       TYPE,
     ],
+    ['a delimiter with “x\\n” for its line break', Buffer.from(`--${BOUNDARY}\r\n${HEADER}"a"\r\n\r\nhellox\n--${BOUNDARY}--\r\n`), TYPE],
+    ['a delimiter with “\\rx” for its line break', Buffer.from(`--${BOUNDARY}\r\n${HEADER}"a"\r\n\r\nhello\rx--${BOUNDARY}--\r\n`), TYPE],
+    ['a part without the line break before its delimiter', Buffer.from(`--${BOUNDARY}\r\n${HEADER}"a"\r\n\r\n--${BOUNDARY}--\r\n`), TYPE],
+    ['a name without its closing quote', Buffer.from(`--${BOUNDARY}\r\n${HEADER}"abc\r\n\r\n1\r\n--${BOUNDARY}--\r\n`), TYPE],
+    ['“\\rx” after a delimiter', Buffer.from(`--${BOUNDARY}\r\n${HEADER}"a"\r\n\r\n1\r\n--${BOUNDARY}\rx${HEADER}"b"\r\n\r\n2\r\n--${BOUNDARY}--\r\n`), TYPE],
+    ['“x\\n” after a delimiter', Buffer.from(`--${BOUNDARY}\r\n${HEADER}"a"\r\n\r\n1\r\n--${BOUNDARY}x\n${HEADER}"b"\r\n\r\n2\r\n--${BOUNDARY}--\r\n`), TYPE],
+    ['a closing delimiter with “x-” for its dashes', Buffer.concat([browserBody(CONTACT).subarray(0, -4), Buffer.from('x-')]), TYPE],
+    ['a closing delimiter followed by “x\\n”', Buffer.concat([browserBody(CONTACT).subarray(0, -2), Buffer.from('x\n')]), TYPE],
+    ['a closing delimiter followed by “\\rx”', Buffer.concat([browserBody(CONTACT).subarray(0, -2), Buffer.from('\rx')]), TYPE],
     ['two other bytes after the closing dashes', Buffer.concat([browserBody(CONTACT).subarray(0, -2), Buffer.from('ab')]), TYPE],
     ['bytes after the closing delimiter', Buffer.concat([browserBody(CONTACT), Buffer.from('epilogue')]), TYPE],
     ['no closing delimiter', Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="a"\r\n\r\nhi\r\n`), TYPE],
