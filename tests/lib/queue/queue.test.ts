@@ -144,8 +144,7 @@ describe.each(testEngines())('the leased queue on $name', (engine) => {
       await expect(machine.claim(at(3 * MINUTE), at(4 * MINUTE), { maxAttempts: 3 })).resolves.toBeUndefined();
       await expect(store.outbox.find(id)).resolves.toMatchObject({ status: 'pending', attempts: 3 });
       await expect(machine.upkeep(at(3 * MINUTE), { maxAttempts: 3 })).resolves.toEqual({
-        gaveUp: [id],
-        error: 'gave up after 3 attempts that never ended (the server stopped during each send)',
+        gaveUp: [{ id, error: 'gave up after 3 attempts that never ended (the server stopped during each send)' }],
       });
       await expect(store.outbox.find(id)).resolves.toMatchObject({
         status: 'failed',
@@ -263,6 +262,32 @@ describe.each(testEngines())('the leased queue on $name', (engine) => {
           error: '2 451 true',
           overRound: true,
         });
+      },
+    );
+    test.skipIf(!engine.available)(
+      'a retry recorded at the last attempt with its own time is given up by the finish, not by the upkeep as a dead send',
+      async () => {
+        const { store } = await open();
+        const machine = createSubmissionMachine(store.sql);
+        const { id } = await machine.receive(input);
+        await due(store);
+        const taken = await machine.claim(T0, at(MINUTE), { maxAttempts: 1 });
+        // The caller picks the next time itself (outbox.markRetry), yet this was the last attempt allowed.
+        await expect(finish(store, id, taken!.lease, { kind: 'retry', error: '451', next: at(5_000) }, T0, { ...policy, maxAttempts: 1 })).resolves.toStrictEqual({
+          kind: 'failed',
+          attempts: 1,
+          error: '451',
+        });
+        // A row at the most attempts whose last try ended normally (the owner lowered the most) is
+        // given up by the upkeep as tried so often, not as a send that never ended.
+        const other = (await machine.receive(input)).id;
+        await due(store);
+        const again = await machine.claim(T0, at(MINUTE), { maxAttempts: 2 });
+        expect(again?.id).toBe(other);
+        await finish(store, other, again!.lease, { kind: 'retry', error: '451', next: at(1_000) }, T0);
+        const { gaveUp } = await machine.upkeep(at(2 * MINUTE), { maxAttempts: 1 });
+        expect(gaveUp).toEqual([{ id: other, error: 'gave up: tried as many times as allowed (1)' }]);
+        await expect(store.outbox.find(other)).resolves.toMatchObject({ status: 'failed', lastError: 'gave up: tried as many times as allowed (1)' });
       },
     );
   });

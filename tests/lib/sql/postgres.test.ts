@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createLogger } from '../../../packages/site-forms/src/lib/log.ts';
 import { openStore } from '../../../packages/site-forms/src/lib/database/database.ts';
+import { PREPARED_STATEMENTS, preparedStatements } from '../../../packages/site-forms/src/lib/sql/postgres.ts';
 import { type PostgresServer, postgresAvailable, startPostgres } from '../../support/postgres.ts';
 import { eventually } from '../../support/smtp.ts';
 import { TEST_DATABASE } from '../../support/stores.ts';
@@ -61,5 +62,26 @@ describe.skipIf(!postgresAvailable)('PostgreSQL going away under the store', () 
     } finally {
       await store.close();
     }
+  });
+});
+
+describe('the names of prepared statements', () => {
+  test('a text with a varying list (the orphans’ sweep) does not use up the names, and a hot text first seen late still gets one', () => {
+    const prepare = preparedStatements();
+    const sweep = (n: number) => {
+      const keys = Array.from({ length: n }, (_, i) => `k${i}`);
+      return prepare(`SELECT storage_key FROM files WHERE storage_key IN (${keys.map(() => '?').join(', ')})`, keys);
+    };
+    // One page a length, more lengths than there are names.
+    const pages = Array.from({ length: PREPARED_STATEMENTS + 50 }, (_, i) => sweep(i + 1));
+    expect(pages.filter((page) => page.name !== undefined)).toEqual([]);
+    expect(pages[2]!.text).toBe('SELECT storage_key FROM files WHERE storage_key IN ($1, $2, $3)');
+    // The upkeep's statement, first run minutes after the start: named, and the same name each time.
+    const hot = "UPDATE submissions SET lease_until = NULL WHERE status = 'pending' AND attempts >= ? AND lease_until <= ?";
+    const first = prepare(hot, [3, 'now']);
+    expect(first.name).toMatch(/^site_forms_\d+$/);
+    expect(prepare(hot, [3, 'later']).name).toBe(first.name);
+    // A fixed list of values (an insert's) is still named.
+    expect(prepare('INSERT INTO files (id, name) VALUES (?, ?)', [1, 'a']).name).toMatch(/^site_forms_\d+$/);
   });
 });

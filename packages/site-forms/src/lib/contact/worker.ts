@@ -194,8 +194,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
  */
 export function outboxUpkeep({ outbox, logger, maxAttempts = DEFAULT_MAX_ATTEMPTS }: { outbox: Outbox; logger: Logger; maxAttempts?: number }) {
   return async (now: Date): Promise<void> => {
-    const { gaveUp, error } = await outbox.upkeep(now, { maxAttempts });
-    for (const id of gaveUp) logger.error('contact.delivery_failed', { id, attempts: maxAttempts, reason: error, next: RETRY_HINT });
+    const { gaveUp } = await outbox.upkeep(now, { maxAttempts });
+    for (const { id, error } of gaveUp) logger.error('contact.delivery_failed', { id, attempts: maxAttempts, reason: error, next: RETRY_HINT });
   };
 }
 

@@ -79,6 +79,12 @@ export type Finished = {
   row: Record<string, unknown>;
 };
 
+/** The upkeep's reasons for a give-up: a try that died with its process, or tries that all ended. */
+export type GiveUpReasons = { died: string; tried: string };
+
+/** The reason a row at the most tries whose tries all ended records (the most was lowered since, or a caller's own next). */
+export const triedReason = (maxAttempts: number) => `gave up: tried as many times as allowed (${maxAttempts})`;
+
 /** The SQL of one queue, run in the caller's transaction so a queue adds its own writes to each step. */
 export interface LeasedQueue {
   /**
@@ -99,11 +105,12 @@ export interface LeasedQueue {
    */
   finish(tx: SqlSession, id: number, lease: Lease | null, end: TryEnd, now: Date, policy?: QueuePolicy): Promise<Finished | undefined>;
   /**
-   * Gives up every row tried `maxAttempts` times whose last try never ended (its process died
-   * during it: a poison row), with `error` as the reason; answers their ids. Scheduled upkeep
-   * (`upkeepJobs`), never part of a claim.
+   * Gives up every row tried `maxAttempts` times that no live lease holds: `reasons.died` when its
+   * last try never ended (its process died during it: a poison row, its lease still written),
+   * `reasons.tried` when every try ended (the most was lowered since); answers each row's id and
+   * reason. Scheduled upkeep (`upkeepJobs`), never part of a claim.
    */
-  giveUpDead(tx: SqlSession, now: Date, maxAttempts: number, error: string): Promise<number[]>;
+  giveUpDead(tx: SqlSession, now: Date, maxAttempts: number, reasons: GiveUpReasons): Promise<{ id: number; error: string }[]>;
   /** The condition that the row is still under `lease` (none: a row never taken); every write that ends a try carries it. */
   held(lease: Lease | null): { sql: string; params: SqlValue[] };
   /** The condition of a row a claim at `now` would take: due, tried fewer than `maxAttempts` times, no live lease. */
@@ -178,6 +185,15 @@ export function createLeasedQueue(engine: 'sqlite' | 'postgresql', table: QueueT
         if (!decided) return undefined;
         ending = decided.end;
         overRound = decided.overRound;
+      } else if (end.kind === 'retry' && policy) {
+        // A retry that brings its own time is still given up at the most tries: no claim would take it again.
+        const fence = held(lease);
+        const row = await tx.get<{ attempts: number | string }>(
+          `SELECT attempts FROM ${table.table} WHERE id = ? AND status = '${table.waiting}' AND ${fence.sql} ${lockRow}`,
+          [id, ...fence.params],
+        );
+        if (!row) return undefined;
+        if (Number(row.attempts) + (lease === null ? 1 : 0) >= policy.maxAttempts) ending = { ...end, kind: 'failed' };
       }
       const at = now.toISOString();
       const more = ending.kind === 'failed' ? table.onGiveUp?.(at) : undefined;
@@ -209,16 +225,18 @@ export function createLeasedQueue(engine: 'sqlite' | 'postgresql', table: QueueT
       };
     },
 
-    async giveUpDead(tx, now, maxAttempts, error) {
+    async giveUpDead(tx, now, maxAttempts, reasons) {
       const at = now.toISOString();
       const more = table.onGiveUp?.(at);
-      const rows = await tx.all<{ id: number | string }>(
-        `UPDATE ${table.table} SET status = '${table.failed}', last_error = ?, next_attempt_at = NULL, lease_until = NULL, leased_by = NULL${more ? `, ${more.set}` : ''}
+      // The reason tells a try that died (its lease still written) from tries that all ended (the most was lowered).
+      const rows = await tx.all<{ id: number | string; last_error: string }>(
+        `UPDATE ${table.table} SET status = '${table.failed}', last_error = CASE WHEN lease_until IS NOT NULL THEN ? ELSE ? END,
+           next_attempt_at = NULL, lease_until = NULL, leased_by = NULL${more ? `, ${more.set}` : ''}
          WHERE status = '${table.waiting}'${takes} AND attempts >= ? AND ${free}
-         RETURNING id`,
-        [error, ...(more?.params ?? []), maxAttempts, at],
+         RETURNING id, last_error`,
+        [reasons.died, reasons.tried, ...(more?.params ?? []), maxAttempts, at],
       );
-      return rows.map((row) => Number(row.id));
+      return rows.map((row) => ({ id: Number(row.id), error: row.last_error }));
     },
 
     held,

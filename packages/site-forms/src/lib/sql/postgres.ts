@@ -118,19 +118,25 @@ export function readAsText(types: typeof pg.types): (oid: number, format?: 'text
 /** The most statements each connection keeps prepared; the texts beyond them run unnamed. */
 export const PREPARED_STATEMENTS = 200;
 
+/** A list of values built to the length of an array (`IN (?, ?, …)`): its text changes with the list. */
+const VARYING_LIST = /\bIN\s*\(\s*\?(\s*,\s*\?)*\s*\)/i;
+
 /**
  * The query for a statement: named, so that each connection parses and plans it once and then
  * only binds and executes it (node-postgres sends the Parse only the first time a connection
- * meets the name). Hint: the first PREPARED_STATEMENTS texts get a name, the rest (built with
- * a varying number of values) run unnamed, so a connection never holds an unbounded number.
+ * meets the name). Hint: only texts whose number of values is fixed get a name, the first
+ * PREPARED_STATEMENTS of them; a text with a list built to an array's length (the orphans'
+ * sweep, a page of files) runs unnamed, so it neither uses up the names of texts first seen
+ * later (the upkeep's) nor leaves a plan per length on each connection.
  */
 export function preparedStatements(): (sql: string, params: readonly SqlValue[]) => pg.QueryConfig {
-  const names = new Map<string, { name: string | undefined; text: string }>();
+  const names = new Map<string, { name: string; text: string }>();
   return (sql, params) => {
     let statement = names.get(sql);
     if (!statement) {
-      statement = { name: names.size < PREPARED_STATEMENTS ? `site_forms_${names.size + 1}` : undefined, text: numbered(sql) };
-      if (statement.name) names.set(sql, statement);
+      if (names.size >= PREPARED_STATEMENTS || VARYING_LIST.test(sql)) return { text: numbered(sql), values: [...params] };
+      statement = { name: `site_forms_${names.size + 1}`, text: numbered(sql) };
+      names.set(sql, statement);
     }
     return { ...statement, values: [...params] };
   };

@@ -1,6 +1,6 @@
 import { type NewFile, recordFiles } from '../files/files.ts';
 import type { FieldValue } from '../forms/definition.ts';
-import { createLeasedQueue, DEFAULT_MAX_ATTEMPTS, type Finished, type Lease, leaseUntil, type QueuePolicy, type TryEnd, WORKER_ID } from '../queue/queue.ts';
+import { createLeasedQueue, DEFAULT_MAX_ATTEMPTS, type Finished, type Lease, leaseUntil, type QueuePolicy, type TryEnd, triedReason, WORKER_ID } from '../queue/queue.ts';
 import type { Sql, SqlSession } from '../sql/sql.ts';
 import { forgetEvents } from '../webhooks/deliveries.ts';
 import { receiveInOneStatement } from './receive-postgres.ts';
@@ -81,7 +81,7 @@ export type ClaimOptions = {
 };
 
 /** What the outbox's upkeep did: the messages it gave up as poison ones, with the reason each records. */
-export type Upkept = { gaveUp: number[]; error: string };
+export type Upkept = { gaveUp: { id: number; error: string }[] };
 
 /** The reason a replayed proof adds when the transaction finds its challenge used. */
 export const REPLAYED = 'proof-replayed';
@@ -191,10 +191,12 @@ export function createSubmissionMachine(sql: Sql, { events = true }: { events?: 
         const reasons = parseReasons(row.spam_reasons);
         if (from !== 'spam' || !reasons.includes('proof-missing') || reasons.includes('marked-by-owner')) return { found: true, from, changed: false };
       }
-      if (from === 'sending' && row.requested === 'hold') {
-        // Taken back before the send ended: the send's outcome stands as if never asked.
+      if (row.status === 'pending' && row.requested === 'hold') {
+        // Taken back before the send ended, or after its sender died but before the upkeep applied
+        // it (the message is not spam yet): the send's outcome stands, or the message waits its
+        // turn again, as if never asked.
         const { changes } = await tx.run(`UPDATE submissions SET requested = NULL WHERE id = ? AND requested = 'hold'`, [id]);
-        return { found: true, from: 'spam', changed: changes === 1, to: 'sending' };
+        return { found: true, from: 'spam', changed: changes === 1, to: from === 'sending' ? 'sending' : 'pending' };
       }
       if (from !== 'spam') return { found: true, from, changed: false };
       const at = now.toISOString();
@@ -306,22 +308,22 @@ export function createSubmissionMachine(sql: Sql, { events = true }: { events?: 
       }),
 
     upkeep: async (now, { maxAttempts = DEFAULT_MAX_ATTEMPTS } = {}) => {
-      const error = `gave up after ${maxAttempts} attempts that never ended (the server stopped during each send)`;
+      const died = `gave up after ${maxAttempts} attempts that never ended (the server stopped during each send)`;
       const gaveUp = await sql.transaction(async (tx) => {
         const at = now.toISOString();
         // Tried so often that every send died with its process: failed, for the owner to see, not a crash loop.
         // A message with the owner's request on it is left to the request, applied next.
-        const ids = await queue.giveUpDead(tx, now, maxAttempts, error);
-        for (const id of ids) await tx.run(HISTORY, [id, at, 'failed', error]);
+        const given = await queue.giveUpDead(tx, now, maxAttempts, { died, tried: triedReason(maxAttempts) });
+        for (const { id, error } of given) await tx.run(HISTORY, [id, at, 'failed', error]);
         // A request the owner made while a sender that has since died held the lease: applied, never sent.
         const orphans = await tx.all<{ id: number | string; requested: string }>(
           `SELECT id, requested FROM submissions WHERE status = 'pending' AND requested IS NOT NULL AND lease_until <= ? ${skipLocked}`,
           [at],
         );
         for (const orphan of orphans) await applyRequest(tx, Number(orphan.id), orphan.requested);
-        return ids;
+        return given;
       });
-      return { gaveUp, error };
+      return { gaveUp };
     },
 
     finish: async (id, lease, end, policy) => (await settle(id, lease, end, policy)).state,

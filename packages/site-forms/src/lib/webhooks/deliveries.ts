@@ -1,4 +1,4 @@
-import { createLeasedQueue, DEFAULT_MAX_ATTEMPTS, type Lease, leaseUntil, type QueuePolicy, type TryEnd as QueueEnd, WORKER_ID } from '../queue/queue.ts';
+import { createLeasedQueue, DEFAULT_MAX_ATTEMPTS, type Lease, leaseUntil, type QueuePolicy, type TryEnd as QueueEnd, triedReason, WORKER_ID } from '../queue/queue.ts';
 import type { Engine, Sql, SqlSession } from '../sql/sql.ts';
 import type { Endpoint } from './endpoints.ts';
 import type { EventType, SiteEvent } from './events.ts';
@@ -174,12 +174,11 @@ export function createDeliveries(
     upkeep: (now) =>
       sql.transaction(async (tx) => {
         // A delivery whose every try ended with its process (a poison one) waits for the owner's replay.
-        const error = `gave up after ${maxAttempts} tries that never ended`;
-        const ids = await queue.giveUpDead(tx, now, maxAttempts, error);
-        for (const id of ids) {
+        const given = await queue.giveUpDead(tx, now, maxAttempts, { died: `gave up after ${maxAttempts} tries that never ended`, tried: triedReason(maxAttempts) });
+        for (const { id, error } of given) {
           await tx.run('INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, error) VALUES (?, ?, NULL, ?)', [id, now.toISOString(), error]);
         }
-        return ids;
+        return given.map(({ id }) => id);
       }),
 
     claim: (now, until, endpoint) =>
