@@ -4,7 +4,7 @@
  * nothing, a lease names its worker, a try is counted as it is taken, and a row whose every try
  * died with its process (a poison row) is held as failed after the most tries.
  */
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { createLogger } from '../../../packages/site-forms/src/lib/log.ts';
 import { openStore, type Store } from '../../../packages/site-forms/src/lib/database/database.ts';
 import { createSignups } from '../../../packages/site-forms/src/lib/newsletter/signups.ts';
@@ -64,19 +64,23 @@ describe('the queues’ settings and upkeep', () => {
     expect(ran).toEqual([`outbox ${T0.toISOString()}`, `webhooks ${T0.toISOString()}`, `signups ${T0.toISOString()}`]);
   });
 
-  test('the loop takes, tries and finishes one row after another until none is left, on the clock it is given or the wall clock', async () => {
+  test('the loop takes, tries and finishes one row after another until none is left, on the clock it is given or none (the database’s)', async () => {
     const rows = [1, 2];
     const seen: string[] = [];
     const work = {
-      claim: async (now: Date, until: Date) => {
-        seen.push(`claim ${until.getTime() - now.getTime()}`);
+      claim: async (now: Date | undefined, leaseMs: number) => {
+        seen.push(`claim ${now?.toISOString() ?? 'database'} ${leaseMs}`);
         return rows.shift();
       },
       send: async (row: number) => `sent ${row}`,
       finish: async (row: number, end: string) => void seen.push(`${row}: ${end}`),
     };
     await drain(new AbortController().signal, work, { leaseMs: 1_000 });
-    expect(seen).toEqual(['claim 1000', '1: sent 1', 'claim 1000', '2: sent 2', 'claim 1000']);
+    expect(seen).toEqual(['claim database 1000', '1: sent 1', 'claim database 1000', '2: sent 2', 'claim database 1000']);
+    rows.push(3);
+    seen.length = 0;
+    await drain(new AbortController().signal, work, { leaseMs: 1_000, clock: () => T0 });
+    expect(seen).toEqual([`claim ${T0.toISOString()} 1000`, '3: sent 3', `claim ${T0.toISOString()} 1000`]);
     // Stopped: no further claim.
     const stopped = new AbortController();
     stopped.abort();
@@ -109,6 +113,49 @@ describe.each(testEngines())('the leased queue on $name', (engine) => {
       await expect(mine.claim(T0, at(MINUTE), { worker: 'a' })).resolves.toBeUndefined();
       await other.close();
     });
+
+    test.skipIf(!engine.available)(
+      'a worker whose process clock is ten minutes off neither takes a row another worker’s live lease holds nor leaves one whose lease ran out by the database’s clock',
+      async () => {
+        const { store, other } = await open();
+        const mine = createSubmissionMachine(store.sql);
+        const live = (await mine.receive(input)).id;
+        const ranOut = (await mine.receive(input)).id;
+        // By the real clock, which the database reads: one row under another worker's lease for five
+        // more minutes, one whose dead worker's lease ended a minute ago; both due an hour ago.
+        const real = Date.now();
+        const iso = (ms: number) => new Date(real + ms).toISOString();
+        await store.sql.run('UPDATE submissions SET next_attempt_at = ?, attempts = 1', [iso(-60 * MINUTE)]);
+        await store.sql.run(`UPDATE submissions SET lease_until = ?, leased_by = 'a' WHERE id = ?`, [iso(5 * MINUTE), live]);
+        await store.sql.run(`UPDATE submissions SET lease_until = ?, leased_by = 'dead' WHERE id = ?`, [iso(-MINUTE), ranOut]);
+        const theirs = createSubmissionMachine(other.sql);
+        for (const skew of [10 * MINUTE, -10 * MINUTE]) {
+          // This process's clock only: the database's stays right.
+          vi.useFakeTimers({ toFake: ['Date'] });
+          vi.setSystemTime(real + skew);
+          const taken: number[] = [];
+          try {
+            // The worker's own loop, as it runs in production: no clock of a test's.
+            await drain(
+              new AbortController().signal,
+              {
+                claim: (now, lease) => theirs.claim(now, lease, { worker: 'b' }),
+                send: async (row) => row,
+                finish: async (row) => void taken.push(row!.id),
+              },
+              { leaseMs: MINUTE },
+            );
+          } finally {
+            vi.useRealTimers();
+          }
+          expect({ skew, taken }).toEqual({ skew, taken: [ranOut] });
+          await expect(store.sql.get('SELECT leased_by FROM submissions WHERE id = ?', [live])).resolves.toEqual({ leased_by: 'a' });
+          // Free the row again for the other direction, its lease run out a minute ago.
+          await store.sql.run(`UPDATE submissions SET lease_until = ?, leased_by = 'dead' WHERE id = ?`, [iso(-MINUTE), ranOut]);
+        }
+        await other.close();
+      },
+    );
 
     test.skipIf(!engine.available)('a finish under a lease another worker has taken over, or under its expiry with another name, changes nothing', async () => {
       const { store, other } = await open();
@@ -215,7 +262,7 @@ describe.each(testEngines())('the leased queue on $name', (engine) => {
     const finish = async (store: Store, ...args: Parameters<ReturnType<typeof createLeasedQueue>['finish']> extends [unknown, ...infer R] ? R : never) => {
       const finished = await store.sql.transaction((tx) => createLeasedQueue(store.engine, table).finish(tx, ...args));
       if (!finished) return finished;
-      const { row: _, ...rest } = finished;
+      const { row: _, at: __, ...rest } = finished;
       return rest;
     };
 

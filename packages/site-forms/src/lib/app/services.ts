@@ -183,11 +183,13 @@ export function createServices(config: Config, logger: Logger): Services {
   });
   const drafts = createFormDrafts(store.sql);
   // Each queue's upkeep (queue/upkeep.ts): rows whose every try died with its process are given up, once a lease.
+  // Whose lease ran out is read on the database's clock, as the workers' claims read it (decision 0270).
+  const outboxUpkept = outboxUpkeep({ outbox: store.outbox, logger, maxAttempts: config.delivery.maxAttempts });
   const queues = upkeepJobs(
     {
-      outbox: outboxUpkeep({ outbox: store.outbox, logger, maxAttempts: config.delivery.maxAttempts }),
-      webhooks: (now) => webhooks.deliveries.upkeep(now),
-      signups: (now) => signupQueue.upkeep(now),
+      outbox: () => outboxUpkept(),
+      webhooks: () => webhooks.deliveries.upkeep(),
+      signups: () => signupQueue.upkeep(),
     },
     config.delivery,
   );

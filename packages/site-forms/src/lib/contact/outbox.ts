@@ -61,11 +61,11 @@ export interface Outbox {
    * until `leaseUntil`: no other instance takes it before then. The attempt is counted now; a
    * message whose `maxAttempts` sends all died with their process is left to the upkeep.
    */
-  claim(now: Date, leaseUntil: Date, options?: ClaimOptions): Promise<Claimed | undefined>;
+  claim(now: Date | undefined, leaseUntil: Date | number, options?: ClaimOptions): Promise<Claimed | undefined>;
   /** Ends a send under its lease, the queue deciding a retry's time or its give-up under `policy`. */
   settle(claimed: Claimed, end: SendEnd, policy: QueuePolicy): Promise<SendFinished>;
   /** Scheduled upkeep: gives up the messages whose every send died, and applies the owner's requests their dead senders left. */
-  upkeep(now: Date, options?: { maxAttempts?: number }): Promise<Upkept>;
+  upkeep(now?: Date, options?: { maxAttempts?: number }): Promise<Upkept>;
   /** Ends every lease: for SQLite at start, where one server serves a file and a lease is a dead process's. */
   releaseLeases(): Promise<number>;
   /** When the earliest pending message a claim would take falls due (or its lease ends), if any (tried fewer than `maxAttempts` times, no request on it). */

@@ -86,6 +86,8 @@ export function retryDelay(
 export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
   const { outbox, mailer, compose, logger } = options;
   const clock = options.clock ?? (() => new Date());
+  // The queue's times: the database's clock unless a test passes its own (decision 0270).
+  const queueClock = options.clock;
   const policy: DeliveryPolicy = {
     pollIntervalMs: options.pollIntervalMs ?? DELIVERY_POLICY.pollIntervalMs,
     retryBaseMs: options.retryBaseMs ?? DELIVERY_POLICY.retryBaseMs,
@@ -124,7 +126,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
 
   /** Records the send's end under its lease, and says so in the log. */
   async function finish(submission: Claimed, result: SendResult): Promise<void> {
-    const at = clock();
+    const at = queueClock?.();
     // Counted when it was claimed, this one included.
     const { id, attempts } = submission;
     if (result.ok) {
@@ -157,7 +159,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     await drain(
       signal,
       { claim: (now, until) => outbox.claim(now, until, { maxAttempts: policy.maxAttempts }), send, finish },
-      { leaseMs: policy.leaseMs, clock },
+      { leaseMs: policy.leaseMs, clock: queueClock },
     );
   }
 
@@ -193,7 +195,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
  * dead senders left are applied.
  */
 export function outboxUpkeep({ outbox, logger, maxAttempts = DEFAULT_MAX_ATTEMPTS }: { outbox: Outbox; logger: Logger; maxAttempts?: number }) {
-  return async (now: Date): Promise<void> => {
+  return async (now?: Date): Promise<void> => {
     const { gaveUp } = await outbox.upkeep(now, { maxAttempts });
     for (const { id, error } of gaveUp) logger.error('contact.delivery_failed', { id, attempts: maxAttempts, reason: error, next: RETRY_HINT });
   };

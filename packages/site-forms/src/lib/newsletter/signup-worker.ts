@@ -19,7 +19,7 @@ export function createSignupWorker({
   provider,
   events,
   logger,
-  now = () => new Date(),
+  now: queueClock,
 }: {
   signups: Signups;
   provider: NewsletterProvider;
@@ -30,7 +30,7 @@ export function createSignupWorker({
   // How often it looks for signups stored by any instance, and how long one it is sending is kept: the queues' table.
   const { pollMs, leaseMs } = queueSettings('signups');
   async function finish({ signup, lease }: { signup: Signup; lease: Lease }, outcome: SubscribeOutcome): Promise<void> {
-    const status = await signups.finish(signup.id, lease, outcome, now());
+    const status = await signups.finish(signup.id, lease, outcome, queueClock?.());
     if (status === 'added') {
       logger.info('newsletter.signup_added', { id: signup.id, attempts: signup.attempts });
       await events?.record('newsletter.subscribed', { email: signup.email, provider: provider.name });
@@ -46,7 +46,7 @@ export function createSignupWorker({
     drain(
       signal,
       { claim: (start, until) => signups.claim(start, until), send: ({ signup }) => provider.subscribe(signup.email), finish },
-      { leaseMs, clock: now },
+      { leaseMs, clock: queueClock },
     );
   const scheduler = createScheduler({
     pass,

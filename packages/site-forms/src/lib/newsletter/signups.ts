@@ -1,5 +1,5 @@
 import type { Sql } from '../sql/sql.ts';
-import { createLeasedQueue, DEFAULT_MAX_ATTEMPTS, type Lease, leaseUntil, type QueuePolicy, type TryEnd, triedReason, WORKER_ID } from '../queue/queue.ts';
+import { createLeasedQueue, DEFAULT_MAX_ATTEMPTS, type Lease, leaseUntil, type QueuePolicy, type TryEnd, timeText, triedReason, WORKER_ID, leaseFor } from '../queue/queue.ts';
 import type { SubscribeOutcome } from './provider.ts';
 
 /** How long a signup is tried before it is given up (the owner can still retry it). */
@@ -32,11 +32,11 @@ export interface Signups {
   /** Stores a signup to try again soon; answers its id. */
   enqueue(email: string, provider: string, now: Date): Promise<number>;
   /** Takes the oldest due signup no live lease holds, until `leaseUntil`, counting the try (one tried too often with no end is left to the upkeep). */
-  claim(now: Date, leaseUntil: Date): Promise<{ signup: Signup; lease: Lease } | undefined>;
+  claim(now: Date | undefined, leaseUntil: Date | number): Promise<{ signup: Signup; lease: Lease } | undefined>;
   /** Scheduled upkeep: gives up each signup whose every try died with its process; answers their ids. */
-  upkeep(now: Date): Promise<number[]>;
+  upkeep(now?: Date): Promise<number[]>;
   /** Records a try's outcome under its lease: added, tried again later, or given up; answers the new status, or `undefined` when the lease was lost. */
-  finish(id: number, lease: Lease, outcome: SubscribeOutcome, now: Date): Promise<SignupStatus | undefined>;
+  finish(id: number, lease: Lease, outcome: SubscribeOutcome, now?: Date): Promise<SignupStatus | undefined>;
   /** Tries a failed signup again with a fresh day (the owner's "Retry"); answers whether it changed. */
   retry(id: number, now: Date): Promise<boolean>;
   /** The signups waiting or given up, newest first. */
@@ -79,7 +79,7 @@ export function createSignups(
     table: 'signup_queue',
     waiting: 'waiting',
     failed: 'failed',
-    onGiveUp: (at) => ({ set: 'done_at = ?', params: [at] }),
+    stampOnGiveUp: ['done_at'],
     // A signup's day runs from when it was stored (or retried by the owner).
     roundFrom: 'created_at',
   });
@@ -109,7 +109,7 @@ export function createSignups(
 
     claim: (now, until) =>
       sql.transaction(async (tx) => {
-        const taken = await queue.claim(tx, now, leaseUntil(until, worker), { maxAttempts });
+        const taken = await queue.claim(tx, now, leaseFor(now, until, worker), { maxAttempts });
         if (!taken) return undefined;
         const row = await tx.get<Row>('SELECT id, email, provider, status, attempts, next_attempt_at, last_error, created_at FROM signup_queue WHERE id = ?', [
           taken.id,
@@ -119,12 +119,12 @@ export function createSignups(
 
     finish: (id, lease, outcome, now) =>
       sql.transaction(async (tx) => {
-        const at = now.toISOString();
+        const at = now?.toISOString() ?? null;
         const error = outcome.ok ? '' : `${outcome.reason}: ${outcome.detail}`.slice(0, 200);
         // The provider is busy or down, or the owner's key is wrong: worth another try, for a day.
         const passing = !outcome.ok && (outcome.reason === 'unavailable' || outcome.reason === 'misconfigured');
         const end: TryEnd = outcome.ok
-          ? { kind: 'done', set: `status = 'added', last_error = NULL, done_at = ?`, params: [at] }
+          ? { kind: 'done', set: `status = 'added', last_error = NULL, done_at = ${timeText(sql.engine)}`, params: [at] }
           : passing
             ? { kind: 'retry', error }
             : { kind: 'failed', error };

@@ -27,8 +27,8 @@ export type QueueTable = {
   takes?: string;
   /** Whether a row without `next_attempt_at` is due (the outbox's messages stored before it had one). */
   dueWhenUnset?: boolean;
-  /** Further columns every give-up writes, as `column = value` SQL (the signup queue's `done_at`). */
-  onGiveUp?: (at: string) => { set: string; params: SqlValue[] };
+  /** Further columns every give-up sets to the time of the give-up (the signup queue's `done_at`). */
+  stampOnGiveUp?: readonly string[];
   /** When a row's round of retries began, as an SQL expression over the row (none: the try's end). */
   roundFrom?: string;
   /** Further columns the write that ends a try answers (the outbox: the owner's request). */
@@ -38,7 +38,10 @@ export type QueueTable = {
 /** The proof that a row is being tried: the worker that took it and when its lease ends. */
 export type Lease = { worker: string; until: string };
 
-/** A row taken: its id, its lease, and its tries so far, this one included. */
+/** A lease to write: the worker taking the row and how long it is held from the claim's time. */
+export type LeaseFor = { worker: string; ms: number };
+
+/** A row taken: its id, its lease as stored, and its tries so far, this one included. */
 export type Taken = { id: number; lease: Lease; attempts: number };
 
 /**
@@ -71,6 +74,8 @@ export type TryEnd =
 /** What a finish wrote: how the row left the try, its tries, the reason kept, the next try, and the columns the queue asked back. */
 export type Finished = {
   kind: TryEnd['kind'];
+  /** The time of the finish as ISO text: the one passed, or the database's. */
+  at: string;
   attempts: number;
   error: string | null;
   next?: Date;
@@ -85,16 +90,22 @@ export type GiveUpReasons = { died: string; tried: string };
 /** The reason a row at the most tries whose tries all ended records (the most was lowered since, or a caller's own next). */
 export const triedReason = (maxAttempts: number) => `gave up: tried as many times as allowed (${maxAttempts})`;
 
-/** The SQL of one queue, run in the caller's transaction so a queue adds its own writes to each step. */
+/**
+ * The SQL of one queue, run in the caller's transaction so a queue adds its own writes to each step.
+ * Every step's `now` is the database's clock when absent (the workers: decision 0270), so that
+ * instances whose clocks differ agree on every lease and due time, and the time passed when present
+ * (tests move time that way).
+ */
 export interface LeasedQueue {
   /**
    * Takes the oldest due row no live lease holds, tried fewer than `maxAttempts` times (and that
    * meets `where`), counting the try now: a try that kills the process is counted all the same.
+   * Its lease ends `lease.ms` after `now`; the lease answered is the one stored.
    */
   claim(
     tx: SqlSession,
-    now: Date,
-    lease: Lease,
+    now: Date | undefined,
+    lease: LeaseFor,
     options: { maxAttempts: number; where?: { sql: string; params: SqlValue[] } | undefined },
   ): Promise<Taken | undefined>;
   /**
@@ -103,18 +114,18 @@ export interface LeasedQueue {
    * A retry without its time is decided here: the backoff, or the give-up after the most tries,
    * with no further step, or past the round.
    */
-  finish(tx: SqlSession, id: number, lease: Lease | null, end: TryEnd, now: Date, policy?: QueuePolicy): Promise<Finished | undefined>;
+  finish(tx: SqlSession, id: number, lease: Lease | null, end: TryEnd, now: Date | undefined, policy?: QueuePolicy): Promise<Finished | undefined>;
   /**
    * Gives up every row tried `maxAttempts` times that no live lease holds: `reasons.died` when its
    * last try never ended (its process died during it: a poison row, its lease still written),
    * `reasons.tried` when every try ended (the most was lowered since); answers each row's id and
    * reason. Scheduled upkeep (`upkeepJobs`), never part of a claim.
    */
-  giveUpDead(tx: SqlSession, now: Date, maxAttempts: number, reasons: GiveUpReasons): Promise<{ id: number; error: string }[]>;
+  giveUpDead(tx: SqlSession, now: Date | undefined, maxAttempts: number, reasons: GiveUpReasons): Promise<{ id: number; error: string }[]>;
   /** The condition that the row is still under `lease` (none: a row never taken); every write that ends a try carries it. */
   held(lease: Lease | null): { sql: string; params: SqlValue[] };
   /** The condition of a row a claim at `now` would take: due, tried fewer than `maxAttempts` times, no live lease. */
-  due(now: Date, maxAttempts: number): { sql: string; params: SqlValue[] };
+  due(now: Date | undefined, maxAttempts: number): { sql: string; params: SqlValue[] };
 }
 
 /** The queue over `table` on one engine. */
@@ -125,27 +136,38 @@ export function createLeasedQueue(engine: 'sqlite' | 'postgresql', table: QueueT
   const isSame = engine === 'postgresql' ? 'IS NOT DISTINCT FROM' : 'IS';
   // On PostgreSQL a value compared with NULL needs its type: lease_until is TIMESTAMPTZ (migration 19).
   const [asTime, asText] = engine === 'postgresql' ? ['::timestamptz', '::text'] : ['', ''];
-  const dueAt = table.dueWhenUnset ? '(next_attempt_at IS NULL OR next_attempt_at <= ?)' : 'next_attempt_at <= ?';
-  const free = '(lease_until IS NULL OR lease_until <= ?)';
+  // The time of a step: the one passed, else the database's, to the millisecond (ISO text on SQLite, as stored).
+  const clock = `COALESCE(?${asTime}, ${databaseNow(engine)})`;
+  const time = (now: Date | undefined) => now?.toISOString() ?? null;
+  const dueAt = table.dueWhenUnset ? `(next_attempt_at IS NULL OR next_attempt_at <= ${clock})` : `next_attempt_at <= ${clock}`;
+  const free = `(lease_until IS NULL OR lease_until <= ${clock})`;
   const takes = table.takes ? ` AND ${table.takes}` : '';
-  const due = (now: Date, maxAttempts: number) => ({
+  const due = (now: Date | undefined, maxAttempts: number) => ({
     sql: `status = '${table.waiting}'${takes} AND attempts < ? AND ${dueAt} AND ${free}`,
-    params: [maxAttempts, now.toISOString(), now.toISOString()],
+    params: [maxAttempts, time(now), time(now)],
   });
+  // A lease's end: the claim's time plus its length, computed where it is stored.
+  const leaseEnd =
+    engine === 'postgresql'
+      ? { sql: `${clock} + ?::double precision * interval '1 millisecond'`, params: (now: Date | undefined, ms: number) => [time(now), ms] }
+      : { sql: `strftime('%Y-%m-%dT%H:%M:%fZ', ${clock}, ?)`, params: (now: Date | undefined, ms: number) => [time(now), `+${ms / 1000} seconds`] };
+  const stamps = (table.stampOnGiveUp ?? []).map((column) => `, ${column} = ${timeText(engine)}`).join('');
   const held = (lease: Lease | null) => ({
     sql: `lease_until ${isSame} ?${asTime} AND leased_by ${isSame} ?${asText}`,
     params: [lease?.until ?? null, lease?.worker ?? null],
   });
 
   /** A retry whose time the caller left open: the next try's time, or the give-up. */
-  async function decide(tx: SqlSession, id: number, lease: Lease | null, end: TryEnd & { kind: 'retry' }, now: Date, policy: QueuePolicy) {
+  async function decide(tx: SqlSession, id: number, lease: Lease | null, end: TryEnd & { kind: 'retry' }, at: Date | undefined, policy: QueuePolicy) {
     const fence = held(lease);
     const from = table.roundFrom ? `, ${table.roundFrom} AS round_from` : '';
-    const row = await tx.get<{ attempts: number | string; round_from?: string | Date | null }>(
-      `SELECT attempts${from} FROM ${table.table} WHERE id = ? AND status = '${table.waiting}' AND ${fence.sql} ${lockRow}`,
-      [id, ...fence.params],
+    // The arithmetic's "now" is the step's time, read in the same statement: the database's clock in the workers.
+    const row = await tx.get<{ attempts: number | string; round_from?: string | Date | null; now: string | Date }>(
+      `SELECT attempts${from}, ${clock} AS now FROM ${table.table} WHERE id = ? AND status = '${table.waiting}' AND ${fence.sql} ${lockRow}`,
+      [time(at), id, ...fence.params],
     );
     if (!row) return undefined;
+    const now = new Date(row.now);
     // A row finished without a claim counts this try now.
     const attempts = Number(row.attempts) + (lease === null ? 1 : 0);
     const wait = backoff(attempts, policy.backoff, policy.random);
@@ -167,13 +189,15 @@ export function createLeasedQueue(engine: 'sqlite' | 'postgresql', table: QueueT
     async claim(tx, now, lease, { maxAttempts, where }) {
       const which = due(now, maxAttempts);
       const extra = where ? ` AND ${where.sql}` : '';
-      const row = await tx.get<{ id: number | string; attempts: number | string }>(
-        `UPDATE ${table.table} SET lease_until = ?, leased_by = ?, attempts = attempts + 1
+      // The lease answered is the one stored, so every fenced write names exactly it.
+      const row = await tx.get<{ id: number | string; attempts: number | string; lease_until: string | Date }>(
+        `UPDATE ${table.table} SET lease_until = ${leaseEnd.sql}, leased_by = ?, attempts = attempts + 1
          WHERE id = (SELECT id FROM ${table.table} WHERE ${which.sql}${extra} ORDER BY next_attempt_at, id LIMIT 1 ${skipLocked})
-         RETURNING id, attempts`,
-        [lease.until, lease.worker, ...which.params, ...(where?.params ?? [])],
+         RETURNING id, attempts, lease_until`,
+        [...leaseEnd.params(now, lease.ms), lease.worker, ...which.params, ...(where?.params ?? [])],
       );
-      return row ? { id: Number(row.id), lease, attempts: Number(row.attempts) } : undefined;
+      if (!row) return undefined;
+      return { id: Number(row.id), lease: { worker: lease.worker, until: new Date(row.lease_until).toISOString() }, attempts: Number(row.attempts) };
     },
 
     async finish(tx, id, lease, end, now, policy) {
@@ -195,8 +219,7 @@ export function createLeasedQueue(engine: 'sqlite' | 'postgresql', table: QueueT
         if (!row) return undefined;
         if (Number(row.attempts) + (lease === null ? 1 : 0) >= policy.maxAttempts) ending = { ...end, kind: 'failed' };
       }
-      const at = now.toISOString();
-      const more = ending.kind === 'failed' ? table.onGiveUp?.(at) : undefined;
+      const more = ending.kind === 'failed' && stamps ? { set: stamps.slice(2), params: (table.stampOnGiveUp ?? []).map(() => time(now)) } : undefined;
       const [set, params]: [string, readonly SqlValue[]] =
         ending.kind === 'done'
           ? [`${ending.set}, next_attempt_at = NULL`, ending.params ?? []]
@@ -208,15 +231,16 @@ export function createLeasedQueue(engine: 'sqlite' | 'postgresql', table: QueueT
       const fence = held(lease);
       // A row finished without a claim (seeded, or by the previous version) counts its try now.
       const counted = lease === null ? ', attempts = attempts + 1' : '';
-      const row = await tx.get<Record<string, unknown> & { attempts: number | string }>(
+      const row = await tx.get<Record<string, unknown> & { attempts: number | string; finished_at: string | Date }>(
         `UPDATE ${table.table} SET ${set}${own}${more ? `, ${more.set}` : ''}${counted}, lease_until = NULL, leased_by = NULL
          WHERE id = ? AND status = '${table.waiting}' AND ${fence.sql}
-         RETURNING attempts${table.returning ? `, ${table.returning}` : ''}`,
-        [...params, ...ownParams, ...(more?.params ?? []), id, ...fence.params],
+         RETURNING attempts, ${clock} AS finished_at${table.returning ? `, ${table.returning}` : ''}`,
+        [...params, ...ownParams, ...(more?.params ?? []), id, ...fence.params, time(now)],
       );
       if (!row) return undefined;
       return {
         kind: ending.kind,
+        at: new Date(row.finished_at).toISOString(),
         attempts: Number(row.attempts),
         error: ending.kind === 'done' ? null : ending.error,
         ...(ending.kind === 'retry' && { next: ending.next! }),
@@ -226,15 +250,13 @@ export function createLeasedQueue(engine: 'sqlite' | 'postgresql', table: QueueT
     },
 
     async giveUpDead(tx, now, maxAttempts, reasons) {
-      const at = now.toISOString();
-      const more = table.onGiveUp?.(at);
       // The reason tells a try that died (its lease still written) from tries that all ended (the most was lowered).
       const rows = await tx.all<{ id: number | string; last_error: string }>(
         `UPDATE ${table.table} SET status = '${table.failed}', last_error = CASE WHEN lease_until IS NOT NULL THEN ? ELSE ? END,
-           next_attempt_at = NULL, lease_until = NULL, leased_by = NULL${more ? `, ${more.set}` : ''}
+           next_attempt_at = NULL, lease_until = NULL, leased_by = NULL${stamps}
          WHERE status = '${table.waiting}'${takes} AND attempts >= ? AND ${free}
          RETURNING id, last_error`,
-        [reasons.died, reasons.tried, ...(more?.params ?? []), maxAttempts, at],
+        [reasons.died, reasons.tried, ...(table.stampOnGiveUp ?? []).map(() => time(now)), maxAttempts, time(now)],
       );
       return rows.map((row) => ({ id: Number(row.id), error: row.last_error }));
     },
@@ -246,8 +268,8 @@ export function createLeasedQueue(engine: 'sqlite' | 'postgresql', table: QueueT
 
 /** What a worker runs for each row: take one, try it, record how the try ended (and say so in the log). */
 export type QueueWork<T, E> = {
-  /** Takes the next due row under a lease ending at `until`, or none. */
-  claim(now: Date, until: Date): Promise<T | undefined>;
+  /** Takes the next due row under a lease of `leaseMs` from `now` (none: the database's clock), or none. */
+  claim(now: Date | undefined, leaseMs: number): Promise<T | undefined>;
   /** The queue's own try: the mail, the webhook's POST, the provider's call. */
   send(taken: T): Promise<E>;
   /** Records the try's end under its lease (the queue's fenced `finish`), and logs it. */
@@ -257,15 +279,15 @@ export type QueueWork<T, E> = {
 /**
  * The claim → try → finish loop every queue runs: one row at a time, each under a lease of
  * `leaseMs`, until none is due. Checked before each: a stop lets the try under way end, no more.
+ * Without a `clock` (the workers), each claim reads the database's clock.
  */
 export async function drain<T, E>(
   signal: AbortSignal,
   work: QueueWork<T, E>,
-  { leaseMs, clock = () => new Date() }: { leaseMs: number; clock?: () => Date },
+  { leaseMs, clock }: { leaseMs: number; clock?: (() => Date) | undefined },
 ): Promise<void> {
   while (!signal.aborted) {
-    const now = clock();
-    const taken = await work.claim(now, new Date(now.getTime() + leaseMs));
+    const taken = await work.claim(clock?.(), leaseMs);
     if (!taken) return;
     await work.finish(taken, await work.send(taken));
   }
@@ -302,4 +324,29 @@ export function givesUp({ attempts, maxAttempts, next, until }: { attempts: numb
 /** A lease for this process's worker (or `worker`, in tests) ending at `until`. */
 export function leaseUntil(until: Date, worker: string = WORKER_ID): Lease {
   return { worker, until: until.toISOString() };
+}
+
+/**
+ * The lease a claim at `now` writes: `until` a time (tests: `now` must then be one too) or a
+ * length in milliseconds (the workers, from the database's clock when `now` is absent).
+ */
+export function leaseFor(now: Date | undefined, until: Date | number, worker: string = WORKER_ID): LeaseFor {
+  if (typeof until === 'number') return { worker, ms: until };
+  if (!now) throw new Error('a lease ending at a given time needs the time of its claim');
+  return { worker, ms: until.getTime() - now.getTime() };
+}
+
+/**
+ * An SQL expression of one parameter: the time passed, else the database's, as the ISO text the
+ * record columns hold on both engines (`sent_at`, `done_at`: TEXT on PostgreSQL too).
+ */
+export function timeText(engine: 'sqlite' | 'postgresql'): string {
+  return engine === 'postgresql'
+    ? `to_char(COALESCE(?::timestamptz, now()) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+    : `COALESCE(?, ${databaseNow(engine)})`;
+}
+
+/** The database's clock to the millisecond, as the queue's times are stored (TIMESTAMPTZ on PostgreSQL, ISO text on SQLite). */
+export function databaseNow(engine: 'sqlite' | 'postgresql'): string {
+  return engine === 'postgresql' ? "date_trunc('milliseconds', now())" : "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
 }

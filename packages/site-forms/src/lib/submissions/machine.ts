@@ -1,6 +1,6 @@
 import { type NewFile, recordFiles } from '../files/files.ts';
 import type { FieldValue } from '../forms/definition.ts';
-import { createLeasedQueue, DEFAULT_MAX_ATTEMPTS, type Finished, type Lease, leaseUntil, type QueuePolicy, type TryEnd, triedReason, WORKER_ID } from '../queue/queue.ts';
+import { createLeasedQueue, DEFAULT_MAX_ATTEMPTS, type Finished, type Lease, leaseUntil, type QueuePolicy, type TryEnd, timeText, triedReason, WORKER_ID, leaseFor, databaseNow } from '../queue/queue.ts';
 import type { Sql, SqlSession } from '../sql/sql.ts';
 import { forgetEvents } from '../webhooks/deliveries.ts';
 import { receiveInOneStatement } from './receive-postgres.ts';
@@ -47,10 +47,11 @@ export type Change = { found: false } | { found: true; from: State; changed: boo
  * How a send ended, as the worker reports it. A retry without `next` is decided by the queue's
  * fenced finish (queue/queue.ts): the backoff, or the give-up after the most tries or the round.
  */
+/** How a send ended, at `at` (none: the database's clock, as the workers record it: decision 0270). */
 export type SendEnd =
-  | { kind: 'sent'; at: Date }
-  | { kind: 'retry'; at: Date; next?: Date | undefined; error: string }
-  | { kind: 'failed'; at: Date; error: string };
+  | { kind: 'sent'; at?: Date | undefined }
+  | { kind: 'retry'; at?: Date | undefined; next?: Date | undefined; error: string }
+  | { kind: 'failed'; at?: Date | undefined; error: string };
 
 /** What a finished send did: the message's state now, and how the queue ended the try (none when the lease was lost). */
 export type SendFinished = { state: State; finished: Finished | undefined };
@@ -94,7 +95,7 @@ export interface SubmissionMachine {
    * `pending → sending`: takes the oldest due message no live lease holds and no request of the
    * owner's waits on, tried fewer than `maxAttempts` times, until `until`, counting the attempt now.
    */
-  claim(now: Date, until: Date, options?: ClaimOptions): Promise<{ id: number; lease: Lease } | undefined>;
+  claim(now: Date | undefined, until: Date | number, options?: ClaimOptions): Promise<{ id: number; lease: Lease } | undefined>;
   /** `sending → sent | pending | failed` (or the owner's spam or delete); a finished send is recorded whatever happened meanwhile. */
   finish(id: number, lease: Lease | null, end: SendEnd, policy?: QueuePolicy): Promise<State>;
   /** As `finish`, answering also how the queue ended the try (a retry it gave up is `failed`, with its reason). */
@@ -104,7 +105,7 @@ export interface SubmissionMachine {
    * times whose last send never ended (its process died during it, again and again: a poison
    * message), then the owner's requests left on messages whose sender died are applied.
    */
-  upkeep(now: Date, options?: { maxAttempts?: number }): Promise<Upkept>;
+  upkeep(now?: Date, options?: { maxAttempts?: number }): Promise<Upkept>;
   /** Ends every lease (SQLite at start, where a lease is a dead process's), applying the owner's requests. */
   releaseLeases(): Promise<number>;
   /** "Spam": a pending, failed or sent message is held, its news forgotten (decision 0151); one being sent is held when its send ends. */
@@ -232,10 +233,10 @@ export function createSubmissionMachine(sql: Sql, { events = true }: { events?: 
   /** Ends a send under its lease through the queue's fenced finish, then records it in the history and applies the owner's request. */
   const settle = (id: number, lease: Lease | null, end: SendEnd, policy?: QueuePolicy) =>
     sql.transaction(async (tx): Promise<SendFinished> => {
-      const at = end.at.toISOString();
+      const when = end.at?.toISOString() ?? null;
       const ending: TryEnd =
         end.kind === 'sent'
-          ? { kind: 'done', set: `status = 'sent', sent_at = ?, last_error = NULL`, params: [at] }
+          ? { kind: 'done', set: `status = 'sent', sent_at = ${timeText(sql.engine)}, last_error = NULL`, params: [when] }
           : end.kind === 'retry'
             ? { kind: 'retry', error: end.error, next: end.next }
             : { kind: 'failed', error: end.error };
@@ -243,6 +244,7 @@ export function createSubmissionMachine(sql: Sql, { events = true }: { events?: 
       // message finished without a claim (seeded, or by the previous version) counts it now.
       const finished = await queue.finish(tx, id, lease, ending, end.at, policy);
       if (finished) {
+        const at = finished.at;
         const outcome = finished.kind === 'done' ? 'sent' : finished.kind === 'retry' ? 'retrying' : 'failed';
         await tx.run(HISTORY, [id, at, outcome, finished.error]);
         const next: State = finished.kind === 'done' ? 'sent' : finished.kind === 'retry' ? 'pending' : 'failed';
@@ -251,6 +253,7 @@ export function createSubmissionMachine(sql: Sql, { events = true }: { events?: 
       // The lease was lost meanwhile (it ran out and the owner or another instance acted).
       // A mail that went out is still recorded, so it is never sent again as if it had not.
       if (end.kind !== 'sent') return { state: (await read(tx, id))?.status ?? 'deleted', finished };
+      const at = (end.at ?? new Date()).toISOString();
       const { changes } = await tx.run('UPDATE submissions SET sent_at = coalesce(sent_at, ?) WHERE id = ?', [at, id]);
       if (changes === 0) return { state: 'deleted', finished };
       await tx.run(HISTORY, [id, at, 'sent', null]);
@@ -303,22 +306,21 @@ export function createSubmissionMachine(sql: Sql, { events = true }: { events?: 
 
     claim: (now, until, { maxAttempts = DEFAULT_MAX_ATTEMPTS, worker = WORKER_ID } = {}) =>
       sql.transaction(async (tx) => {
-        const row = await queue.claim(tx, now, leaseUntil(until, worker), { maxAttempts });
+        const row = await queue.claim(tx, now, leaseFor(now, until, worker), { maxAttempts });
         return row && { id: row.id, lease: row.lease };
       }),
 
     upkeep: async (now, { maxAttempts = DEFAULT_MAX_ATTEMPTS } = {}) => {
       const died = `gave up after ${maxAttempts} attempts that never ended (the server stopped during each send)`;
       const gaveUp = await sql.transaction(async (tx) => {
-        const at = now.toISOString();
         // Tried so often that every send died with its process: failed, for the owner to see, not a crash loop.
         // A message with the owner's request on it is left to the request, applied next.
         const given = await queue.giveUpDead(tx, now, maxAttempts, { died, tried: triedReason(maxAttempts) });
-        for (const { id, error } of given) await tx.run(HISTORY, [id, at, 'failed', error]);
+        for (const { id, error } of given) await tx.run(HISTORY, [id, (now ?? new Date()).toISOString(), 'failed', error]);
         // A request the owner made while a sender that has since died held the lease: applied, never sent.
         const orphans = await tx.all<{ id: number | string; requested: string }>(
-          `SELECT id, requested FROM submissions WHERE status = 'pending' AND requested IS NOT NULL AND lease_until <= ? ${skipLocked}`,
-          [at],
+          `SELECT id, requested FROM submissions WHERE status = 'pending' AND requested IS NOT NULL AND lease_until <= COALESCE(?${sql.engine === 'postgresql' ? '::timestamptz' : ''}, ${databaseNow(sql.engine)}) ${skipLocked}`,
+          [now?.toISOString() ?? null],
         );
         for (const orphan of orphans) await applyRequest(tx, Number(orphan.id), orphan.requested);
         return given;

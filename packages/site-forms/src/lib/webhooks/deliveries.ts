@@ -1,4 +1,4 @@
-import { createLeasedQueue, DEFAULT_MAX_ATTEMPTS, type Lease, leaseUntil, type QueuePolicy, type TryEnd as QueueEnd, triedReason, WORKER_ID } from '../queue/queue.ts';
+import { createLeasedQueue, DEFAULT_MAX_ATTEMPTS, type Lease, leaseUntil, type QueuePolicy, type TryEnd as QueueEnd, timeText, triedReason, WORKER_ID, leaseFor } from '../queue/queue.ts';
 import type { Engine, Sql, SqlSession } from '../sql/sql.ts';
 import type { Endpoint } from './endpoints.ts';
 import type { EventType, SiteEvent } from './events.ts';
@@ -48,13 +48,13 @@ export interface Deliveries {
    * Takes the oldest due delivery no live lease holds (to `endpoint` when named), until `leaseUntil`,
    * with its event, counting the try; a delivery whose every try died with its process is left to the upkeep.
    */
-  claim(now: Date, leaseUntil: Date, endpoint?: string): Promise<{ delivery: Delivery; event: SiteEvent; lease: Lease } | undefined>;
+  claim(now: Date | undefined, leaseUntil: Date | number, endpoint?: string): Promise<{ delivery: Delivery; event: SiteEvent; lease: Lease } | undefined>;
   /** Scheduled upkeep: fails each delivery whose every try died with its process, its give-up on record; answers their ids. */
-  upkeep(now: Date): Promise<number[]>;
+  upkeep(now?: Date): Promise<number[]>;
   /** The endpoints that have a delivery due that no live lease holds. */
-  dueEndpoints(now: Date): Promise<string[]>;
+  dueEndpoints(now?: Date): Promise<string[]>;
   /** Records a try's end under the lease that took it: delivered, retried on the schedule, failed after the last, or disabled by a 410. */
-  finish(id: number, lease: Lease, end: TryEnd, now: Date): Promise<DeliveryStatus | undefined>;
+  finish(id: number, lease: Lease, end: TryEnd, now?: Date): Promise<DeliveryStatus | undefined>;
   /**
    * The owner's "Replay": a finished delivery goes again from the start of the schedule, one
    * waiting for its next try goes now; one being sent is left to its try, which ends by `until`.
@@ -176,14 +176,14 @@ export function createDeliveries(
         // A delivery whose every try ended with its process (a poison one) waits for the owner's replay.
         const given = await queue.giveUpDead(tx, now, maxAttempts, { died: `gave up after ${maxAttempts} tries that never ended`, tried: triedReason(maxAttempts) });
         for (const { id, error } of given) {
-          await tx.run('INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, error) VALUES (?, ?, NULL, ?)', [id, now.toISOString(), error]);
+          await tx.run('INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, error) VALUES (?, ?, NULL, ?)', [id, (now ?? new Date()).toISOString(), error]);
         }
         return given.map(({ id }) => id);
       }),
 
     claim: (now, until, endpoint) =>
       sql.transaction(async (tx) => {
-        const taken = await queue.claim(tx, now, leaseUntil(until, worker), {
+        const taken = await queue.claim(tx, now, leaseFor(now, until, worker), {
           maxAttempts,
           where: endpoint === undefined ? undefined : { sql: 'endpoint = ?', params: [endpoint] },
         });
@@ -199,10 +199,10 @@ export function createDeliveries(
 
     finish: (id, lease, end, now) =>
       sql.transaction(async (tx) => {
-        const at = now.toISOString();
+        const at = now?.toISOString() ?? null;
         const ending: QueueEnd =
           end.kind === 'delivered'
-            ? { kind: 'done', set: `status = 'delivered', last_status = ?, last_error = NULL, delivered_at = ?`, params: [end.status, at] }
+            ? { kind: 'done', set: `status = 'delivered', last_status = ?, last_error = NULL, delivered_at = ${timeText(sql.engine)}`, params: [end.status, at] }
             : end.kind === 'gone'
               ? { kind: 'done', set: `status = 'disabled', last_status = 410, last_error = 'the receiver answered 410 Gone'` }
               : // A receiver's Retry-After is honoured, within the schedule's longest wait (a day).
@@ -213,7 +213,7 @@ export function createDeliveries(
         if (!finished) return undefined;
         await tx.run('INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, error) VALUES (?, ?, ?, ?)', [
           id,
-          at,
+          finished.at,
           end.status,
           end.kind === 'retry' ? end.error : null,
         ]);
