@@ -320,7 +320,9 @@ describe.each(testEngines())('the leased queue on $name', (engine) => {
         await due(store);
         const taken = await machine.claim(T0, at(MINUTE), { maxAttempts: 1 });
         // The caller picks the next time itself (outbox.markRetry), yet this was the last attempt allowed.
-        await expect(finish(store, id, taken!.lease, { kind: 'retry', error: '451', next: at(5_000) }, T0, { ...policy, maxAttempts: 1 })).resolves.toStrictEqual({
+        await expect(
+          finish(store, id, taken!.lease, { kind: 'retry', error: '451', next: at(5_000) }, T0, { ...policy, maxAttempts: 1 }),
+        ).resolves.toStrictEqual({
           kind: 'failed',
           attempts: 1,
           error: '451',

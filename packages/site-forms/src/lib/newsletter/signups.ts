@@ -1,5 +1,15 @@
 import type { Sql } from '../sql/sql.ts';
-import { createLeasedQueue, DEFAULT_MAX_ATTEMPTS, type Lease, leaseUntil, type QueuePolicy, type TryEnd, timeText, triedReason, WORKER_ID, leaseFor } from '../queue/queue.ts';
+import {
+  createLeasedQueue,
+  DEFAULT_MAX_ATTEMPTS,
+  type Lease,
+  type QueuePolicy,
+  type TryEnd,
+  timeText,
+  triedReason,
+  WORKER_ID,
+  leaseFor,
+} from '../queue/queue.ts';
 import type { SubscribeOutcome } from './provider.ts';
 
 /** How long a signup is tried before it is given up (the owner can still retry it). */
@@ -103,7 +113,10 @@ export function createSignups(
     upkeep: (now) =>
       // A signup whose tries all ended with their process (a poison one) waits for the owner, not for a crash loop.
       sql.transaction(async (tx) => {
-        const given = await queue.giveUpDead(tx, now, maxAttempts, { died: `gave up after ${maxAttempts} tries that never ended`, tried: triedReason(maxAttempts) });
+        const given = await queue.giveUpDead(tx, now, maxAttempts, {
+          died: `gave up after ${maxAttempts} tries that never ended`,
+          tried: triedReason(maxAttempts),
+        });
         return given.map(({ id }) => id);
       }),
 

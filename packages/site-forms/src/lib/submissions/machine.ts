@@ -1,6 +1,18 @@
 import { type NewFile, recordFiles } from '../files/files.ts';
 import type { FieldValue } from '../forms/definition.ts';
-import { createLeasedQueue, DEFAULT_MAX_ATTEMPTS, type Finished, type Lease, leaseUntil, type QueuePolicy, type TryEnd, timeText, triedReason, WORKER_ID, leaseFor, databaseNow } from '../queue/queue.ts';
+import {
+  createLeasedQueue,
+  DEFAULT_MAX_ATTEMPTS,
+  type Finished,
+  type Lease,
+  type QueuePolicy,
+  type TryEnd,
+  timeText,
+  triedReason,
+  WORKER_ID,
+  leaseFor,
+  databaseNow,
+} from '../queue/queue.ts';
 import type { Sql, SqlSession } from '../sql/sql.ts';
 import { forgetEvents } from '../webhooks/deliveries.ts';
 import { receiveInOneStatement } from './receive-postgres.ts';

@@ -1,4 +1,14 @@
-import { createLeasedQueue, DEFAULT_MAX_ATTEMPTS, type Lease, leaseUntil, type QueuePolicy, type TryEnd as QueueEnd, timeText, triedReason, WORKER_ID, leaseFor } from '../queue/queue.ts';
+import {
+  createLeasedQueue,
+  DEFAULT_MAX_ATTEMPTS,
+  type Lease,
+  type QueuePolicy,
+  type TryEnd as QueueEnd,
+  timeText,
+  triedReason,
+  WORKER_ID,
+  leaseFor,
+} from '../queue/queue.ts';
 import type { Engine, Sql, SqlSession } from '../sql/sql.ts';
 import type { Endpoint } from './endpoints.ts';
 import type { EventType, SiteEvent } from './events.ts';
@@ -174,9 +184,16 @@ export function createDeliveries(
     upkeep: (now) =>
       sql.transaction(async (tx) => {
         // A delivery whose every try ended with its process (a poison one) waits for the owner's replay.
-        const given = await queue.giveUpDead(tx, now, maxAttempts, { died: `gave up after ${maxAttempts} tries that never ended`, tried: triedReason(maxAttempts) });
+        const given = await queue.giveUpDead(tx, now, maxAttempts, {
+          died: `gave up after ${maxAttempts} tries that never ended`,
+          tried: triedReason(maxAttempts),
+        });
         for (const { id, error } of given) {
-          await tx.run('INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, error) VALUES (?, ?, NULL, ?)', [id, (now ?? new Date()).toISOString(), error]);
+          await tx.run('INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, error) VALUES (?, ?, NULL, ?)', [
+            id,
+            (now ?? new Date()).toISOString(),
+            error,
+          ]);
         }
         return given.map(({ id }) => id);
       }),
@@ -202,7 +219,11 @@ export function createDeliveries(
         const at = now?.toISOString() ?? null;
         const ending: QueueEnd =
           end.kind === 'delivered'
-            ? { kind: 'done', set: `status = 'delivered', last_status = ?, last_error = NULL, delivered_at = ${timeText(sql.engine)}`, params: [end.status, at] }
+            ? {
+                kind: 'done',
+                set: `status = 'delivered', last_status = ?, last_error = NULL, delivered_at = ${timeText(sql.engine)}`,
+                params: [end.status, at],
+              }
             : end.kind === 'gone'
               ? { kind: 'done', set: `status = 'disabled', last_status = 410, last_error = 'the receiver answered 410 Gone'` }
               : // A receiver's Retry-After is honoured, within the schedule's longest wait (a day).
