@@ -7,6 +7,7 @@
 import { describe, expect, test, vi } from 'vitest';
 import { createLogger } from '../../../packages/site-forms/src/lib/log.ts';
 import { openStore, type Store } from '../../../packages/site-forms/src/lib/database/database.ts';
+import { createSignupWorker } from '../../../packages/site-forms/src/lib/newsletter/signup-worker.ts';
 import { createSignups } from '../../../packages/site-forms/src/lib/newsletter/signups.ts';
 import { backoff, createLeasedQueue, drain, givesUp } from '../../../packages/site-forms/src/lib/queue/queue.ts';
 import { queueSettings } from '../../../packages/site-forms/src/lib/queue/settings.ts';
@@ -354,6 +355,50 @@ describe.each(testEngines())('the leased queue on $name', (engine) => {
         next_attempt_at: null,
       });
     });
+
+    test.skipIf(!engine.available)(
+      'the signup worker, its process clock ten minutes ahead, leaves the signup under a live lease and times its retry on the database’s clock',
+      async () => {
+        const { store, other } = await open();
+        const real = Date.now();
+        const iso = (ms: number) => new Date(real + ms).toISOString();
+        const mine = createSignups(store.sql, { retryBaseMs: 1_000 });
+        const live = await mine.enqueue('ada@example.org', 'kit', new Date(real - 60 * MINUTE));
+        const ranOut = await mine.enqueue('grace@example.org', 'kit', new Date(real - 60 * MINUTE));
+        await store.sql.run(`UPDATE signup_queue SET lease_until = ?, leased_by = 'a', attempts = 1 WHERE id = ?`, [iso(5 * MINUTE), live]);
+        await store.sql.run(`UPDATE signup_queue SET lease_until = ?, leased_by = 'dead', attempts = 1 WHERE id = ?`, [iso(-MINUTE), ranOut]);
+        const tried: string[] = [];
+        const worker = createSignupWorker({
+          signups: createSignups(other.sql, { retryBaseMs: 1_000, worker: 'b', random: () => 0 }),
+          // The provider is down: the signup is retried, its next time reckoned by the queue.
+          provider: {
+            name: 'kit',
+            subscribe: async (email) => {
+              tried.push(email);
+              return { ok: false, reason: 'unavailable', detail: '503' };
+            },
+          },
+          logger: createLogger({ level: 'silent' }),
+        });
+        vi.useFakeTimers({ toFake: ['Date'] });
+        vi.setSystemTime(real + 10 * MINUTE);
+        try {
+          await worker.runPass();
+        } finally {
+          vi.useRealTimers();
+        }
+        expect(tried).toEqual(['grace@example.org']);
+        await expect(store.sql.get('SELECT leased_by FROM signup_queue WHERE id = ?', [live])).resolves.toEqual({ leased_by: 'a' });
+        const retried = await store.sql.get<{ status: string; next_attempt_at: string }>('SELECT status, next_attempt_at FROM signup_queue WHERE id = ?', [
+          ranOut,
+        ]);
+        expect(retried?.status).toBe('waiting');
+        // Two tries so far: the second wait (2 s) from the database's now, not from ten minutes ahead.
+        const next = Date.parse(retried!.next_attempt_at);
+        expect(next > real && next < real + 5 * MINUTE).toBe(true);
+        await other.close();
+      },
+    );
 
     test.skipIf(!engine.available)('two workers taking at once get different signups, and a third finds none', async () => {
       const { store, other } = await open();
