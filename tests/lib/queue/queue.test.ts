@@ -340,6 +340,21 @@ describe.each(testEngines())('the leased queue on $name', (engine) => {
         await expect(store.outbox.find(other)).resolves.toMatchObject({ status: 'failed', lastError: 'gave up: tried as many times as allowed (1)' });
       },
     );
+
+    test.skipIf(!engine.available)(
+      'a message whose send died, its lease then ended by a restart (SQLite at start), is given up as a send that never ended',
+      async () => {
+        const { store } = await open();
+        const machine = createSubmissionMachine(store.sql);
+        const { id } = await machine.receive(input);
+        await due(store);
+        await machine.claim(T0, at(MINUTE), { maxAttempts: 1 });
+        // The server is killed during the send; at the next start every lease is ended.
+        await machine.releaseLeases();
+        const { gaveUp } = await machine.upkeep(at(2 * MINUTE), { maxAttempts: 1 });
+        expect(gaveUp).toEqual([{ id, error: expect.stringContaining('never ended') }]);
+      },
+    );
   });
 
   describe('the signup queue', () => {

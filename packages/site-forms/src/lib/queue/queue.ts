@@ -250,9 +250,10 @@ export function createLeasedQueue(engine: 'sqlite' | 'postgresql', table: QueueT
     },
 
     async giveUpDead(tx, now, maxAttempts, reasons) {
-      // The reason tells a try that died (its lease still written) from tries that all ended (the most was lowered).
+      // The reason tells a try that died (its worker still written: a lease that ran out, or one a
+      // restart ended, machine.ts releaseLeases) from tries that all ended (the most was lowered).
       const rows = await tx.all<{ id: number | string; last_error: string }>(
-        `UPDATE ${table.table} SET status = '${table.failed}', last_error = CASE WHEN lease_until IS NOT NULL THEN ? ELSE ? END,
+        `UPDATE ${table.table} SET status = '${table.failed}', last_error = CASE WHEN leased_by IS NOT NULL THEN ? ELSE ? END,
            next_attempt_at = NULL, lease_until = NULL, leased_by = NULL${stamps}
          WHERE status = '${table.waiting}'${takes} AND attempts >= ? AND ${free}
          RETURNING id, last_error`,

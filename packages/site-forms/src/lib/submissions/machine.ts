@@ -349,7 +349,9 @@ export function createSubmissionMachine(sql: Sql, { events = true }: { events?: 
           `SELECT id, requested FROM submissions WHERE status = 'pending' AND requested IS NOT NULL`,
         );
         for (const request of requests) await applyRequest(tx, Number(request.id), request.requested);
-        return (await tx.run('UPDATE submissions SET lease_until = NULL, leased_by = NULL WHERE lease_until IS NOT NULL')).changes;
+        // The worker's name stays: it marks a try that never ended, so that a message whose every send
+        // kills the server is given up as one that died, not as one whose tries all ended (queue.ts giveUpDead).
+        return (await tx.run('UPDATE submissions SET lease_until = NULL WHERE lease_until IS NOT NULL')).changes;
       }),
 
     hold: (id, now) =>
