@@ -158,6 +158,57 @@ describe.each(testEngines())('the leased queue on $name', (engine) => {
       },
     );
 
+    test.skipIf(!engine.available)(
+      'the owner’s Spam then Not spam on an instance whose clock runs ten minutes fast waits for the send under way, and no second worker takes the message',
+      async () => {
+        const { store, other } = await open();
+        const { id } = await store.messages.receive(input);
+        await store.sql.run('UPDATE submissions SET next_attempt_at = ?', [new Date(Date.now() - MINUTE).toISOString()]);
+        // A worker takes it on the database's clock (no time of a test's), as in production.
+        const sending = await store.messages.claim(undefined, 2 * MINUTE, { worker: 'a' });
+        expect(sending?.id).toBe(id);
+        // The owner's buttons, on the other instance, through the store the admin calls.
+        vi.useFakeTimers({ toFake: ['Date'] });
+        vi.setSystemTime(Date.now() + 10 * MINUTE);
+        let spam: unknown;
+        let notSpam: unknown;
+        try {
+          spam = await other.spam.markSpam(id);
+          notSpam = await other.spam.release(id);
+        } finally {
+          vi.useRealTimers();
+        }
+        // Both wait on the send under way: the Spam deferred, then taken back.
+        expect(spam).toMatchObject({ from: 'sending', deferred: true });
+        expect(notSpam).toMatchObject({ from: 'spam', to: 'sending', changed: true });
+        await expect(store.sql.get('SELECT status, leased_by, attempts FROM submissions WHERE id = ?', [id])).resolves.toMatchObject({
+          status: 'pending',
+          leased_by: 'a',
+          attempts: 1,
+        });
+        // No second worker finds it while the first one's lease lives.
+        await expect(other.messages.claim(undefined, 2 * MINUTE, { worker: 'b' })).resolves.toBeUndefined();
+        await other.close();
+      },
+    );
+
+    test.skipIf(!engine.available)(
+      'a message received by an instance whose clock runs ten minutes fast is due at once for a worker on the database’s clock',
+      async () => {
+        const { store, other } = await open();
+        vi.useFakeTimers({ toFake: ['Date'] });
+        vi.setSystemTime(Date.now() + 10 * MINUTE);
+        let id: number;
+        try {
+          ({ id } = await other.messages.receive(input));
+        } finally {
+          vi.useRealTimers();
+        }
+        await expect(store.messages.claim(undefined, MINUTE, { worker: 'a' })).resolves.toMatchObject({ id });
+        await other.close();
+      },
+    );
+
     test.skipIf(!engine.available)('a finish under a lease another worker has taken over, or under its expiry with another name, changes nothing', async () => {
       const { store, other } = await open();
       const mine = createSubmissionMachine(store.sql);

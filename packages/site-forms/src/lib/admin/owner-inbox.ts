@@ -85,10 +85,10 @@ export function createAdmin(settings: AdminSettings, parts: AdminParts): Admin {
   // The store's one machine: the admin's actions record what the server's and the tools' do.
   const machine = store.messages;
   const commands: MessageCommands = {
-    retry: (id, at) => machine.requeue(id, at),
+    retry: (id) => machine.requeue(id),
     markSpam: spam.markSpam,
     release: spam.release,
-    remove: (id, at) => machine.remove(id, at),
+    remove: (id) => machine.remove(id),
   };
   const devices = createDevices(settings.passwordHash);
   const deps: AdminDeps = {

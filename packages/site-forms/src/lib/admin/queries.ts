@@ -152,10 +152,10 @@ export function createAdminQueries(sql: Sql, machine: SubmissionMachine, { limit
       return { previous, heldSince: Number(held?.n ?? 0) };
     },
     async deleteMessage(id) {
-      const change = await machine.remove(id, new Date());
+      const change = await machine.remove(id);
       return change.found && change.changed && !change.deferred;
     },
-    deleteOlderThan: (cutoff) => machine.removeReceivedBefore(cutoff, new Date()),
+    deleteOlderThan: (cutoff) => machine.removeReceivedBefore(cutoff),
     async subscribers(search, page) {
       const pattern = likePattern(search);
       if (pattern === null) return { rows: [], total: 0 };

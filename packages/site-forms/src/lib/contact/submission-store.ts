@@ -22,7 +22,7 @@ export function createSubmissionStore(sql: Sql, machine: SubmissionMachine): Sub
   return {
     save: async ({ name, email, message }) => (await machine.receive({ name, email, message, held: undefined })).id,
     receive: (message) => machine.receive(message),
-    confirmBySender: (id) => machine.confirmBySender(id, new Date()),
+    confirmBySender: (id) => machine.confirmBySender(id),
     formOf: async (id) => (await sql.get<{ form: string }>('SELECT form FROM submissions WHERE id = ?', [id]))?.form,
   };
 }

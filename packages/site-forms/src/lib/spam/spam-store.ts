@@ -52,8 +52,8 @@ export function createSpamStore(sql: Sql, machine: SubmissionMachine): SpamStore
     async hold(input, { reasons, ip, userAgent }) {
       return (await machine.receive({ ...input, held: reasons, ip, userAgent })).id;
     },
-    release: (id) => machine.release(id, new Date()),
-    markSpam: (id) => machine.hold(id, new Date()),
+    release: (id) => machine.release(id),
+    markSpam: (id) => machine.hold(id),
     async details(id) {
       const row = await sql.get<{ spam_reasons: string | null; client_ip: string | null; user_agent: string | null }>(
         'SELECT spam_reasons, client_ip, user_agent FROM submissions WHERE id = ?',
@@ -81,7 +81,7 @@ export function createSpamStore(sql: Sql, machine: SubmissionMachine): SpamStore
       }));
       return { count: Number(counted?.count ?? 0), newest };
     },
-    deleteHeldBefore: (cutoff) => machine.removeReceivedBefore(new Date(cutoff), new Date(), { heldOnly: true }),
+    deleteHeldBefore: (cutoff) => machine.removeReceivedBefore(new Date(cutoff), undefined, { heldOnly: true }),
     usedChallenges: {
       async claim(id, expiresAtMs) {
         const { changes } = await sql.run('INSERT INTO used_challenges (id, expires_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING', [

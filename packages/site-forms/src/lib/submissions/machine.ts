@@ -121,23 +121,23 @@ export interface SubmissionMachine {
   /** Ends every lease (SQLite at start, where a lease is a dead process's), applying the owner's requests. */
   releaseLeases(): Promise<number>;
   /** "Spam": a pending, failed or sent message is held, its news forgotten (decision 0151); one being sent is held when its send ends. */
-  hold(id: number, now: Date): Promise<Change>;
+  hold(id: number, now?: Date): Promise<Change>;
   /** "Not spam": a held message is queued, or back to `sent` if it was ever sent; once. */
-  release(id: number, now: Date): Promise<Change>;
+  release(id: number, now?: Date): Promise<Change>;
   /**
    * The sender's "Send my message" (a person without JavaScript): a message held for its
    * missing proof alone is queued, once; one the owner marked as spam stays held.
    */
-  confirmBySender(id: number, now: Date): Promise<Change>;
+  confirmBySender(id: number, now?: Date): Promise<Change>;
   /** "Retry": a failed message is queued with a fresh round; of concurrent retries, one changes it. */
-  requeue(id: number, now: Date): Promise<Change>;
+  requeue(id: number, now?: Date): Promise<Change>;
   /** Deletes a message with its history and its news (decision 0151); one being sent is deleted when its send ends. */
-  remove(id: number, now: Date): Promise<Change>;
+  remove(id: number, now?: Date): Promise<Change>;
   /**
    * Retention: deletes every message received before `cutoff` (only held ones with `heldOnly`),
    * with its history; answers how many. A message being sent at `now` is left to a later pass.
    */
-  removeReceivedBefore(cutoff: Date, now: Date, options?: { heldOnly?: boolean }): Promise<number>;
+  removeReceivedBefore(cutoff: Date, now?: Date, options?: { heldOnly?: boolean }): Promise<number>;
 }
 
 /** A visitor's message waits at most one turn of the event loop to share its commit (sql/sqlite.ts). */
@@ -145,7 +145,14 @@ const TOGETHER = { together: true } as const;
 
 const HISTORY = 'INSERT INTO delivery_attempts (submission_id, attempted_at, outcome, error) VALUES (?, ?, ?, ?)';
 
-type Row = { status: Status; lease_until: string | null; sent_at: string | null; spam_reasons: string | null; requested: string | null };
+type Row = {
+  status: Status;
+  lease_until: string | null;
+  leased: number | string | boolean;
+  sent_at: string | null;
+  spam_reasons: string | null;
+  requested: string | null;
+};
 
 /**
  * Builds the machine over the store's SQL (SQLite or PostgreSQL).
@@ -169,10 +176,18 @@ export function createSubmissionMachine(sql: Sql, { events = true }: { events?: 
       AND a.id > coalesce((SELECT max(r.id) FROM delivery_attempts r WHERE r.submission_id = submissions.id AND r.outcome = 'requeued'), 0))`,
     returning: 'requested',
   });
-  const read = (tx: SqlSession, id: number) =>
-    tx.get<Row>(`SELECT status, lease_until, sent_at, spam_reasons, requested FROM submissions WHERE id = ? ${lockRow}`, [id]);
-  const stateOf = (row: Row, now: Date): State =>
-    row.status === 'pending' && row.lease_until !== null && row.lease_until > now.toISOString() ? 'sending' : row.status;
+  // The time a step judges leases and due times by: the one passed (tests), else the database's,
+  // as the queue judges them (decision 0270): an owner's instance whose clock runs fast must not
+  // take a message from under a live lease, nor make a message it queues wait for its clock.
+  const clock = `COALESCE(?${sql.engine === 'postgresql' ? '::timestamptz' : ''}, ${databaseNow(sql.engine)})`;
+  const time = (now: Date | undefined) => now?.toISOString() ?? null;
+  const read = (tx: SqlSession, id: number, now?: Date) =>
+    tx.get<Row>(
+      `SELECT status, lease_until, CASE WHEN lease_until IS NOT NULL AND lease_until > ${clock} THEN 1 ELSE 0 END AS leased,
+        sent_at, spam_reasons, requested FROM submissions WHERE id = ? ${lockRow}`,
+      [time(now), id],
+    );
+  const stateOf = (row: Row): State => (row.status === 'pending' && Number(row.leased) === 1 ? 'sending' : row.status);
   // The owner's "spam" and "delete" take the message's news with it, in the same transaction:
   // its automatic reply and webhook deliveries still waiting are never sent (decision 0151).
   const forget = (tx: SqlSession, id: number) => forgetEvents(tx, sql.engine, { message: id });
@@ -194,11 +209,11 @@ export function createSubmissionMachine(sql: Sql, { events = true }: { events?: 
   };
 
   /** "Not spam" (the owner's) or "Send my message" (the sender's, for a message held for its missing proof). */
-  const release = (id: number, now: Date, by: 'owner' | 'sender') =>
+  const release = (id: number, now: Date | undefined, by: 'owner' | 'sender') =>
     sql.transaction(async (tx): Promise<Change> => {
-      const row = await read(tx, id);
+      const row = await read(tx, id, now);
       if (!row) return { found: false };
-      const from = stateOf(row, now);
+      const from = stateOf(row);
       if (by === 'sender') {
         // Only what the missing proof alone held, and never over the owner's own "Spam".
         const reasons = parseReasons(row.spam_reasons);
@@ -212,7 +227,8 @@ export function createSubmissionMachine(sql: Sql, { events = true }: { events?: 
         return { found: true, from: 'spam', changed: changes === 1, to: from === 'sending' ? 'sending' : 'pending' };
       }
       if (from !== 'spam') return { found: true, from, changed: false };
-      const at = now.toISOString();
+      // The history's time is the process's (a record); the next try's is the database's (a due time).
+      const at = (now ?? new Date()).toISOString();
       // A message sent before it was held goes back to `sent`: releasing never sends a message twice.
       const to = row.sent_at ? 'sent' : 'pending';
       requireMove(from, to);
@@ -220,8 +236,8 @@ export function createSubmissionMachine(sql: Sql, { events = true }: { events?: 
         to === 'sent'
           ? await tx.run(`UPDATE submissions SET status = 'sent' WHERE id = ? AND status = 'spam'`, [id])
           : await tx.run(
-              `UPDATE submissions SET status = 'pending', attempts = 0, next_attempt_at = ?, last_error = NULL, lease_until = NULL, leased_by = NULL WHERE id = ? AND status = 'spam'`,
-              [at, id],
+              `UPDATE submissions SET status = 'pending', attempts = 0, next_attempt_at = ${clock}, last_error = NULL, lease_until = NULL, leased_by = NULL WHERE id = ? AND status = 'spam'`,
+              [time(now), id],
             );
       if (changes === 1 && to === 'pending') {
         await tx.run(HISTORY, [id, at, 'requeued', by === 'owner' ? 'released from spam by the owner' : 'confirmed by the sender']);
@@ -236,7 +252,7 @@ export function createSubmissionMachine(sql: Sql, { events = true }: { events?: 
           const data = { id, createdAt: message.created_at, name: message.name, email: message.email, message: message.message };
           // Once per message: released again after a "Spam", it is not news a second time.
           const eventId = messageEventId('contact.received', { id, createdAt: message.created_at });
-          await recordEvent(tx, 'contact.received', withForm(data, message.form, parseFields(message.fields)), now, eventId);
+          await recordEvent(tx, 'contact.received', withForm(data, message.form, parseFields(message.fields)), new Date(at), eventId);
         }
       }
       return { found: true, from, changed: changes === 1, to };
@@ -288,15 +304,16 @@ export function createSubmissionMachine(sql: Sql, { events = true }: { events?: 
         const now = new Date().toISOString();
         const status = reasons.length > 0 ? 'spam' : 'pending';
         const row = await tx.get<{ id: number | string }>(
+          // Due at once by the database's clock, which the workers judge by (decision 0270), whatever this process's says.
           `INSERT INTO submissions (created_at, name, email, message, status, next_attempt_at, spam_reasons, client_ip, user_agent, form, fields, shown_person)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+           VALUES (?, ?, ?, ?, ?, CASE WHEN ? THEN ${databaseNow(sql.engine)} END, ?, ?, ?, ?, ?, ?) RETURNING id`,
           [
             now,
             message.name,
             message.email,
             message.message,
             status,
-            status === 'pending' ? now : null,
+            status === 'pending' ? 1 : 0,
             status === 'spam' ? JSON.stringify(reasons) : null,
             status === 'spam' ? (message.ip ?? null) : null,
             status === 'spam' ? (message.userAgent ?? null) : null,
@@ -356,9 +373,9 @@ export function createSubmissionMachine(sql: Sql, { events = true }: { events?: 
 
     hold: (id, now) =>
       sql.transaction(async (tx): Promise<Change> => {
-        const row = await read(tx, id);
+        const row = await read(tx, id, now);
         if (!row) return { found: false };
-        const from = stateOf(row, now);
+        const from = stateOf(row);
         if (from === 'spam') return { found: true, from, changed: false };
         const reasons = JSON.stringify([...parseReasons(row.spam_reasons).filter((r) => r !== 'marked-by-owner'), 'marked-by-owner']);
         if (from === 'sending') {
@@ -383,25 +400,25 @@ export function createSubmissionMachine(sql: Sql, { events = true }: { events?: 
 
     requeue: (id, now) =>
       sql.transaction(async (tx): Promise<Change> => {
-        const at = now.toISOString();
+        const at = (now ?? new Date()).toISOString();
         // One conditional write decides: of two instances answering "Retry" at once, one moves it.
         const { changes } = await tx.run(
-          `UPDATE submissions SET status = 'pending', attempts = 0, next_attempt_at = ?, lease_until = NULL, leased_by = NULL WHERE id = ? AND status = 'failed'`,
-          [at, id],
+          `UPDATE submissions SET status = 'pending', attempts = 0, next_attempt_at = ${clock}, lease_until = NULL, leased_by = NULL WHERE id = ? AND status = 'failed'`,
+          [time(now), id],
         );
         if (changes === 1) {
           await tx.run(HISTORY, [id, at, 'requeued', null]);
           return { found: true, from: 'failed', changed: true, to: 'pending' };
         }
-        const row = await read(tx, id);
-        return row ? { found: true, from: stateOf(row, now), changed: false } : { found: false };
+        const row = await read(tx, id, now);
+        return row ? { found: true, from: stateOf(row), changed: false } : { found: false };
       }),
 
     remove: (id, now) =>
       sql.transaction(async (tx): Promise<Change> => {
-        const row = await read(tx, id);
+        const row = await read(tx, id, now);
         if (!row) return { found: false };
-        const from = stateOf(row, now);
+        const from = stateOf(row);
         requireMove(from, 'deleted');
         if (from === 'sending') {
           const { changes } = await tx.run(`UPDATE submissions SET requested = 'delete' WHERE id = ? AND status = 'pending' AND lease_until = ?`, [
@@ -415,8 +432,8 @@ export function createSubmissionMachine(sql: Sql, { events = true }: { events?: 
 
     removeReceivedBefore: (cutoff, now, { heldOnly = false } = {}) =>
       sql.transaction(async (tx) => {
-        const which = `created_at < ? AND NOT (status = 'pending' AND lease_until IS NOT NULL AND lease_until > ?)${heldOnly ? " AND status = 'spam'" : ''}`;
-        const params = [cutoff.toISOString(), now.toISOString()];
+        const which = `created_at < ? AND NOT (status = 'pending' AND lease_until IS NOT NULL AND lease_until > ${clock})${heldOnly ? " AND status = 'spam'" : ''}`;
+        const params = [cutoff.toISOString(), time(now)];
         // The history goes first and explicitly: erasure must not depend on foreign keys being on.
         await tx.run(`DELETE FROM delivery_attempts WHERE submission_id IN (SELECT id FROM submissions WHERE ${which})`, params);
         return (await tx.run(`DELETE FROM submissions WHERE ${which}`, params)).changes;

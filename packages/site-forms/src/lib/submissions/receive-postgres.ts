@@ -57,7 +57,7 @@ export async function receiveInOneStatement(
   parts.push(
     `judged AS (SELECT CASE WHEN ${m.reasons.length > 0 ? 'true' : replayed} THEN 'spam' ELSE 'pending' END AS status, (${replayed}) AS replayed)`,
     `message AS (INSERT INTO submissions (created_at, name, email, message, status, next_attempt_at, spam_reasons, client_ip, user_agent, form, fields, shown_person)
-       SELECT ${at}, ${p(m.name)}, ${p(m.email)}, ${p(m.message)}, status, CASE WHEN status = 'pending' THEN ${p(now, 'timestamptz')} END,
+       SELECT ${at}, ${p(m.name)}, ${p(m.email)}, ${p(m.message)}, status, CASE WHEN status = 'pending' THEN date_trunc('milliseconds', now()) END,
          CASE WHEN replayed THEN ${p(JSON.stringify(m.reasonsIfReplayed))} WHEN status = 'spam' THEN ${p(JSON.stringify(m.reasons))} END,
          CASE WHEN status = 'spam' THEN ${p(m.ip)} END, CASE WHEN status = 'spam' THEN ${p(m.userAgent)} END,
          ${p(m.form)}, ${p(m.fields)}, ${p(m.shownPerson ? 1 : 0, 'integer')}
