@@ -23,6 +23,17 @@ const T0 = new Date('2030-01-01T10:00:00.000Z');
 const MINUTE = 60_000;
 const at = (ms: number) => new Date(T0.getTime() + ms);
 
+/** Runs `step` as an instance whose process clock runs ten minutes fast (the database's is the real one). */
+async function tenMinutesFast<T>(step: () => Promise<T>): Promise<T> {
+  vi.useFakeTimers({ toFake: ['Date'] });
+  vi.setSystemTime(Date.now() + 10 * 60_000);
+  try {
+    return await step();
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
 describe('the backoff and the give-up rule', () => {
   test('doubling from the base up to the cap, less up to a tenth at random', () => {
     const policy = { baseMs: 1_000, maxMs: 5_000 };
@@ -466,6 +477,22 @@ describe.each(testEngines())('the leased queue on $name', (engine) => {
       },
     );
 
+    test.skipIf(!engine.available)(
+      'a signup stored or retried by an instance whose clock runs ten minutes fast is due for a worker on the database’s clock',
+      async () => {
+        const { store, other } = await open();
+        const fast = createSignups(other.sql, { retryBaseMs: 0 });
+        const stored = await tenMinutesFast(() => fast.enqueue('ada@example.org', 'kit'));
+        const worker = createSignups(store.sql, { retryBaseMs: 0, worker: 'a' });
+        await expect(worker.claim(undefined, MINUTE)).resolves.toMatchObject({ signup: { id: stored } });
+        const failed = await worker.enqueue('grace@example.org', 'kit');
+        await store.sql.run(`UPDATE signup_queue SET status = 'failed', next_attempt_at = NULL WHERE id = ?`, [failed]);
+        await expect(tenMinutesFast(() => fast.retry(failed))).resolves.toBe(true);
+        await expect(worker.claim(undefined, MINUTE)).resolves.toMatchObject({ signup: { id: failed } });
+        await other.close();
+      },
+    );
+
     test.skipIf(!engine.available)('two workers taking at once get different signups, and a third finds none', async () => {
       const { store, other } = await open();
       const mine = createSignups(store.sql, { retryBaseMs: 1_000, worker: 'a' });
@@ -519,6 +546,41 @@ describe.each(testEngines())('the leased queue on $name', (engine) => {
       for (const id of [1, 2]) await store.sql.transaction((tx) => recordEvent(tx, 'contact.received', { id }, T0, `event-${id}`));
       expect(await createDeliveries(store.sql).fanOut([endpoint], T0)).toBe(2);
     };
+
+    test.skipIf(!engine.available)(
+      'a delivery fanned out by an instance whose clock runs ten minutes fast is due at once for a worker on the database’s clock',
+      async () => {
+        const { store, other } = await open();
+        await store.sql.transaction((tx) => recordEvent(tx, 'contact.received', { id: 1 }, new Date(), 'event-1'));
+        await expect(tenMinutesFast(() => createDeliveries(other.sql).fanOut([endpoint]))).resolves.toBe(1);
+        await expect(createDeliveries(store.sql, { worker: 'a' }).claim(undefined, MINUTE)).resolves.toMatchObject({ event: { id: 'event-1' } });
+        await other.close();
+      },
+    );
+
+    test.skipIf(!engine.available)(
+      'the owner’s Replay on an instance whose clock runs ten minutes fast leaves a delivery under a live lease to its try, and makes a waiting one due on the database’s clock',
+      async () => {
+        const { store, other } = await open();
+        for (const id of [1, 2]) await store.sql.transaction((tx) => recordEvent(tx, 'contact.received', { id }, new Date(), `event-${id}`));
+        const worker = createDeliveries(store.sql, { worker: 'a' });
+        await worker.fanOut([endpoint]);
+        const sending = await worker.claim(undefined, 2 * MINUTE);
+        const waiting = (await worker.list(10)).find((delivery) => delivery.id !== sending!.delivery.id)!;
+        // The other one waits five minutes for its next try, by the database's clock.
+        await store.sql.run('UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ?', [new Date(Date.now() + 5 * MINUTE).toISOString(), waiting.id]);
+        const owner = createDeliveries(other.sql);
+        await expect(tenMinutesFast(() => owner.replay(sending!.delivery.id))).resolves.toEqual({ kind: 'sending', until: sending!.lease.until });
+        await expect(tenMinutesFast(() => owner.replay(waiting.id))).resolves.toMatchObject({ kind: 'due' });
+        await expect(store.sql.get('SELECT leased_by, lease_until FROM webhook_deliveries WHERE id = ?', [sending!.delivery.id])).resolves.toEqual({
+          leased_by: 'a',
+          lease_until: sending!.lease.until,
+        });
+        // Due now on the database's clock: a worker there takes it at once, not ten minutes later.
+        await expect(createDeliveries(store.sql, { worker: 'b' }).claim(undefined, MINUTE)).resolves.toMatchObject({ delivery: { id: waiting.id } });
+        await other.close();
+      },
+    );
 
     test.skipIf(!engine.available)('two workers taking at once get different deliveries, and a third finds none', async () => {
       const { store, other } = await open();

@@ -30,7 +30,7 @@ export type NewsletterDeps = {
   /** Consent records of signups that join at once, when NEWSLETTER_DOUBLE_OPT_IN is off: what they agreed to, when and where (decision 0206). */
   consentOnJoin?: Pick<Consents, 'record'> | undefined;
   /** Keeps a signup the provider could not take at once, to try it again: a confirmed one always, a new one with `queueOnOutage`. */
-  signups?: { enqueue(email: string, provider: string, now: Date): Promise<number>; poke(): void } | undefined;
+  signups?: { enqueue(email: string, provider: string, now?: Date): Promise<number>; poke(): void } | undefined;
   /**
    * NEWSLETTER_QUEUE_ON_OUTAGE: a signup during an outage is queued and answered 200, the owner's
    * departure from the contract; without it the visitor gets the spec's failure, 503 (decision 0140).
@@ -119,7 +119,7 @@ export async function handleNewsletter(
   // in the background (decision 0140).
   if (outcome.reason === 'unavailable' && queueOnOutage && signups) {
     try {
-      const id = await signups.enqueue(parsed.output.email, provider.name, new Date());
+      const id = await signups.enqueue(parsed.output.email, provider.name);
       logger.warn('newsletter.signup_queued', { provider: provider.name, id, detail: outcome.detail });
       signups.poke();
       return accepted();
@@ -166,7 +166,7 @@ export async function handleNewsletterConfirmation(request: IncomingRequest, { p
   if (!outcome.ok && (outcome.reason === 'unavailable' || outcome.reason === 'misconfigured') && signups) {
     if (outcome.reason === 'misconfigured')
       logger.error('newsletter.confirmed_queued', { provider: provider.name, reason: outcome.reason, detail: outcome.detail, check: outcome.check });
-    await signups.enqueue(email, provider.name, new Date());
+    await signups.enqueue(email, provider.name);
     signups.poke();
   } else if (!outcome.ok) {
     logger.warn('newsletter.confirmed_not_added', { provider: provider.name, reason: outcome.reason, detail: outcome.detail });

@@ -5,6 +5,8 @@ import {
   type Lease,
   type QueuePolicy,
   type TryEnd,
+  databaseNow,
+  timeAfter,
   timeText,
   triedReason,
   WORKER_ID,
@@ -40,7 +42,7 @@ export type Signup = {
  */
 export interface Signups {
   /** Stores a signup to try again soon; answers its id. */
-  enqueue(email: string, provider: string, now: Date): Promise<number>;
+  enqueue(email: string, provider: string, now?: Date): Promise<number>;
   /** Takes the oldest due signup no live lease holds, until `leaseUntil`, counting the try (one tried too often with no end is left to the upkeep). */
   claim(now: Date | undefined, leaseUntil: Date | number): Promise<{ signup: Signup; lease: Lease } | undefined>;
   /** Scheduled upkeep: gives up each signup whose every try died with its process; answers their ids. */
@@ -48,7 +50,7 @@ export interface Signups {
   /** Records a try's outcome under its lease: added, tried again later, or given up; answers the new status, or `undefined` when the lease was lost. */
   finish(id: number, lease: Lease, outcome: SubscribeOutcome, now?: Date): Promise<SignupStatus | undefined>;
   /** Tries a failed signup again with a fresh day (the owner's "Retry"); answers whether it changed. */
-  retry(id: number, now: Date): Promise<boolean>;
+  retry(id: number, now?: Date): Promise<boolean>;
   /** The signups waiting or given up, newest first. */
   pending(limit: number): Promise<Signup[]>;
   /** When the next waiting signup is due, if any. */
@@ -102,10 +104,11 @@ export function createSignups(
   };
   return {
     async enqueue(email, provider, now) {
-      const at = now.toISOString();
+      // Due one first wait after it is stored, both on the queue's clock (decision 0270): its day is judged from `created_at` there.
+      const due = timeAfter(sql.engine);
       const row = await sql.get<{ id: number | string }>(
-        `INSERT INTO signup_queue (email, provider, status, attempts, next_attempt_at, created_at) VALUES (?, ?, 'waiting', 0, ?, ?) RETURNING id`,
-        [email, provider, new Date(now.getTime() + retryBaseMs).toISOString(), at],
+        `INSERT INTO signup_queue (email, provider, status, attempts, next_attempt_at, created_at) VALUES (?, ?, 'waiting', 0, ${due.sql}, ${timeText(sql.engine)}) RETURNING id`,
+        [email, provider, ...due.params(now, retryBaseMs), now?.toISOString() ?? null],
       );
       return Number(row!.id);
     },
@@ -148,9 +151,11 @@ export function createSignups(
       }),
 
     async retry(id, now) {
-      const at = now.toISOString();
+      // A fresh day from now on the queue's clock, due at once there.
+      const at = now?.toISOString() ?? null;
       const { changes } = await sql.run(
-        `UPDATE signup_queue SET status = 'waiting', attempts = 0, next_attempt_at = ?, created_at = ?, lease_until = NULL, leased_by = NULL, done_at = NULL WHERE id = ? AND status = 'failed'`,
+        `UPDATE signup_queue SET status = 'waiting', attempts = 0, next_attempt_at = COALESCE(?${sql.engine === 'postgresql' ? '::timestamptz' : ''}, ${databaseNow(sql.engine)}),
+           created_at = ${timeText(sql.engine)}, lease_until = NULL, leased_by = NULL, done_at = NULL WHERE id = ? AND status = 'failed'`,
         [at, at, id],
       );
       return changes === 1;

@@ -155,7 +155,7 @@ export async function runSubscribersCommand(command: SubscribersCommand, { subsc
       return EXIT.ok;
     }
     case 'retry': {
-      if (!(await signups?.retry(command.id, new Date()))) {
+      if (!(await signups?.retry(command.id))) {
         err(`Signup #${command.id} is not there, or not given up; nothing to retry.\n`);
         return EXIT.notFound;
       }

@@ -147,10 +147,7 @@ export function createLeasedQueue(engine: 'sqlite' | 'postgresql', table: QueueT
     params: [maxAttempts, time(now), time(now)],
   });
   // A lease's end: the claim's time plus its length, computed where it is stored.
-  const leaseEnd =
-    engine === 'postgresql'
-      ? { sql: `${clock} + ?::double precision * interval '1 millisecond'`, params: (now: Date | undefined, ms: number) => [time(now), ms] }
-      : { sql: `strftime('%Y-%m-%dT%H:%M:%fZ', ${clock}, ?)`, params: (now: Date | undefined, ms: number) => [time(now), `+${ms / 1000} seconds`] };
+  const leaseEnd = timeAfter(engine);
   const stamps = (table.stampOnGiveUp ?? []).map((column) => `, ${column} = ${timeText(engine)}`).join('');
   const held = (lease: Lease | null) => ({
     sql: `lease_until ${isSame} ?${asTime} AND leased_by ${isSame} ?${asText}`,
@@ -345,6 +342,17 @@ export function timeText(engine: 'sqlite' | 'postgresql'): string {
   return engine === 'postgresql'
     ? `to_char(COALESCE(?::timestamptz, now()) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
     : `COALESCE(?, ${databaseNow(engine)})`;
+}
+
+/**
+ * An SQL expression for a due time or a lease's end `ms` after a step's time (the one passed,
+ * else the database's), computed where it is stored; `params` gives its two parameters.
+ */
+export function timeAfter(engine: 'sqlite' | 'postgresql'): { sql: string; params: (now: Date | undefined, ms: number) => SqlValue[] } {
+  const time = (now: Date | undefined) => now?.toISOString() ?? null;
+  return engine === 'postgresql'
+    ? { sql: `COALESCE(?::timestamptz, ${databaseNow(engine)}) + ?::double precision * interval '1 millisecond'`, params: (now, ms) => [time(now), ms] }
+    : { sql: `strftime('%Y-%m-%dT%H:%M:%fZ', COALESCE(?, ${databaseNow(engine)}), ?)`, params: (now, ms) => [time(now), `+${ms / 1000} seconds`] };
 }
 
 /** The database's clock to the millisecond, as the queue's times are stored (TIMESTAMPTZ on PostgreSQL, ISO text on SQLite). */

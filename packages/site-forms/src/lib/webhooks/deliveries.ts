@@ -4,6 +4,7 @@ import {
   type Lease,
   type QueuePolicy,
   type TryEnd as QueueEnd,
+  databaseNow,
   timeText,
   triedReason,
   WORKER_ID,
@@ -52,8 +53,11 @@ export type TryEnd =
  * which the owner's commands run in their own transaction).
  */
 export interface Deliveries {
-  /** Turns recorded events into one delivery per endpoint that takes them; answers how many were made. */
-  fanOut(endpoints: readonly Endpoint[], now: Date): Promise<number>;
+  /**
+   * Turns recorded events into one delivery per endpoint that takes them, due at `now` (the
+   * database's clock when absent, as the queue judges it); answers how many were made.
+   */
+  fanOut(endpoints: readonly Endpoint[], now?: Date): Promise<number>;
   /**
    * Takes the oldest due delivery no live lease holds (to `endpoint` when named), until `leaseUntil`,
    * with its event, counting the try; a delivery whose every try died with its process is left to the upkeep.
@@ -69,7 +73,7 @@ export interface Deliveries {
    * The owner's "Replay": a finished delivery goes again from the start of the schedule, one
    * waiting for its next try goes now; one being sent is left to its try, which ends by `until`.
    */
-  replay(id: number, now: Date): Promise<ReplayOutcome>;
+  replay(id: number, now?: Date): Promise<ReplayOutcome>;
   /** The newest deliveries, for the admin and the inbox command. */
   list(limit: number): Promise<Delivery[]>;
   /** Every try of one delivery, oldest first. */
@@ -143,6 +147,9 @@ export function createDeliveries(
   const queue = createLeasedQueue(sql.engine, { table: 'webhook_deliveries', waiting: 'pending', failed: 'failed' });
   // The Standard Webhooks schedule, within the one limit of tries every queue keeps.
   const policy: QueuePolicy = { backoff: { schedule: RETRY_SCHEDULE_MS }, maxAttempts, random };
+  // The time of a step: the one passed (tests), else the database's, as the queue's (decision 0270).
+  const clock = `COALESCE(?${sql.engine === 'postgresql' ? '::timestamptz' : ''}, ${databaseNow(sql.engine)})`;
+  const time = (now: Date | undefined) => now?.toISOString() ?? null;
   const toDelivery = (row: Row): Delivery => ({
     id: Number(row.id),
     eventId: row.event_id,
@@ -162,16 +169,19 @@ export function createDeliveries(
         const events = await tx.all<{ id: string; type: EventType; created_at: string }>(
           `SELECT id, type, created_at FROM events WHERE dispatched_at IS NULL ORDER BY created_at LIMIT 200 ${skipLocked}`,
         );
-        const at = now.toISOString();
-        const oldest = new Date(now.getTime() - FAN_OUT_WINDOW_MS).toISOString();
+        // Records (when made, when dispatched) on the process's clock, as the events' own times;
+        // the due time on the queue's, so an instance whose clock runs fast does not delay them (decision 0270).
+        const recorded = now ?? new Date();
+        const at = recorded.toISOString();
+        const oldest = new Date(recorded.getTime() - FAN_OUT_WINDOW_MS).toISOString();
         let made = 0;
         for (const event of events) {
           if (event.created_at >= oldest) {
             for (const endpoint of endpoints.filter((e) => e.events.includes(event.type))) {
               const { changes } = await tx.run(
                 `INSERT INTO webhook_deliveries (event_id, endpoint, status, attempts, next_attempt_at, created_at)
-                 VALUES (?, ?, 'pending', 0, ?, ?) ON CONFLICT (event_id, endpoint) DO NOTHING`,
-                [event.id, endpoint.name, at, at],
+                 VALUES (?, ?, 'pending', 0, ${clock}, ?) ON CONFLICT (event_id, endpoint) DO NOTHING`,
+                [event.id, endpoint.name, time(now), at],
               );
               made += changes;
             }
@@ -243,27 +253,40 @@ export function createDeliveries(
 
     replay: (id, now) =>
       sql.transaction(async (tx): Promise<ReplayOutcome> => {
-        const at = now.toISOString();
-        const row = await tx.get<{ status: DeliveryStatus; next_attempt_at: string | null; lease_until: string | null }>(
-          `SELECT status, next_attempt_at, lease_until FROM webhook_deliveries WHERE id = ? ${lockRow}`,
-          [id],
+        // Whether a lease lives and the next try is later are judged on the queue's clock, as the workers judge them.
+        const row = await tx.get<{
+          status: DeliveryStatus;
+          next_attempt_at: string | null;
+          lease_until: string | null;
+          leased: number | string | boolean;
+          later: number | string | boolean;
+        }>(
+          `SELECT status, next_attempt_at, lease_until,
+             CASE WHEN lease_until IS NOT NULL AND lease_until > ${clock} THEN 1 ELSE 0 END AS leased,
+             CASE WHEN next_attempt_at IS NOT NULL AND next_attempt_at > ${clock} THEN 1 ELSE 0 END AS later
+           FROM webhook_deliveries WHERE id = ? ${lockRow}`,
+          [time(now), time(now), id],
         );
         if (!row) return { kind: 'missing' };
         if (row.status !== 'pending') {
           await tx.run(
-            `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?, lease_until = NULL, leased_by = NULL WHERE id = ? AND status = ?`,
-            [at, id, row.status],
+            `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ${clock}, lease_until = NULL, leased_by = NULL WHERE id = ? AND status = ?`,
+            [time(now), id, row.status],
           );
           return { kind: 'replayed' };
         }
         // A worker is sending it: its try's end is recorded, and schedules the next if it fails.
-        if (row.lease_until !== null && row.lease_until > at) return { kind: 'sending', until: row.lease_until };
+        if (Number(row.leased) === 1 && row.lease_until !== null) return { kind: 'sending', until: row.lease_until };
         // Waiting for its next try: due now, its tries so far still counted.
-        const was = row.next_attempt_at ?? at;
-        if (was > at) {
-          await tx.run(`UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ? AND status = 'pending' AND next_attempt_at = ?`, [at, id, was]);
+        if (Number(row.later) === 1 && row.next_attempt_at !== null) {
+          await tx.run(`UPDATE webhook_deliveries SET next_attempt_at = ${clock} WHERE id = ? AND status = 'pending' AND next_attempt_at = ?`, [
+            time(now),
+            id,
+            row.next_attempt_at,
+          ]);
+          return { kind: 'due', was: row.next_attempt_at };
         }
-        return { kind: 'due', was };
+        return { kind: 'due', was: row.next_attempt_at ?? new Date().toISOString() };
       }),
 
     async list(limit) {

@@ -68,7 +68,7 @@ export function createWebhookWorker({
   async function pass(signal: AbortSignal): Promise<void> {
     gone = await deliveries.goneEndpoints();
     const running = endpoints.filter((endpoint) => gone.get(endpoint.name) !== endpoint.url);
-    await deliveries.fanOut(running, now());
+    await deliveries.fanOut(running, queueClock?.());
     for (const name of await deliveries.dueEndpoints(queueClock?.())) {
       const lane = lanes.get(name);
       if (lane) lane.again = true;

@@ -16,7 +16,7 @@ export async function deleteSubscriber(call: SessionCall): Promise<AdminOutcome>
 /** Sends a signup the provider refused or missed again. */
 export async function retrySignup(call: SessionCall): Promise<AdminOutcome> {
   const id = messageId(call.fields.id);
-  if (id === undefined || !(await call.deps.signups.retry(id, call.now()))) return done('/admin/subscribers?done=unchanged-signup');
+  if (id === undefined || !(await call.deps.signups.retry(id))) return done('/admin/subscribers?done=unchanged-signup');
   await record(call, 'retry-signup', `#${id}`);
   return done('/admin/subscribers?done=signup-retried');
 }
