@@ -109,9 +109,9 @@ async function startTarget(name: string, script: string, env: Record<string, str
  * The shop's server (issue 29) with the bench's environment, on a free port of 127.0.0.1, its
  * log in a file; started once it accepts connections. Its name in the tables: "integration".
  */
-async function startShop(shop: ForeignSite, env: Record<string, string>): Promise<Target> {
+async function startShop(shop: ForeignSite, env: Record<string, string>, name = 'integration'): Promise<Target> {
   const server = await shop.start({ ...SERVE_ENV, ...env, ENV_FILE: '' });
-  return { name: 'integration', url: server.url, child: server.process, dataDir: server.dataDir };
+  return { name, url: server.url, child: server.process, dataDir: server.dataDir };
 }
 
 /**
@@ -229,6 +229,15 @@ const also = process.env.BENCH_ALSO ? await startTarget('also', process.env.BENC
 if (also) {
   compared.push(also);
   targets.push(also);
+}
+// BENCH_ALSO_SHOP=<a shop kept from another checkout (KEEP_FOREIGN_SITE=1; its path is printed)>:
+// the integration of that build too, in the same rounds; "integration, also" in the tables.
+const alsoShop = process.env.BENCH_ALSO_SHOP
+  ? await startShop(makeForeignSite(['standalone'], {}, { kept: process.env.BENCH_ALSO_SHOP }), env, 'integration, also')
+  : undefined;
+if (alsoShop) {
+  compared.push(alsoShop);
+  targets.push(alsoShop);
 }
 
 // Issue 12: contact valid with everything in PostgreSQL, one instance and then two on one
@@ -370,6 +379,7 @@ for (const scenario of chosen) {
   ];
   if (integration) servers.push(['integration', summary(`${scenario.name}|${integration.name}`)]);
   if (also) servers.push(['also', summary(`${scenario.name}|also`)]);
+  if (alsoShop) servers.push([alsoShop.name, summary(`${scenario.name}|${alsoShop.name}`)]);
   for (const [name, r] of servers) {
     rows.push([
       scenario.name,

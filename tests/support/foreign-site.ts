@@ -498,10 +498,11 @@ function accepts(port: number): Promise<boolean> {
 export function makeForeignSite(
   modes: readonly AdapterMode[] = ['standalone'],
   variants: Readonly<Record<string, ShopVariant>> = {},
-  options: { manager?: PackageManager; node?: string; dependencies?: Readonly<Record<string, string>> } = {},
+  options: { manager?: PackageManager; node?: string; dependencies?: Readonly<Record<string, string>>; kept?: string } = {},
 ): ForeignSite {
   const manager = options.manager ?? packageManager();
-  const kept = process.env.FOREIGN_SITE;
+  // A shop made before (KEEP_FOREIGN_SITE=1), from this checkout or another: used as it is.
+  const kept = options.kept ?? process.env.FOREIGN_SITE;
   if (kept) return foreignSite(dirname(kept), kept, { pack: 0, install: 0, build: {} }, false, {});
   const root = mkdtempSync(join(tmpdir(), 'foreign-shop-'));
   const timings: ForeignTimings = { pack: 0, install: 0, build: {} };
