@@ -57,7 +57,7 @@ function build(store: Store, extra: Partial<AdminParts> = {}) {
     delays: { client: () => 0, overall: () => 0 },
     ...extra,
   };
-  return { admin: createAdmin({ passwordHash: parsed.hash, retentionDays: 45 }, parts), calls, parts };
+  return { admin: createAdmin({ passwordHash: parsed.hash, passwordHashText: HASH, retentionDays: 45 }, parts), calls, parts };
 }
 
 describe.each(testEngines())('createAdmin on $name', ({ name, available, open }) => {
@@ -176,7 +176,7 @@ describe.each(testEngines())('createAdmin on $name', ({ name, available, open })
       const { delays: _, ...rest } = build(store).parts;
       const parsed = parsePasswordHash(HASH, true);
       if (!parsed.ok) throw new Error(parsed.problem);
-      const plain = createAdmin({ passwordHash: parsed.hash, retentionDays: undefined }, rest);
+      const plain = createAdmin({ passwordHash: parsed.hash, passwordHashText: HASH, retentionDays: undefined }, rest);
       expect(plain.retentionDays).toBeUndefined();
       const gates = [];
       for (let i = 0; i < 5; i++) gates.push(await plain.deps.throttle.attempt('198.51.100.2'));
@@ -193,7 +193,7 @@ describe.each(testEngines())('createAdmin on $name', ({ name, available, open })
       const other = parsePasswordHash('$argon2id$v=19$m=256,t=2,p=1$b3RoZXJzYWx0$nf65EOgLrQMR/uIPnA4rEsF5h7TKyQwu9U1bMCHGi/4', true);
       if (!other.ok) throw new Error(other.problem);
       const { parts } = build(store);
-      expect(createAdmin({ passwordHash: other.hash, retentionDays: undefined }, parts).devices.known(request, true)).toBe(false);
+      expect(createAdmin({ passwordHash: other.hash, passwordHashText: undefined, retentionDays: undefined }, parts).devices.known(request, true)).toBe(false);
     });
   });
 });

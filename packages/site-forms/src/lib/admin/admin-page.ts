@@ -7,21 +7,22 @@ import { readSessionToken, type Session, type Sessions } from './session.ts';
 /** The headers of every admin page and answer: never cached, never indexed. */
 export const ADMIN_HEADERS = { 'cache-control': 'no-store', 'x-robots-tag': 'noindex, nofollow' } as const;
 
-/** Who is looking at an admin page: nobody may (no admin), a signed-out visitor, or the owner. */
+/** Who is looking at an admin page: nobody may (the admin is off), a signed-out visitor, or a signed-in person. */
 export type PageAccess = { kind: 'absent' } | { kind: 'signed-out' } | { kind: 'signed-in'; session: Session };
 
 /**
- * Decides who is looking at an admin page and sets its headers: with no admin configured
- * every admin address is absent (404); otherwise the page needs a live session.
+ * Decides who is looking at an admin page and sets its headers: while the admin is off (no
+ * ADMIN_PASSWORD_HASH, nobody added) every admin address is absent (404); otherwise the page
+ * needs a live session.
  */
 export async function openAdminPage(
   request: Request,
   response: { headers: Headers },
-  admin: { sessions: Sessions } | undefined,
+  admin: { sessions: Sessions; isOn(): Promise<boolean> } | undefined,
   publicOrigin: string | undefined,
 ): Promise<PageAccess> {
   for (const [name, value] of Object.entries(ADMIN_HEADERS)) response.headers.set(name, value);
-  if (!admin) return { kind: 'absent' };
+  if (!admin || !(await admin.isOn())) return { kind: 'absent' };
   const secure = publicOrigin?.startsWith('https:') ?? false;
   const resumed = await admin.sessions.resume(readSessionToken(request, secure));
   return resumed.ok ? { kind: 'signed-in', session: resumed.session } : { kind: 'signed-out' };
@@ -95,6 +96,7 @@ export function noticeFor(done: string | null): string | undefined {
 /** What the sign-in page says, from the address a sign-in or sign-out redirected to. */
 export function signInMessage(params: URLSearchParams): { error?: string; notice?: string } {
   if (params.get('failed') === '1') return { error: 'Wrong password.' };
+  if (params.get('failed') === 'email') return { error: 'Wrong email or password.' };
   switch (params.get('ended')) {
     case 'signed-out':
       return { notice: 'You have signed out.' };

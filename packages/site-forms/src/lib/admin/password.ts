@@ -144,8 +144,12 @@ export const CONCURRENT_CHECKS = 2;
 /** How many sign-ins may wait for a password check; past it, an unknown browser is refused at once. */
 export const WAITING_CHECKS = 8;
 
-/** A password check: right, wrong, or `busy` when the queue is full and the browser is not one that signed in before. */
-export type PasswordCheck = (password: string, options?: { known?: boolean }) => Promise<boolean | 'busy'>;
+/**
+ * A password check: right, wrong, or `busy` when the queue is full and the browser is not one that
+ * signed in before. `hash` is a person's own (issue 42); without it, the check's own hash
+ * (ADMIN_PASSWORD_HASH, the first owner's), and without either, wrong.
+ */
+export type PasswordCheck = (password: string, options?: { known?: boolean; hash?: PasswordHash }) => Promise<boolean | 'busy'>;
 
 /**
  * A constant-time check of passwords against one hash, at most `max` at a time, with at most
@@ -156,21 +160,23 @@ export type PasswordCheck = (password: string, options?: { known?: boolean }) =>
  * goes to the front of the queue and is never refused.
  */
 export function createPasswordCheck(
-  hash: PasswordHash,
+  hash: PasswordHash | undefined,
   max = CONCURRENT_CHECKS,
   verify: (password: string, hash: PasswordHash) => Promise<boolean> = verifyPassword,
   maxWaiting = WAITING_CHECKS,
 ): PasswordCheck {
   let running = 0;
   const waiting: (() => void)[] = [];
-  return async (password, { known = false } = {}) => {
+  return async (password, { known = false, hash: own } = {}) => {
     if (running >= max) {
       if (!known && waiting.length >= maxWaiting) return 'busy';
       await new Promise<void>((turn) => (known ? waiting.unshift(turn) : waiting.push(turn)));
     }
     running++;
     try {
-      return await verify(password, hash);
+      const against = own ?? hash;
+      // No hash to check against (no ADMIN_PASSWORD_HASH, no password of one's own): nothing signs in.
+      return against !== undefined && (await verify(password, against));
     } finally {
       running--;
       waiting.shift()?.();

@@ -89,6 +89,8 @@ export interface PeopleSession {
    * ADMIN_PASSWORD_HASH go with the first owner. The last owner is refused.
    */
   remove(id: number, now: Date): Promise<PeopleOutcome<'not-found' | 'last-owner'>>;
+  /** Records a sign-in of this person (`last_sign_in_at`). */
+  signedIn(id: number, at: Date): Promise<void>;
   /**
    * Makes the first owner from ADMIN_PASSWORD_HASH unless they exist or were removed under this
    * hash; called after the store is ready, by every instance and command, as often as they like.
@@ -250,6 +252,9 @@ function operations(engine: Engine, db: SqlSession, atomically: <T>(work: (tx: S
         await tx.run('DELETE FROM admin_users WHERE id = ?', [id]);
         return { ok: true, person } as const;
       });
+    },
+    async signedIn(id, at) {
+      await db.run('UPDATE admin_users SET last_sign_in_at = ? WHERE id = ?', [at.toISOString(), id]);
     },
     async ensureEnvOwner(now) {
       const hash = env.passwordHash;

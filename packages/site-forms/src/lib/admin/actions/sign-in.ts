@@ -1,4 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Person } from '../../people/store.ts';
+import { type PasswordHash, parsePasswordHash } from '../password.ts';
 import { clearedSessionCookie, sessionCookie } from '../session.ts';
 import { type AdminOutcome, type PublicCall, record, type SessionCall } from './shared.ts';
 
@@ -7,11 +9,19 @@ import { type AdminOutcome, type PublicCall, record, type SessionCall } from './
 /** What a sign-in is told when the password check's queue is full. */
 export const BUSY_SIGN_IN = 'Many sign-ins are being checked right now. Please try again in a minute.';
 
-/** Checks the password behind the throttle; right, a new session and its cookie, the old one ended. */
+/**
+ * Checks an email and password behind the throttle; right, a new session of that person and its
+ * cookie, the old one ended. An empty email is the first owner with ADMIN_PASSWORD_HASH (the
+ * one-field form of the version before people, and every password manager that filled it); an
+ * email is that person with their own password (the first owner's is still ADMIN_PASSWORD_HASH).
+ * Hint: the answer to a failure depends only on what was typed: "wrong password" for an empty
+ * email, "wrong email or password" otherwise, never which of the two was wrong.
+ */
 export async function signIn(call: PublicCall): Promise<AdminOutcome> {
   const { request, secure, deps, context, now, token: oldToken } = call;
   const { password } = call.fields;
-  const { throttle, audit, sessions, wait = (ms) => sleep(ms) } = deps;
+  const email = typeof call.fields.email === 'string' ? call.fields.email.trim() : '';
+  const { throttle, audit, sessions, people, wait = (ms) => sleep(ms) } = deps;
   const gate = await throttle.attempt(context.clientKey);
   if (!gate.ok) {
     // One row per client per quarter-hour with a count: a flood of refused attempts must not flood the log.
@@ -26,22 +36,37 @@ export async function signIn(call: PublicCall): Promise<AdminOutcome> {
   }
   if (gate.delayMs > 0) await wait(gate.delayMs);
   const known = deps.devices?.known(request, secure) ?? false;
-  const right = typeof password === 'string' && password !== '' && (await deps.checkPassword(password, { known }));
+  const person = email === '' ? await people.envOwner() : email.length <= 254 ? await people.findByEmail(email) : undefined;
+  const hash = person && passwordOf(person);
+  const right = typeof password === 'string' && password !== '' && hash !== undefined && (await deps.checkPassword(password, { known, ...(hash && { hash }) }));
   if (right === 'busy') {
     // A flood from many addresses fills the queue: refused at once rather than after minutes of waiting.
     return { kind: 'refused', status: 429, message: BUSY_SIGN_IN, headers: { 'retry-after': '60' } };
   }
-  if (!right) {
+  if (!right || !person) {
     // Counted like the refusals: a guess from 200 addresses must not write a row per guess for a year.
     await audit.recordRepeated({ at: now().toISOString(), action: 'sign-in-failed', detail: 'wrong password', client: context.clientHash });
-    return { kind: 'redirect', location: '/admin?failed=1' };
+    return { kind: 'redirect', location: email === '' ? '/admin?failed=1' : '/admin?failed=email' };
   }
   await throttle.succeeded(context.clientKey);
   // A new token at every sign-in: a token planted before it (session fixation) is worthless.
   if (oldToken) await sessions.end(oldToken);
-  const session = await sessions.start();
+  const session = await sessions.start({ userId: person.id, stage: 'full', method: 'password' });
+  await people.signedIn(person.id, now());
   await record(call, 'sign-in', '');
   return { kind: 'redirect', location: '/admin', cookie: sessionCookie(session.token, secure) };
+}
+
+/**
+ * The hash a person's password is checked against: their own, `null` for the first owner's
+ * (the check's own, ADMIN_PASSWORD_HASH, read from the configuration at every sign-in), or
+ * `undefined` for none (a person who signs in with a passkey only, or a stored hash this
+ * server cannot read).
+ */
+function passwordOf(person: Pick<Person, 'origin' | 'passwordHash'>): PasswordHash | null | undefined {
+  if (person.passwordHash === null) return person.origin === 'env' ? null : undefined;
+  const parsed = parsePasswordHash(person.passwordHash);
+  return parsed.ok ? parsed.hash : undefined;
 }
 
 /** Ends the session and clears its cookie. */
