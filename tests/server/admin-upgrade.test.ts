@@ -82,3 +82,15 @@ test('the old cookie still opens /admin, the old one-field form signs in, and tw
   expect((await get('/admin/messages', cookie)).status).toBe(200);
   expect((await get('/admin', `admin_session=${OLD_TOKEN}`)).status).toBe(200);
 });
+
+test('the sign-in page: the password first, as before, then an optional email, labelled, for password managers', async () => {
+  site ??= await startSite(env, { dataDir });
+  const html = await (await get('/admin')).text();
+  expect(html).toMatch(/<label for="password">Password<\/label>/);
+  expect(html).toMatch(/<label for="email">Email \(optional\)<\/label>/);
+  const email = /<input[^>]*id="email"[^>]*>/.exec(html)?.[0] ?? '';
+  expect(email).toContain('autocomplete="username"');
+  expect(email).toContain('type="email"');
+  expect(email).not.toContain('required');
+  expect(html.indexOf('id="password"')).toBeLessThan(html.indexOf('id="email"'));
+});
