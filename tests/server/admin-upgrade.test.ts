@@ -94,3 +94,27 @@ test('the sign-in page: the password first, as before, then an optional email, l
   expect(email).not.toContain('required');
   expect(html.indexOf('id="password"')).toBeLessThan(html.indexOf('id="email"'));
 });
+
+test('ADMIN_PASSWORD_HASH removed: the first owner’s cookie opens nothing, and /admin is 404 while nobody else exists', async () => {
+  await site?.stop();
+  site = undefined;
+  const own = mkdtempSync(join(tmpdir(), 'site-forms-unset-'));
+  let server: Site | undefined = await startSite(env, { dataDir: own });
+  try {
+    const signIn = await fetch(`${server.url}/admin/actions/sign-in`, {
+      method: 'POST',
+      body: new URLSearchParams({ password: PASSWORD }),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: server.url },
+      redirect: 'manual',
+    });
+    const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+    const open = (path: string) => fetch(`${server!.url}${path}`, { headers: { cookie }, redirect: 'manual' });
+    expect((await open('/admin/messages')).status).toBe(200);
+    await server.stop();
+    server = await startSite({}, { dataDir: own });
+    expect([(await open('/admin/messages')).status, (await open('/admin')).status]).toEqual([404, 404]);
+  } finally {
+    await server?.stop();
+    rmSync(own, { recursive: true, force: true });
+  }
+});

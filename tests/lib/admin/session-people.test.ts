@@ -126,6 +126,22 @@ describe.each(testEngines())('people’s sessions on $name', ({ name, available,
       await expect(sessions.resume(OLD_TOKEN)).resolves.toEqual({ ok: false, reason: 'unknown' });
     });
 
+    test('without ADMIN_PASSWORD_HASH the first owner’s own sessions do not resume: the hash unset ends them', async () => {
+      const { sql, people, sessions } = await setUp();
+      await people.ensureEnvOwner(T0);
+      const owner = (await people.envOwner())!;
+      const session = await sessions.start({ userId: owner.id, stage: 'full', method: 'password' });
+      await expect(sessions.resume(session.token)).resolves.toMatchObject({ ok: true });
+      // The server started again without the hash: the row of the first owner is still there.
+      const unset = createSessions(createSessionStore(sql, { legacyOwner: false }), () => T0);
+      await expect(unset.resume(session.token)).resolves.toEqual({ ok: false, reason: 'unknown' });
+      // Another person's session is theirs whatever the hash.
+      const ada = await people.create({ email: 'ada@example.org', role: 'reader', origin: 'cli' }, T0);
+      if (!ada.ok) throw new Error('not created');
+      const hers = await unset.start({ userId: ada.person.id, stage: 'full', method: 'password' });
+      await expect(unset.resume(hers.token)).resolves.toMatchObject({ ok: true });
+    });
+
     test('signing out ends a session of either kind; the sweep deletes the expired of both tables', async () => {
       const { sql, people, sessions, clock } = await setUp();
       await people.ensureEnvOwner(T0);

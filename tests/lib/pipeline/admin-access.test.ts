@@ -76,6 +76,20 @@ describe('what an admin page learns from its request', () => {
     await expect(services.admin!.isOn()).resolves.toBe(true);
   });
 
+  test('ADMIN_PASSWORD_HASH removed: its first owner turns nothing on; another person or an invitation does', async () => {
+    open({ ADMIN_PASSWORD_HASH: HASH });
+    await services.admin!.ready;
+    await expect(services.admin!.people.envOwner()).resolves.toMatchObject({ origin: 'env' });
+    await services.close();
+    open({});
+    await expect(services.admin!.isOn()).resolves.toBe(false);
+    await services.close();
+    open({});
+    await services.store.ready;
+    await services.admin!.people.create({ email: 'ada@example.org', role: 'reader', origin: 'cli' }, new Date());
+    await expect(services.admin!.isOn()).resolves.toBe(true);
+  });
+
   test('with ADMIN_PASSWORD_HASH: the first owner is made once the store is ready, with CONTACT_TO as email', async () => {
     open({ ADMIN_PASSWORD_HASH: HASH, SMTP_URL: 'smtp://127.0.0.1:2525', CONTACT_TO: 'Owner@Example.org', CONTACT_FROM: 'forms@example.org' });
     await services.admin!.ready;

@@ -51,8 +51,8 @@ export type Overview = {
 /** The inbox of the owner and their team: what its pages read and what its posts do. */
 export type Admin = {
   /**
-   * Whether /admin exists: ADMIN_PASSWORD_HASH is set, or a person or an open invitation is in
-   * the database. Once on, on for good (the last owner cannot be removed); while off, the
+   * Whether /admin exists: ADMIN_PASSWORD_HASH is set, or a person other than its first owner
+   * (left by a hash since unset) or an open invitation is in the database. Once on, on for good (the last owner cannot be removed); while off, the
    * database is asked again at most every 10 seconds.
    */
   isOn(): Promise<boolean>;
@@ -124,8 +124,10 @@ export function createAdmin(settings: AdminSettings, parts: AdminParts, now: () 
     if (on || now().getTime() - askedAt < OFF_RECHECK_MS) return on;
     askedAt = now().getTime();
     await store.ready;
+    // The first owner exists only while ADMIN_PASSWORD_HASH is set (with it, /admin is on anyway):
+    // the row left by a hash since removed turns nothing on.
     const found = await store.sql.get(
-      `SELECT 1 AS found FROM admin_users UNION ALL
+      `SELECT 1 AS found FROM admin_users WHERE origin <> 'env' UNION ALL
        SELECT 1 AS found FROM admin_links WHERE kind = 'invite' AND used_at IS NULL AND revoked_at IS NULL AND expires_at > ?`,
       [now().toISOString()],
     );

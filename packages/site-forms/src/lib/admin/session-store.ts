@@ -2,11 +2,13 @@ import type { Role, SessionStage } from '../access/permissions.ts';
 import type { Sql } from '../sql/sql.ts';
 import type { FoundSession, SessionMethod, SessionStore } from './session.ts';
 
-/** What the store needs to know of the configuration: whether a session of the version before people may still resume. */
+/** What the store needs to know of the configuration: whether the first owner (ADMIN_PASSWORD_HASH's) may resume. */
 export type SessionStoreOptions = {
   /**
-   * Whether ADMIN_PASSWORD_HASH is set: only then is a row of `admin_sessions` (made by the
-   * version before people) the first owner's, for the rest of its 12 hours.
+   * Whether ADMIN_PASSWORD_HASH is set. The first owner exists for sign-in and sessions only
+   * while it is: without it, none of their sessions resumes (their row may stay, for a hash set
+   * again). Only with it is a row of `admin_sessions` (made by the version before people) the
+   * first owner's, for the rest of its 12 hours.
    */
   legacyOwner: boolean;
 };
@@ -49,7 +51,7 @@ export function createSessionStore(sql: Sql, { legacyOwner }: SessionStoreOption
     async find(tokenHash) {
       const row = await sql.get<Row>(
         `SELECT s.token_hash, s.created_at, s.last_seen_at, s.stage, s.method, ${PERSON}
-         FROM admin_person_sessions s JOIN admin_users u ON u.id = s.user_id WHERE s.token_hash = ?`,
+         FROM admin_person_sessions s JOIN admin_users u ON u.id = s.user_id WHERE s.token_hash = ?${legacyOwner ? '' : " AND u.origin <> 'env'"}`,
         [tokenHash],
       );
       if (row) return toFound(row, false);
