@@ -631,16 +631,16 @@ describe('signing in, at the edges', () => {
     expect(outcome).toEqual({ kind: 'refused', status: 429, message, headers: { 'retry-after': String(retryAfterSeconds) } });
   });
 
-  test('an empty password is wrong without being checked, and no wait is spent on a gate of 0 ms', async () => {
+  test('an empty password is wrong, checked once against no real hash (so it takes the time of any), and no wait is spent on a gate of 0 ms', async () => {
     const w = world();
-    const checked: string[] = [];
-    w.deps.checkPassword = async (password) => {
-      checked.push(password);
+    const checked: unknown[] = [];
+    w.deps.checkPassword = async (password, options) => {
+      checked.push([password, options?.hash]);
       return true;
     };
     const outcome = await handleAdminPost('sign-in', post('/admin/actions/sign-in', { password: '' }), w.deps, context);
     expect(outcome).toEqual({ kind: 'redirect', location: '/admin?failed=1' });
-    expect(checked).toEqual([]);
+    expect(checked).toEqual([['', 'none']]);
     expect(w.waits).toEqual([]);
   });
 
