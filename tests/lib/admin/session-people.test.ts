@@ -142,6 +142,20 @@ describe.each(testEngines())('people’s sessions on $name', ({ name, available,
       await expect(unset.resume(hers.token)).resolves.toMatchObject({ ok: true });
     });
 
+    test('a session of the version before people is not a later first owner’s: a new ADMIN_PASSWORD_HASH after a removal ends them', async () => {
+      const { sql, people } = await setUp();
+      await people.ensureEnvOwner(T0);
+      const other = await people.create({ email: 'ada@example.org', role: 'owner', origin: 'cli' }, T0);
+      if (!other.ok) throw new Error('not created');
+      await people.remove((await people.envOwner())!.id, T0);
+      // Written after the removal by an instance of the version before people, still running with the old hash.
+      await oldSession(sql, T0);
+      const renewed = createPeopleStore(sql, { passwordHash: HASH.replace('aGFza', 'bmV3a'), contactTo: undefined });
+      await expect(renewed.ensureEnvOwner(T0)).resolves.toBe('created');
+      const sessions = createSessions(createSessionStore(sql, { legacyOwner: true }), () => T0);
+      await expect(sessions.resume(OLD_TOKEN)).resolves.toEqual({ ok: false, reason: 'unknown' });
+    });
+
     test('signing out ends a session of either kind; the sweep deletes the expired of both tables', async () => {
       const { sql, people, sessions, clock } = await setUp();
       await people.ensureEnvOwner(T0);
