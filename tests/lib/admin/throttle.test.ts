@@ -1,7 +1,14 @@
 import { Redis } from 'ioredis';
 import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
-import { clientDelayMs, createSignInThrottle, overallDelayMs, personKey, type SignInGate, type SignInThrottle } from '../../../packages/site-forms/src/lib/admin/throttle.ts';
+import {
+  clientDelayMs,
+  createSignInThrottle,
+  overallDelayMs,
+  personKey,
+  type SignInGate,
+  type SignInThrottle,
+} from '../../../packages/site-forms/src/lib/admin/throttle.ts';
 import { silentLogger } from '../../../packages/site-forms/src/lib/log.ts';
 import { type RedisServer, redisAvailable, startRedis } from '../../support/redis.ts';
 
@@ -98,7 +105,7 @@ describe('sign-in attempts per person (issue 42): counted by what was typed, whe
   };
 
   test('the key: SHA-256 of the email as typed, trimmed and lower-cased; `person:env` for an empty one', () => {
-    expect(personKey(' Ada@Example.org ')).toBe('person:' + createHash('sha256').update('ada@example.org').digest('hex'));
+    expect(personKey(' Ada@Example.org ')).toBe(`person:${createHash('sha256').update('ada@example.org').digest('hex')}`);
     expect(personKey('')).toBe('person:env');
     expect(personKey('   ')).toBe('person:env');
   });
@@ -107,7 +114,9 @@ describe('sign-in attempts per person (issue 42): counted by what was typed, whe
     vi.useFakeTimers({ now: Date.UTC(2026, 10, 29, 9, 0, 0) });
     const throttle = createSignInThrottle({ logger: silentLogger });
     const gates = await asPerson(throttle, 'nobody@example.org', 21);
-    expect(gates.slice(0, 20).map((g) => g.ok && g.delayMs)).toEqual([0, 0, 0, 0, 0, 1000, 2000, 4000, 8000, 8000, 8000, 8000, 8000, 8000, 8000, 8000, 8000, 8000, 8000, 8000]);
+    expect(gates.slice(0, 20).map((g) => g.ok && g.delayMs)).toEqual([
+      0, 0, 0, 0, 0, 1000, 2000, 4000, 8000, 8000, 8000, 8000, 8000, 8000, 8000, 8000, 8000, 8000, 8000, 8000,
+    ]);
     expect(gates[20]).toEqual({ ok: false, retryAfterSeconds: 900 });
     vi.advanceTimersByTime(15 * 60_000 - 1000);
     await expect(asPerson(throttle, 'nobody@example.org', 1, false, 100)).resolves.toEqual([{ ok: false, retryAfterSeconds: 1 }]);

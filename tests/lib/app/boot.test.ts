@@ -29,6 +29,7 @@ test('the start waits for the admin to be ready (the first owner made) before it
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
   services.admin!.ready = {
+    // biome-ignore lint/suspicious/noThenProperty: a thenable is the point: it tells when the start awaits the admin's ready.
     then: (onReady: () => unknown, onFailure: (error: unknown) => unknown) => {
       asked();
       return held.then(onReady, onFailure);
