@@ -1,3 +1,4 @@
+import { authorize, type Permission, type PersonActor } from '../access/permissions.ts';
 import { toolCommand } from '../commands.ts';
 import type { Admin, MessageDetail } from './owner-inbox.ts';
 import { formNamed } from '../forms/registry.ts';
@@ -26,6 +27,18 @@ export async function openAdminPage(
   const secure = publicOrigin?.startsWith('https:') ?? false;
   const resumed = await admin.sessions.resume(readSessionToken(request, secure));
   return resumed.ok ? { kind: 'signed-in', session: resumed.session } : { kind: 'signed-out' };
+}
+
+/**
+ * What a page needs of its visitor: a permission of access/permissions.ts's table, or `owner`,
+ * the owner's role, for the pages not yet opened to editors and readers (issue 42 steps S4, S5).
+ */
+export type PageNeed = Permission | 'owner';
+
+/** Whether a person has what a page needs; a session at the enrolment stage has no page but its account's. */
+export function allows(actor: PersonActor, need: PageNeed): boolean {
+  if (need === 'owner') return actor.role === 'owner' && actor.stage === 'full';
+  return authorize(actor, need) === 'allow';
 }
 
 /** Reads the inbox's filter from its address: `?status=&q=&page=`, anything unknown ignored. */

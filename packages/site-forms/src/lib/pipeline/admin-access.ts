@@ -1,7 +1,7 @@
 import { publicOrigin } from '../http/origin.ts';
 import type { Admin } from '../admin/owner-inbox.ts';
-import { ADMIN_HEADERS, openAdminPage } from '../admin/admin-page.ts';
-import { authorize, type Permission, type PersonActor } from '../access/permissions.ts';
+import { ADMIN_HEADERS, allows, openAdminPage, type PageNeed } from '../admin/admin-page.ts';
+import type { PersonActor } from '../access/permissions.ts';
 import type { Session } from '../admin/session.ts';
 import { ourPath } from '../http/mount.ts';
 
@@ -29,12 +29,6 @@ export type OwnerPageContext = AdminPageContext & {
 export const ROLE_REFUSED = 'Your role cannot see this page. Ask an owner of this site if you need it.';
 
 /**
- * What a page needs of its visitor: a permission of access/permissions.ts's table, or `owner`,
- * the owner's role, for the pages not yet opened to editors and readers (issue 42 steps S4, S5).
- */
-export type PageNeed = Permission | 'owner';
-
-/**
  * Opens a page of signed-in people: the admin, the session and its person (`actor`, read from the
  * database at this request), or the answer to send instead: the not-found page while the admin is
  * off, back to sign-in once the session has ended, a 403 page ("Refused") when the person's role
@@ -58,8 +52,5 @@ export async function requirePerson(
   return { ok: true, admin, session: access.session, actor };
 }
 
-/** Whether a person has what a page needs; a session at the enrolment stage has no page but its account's. */
-export function allows(actor: PersonActor, need: PageNeed): boolean {
-  if (need === 'owner') return actor.role === 'owner' && actor.stage === 'full';
-  return authorize(actor, need) === 'allow';
-}
+// Where the pages have always found them; they live with the admin, which the posts' checks share.
+export { allows, type PageNeed };

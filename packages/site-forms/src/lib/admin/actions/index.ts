@@ -1,7 +1,7 @@
 import type { Permission } from '../../access/permissions.ts';
 import type { IncomingRequest } from '../../http/form.ts';
 import { readForm } from '../../http/form.ts';
-import { allows } from '../../pipeline/admin-access.ts';
+import { allows } from '../admin-page.ts';
 import { comesFromOrigin, csrfTokenMatches, readSessionToken } from '../session.ts';
 import { exportFile } from './exports.ts';
 import { messageCommand } from './messages.ts';
