@@ -36,7 +36,7 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
       const sessions = createSessions(sessionStore, () => now);
       const owner = { userId: 1, stage: 'full', method: 'password' } as const;
       await store.sql.run(
-        "INSERT INTO admin_users (id, name, role, origin, user_handle, created_at, updated_at) VALUES (1, 'Owner', 'owner', 'env', 'handle', ?, ?)",
+        "INSERT INTO admin_users (id, email, name, role, origin, user_handle, created_at, updated_at) VALUES (1, 'owner@example.org', 'Owner', 'owner', 'cli', 'handle', ?, ?)",
         [now.toISOString(), now.toISOString()],
       );
       const a = await sessions.start(owner);

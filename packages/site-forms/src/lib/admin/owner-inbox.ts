@@ -75,7 +75,7 @@ export type Admin = {
   overview(now: Date): Promise<Overview>;
 };
 
-/** What the admin is built from; `spam` comes from the spam filter, `delays` only from the tests. */
+/** What the admin is built from; `spam` comes from the spam filter, `delays` and `dummy` only from the tests. */
 export type AdminParts = {
   store: Store;
   logger: Logger;
@@ -90,6 +90,8 @@ export type AdminParts = {
   /** The signups waiting for the provider: listed on /admin/subscribers, retried from there. */
   signups: Signups;
   delays?: ThrottleDelays;
+  /** The hash an unknown account's password is verified against; made at start (`dummyHash`) unless a test brings a cheaper one. */
+  dummy?: PasswordHash;
 };
 
 /** The admin's own tables and queries over the store's SQL. */
@@ -144,7 +146,7 @@ export function createAdmin(settings: AdminSettings, parts: AdminParts, now: () 
   };
   const devices = createDevices(settings.passwordHash ?? { salt: randomBytes(32), key: randomBytes(32) });
   const deps: AdminDeps = {
-    checkPassword: createPasswordCheck(settings.passwordHash),
+    checkPassword: createPasswordCheck(settings.passwordHash, undefined, undefined, undefined, parts.dummy),
     people: {
       // The first owner is looked for once they are made, however early the first sign-in comes.
       envOwner: () => ready.then(() => people.envOwner()),
