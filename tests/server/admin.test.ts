@@ -149,7 +149,7 @@ describe('sessions that have ended', () => {
     ['begun 12 hours ago', "created_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-12 hours')"],
   ])('a session %s has ended', async (_, change) => {
     const { cookie, csrf } = await signIn();
-    db.exec(`UPDATE admin_sessions SET ${change}`);
+    db.exec(`UPDATE admin_person_sessions SET ${change}`);
     const before = snapshot();
     expect((await get('/admin/messages', cookie)).headers.get('location')).toBe('/admin?ended=expired');
     expect((await post('/admin/actions/delete', { id: '1', csrf }, { cookie })).headers.get('location')).toBe('/admin?ended=expired');
@@ -159,7 +159,7 @@ describe('sessions that have ended', () => {
   test('the database keeps only the hash of the token', async () => {
     const { cookie } = await signIn();
     const token = cookie.split('=')[1]!;
-    const stored = db.prepare('SELECT token_hash FROM admin_sessions').all() as { token_hash: string }[];
+    const stored = db.prepare('SELECT token_hash FROM admin_person_sessions').all() as { token_hash: string }[];
     expect(stored.length).toBeGreaterThan(0);
     expect(stored.some((s) => s.token_hash.includes(token))).toBe(false);
   });

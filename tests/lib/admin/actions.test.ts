@@ -10,17 +10,51 @@ import { createPasswordCheck, hashPassword, type PasswordHash, parsePasswordHash
 import type { AdminQueries } from '../../../packages/site-forms/src/lib/admin/queries.ts';
 import { createSessions, type SessionRecord, type SessionStore } from '../../../packages/site-forms/src/lib/admin/session.ts';
 import { createSignInThrottle } from '../../../packages/site-forms/src/lib/admin/throttle.ts';
+import type { Person } from '../../../packages/site-forms/src/lib/people/store.ts';
 import { silentLogger } from '../../../packages/site-forms/src/lib/log.ts';
 
 const SITE = 'https://site.test';
 const PASSWORD = 'correct horse battery';
+/** Ada's own password (an editor added by email); the first owner's is PASSWORD, ADMIN_PASSWORD_HASH. */
+const ADA_PASSWORD = 'analytical engine notes';
 let passwordHash: PasswordHash;
+let adaHash: string;
 
 beforeAll(async () => {
   const parsed = parsePasswordHash(await hashPassword(PASSWORD));
   if (!parsed.ok) throw new Error(parsed.problem);
   passwordHash = parsed.hash;
+  adaHash = await hashPassword(ADA_PASSWORD);
 });
+
+/**
+ * The people of the tests: the first owner (from ADMIN_PASSWORD_HASH, with CONTACT_TO as email),
+ * Ada (an editor with her own password) and Pat (a person with a passkey only, no password).
+ */
+function somePeople(): Map<number, Person> {
+  const person = (id: number, fields: Partial<Person>): Person => ({
+    id,
+    email: null,
+    name: '',
+    role: 'owner',
+    forms: null,
+    passwordHash: null,
+    origin: 'cli',
+    userHandle: `handle-${id}`,
+    mailForms: null,
+    digest: false,
+    overviewVisitedAt: null,
+    lastSignInAt: null,
+    createdAt: new Date(0),
+    updatedAt: new Date(0),
+    ...fields,
+  });
+  return new Map([
+    [1, person(1, { email: 'owner@site.test', name: 'Owner', origin: 'env' })],
+    [2, person(2, { email: 'ada@example.org', name: 'Ada', role: 'editor', forms: ['quote'], passwordHash: adaHash })],
+    [3, person(3, { email: 'pat@example.org', name: 'Pat', role: 'reader' })],
+  ]);
+}
 
 /** The admin's dependencies in memory, recording what was changed. */
 /** The store's cursor over one message. */
@@ -54,11 +88,17 @@ async function read(body: string | AsyncIterable<string>): Promise<string> {
 
 function world() {
   const records = new Map<string, SessionRecord>();
+  const people = somePeople();
+  const signIns: string[] = [];
   const store: SessionStore = {
     create: async (s) => {
       records.set(s.tokenHash, { ...s });
     },
-    find: async (h) => records.get(h),
+    find: async (h) => {
+      const record = records.get(h);
+      const person = record && people.get(record.userId);
+      return record && person && { ...record, person, legacy: false };
+    },
     touch: async (h, at) => {
       records.get(h)!.lastSeenAt = at;
     },
@@ -85,6 +125,11 @@ function world() {
     },
     signups: { retry: async (id) => id === 5 },
     checkPassword: createPasswordCheck(passwordHash),
+    people: {
+      envOwner: async () => [...people.values()].find((person) => person.origin === 'env'),
+      findByEmail: async (email) => [...people.values()].find((person) => person.email === email.trim().toLowerCase()),
+      signedIn: async (id, at) => void signIns.push(`#${id} at ${at.toISOString()}`),
+    },
     sessions: createSessions(store),
     throttle: createSignInThrottle({ logger: silentLogger }),
     audit: {
@@ -133,7 +178,7 @@ function world() {
     now: () => new Date('2026-11-22T10:00:00.000Z'),
     wait: async (ms) => void waits.push(ms),
   };
-  return { deps, audit, changes, records, waits };
+  return { deps, audit, changes, records, waits, people, signIns };
 }
 
 const context = { publicOrigin: SITE, clientKey: '203.0.113.9', clientHash: 'c0ffee' };
@@ -255,6 +300,75 @@ describe('signing in', () => {
     expect(outcome.kind).toBe('redirect');
     expect(records.size).toBe(1);
     await expect(deps.sessions.resume(first.cookie.split('=')[1])).resolves.toEqual({ ok: false, reason: 'unknown' });
+  });
+});
+
+describe('signing in by email (issue 42): the first owner with an empty one, a person with their own password', () => {
+  const signIn = (deps: AdminDeps, fields: Record<string, string>) => handleAdminPost('sign-in', post('/admin/actions/sign-in', fields), deps, context);
+  const actorOf = async (deps: AdminDeps, outcome: Awaited<ReturnType<typeof signIn>>) => {
+    const token = outcome.kind === 'redirect' && outcome.cookie ? /^__Host-admin_session=([^;]+);/.exec(outcome.cookie)![1] : undefined;
+    const resumed = await deps.sessions.resume(token);
+    return resumed.ok ? resumed.session.actor : resumed.reason;
+  };
+
+  test.each([
+    ['no email field (the form before people)', { password: PASSWORD }],
+    ['an empty email', { email: '', password: PASSWORD }],
+    ['an email of blanks', { email: '  ', password: PASSWORD }],
+    ['the first owner’s own email (CONTACT_TO), in another case', { email: ' Owner@Site.test ', password: PASSWORD }],
+  ])('%s with ADMIN_PASSWORD_HASH’s password: the first owner', async (_, fields) => {
+    const { deps, signIns } = world();
+    const outcome = await signIn(deps, fields);
+    expect(outcome).toMatchObject({ kind: 'redirect', location: '/admin' });
+    await expect(actorOf(deps, outcome)).resolves.toMatchObject({ kind: 'person', id: 1, role: 'owner', scope: { all: true }, stage: 'full' });
+    expect(signIns).toEqual(['#1 at 2026-11-22T10:00:00.000Z']);
+  });
+
+  test('a person’s email with their own password: their session, with their role and forms', async () => {
+    const { deps, audit, records } = world();
+    const outcome = await signIn(deps, { email: 'ADA@example.org', password: ADA_PASSWORD });
+    expect(outcome).toMatchObject({ kind: 'redirect', location: '/admin' });
+    await expect(actorOf(deps, outcome)).resolves.toEqual({
+      kind: 'person',
+      id: 2,
+      name: 'Ada',
+      email: 'ada@example.org',
+      stage: 'full',
+      role: 'editor',
+      scope: { all: false, forms: ['quote'] },
+    });
+    expect([...records.values()].map(({ userId, stage, method }) => ({ userId, stage, method }))).toEqual([{ userId: 2, stage: 'full', method: 'password' }]);
+    expect(audit.map((entry) => entry.action)).toEqual(['sign-in']);
+  });
+
+  test.each([
+    ['a person’s email with the first owner’s password', { email: 'ada@example.org', password: PASSWORD }],
+    ['an email nobody has', { email: 'nobody@example.org', password: ADA_PASSWORD }],
+    ['the email of a person without a password (passkey only)', { email: 'pat@example.org', password: PASSWORD }],
+    ['a person’s email and no password', { email: 'ada@example.org', password: '' }],
+  ])('%s: "wrong email or password", whichever was wrong, no session', async (_, fields) => {
+    const { deps, records, signIns } = world();
+    await expect(signIn(deps, fields)).resolves.toEqual({ kind: 'redirect', location: '/admin?failed=email' });
+    expect(records.size).toBe(0);
+    expect(signIns).toEqual([]);
+  });
+
+  test('an empty email once the first owner was removed: wrong, even with ADMIN_PASSWORD_HASH’s password', async () => {
+    const { deps, people, records } = world();
+    people.delete(1);
+    await expect(signIn(deps, { password: PASSWORD })).resolves.toEqual({ kind: 'redirect', location: '/admin?failed=1' });
+    expect(records.size).toBe(0);
+  });
+
+  test('a removed person’s session ends at their next post', async () => {
+    const { deps, people } = world();
+    const outcome = await signIn(deps, { email: 'ada@example.org', password: ADA_PASSWORD });
+    const cookie = outcome.kind === 'redirect' ? outcome.cookie!.split(';')[0]! : '';
+    people.delete(2);
+    await expect(handleAdminPost('sign-out', post('/admin/actions/sign-out', { csrf: 'x' }, { origin: SITE, cookie }), deps, context)).resolves.toEqual({
+      kind: 'redirect',
+      location: '/admin?ended=expired',
+    });
   });
 });
 
@@ -517,16 +631,16 @@ describe('signing in, at the edges', () => {
     expect(outcome).toEqual({ kind: 'refused', status: 429, message, headers: { 'retry-after': String(retryAfterSeconds) } });
   });
 
-  test('an empty password is wrong without being checked, and no wait is spent on a gate of 0 ms', async () => {
+  test('an empty password is wrong, checked once against no real hash (so it takes the time of any), and no wait is spent on a gate of 0 ms', async () => {
     const w = world();
-    const checked: string[] = [];
-    w.deps.checkPassword = async (password) => {
-      checked.push(password);
+    const checked: unknown[] = [];
+    w.deps.checkPassword = async (password, options) => {
+      checked.push([password, options?.hash]);
       return true;
     };
     const outcome = await handleAdminPost('sign-in', post('/admin/actions/sign-in', { password: '' }), w.deps, context);
     expect(outcome).toEqual({ kind: 'redirect', location: '/admin?failed=1' });
-    expect(checked).toEqual([]);
+    expect(checked).toEqual([['', 'none']]);
     expect(w.waits).toEqual([]);
   });
 

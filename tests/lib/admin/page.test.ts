@@ -108,6 +108,7 @@ describe('what the pages say after an action', () => {
   test.each([
     ['failed=1', { error: 'Wrong password.' }],
     ['failed=2', {}],
+    ['failed=email', { error: 'Wrong email or password.' }],
     ['ended=signed-out', { notice: 'You have signed out.' }],
     ['ended=expired', { notice: 'Your session has ended. Sign in again.' }],
     ['ended=none', {}],
@@ -123,15 +124,18 @@ describe('who looks at an admin page', () => {
     create: async (s) => {
       records.set(s.tokenHash, s);
     },
-    find: async (h) => records.get(h),
+    find: async (h) => {
+      const record = records.get(h);
+      return record && { ...record, person: { id: record.userId, name: 'Owner', email: null, role: 'owner', forms: null }, legacy: false };
+    },
     touch: async () => {},
     delete: async (h) => {
       records.delete(h);
     },
     deleteExpired: async () => 0,
   });
-  const look = async (cookie: string | undefined, publicOrigin: string | undefined, on = true) => {
-    const admin = on ? { sessions } : undefined;
+  const look = async (cookie: string | undefined, publicOrigin: string | undefined, on: boolean | 'off' = true) => {
+    const admin = on === 'off' ? { sessions, isOn: async () => false } : on ? { sessions, isOn: async () => true } : undefined;
     const response = { headers: new Headers() };
     const access = await openAdminPage(new Request('http://site.test/admin', cookie ? { headers: { cookie } } : {}), response, admin, publicOrigin);
     return { kind: access.kind, headers: Object.fromEntries(response.headers) };
@@ -142,8 +146,13 @@ describe('who looks at an admin page', () => {
     await expect(look(undefined, 'http://site.test', false)).resolves.toEqual({ kind: 'absent', headers: HEADERS });
   });
 
+  test('nobody while the admin is off (no ADMIN_PASSWORD_HASH, nobody added), even with a live session', async () => {
+    const { token } = await sessions.start({ userId: 1, stage: 'full', method: 'password' });
+    await expect(look(`admin_session=${token}`, 'http://site.test', 'off')).resolves.toEqual({ kind: 'absent', headers: HEADERS });
+  });
+
   test('the owner with a live session, by the cookie the origin calls for', async () => {
-    const { token } = await sessions.start();
+    const { token } = await sessions.start({ userId: 1, stage: 'full', method: 'password' });
     await expect(look(`admin_session=${token}`, 'http://site.test')).resolves.toEqual({ kind: 'signed-in', headers: HEADERS });
     await expect(look(`__Host-admin_session=${token}`, 'https://site.test')).resolves.toEqual({ kind: 'signed-in', headers: HEADERS });
     await expect(look(`admin_session=${token}`, 'https://site.test')).resolves.toEqual({ kind: 'signed-out', headers: HEADERS });

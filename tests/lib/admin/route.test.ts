@@ -74,7 +74,8 @@ describe('an admin outcome as an answer', () => {
 
 describe("the admin's step of the road", () => {
   const config = { publicUrl: undefined, trustProxy: 0 };
-  const services = (admin: unknown) => ({ admin, config }) as unknown as Services;
+  // An admin that is on (ADMIN_PASSWORD_HASH set, or someone added).
+  const services = (admin: object | undefined) => ({ admin: admin && { isOn: async () => true, ...admin }, config }) as unknown as Services;
   const request = (method: string, headers: Record<string, string> = {}) =>
     new Request('http://site.test/admin/actions/sign-out', {
       method,
@@ -84,6 +85,19 @@ describe("the admin's step of the road", () => {
 
   test('without ADMIN_PASSWORD_HASH every action is a 404 page', async () => {
     await expect(runAdminRoute('sign-out', request('POST'), '203.0.113.1', services(undefined))).resolves.toEqual({
+      kind: 'admin-refusal',
+      status: 404,
+      message: 'Page not found',
+      headers: HEADERS,
+    });
+  });
+
+  test('an admin that is off (no ADMIN_PASSWORD_HASH, nobody added): every action is a 404 page, no session looked up', async () => {
+    const off = {
+      admin: { isOn: async () => false, deps: { sessions: { resume: () => Promise.reject(new Error('looked up')) } } },
+      config,
+    } as unknown as Services;
+    await expect(runAdminRoute('sign-out', request('POST', { origin: 'http://site.test' }), '203.0.113.1', off)).resolves.toEqual({
       kind: 'admin-refusal',
       status: 404,
       message: 'Page not found',

@@ -7,18 +7,25 @@ import {
   csrfTokenMatches,
   hashToken,
   readSessionToken,
+  type SessionOwner,
   type SessionRecord,
   type SessionStore,
   sessionCookie,
 } from '../../../packages/site-forms/src/lib/admin/session.ts';
 
-/** A session store in a Map, for the rules; the database stores have their own behaviour suite. */
+/** The person every session of these tests belongs to: the first owner. */
+const OWNER: SessionOwner = { userId: 1, stage: 'full', method: 'password' };
+
+/** A session store in a Map, for the rules; the database stores have their own behaviour suite (session-people.test.ts). */
 function mapStore(): SessionStore & { records: Map<string, SessionRecord> } {
   const records = new Map<string, SessionRecord>();
   return {
     records,
     create: async (s) => void records.set(s.tokenHash, { ...s }),
-    find: async (h) => (records.has(h) ? { ...records.get(h)! } : undefined),
+    find: async (h) =>
+      records.has(h)
+        ? { ...records.get(h)!, person: { id: records.get(h)!.userId, name: 'Owner', email: null, role: 'owner', forms: null }, legacy: false }
+        : undefined,
     touch: async (h, at) => {
       records.get(h)!.lastSeenAt = at;
     },
@@ -51,7 +58,7 @@ function clock(start = Date.UTC(2026, 10, 22, 8, 0, 0)) {
 describe('a session', () => {
   test('keeps only the SHA-256 of its 43-character token', async () => {
     const store = mapStore();
-    const { token, tokenHash } = await createSessions(store).start();
+    const { token, tokenHash } = await createSessions(store).start(OWNER);
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect([...store.records.keys()]).toEqual([tokenHash]);
     expect(tokenHash).toMatch(/^[0-9a-f]{64}$/);
@@ -60,7 +67,7 @@ describe('a session', () => {
 
   test('two sign-ins get different tokens', async () => {
     const sessions = createSessions(mapStore());
-    const [a, b] = await Promise.all([sessions.start(), sessions.start()]);
+    const [a, b] = await Promise.all([sessions.start(OWNER), sessions.start(OWNER)]);
     expect(a.token).not.toBe(b.token);
   });
 
@@ -70,7 +77,7 @@ describe('a session', () => {
   ])('is live or idle %s', async (_, wait, expected) => {
     const c = clock();
     const sessions = createSessions(mapStore(), c.now);
-    const { token } = await sessions.start();
+    const { token } = await sessions.start(OWNER);
     c.advance(wait);
     await expect(sessions.resume(token)).resolves.toMatchObject(expected);
   });
@@ -78,7 +85,7 @@ describe('a session', () => {
   test('stays live while used, up to 12 hours after sign-in and not a second more', async () => {
     const c = clock();
     const sessions = createSessions(mapStore(), c.now);
-    const { token } = await sessions.start();
+    const { token } = await sessions.start(OWNER);
     for (let i = 0; i < 24; i++) {
       c.advance(29 * MINUTE);
       await expect(sessions.resume(token)).resolves.toMatchObject({ ok: true });
@@ -94,7 +101,7 @@ describe('a session', () => {
     const c = clock();
     const store = mapStore();
     const sessions = createSessions(store, c.now);
-    const { token } = await sessions.start();
+    const { token } = await sessions.start(OWNER);
     c.advance(31 * MINUTE);
     await sessions.resume(token);
     expect(store.records.size).toBe(0);
@@ -103,7 +110,7 @@ describe('a session', () => {
 
   test('signing out ends it on the server', async () => {
     const sessions = createSessions(mapStore());
-    const { token } = await sessions.start();
+    const { token } = await sessions.start(OWNER);
     await sessions.end(token);
     await expect(sessions.resume(token)).resolves.toEqual({ ok: false, reason: 'unknown' });
   });
@@ -111,7 +118,7 @@ describe('a session', () => {
   test('ending a malformed token does nothing', async () => {
     const store = mapStore();
     const sessions = createSessions(store);
-    await sessions.start();
+    await sessions.start(OWNER);
     await sessions.end('not a token');
     expect(store.records.size).toBe(1);
   });
@@ -130,7 +137,7 @@ describe('a session', () => {
 
   test('a resumed session carries its CSRF token', async () => {
     const sessions = createSessions(mapStore());
-    const { token, csrfToken } = await sessions.start();
+    const { token, csrfToken } = await sessions.start(OWNER);
     const resumed = await sessions.resume(token);
     expect(resumed.ok && resumed.session.csrfToken).toBe(csrfToken);
   });
@@ -140,7 +147,7 @@ describe('a session', () => {
     const store = mapStore();
     const at = (minutesAgo: number) => new Date(c.now().getTime() - minutesAgo * MINUTE);
     const add = (tokenHash: string, createdMinutesAgo: number, seenMinutesAgo: number) =>
-      store.create({ tokenHash, createdAt: at(createdMinutesAgo), lastSeenAt: at(seenMinutesAgo) });
+      store.create({ tokenHash, createdAt: at(createdMinutesAgo), lastSeenAt: at(seenMinutesAgo), ...OWNER });
     await add('twelve hours old, used a minute ago', 12 * 60, 1);
     await add('eleven hours 59 old, used a minute ago', 12 * 60 - 1, 1);
     await add('idle for 30 minutes', 60, 30);
@@ -164,7 +171,7 @@ describe('the CSRF token', () => {
     ['no field at all', false, () => undefined],
     ['a file instead of text', false, () => new File(['x'], 'x')],
   ])('a form with %s is accepted: %s', async (_, expected, given) => {
-    const session = await createSessions(mapStore()).start();
+    const session = await createSessions(mapStore()).start(OWNER);
     expect(csrfTokenMatches(session, given(session.csrfToken))).toBe(expected);
   });
 });

@@ -18,7 +18,7 @@ beforeAll(async () => {
 
 const LINK = 'https://site.test/admin/welcome/s3cr3t';
 
-/** The locals the dispatcher hands this page; it reads no service, so none is given. */
+/** The locals the dispatcher hands this page, without services: no session is looked for, so no sign-out form (tests/server/admin-people.test.ts has one). */
 function pageLocals(locals: Omit<App.Locals, 'services'>): App.Locals {
   return locals as App.Locals;
 }

@@ -34,9 +34,14 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
       const { sessionStore } = createAdminStores(store);
       let now = new Date('2026-11-22T08:00:00.000Z');
       const sessions = createSessions(sessionStore, () => now);
-      const a = await sessions.start();
-      const b = await sessions.start();
-      const rows = await store.sql.all<{ token_hash: string }>('SELECT token_hash FROM admin_sessions ORDER BY token_hash');
+      const owner = { userId: 1, stage: 'full', method: 'password' } as const;
+      await store.sql.run(
+        "INSERT INTO admin_users (id, email, name, role, origin, user_handle, created_at, updated_at) VALUES (1, 'owner@example.org', 'Owner', 'owner', 'cli', 'handle', ?, ?)",
+        [now.toISOString(), now.toISOString()],
+      );
+      const a = await sessions.start(owner);
+      const b = await sessions.start(owner);
+      const rows = await store.sql.all<{ token_hash: string }>('SELECT token_hash FROM admin_person_sessions ORDER BY token_hash');
       expect(rows.map((r) => r.token_hash)).toEqual([a.tokenHash, b.tokenHash].sort());
       now = new Date(now.getTime() + 29 * MINUTE);
       await expect(sessions.resume(a.token)).resolves.toMatchObject({ ok: true });
@@ -233,7 +238,7 @@ describe.each(testEngines())('the admin on $name', ({ name, available, open }) =
       await message(store, 'Too Old', { createdAt: '2026-10-23T23:59:59.999Z' });
       await store.outbox.markFailed(failed, new Date('2026-11-22T08:00:01.000Z'), '550 mailbox unavailable');
       const admin = createAdmin(
-        { passwordHash: parsed.hash, retentionDays: 90 },
+        { passwordHash: parsed.hash, passwordHashText: undefined, retentionDays: 90 },
         {
           store,
           logger: silentLogger,

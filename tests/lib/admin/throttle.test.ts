@@ -1,6 +1,14 @@
 import { Redis } from 'ioredis';
+import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
-import { clientDelayMs, createSignInThrottle, overallDelayMs, type SignInGate } from '../../../packages/site-forms/src/lib/admin/throttle.ts';
+import {
+  clientDelayMs,
+  createSignInThrottle,
+  overallDelayMs,
+  personKey,
+  type SignInGate,
+  type SignInThrottle,
+} from '../../../packages/site-forms/src/lib/admin/throttle.ts';
 import { silentLogger } from '../../../packages/site-forms/src/lib/log.ts';
 import { type RedisServer, redisAvailable, startRedis } from '../../support/redis.ts';
 
@@ -84,6 +92,50 @@ describe('sign-in attempts in memory', () => {
       { ok: true, delayMs: 10 },
       { ok: true, delayMs: 20 },
     ]);
+  });
+});
+
+describe('sign-in attempts per person (issue 42): counted by what was typed, whether the account exists or not', () => {
+  afterEach(() => vi.useRealTimers());
+  // Each from its own address, so that only the person's count is at work (the client's is 10).
+  const asPerson = async (throttle: SignInThrottle, email: string, times: number, known = false, from = 0) => {
+    const gates: SignInGate[] = [];
+    for (let i = 0; i < times; i++) gates.push(await throttle.attempt(`192.0.2.${from + i}`, { key: personKey(email), known }));
+    return gates;
+  };
+
+  test('the key: SHA-256 of the email as typed, trimmed and lower-cased; `person:env` for an empty one', () => {
+    expect(personKey(' Ada@Example.org ')).toBe(`person:${createHash('sha256').update('ada@example.org').digest('hex')}`);
+    expect(personKey('')).toBe('person:env');
+    expect(personKey('   ')).toBe('person:env');
+  });
+
+  test('nothing for the first five failures, then 1, 2, 4 and 8 seconds; the 21st within 15 minutes is refused to a browser without the device cookie', async () => {
+    vi.useFakeTimers({ now: Date.UTC(2026, 10, 29, 9, 0, 0) });
+    const throttle = createSignInThrottle({ logger: silentLogger });
+    const gates = await asPerson(throttle, 'nobody@example.org', 21);
+    expect(gates.slice(0, 20).map((g) => g.ok && g.delayMs)).toEqual([
+      0, 0, 0, 0, 0, 1000, 2000, 4000, 8000, 8000, 8000, 8000, 8000, 8000, 8000, 8000, 8000, 8000, 8000, 8000,
+    ]);
+    expect(gates[20]).toEqual({ ok: false, retryAfterSeconds: 900 });
+    vi.advanceTimersByTime(15 * 60_000 - 1000);
+    await expect(asPerson(throttle, 'nobody@example.org', 1, false, 100)).resolves.toEqual([{ ok: false, retryAfterSeconds: 1 }]);
+    vi.advanceTimersByTime(1000);
+    await expect(asPerson(throttle, 'nobody@example.org', 1, false, 101)).resolves.toEqual([{ ok: true, delayMs: 0 }]);
+  });
+
+  test('a browser with the device cookie is slowed but never refused', async () => {
+    const throttle = createSignInThrottle({ logger: silentLogger });
+    await asPerson(throttle, 'owner@example.org', 30);
+    await expect(asPerson(throttle, 'owner@example.org', 1, true, 200)).resolves.toEqual([{ ok: true, delayMs: 8000 }]);
+  });
+
+  test('one person’s count touches no other, and signing in forgets it', async () => {
+    const throttle = createSignInThrottle({ logger: silentLogger });
+    await asPerson(throttle, 'ada@example.org', 21);
+    await expect(asPerson(throttle, '', 1, false, 100)).resolves.toEqual([{ ok: true, delayMs: 0 }]);
+    await throttle.succeeded('192.0.2.200', personKey('ada@example.org'));
+    await expect(asPerson(throttle, 'ADA@example.org', 1, false, 201)).resolves.toEqual([{ ok: true, delayMs: 0 }]);
   });
 });
 

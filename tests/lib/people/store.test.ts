@@ -205,6 +205,26 @@ describe.each(testEngines())('the people of the admin on $name', (engine) => {
     },
   );
 
+  test.skipIf(engine.name !== 'PostgreSQL' || !engine.available)(
+    'an instance starting while the first owner is being removed waits for the removal, sees its tombstone, and brings nobody back',
+    async () => {
+      const { store, url, dataDir, people } = await open();
+      await people.ensureEnvOwner(T0);
+      const other = await people.create({ email: 'ada@example.org', role: 'owner', origin: 'cli' }, T0);
+      if (!other.ok) throw new Error('not made');
+      const first = (await people.envOwner())!;
+      const again = await openAgain(url, dataDir);
+      let starting: Promise<unknown> | undefined;
+      await store.sql.transaction(async (tx) => {
+        await expect(people.within(tx).remove(first.id, T1)).resolves.toMatchObject({ ok: true });
+        starting = again.ensureEnvOwner(T1);
+        await expect(waitsOrSettles(store.sql, starting)).resolves.toBe('waiting');
+      });
+      await expect(starting).resolves.toBe('removed');
+      await expect(people.envOwner()).resolves.toBeUndefined();
+    },
+  );
+
   test.skipIf(!engine.available)('removing a person ends their sessions, passkeys, challenges and pending links in one step, and nobody else’s', async () => {
     const { store, people } = await open();
     const owner = await people.create({ email: 'owner@example.org', role: 'owner', origin: 'cli' }, T0);

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { createServices, type Services } from '../../../packages/site-forms/src/lib/app/services.ts';
 import { requireConfig } from '../../../packages/site-forms/src/lib/config/config.ts';
 import { createLogger } from '../../../packages/site-forms/src/lib/log.ts';
-import { adminOf, requireOwner } from '../../../packages/site-forms/src/lib/pipeline/admin-access.ts';
+import { adminOf, ROLE_REFUSED, requirePerson } from '../../../packages/site-forms/src/lib/pipeline/admin-access.ts';
 import { type Reply, runPipeline } from '../../../packages/site-forms/src/lib/pipeline/pipeline.ts';
 import { findTarget } from '../../../packages/site-forms/src/lib/pipeline/routes.ts';
 
@@ -60,17 +60,64 @@ describe('what an admin page learns from its request', () => {
     expect(services.admin).toBeDefined();
   });
 
-  test('without ADMIN_PASSWORD_HASH: no admin', async () => {
+  test('without ADMIN_PASSWORD_HASH: the admin is built, and off while nobody was added', async () => {
     open({});
-    expect(adminOf(pageFor(get('/admin')))).toEqual({ admin: undefined, publicOrigin: 'http://site.test' });
+    expect(adminOf(pageFor(get('/admin')))).toEqual({ admin: services.admin, publicOrigin: 'http://site.test' });
+    await expect(services.admin!.isOn()).resolves.toBe(false);
+    await services.admin!.ready;
+    await expect(services.admin!.people.list()).resolves.toEqual([]);
+  });
+
+  test('without ADMIN_PASSWORD_HASH: on once a person exists (added by the command), and on for good', async () => {
+    open({});
+    await services.store.ready;
+    await services.admin!.people.create({ email: 'ada@example.org', role: 'owner', origin: 'cli' }, new Date());
+    // A fresh admin over the same database asks at once; this one asked no question yet either.
+    await expect(services.admin!.isOn()).resolves.toBe(true);
+  });
+
+  test('ADMIN_PASSWORD_HASH removed: its first owner turns nothing on; another person or an invitation does', async () => {
+    open({ ADMIN_PASSWORD_HASH: HASH });
+    await services.admin!.ready;
+    await expect(services.admin!.people.envOwner()).resolves.toMatchObject({ origin: 'env' });
+    await services.close();
+    open({});
+    await expect(services.admin!.isOn()).resolves.toBe(false);
+    await services.close();
+    open({});
+    await services.store.ready;
+    await services.admin!.people.create({ email: 'ada@example.org', role: 'reader', origin: 'cli' }, new Date());
+    await expect(services.admin!.isOn()).resolves.toBe(true);
+  });
+
+  test('with ADMIN_PASSWORD_HASH: the first owner is made once the store is ready, with CONTACT_TO as email', async () => {
+    open({ ADMIN_PASSWORD_HASH: HASH, SMTP_URL: 'smtp://127.0.0.1:2525', CONTACT_TO: 'Owner@Example.org', CONTACT_FROM: 'forms@example.org' });
+    await services.admin!.ready;
+    await expect(services.admin!.people.list()).resolves.toEqual([
+      expect.objectContaining({ origin: 'env', role: 'owner', email: 'owner@example.org', passwordHash: null }),
+    ]);
+    await expect(services.admin!.isOn()).resolves.toBe(true);
   });
 });
+
+/** A session of the first owner, or of a person of this role added by the command. */
+async function sessionOf(role: 'owner' | 'editor' | 'reader' = 'owner') {
+  const admin = services.admin!;
+  await admin.ready;
+  let userId = (await admin.people.envOwner())!.id;
+  if (role !== 'owner') {
+    const added = await admin.people.create({ email: `${role}@example.org`, role, forms: ['contact'], origin: 'cli' }, new Date());
+    if (!added.ok) throw new Error(added.reason);
+    userId = added.person.id;
+  }
+  return admin.sessions.start({ userId, stage: 'full', method: 'password' });
+}
 
 describe('a page only the owner may see', () => {
   test('while the admin is off: the not-found page in its place, never cached nor indexed', async () => {
     open({});
     const page = pageFor(get('/admin/messages'));
-    const owner = await requireOwner(page);
+    const owner = await requirePerson(page, 'owner');
     expect(owner.ok).toBe(false);
     const answer = await (owner as { answer: Response | Promise<Response> }).answer;
     expect([answer.status, await answer.text()]).toEqual([404, 'the page of /admin/not-found']);
@@ -82,24 +129,43 @@ describe('a page only the owner may see', () => {
     ['a session the server does not know', { cookie: `admin_session=${'A'.repeat(43)}` }],
   ])('signed out (%s): back to sign-in, told the session ended', async (_, headers) => {
     open();
-    const owner = await requireOwner(pageFor(get('/admin/messages', headers)));
+    const owner = await requirePerson(pageFor(get('/admin/messages', headers)), 'owner');
     expect(owner.ok).toBe(false);
     const answer = await (owner as { answer: Response | Promise<Response> }).answer;
     expect([answer.status, answer.headers.get('location')]).toEqual([303, '/admin?ended=expired']);
   });
 
-  test('signed in: the admin and the live session', async () => {
+  test('signed in: the admin, the live session and its person', async () => {
     open();
-    const session = await services.admin!.sessions.start();
+    const session = await sessionOf();
     const page = pageFor(get('/admin/messages', { cookie: `theme=dark; admin_session=${session.token}` }));
-    await expect(requireOwner(page)).resolves.toEqual({ ok: true, admin: services.admin, session });
+    const owner = (await services.admin!.people.envOwner())!;
+    const actor = { kind: 'person', id: owner.id, name: 'Owner', email: null, stage: 'full', role: 'owner', scope: { all: true } };
+    await expect(requirePerson(page, 'owner')).resolves.toEqual({ ok: true, admin: services.admin, session: { ...session, actor }, actor });
     expect(Object.fromEntries(page.response.headers)).toEqual(ADMIN_HEADERS);
   });
 
   test('on https the cookie is the __Host- one', async () => {
     open({ ADMIN_PASSWORD_HASH: HASH, PUBLIC_URL: 'https://forms.example' });
-    const session = await services.admin!.sessions.start();
-    await expect(requireOwner(pageFor(get('/admin', { cookie: `__Host-admin_session=${session.token}` })))).resolves.toMatchObject({ ok: true, session });
+    const session = await sessionOf();
+    await expect(requirePerson(pageFor(get('/admin', { cookie: `__Host-admin_session=${session.token}` })), 'owner')).resolves.toMatchObject({
+      ok: true,
+      session: { token: session.token },
+    });
+  });
+
+  test.each(['editor', 'reader'] as const)('an %s’s session: the refused page (403) on an owner’s page, never cached', async (role) => {
+    open();
+    const session = await sessionOf(role);
+    const page = { ...pageFor(get('/admin/messages', { cookie: `admin_session=${session.token}` })), locals: { services } as App.Locals };
+    const refused = await requirePerson(page, 'owner');
+    expect(refused.ok).toBe(false);
+    const answer = await (refused as { answer: Response | Promise<Response> }).answer;
+    expect(await answer.text()).toBe('the page of /admin/refused');
+    expect(page.locals.adminRefusal).toEqual({ kind: 'admin-refusal', status: 403, message: ROLE_REFUSED, headers: ADMIN_HEADERS });
+    expect(Object.fromEntries(page.response.headers)).toEqual(ADMIN_HEADERS);
+    // What the role has is open to it: messages.read for both, self.manage for both.
+    await expect(requirePerson(page, 'messages.read')).resolves.toMatchObject({ ok: true, actor: { role } });
   });
 });
 
@@ -119,7 +185,7 @@ describe("the admin's form posts through the pipeline", () => {
 
   test('signing out: 303 to sign-in with the cookie cleared, and one line naming the action and status', async () => {
     open();
-    const session = await services.admin!.sessions.start();
+    const session = await sessionOf();
     await expect(run(post('/admin/actions/sign-out', { csrf: session.csrfToken }, `admin_session=${session.token}`))).resolves.toEqual({
       kind: 'answer',
       status: 303,
@@ -129,6 +195,22 @@ describe("the admin's form posts through the pipeline", () => {
     expect(events('admin.request')).toEqual([
       { time: expect.any(String), level: 'info', event: 'admin.request', action: 'sign-out', status: 303, client: expect.stringMatching(/^[0-9a-f]{12}$/) },
     ]);
+  });
+
+  test.each(['editor', 'reader'] as const)('an %s’s post of an owner’s action is refused (403) before it runs; signing out is theirs', async (role) => {
+    open();
+    const session = await sessionOf(role);
+    const cookie = `admin_session=${session.token}`;
+    await expect(run(post('/admin/actions/retry', { csrf: session.csrfToken, id: '1' }, cookie))).resolves.toEqual({
+      kind: 'admin-refusal',
+      status: 403,
+      message: 'Your role cannot do this.',
+      headers: ADMIN_HEADERS,
+    });
+    await expect(run(post('/admin/actions/sign-out', { csrf: session.csrfToken }, cookie))).resolves.toMatchObject({
+      status: 303,
+      headers: { location: '/admin?ended=signed-out' },
+    });
   });
 
   test('a GET of an action (a reload) goes to the admin, and is no post to log', async () => {
@@ -144,7 +226,7 @@ describe("the admin's form posts through the pipeline", () => {
 
   test('an action that throws (the database gone): a 500 page that tells what to do, the error logged, never shown', async () => {
     open();
-    const session = await services.admin!.sessions.start();
+    const session = await sessionOf();
     await services.store.close();
     await expect(run(post('/admin/actions/sign-out', { csrf: session.csrfToken }, `admin_session=${session.token}`))).resolves.toEqual({
       kind: 'admin-refusal',

@@ -69,8 +69,11 @@ export async function boot(options: BootOptions = {}): Promise<Services> {
   }
 }
 
-/** The services opened, checked and logged, or a `StartupError` naming what to change. */
-async function ready(services: Services, config: Config, logger: Logger, options: BootOptions): Promise<Services> {
+/**
+ * The services opened, checked and logged, or a `StartupError` naming what to change.
+ * Hint: exported for the test of its order (tests/lib/app/boot.test.ts).
+ */
+export async function ready(services: Services, config: Config, logger: Logger, options: BootOptions): Promise<Services> {
   try {
     await services.store.ready;
     // One server per SQLite file: a lease found there was taken by a process that is gone
@@ -78,6 +81,9 @@ async function ready(services: Services, config: Config, logger: Logger, options
     if (services.store.engine === 'sqlite') await services.store.outbox.releaseLeases();
     // The challenge secret is read once, now: GET /api/challenge then needs no database.
     await services.spam.service.prepare();
+    // The first owner made or found (it logs its own failure and never rejects): an old cookie in
+    // the first instant resumes, and whoever looks at admin_users after the start finds them.
+    await services.admin?.ready;
   } catch (error) {
     failToStart(databaseFailure(config, error));
   }

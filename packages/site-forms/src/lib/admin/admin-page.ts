@@ -1,3 +1,4 @@
+import { authorize, type Permission, type PersonActor } from '../access/permissions.ts';
 import { toolCommand } from '../commands.ts';
 import type { Admin, MessageDetail } from './owner-inbox.ts';
 import { formNamed } from '../forms/registry.ts';
@@ -7,24 +8,37 @@ import { readSessionToken, type Session, type Sessions } from './session.ts';
 /** The headers of every admin page and answer: never cached, never indexed. */
 export const ADMIN_HEADERS = { 'cache-control': 'no-store', 'x-robots-tag': 'noindex, nofollow' } as const;
 
-/** Who is looking at an admin page: nobody may (no admin), a signed-out visitor, or the owner. */
+/** Who is looking at an admin page: nobody may (the admin is off), a signed-out visitor, or a signed-in person. */
 export type PageAccess = { kind: 'absent' } | { kind: 'signed-out' } | { kind: 'signed-in'; session: Session };
 
 /**
- * Decides who is looking at an admin page and sets its headers: with no admin configured
- * every admin address is absent (404); otherwise the page needs a live session.
+ * Decides who is looking at an admin page and sets its headers: while the admin is off (no
+ * ADMIN_PASSWORD_HASH, nobody added) every admin address is absent (404); otherwise the page
+ * needs a live session.
  */
 export async function openAdminPage(
   request: Request,
   response: { headers: Headers },
-  admin: { sessions: Sessions } | undefined,
+  admin: { sessions: Sessions; isOn(): Promise<boolean> } | undefined,
   publicOrigin: string | undefined,
 ): Promise<PageAccess> {
   for (const [name, value] of Object.entries(ADMIN_HEADERS)) response.headers.set(name, value);
-  if (!admin) return { kind: 'absent' };
+  if (!admin || !(await admin.isOn())) return { kind: 'absent' };
   const secure = publicOrigin?.startsWith('https:') ?? false;
   const resumed = await admin.sessions.resume(readSessionToken(request, secure));
   return resumed.ok ? { kind: 'signed-in', session: resumed.session } : { kind: 'signed-out' };
+}
+
+/**
+ * What a page needs of its visitor: a permission of access/permissions.ts's table, or `owner`,
+ * the owner's role, for the pages not yet opened to editors and readers (issue 42 steps S4, S5).
+ */
+export type PageNeed = Permission | 'owner';
+
+/** Whether a person has what a page needs; a session at the enrolment stage has no page but its account's. */
+export function allows(actor: PersonActor, need: PageNeed): boolean {
+  if (need === 'owner') return actor.role === 'owner' && actor.stage === 'full';
+  return authorize(actor, need) === 'allow';
 }
 
 /** Reads the inbox's filter from its address: `?status=&q=&page=`, anything unknown ignored. */
@@ -95,6 +109,7 @@ export function noticeFor(done: string | null): string | undefined {
 /** What the sign-in page says, from the address a sign-in or sign-out redirected to. */
 export function signInMessage(params: URLSearchParams): { error?: string; notice?: string } {
   if (params.get('failed') === '1') return { error: 'Wrong password.' };
+  if (params.get('failed') === 'email') return { error: 'Wrong email or password.' };
   switch (params.get('ended')) {
     case 'signed-out':
       return { notice: 'You have signed out.' };

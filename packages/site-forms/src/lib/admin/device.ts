@@ -18,8 +18,12 @@ export type Devices = {
   cookie(secure: boolean): string;
 };
 
-/** The device cookies of one password hash. */
-export function createDevices(hash: PasswordHash): Devices {
+/**
+ * The device cookies of one password hash (its salt and key; a random pair for an admin without
+ * ADMIN_PASSWORD_HASH, whose device cookies are then forgotten at each start until issue 42 step
+ * S3b keys them from a stored secret).
+ */
+export function createDevices(hash: Pick<PasswordHash, 'salt' | 'key'>): Devices {
   const key = createHmac('sha256', 'site-forms-admin-device').update(hash.salt).update(hash.key).digest();
   const sign = (id: string) => createHmac('sha256', key).update(`device:${id}`).digest('base64url');
   return {

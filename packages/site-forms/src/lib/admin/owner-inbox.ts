@@ -1,9 +1,11 @@
 import type { Redis } from 'ioredis';
+import { randomBytes } from 'node:crypto';
 import type { DeliveryEvent, Submission } from '../contact/outbox.ts';
 import type { Logger } from '../log.ts';
 import { engineName } from '../sql/sql.ts';
 import type { Store } from '../database/database.ts';
 import type { Signups } from '../newsletter/signups.ts';
+import { createPeopleStore, type PeopleStore } from '../people/store.ts';
 import type { Deliveries } from '../webhooks/deliveries.ts';
 import type { AdminDeps, Exports, MessageCommands } from './actions/index.ts';
 import { createDevices, type Devices } from './device.ts';
@@ -16,8 +18,20 @@ import { createSessions, type SessionStore, type Sessions } from './session.ts';
 import { createSessionStore } from './session-store.ts';
 import { createSignInThrottle, type ThrottleDelays } from './throttle.ts';
 
-/** The admin's settings from the configuration: the password's hash and how long messages are kept. */
-export type AdminSettings = { passwordHash: PasswordHash; retentionDays: number | undefined };
+/**
+ * The admin's settings from the configuration: ADMIN_PASSWORD_HASH (the first owner's password,
+ * when set), CONTACT_TO (the first owner's email) and how long messages are kept.
+ */
+export type AdminSettings = {
+  passwordHash: PasswordHash | undefined;
+  /** ADMIN_PASSWORD_HASH as written, for the tombstone of a removed first owner (people/store.ts). */
+  passwordHashText: string | undefined;
+  contactTo?: string | undefined;
+  retentionDays: number | undefined;
+};
+
+/** How long the admin, while off, waits before asking the database again whether someone was added. */
+export const OFF_RECHECK_MS = 10_000;
 
 /** One message as its page shows it. */
 export type MessageDetail = { submission: Submission; history: DeliveryEvent[]; spamReasons: string[] };
@@ -34,8 +48,18 @@ export type Overview = {
   held: { since: string | undefined; count: number };
 };
 
-/** The owner's inbox: what its pages read and what its posts do. */
+/** The inbox of the owner and their team: what its pages read and what its posts do. */
 export type Admin = {
+  /**
+   * Whether /admin exists: ADMIN_PASSWORD_HASH is set, or a person other than its first owner
+   * (left by a hash since unset) or an open invitation is in the database. Once on, on for good (the last owner cannot be removed); while off, the
+   * database is asked again at most every 10 seconds.
+   */
+  isOn(): Promise<boolean>;
+  /** Settles once the first owner from ADMIN_PASSWORD_HASH is made or found (after the store is ready). */
+  ready: Promise<void>;
+  /** The people who sign in. */
+  people: PeopleStore;
   deps: AdminDeps;
   /** The webhooks' deliveries and their tries. */
   webhooks: Deliveries;
@@ -51,7 +75,7 @@ export type Admin = {
   overview(now: Date): Promise<Overview>;
 };
 
-/** What the admin is built from; `spam` comes from the spam filter, `delays` only from the tests. */
+/** What the admin is built from; `spam` comes from the spam filter, `delays` and `dummy` only from the tests. */
 export type AdminParts = {
   store: Store;
   logger: Logger;
@@ -66,22 +90,52 @@ export type AdminParts = {
   /** The signups waiting for the provider: listed on /admin/subscribers, retried from there. */
   signups: Signups;
   delays?: ThrottleDelays;
+  /** The hash an unknown account's password is verified against; made at start (`dummyHash`) unless a test brings a cheaper one. */
+  dummy?: PasswordHash;
 };
 
 /** The admin's own tables and queries over the store's SQL. */
 export function createAdminStores(
   store: Pick<Store, 'sql' | 'messages'>,
   limits?: Pick<AbuseLimits, 'forgetAddress'>,
+  { legacyOwner = false }: { legacyOwner?: boolean } = {},
 ): { sessionStore: SessionStore; audit: AuditLog; queries: AdminQueries } {
   const { sql, messages } = store;
-  return { sessionStore: createSessionStore(sql), audit: createAuditLog(sql), queries: createAdminQueries(sql, messages, { limits }) };
+  return { sessionStore: createSessionStore(sql, { legacyOwner }), audit: createAuditLog(sql), queries: createAdminQueries(sql, messages, { limits }) };
 }
 
-/** Builds the admin over the store, when `ADMIN_PASSWORD_HASH` is set. */
-export function createAdmin(settings: AdminSettings, parts: AdminParts): Admin {
+/**
+ * Builds the admin over the store, on or off (`isOn`); once the store is ready, it makes the first
+ * owner from ADMIN_PASSWORD_HASH if they are not there yet (`ready`).
+ */
+export function createAdmin(settings: AdminSettings, parts: AdminParts, now: () => Date = () => new Date()): Admin {
   const { store, logger, spam } = parts;
-  const { sessionStore, audit, queries } = createAdminStores(store, parts.limits);
+  const { sessionStore, audit, queries } = createAdminStores(store, parts.limits, { legacyOwner: settings.passwordHash !== undefined });
   const sessions = createSessions(sessionStore);
+  const people = createPeopleStore(store.sql, { passwordHash: settings.passwordHashText, contactTo: settings.contactTo });
+  const ready = store.ready
+    .then(() => people.ensureEnvOwner(now()))
+    .then(
+      (state) => logger.debug('admin.env_owner', { state }),
+      // The store's own failure stops the start (server/boot.ts); this one is told, and sign-in finds no first owner.
+      (error: unknown) => logger.error('admin.env_owner_failed', { error: String(error) }),
+    );
+  let on = settings.passwordHash !== undefined;
+  let askedAt = Number.NEGATIVE_INFINITY;
+  const isOn = async () => {
+    if (on || now().getTime() - askedAt < OFF_RECHECK_MS) return on;
+    askedAt = now().getTime();
+    await store.ready;
+    // The first owner exists only while ADMIN_PASSWORD_HASH is set (with it, /admin is on anyway):
+    // the row left by a hash since removed turns nothing on.
+    const found = await store.sql.get(
+      `SELECT 1 AS found FROM admin_users WHERE origin <> 'env' UNION ALL
+       SELECT 1 AS found FROM admin_links WHERE kind = 'invite' AND used_at IS NULL AND revoked_at IS NULL AND expires_at > ?`,
+      [now().toISOString()],
+    );
+    on = found !== undefined;
+    return on;
+  };
   // The store's one machine: the admin's actions record what the server's and the tools' do.
   const machine = store.messages;
   const commands: MessageCommands = {
@@ -90,9 +144,15 @@ export function createAdmin(settings: AdminSettings, parts: AdminParts): Admin {
     release: spam.release,
     remove: (id) => machine.remove(id),
   };
-  const devices = createDevices(settings.passwordHash);
+  const devices = createDevices(settings.passwordHash ?? { salt: randomBytes(32), key: randomBytes(32) });
   const deps: AdminDeps = {
-    checkPassword: createPasswordCheck(settings.passwordHash),
+    checkPassword: createPasswordCheck(settings.passwordHash, undefined, undefined, undefined, parts.dummy),
+    people: {
+      // The first owner is looked for once they are made, however early the first sign-in comes.
+      envOwner: () => ready.then(() => people.envOwner()),
+      findByEmail: (email) => people.findByEmail(email),
+      signedIn: (id, at) => people.signedIn(id, at),
+    },
     devices,
     sessions,
     throttle: createSignInThrottle({ redis: parts.redis, logger, ...(parts.delays && { delays: parts.delays }) }),
@@ -109,6 +169,9 @@ export function createAdmin(settings: AdminSettings, parts: AdminParts): Admin {
     signups: parts.signups,
   };
   return {
+    isOn,
+    ready,
+    people,
     deps,
     webhooks: parts.webhooks,
     signups: parts.signups,

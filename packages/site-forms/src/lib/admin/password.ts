@@ -144,33 +144,59 @@ export const CONCURRENT_CHECKS = 2;
 /** How many sign-ins may wait for a password check; past it, an unknown browser is refused at once. */
 export const WAITING_CHECKS = 8;
 
-/** A password check: right, wrong, or `busy` when the queue is full and the browser is not one that signed in before. */
-export type PasswordCheck = (password: string, options?: { known?: boolean }) => Promise<boolean | 'busy'>;
+/**
+ * A password check: right, wrong, or `busy` when the queue is full and the browser is not one that
+ * signed in before. `hash` is the hash to verify against: a person's own, `env` for
+ * ADMIN_PASSWORD_HASH (the first owner's; the default), or `none` (an address nobody has, a
+ * person with a passkey only, an empty password). Without a real one, the password is verified against
+ * the check's dummy all the same, and is wrong: every sign-in costs one verification.
+ */
+export type PasswordCheck = (password: string, options?: { known?: boolean; hash?: PasswordHash | 'env' | 'none' }) => Promise<boolean | 'busy'>;
 
 /**
- * A constant-time check of passwords against one hash, at most `max` at a time, with at most
- * `maxWaiting` waiting their turn.
+ * A hash no password matches (a random key), with the parameters `hashPassword` gives a person's
+ * password: verifying against it costs what verifying a person's costs, so the time of a wrong
+ * sign-in says nothing about whether the account exists.
+ */
+export function dummyHash(useArgon2 = hasArgon2()): PasswordHash {
+  const salt = crypto.randomBytes(16);
+  if (useArgon2) {
+    const { memory, passes, parallelism, tagLength } = ARGON2ID;
+    return { algorithm: 'argon2id', memory, passes, parallelism, salt, key: crypto.randomBytes(tagLength) };
+  }
+  return { algorithm: 'scrypt', logN: SCRYPT.logN, r: SCRYPT.r, p: SCRYPT.p, salt, key: crypto.randomBytes(SCRYPT.keyLength) };
+}
+
+/**
+ * The one queue of password checks of the process, whoever signs in: each call verifies exactly
+ * once, against the hash it names (ADMIN_PASSWORD_HASH is `envHash`), or against `dummy` (made
+ * once, at start) when there is none; at most `max` at a time, with at most `maxWaiting` waiting
+ * their turn.
  * Hint: each argon2id check takes 19 MiB; without a bound, a flood of sign-ins from many
  * addresses (each under its own throttle) could take the machine's memory, and the owner would
  * wait behind all of it. A browser that signed in before (`known`, a signed device cookie)
  * goes to the front of the queue and is never refused.
  */
 export function createPasswordCheck(
-  hash: PasswordHash,
+  envHash: PasswordHash | undefined,
   max = CONCURRENT_CHECKS,
   verify: (password: string, hash: PasswordHash) => Promise<boolean> = verifyPassword,
   maxWaiting = WAITING_CHECKS,
+  dummy: PasswordHash = dummyHash(),
 ): PasswordCheck {
   let running = 0;
   const waiting: (() => void)[] = [];
-  return async (password, { known = false } = {}) => {
+  return async (password, { known = false, hash = 'env' } = {}) => {
     if (running >= max) {
       if (!known && waiting.length >= maxWaiting) return 'busy';
       await new Promise<void>((turn) => (known ? waiting.unshift(turn) : waiting.push(turn)));
     }
     running++;
     try {
-      return await verify(password, hash);
+      const real = hash === 'env' ? envHash : hash === 'none' ? undefined : hash;
+      // Verified even without a real hash, so that no answer comes sooner than another.
+      const matches = await verify(password, real ?? dummy);
+      return real !== undefined && matches;
     } finally {
       running--;
       waiting.shift()?.();

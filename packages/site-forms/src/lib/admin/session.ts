@@ -1,3 +1,4 @@
+import { type PersonActor, personActor, type Role, type SessionStage } from '../access/permissions.ts';
 import type { IncomingRequest } from '../http/form.ts';
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
@@ -7,15 +8,34 @@ export const IDLE_TIMEOUT_MS = 30 * 60 * 1000;
 /** A session ends this long after sign-in, however busy. */
 export const ABSOLUTE_TIMEOUT_MS = 12 * 60 * 60 * 1000;
 
-/** One stored session: only the hash of its token is kept, so a copy of the database signs nobody in. */
-export type SessionRecord = { tokenHash: string; createdAt: Date; lastSeenAt: Date };
+/** How a session was begun: a password, a passkey, or a sign-in link. */
+export type SessionMethod = 'password' | 'passkey' | 'link';
+
+/** Whose session a new one is, and how far it goes. */
+export type SessionOwner = { userId: number; stage: SessionStage; method: SessionMethod };
+
+/**
+ * One stored session of a person: only the hash of its token is kept, so a copy of the database
+ * signs nobody in.
+ */
+export type SessionRecord = { tokenHash: string; createdAt: Date; lastSeenAt: Date } & SessionOwner;
+
+/** The person a session belongs to, as their row holds them at this request. */
+export type SessionPerson = { id: number; name: string; email: string | null; role: Role; forms: readonly string[] | null };
+
+/**
+ * A stored session as `find` answers it: with its person read at this very request (so a role or
+ * forms changed since sign-in apply now), and `legacy` for a row of the version before people
+ * (`admin_sessions`), which is the first owner's.
+ */
+export type FoundSession = SessionRecord & { person: SessionPerson; legacy: boolean };
 
 /** Where sessions are kept (the database, so that every instance sees them). */
 export interface SessionStore {
   /** Stores a new session. */
   create(session: SessionRecord): Promise<void>;
-  /** The session with this token hash, or `undefined`. */
-  find(tokenHash: string): Promise<SessionRecord | undefined>;
+  /** The session with this token hash and its person, or `undefined` (also when the person is gone). */
+  find(tokenHash: string): Promise<FoundSession | undefined>;
   /** Records a request in the session. */
   touch(tokenHash: string, at: Date): Promise<void>;
   /** Ends one session. */
@@ -27,13 +47,16 @@ export interface SessionStore {
 /** Why a request has no session. */
 export type NoSession = 'missing' | 'unknown' | 'idle' | 'expired';
 
-/** A request's session, when it has a live one. */
-export type Session = { token: string; tokenHash: string; createdAt: Date; csrfToken: string };
+/** A session just begun: its token for the cookie, and the CSRF token of its forms. */
+export type NewSession = { token: string; tokenHash: string; createdAt: Date; csrfToken: string };
 
-/** Starting, resuming and ending the owner's sessions. */
+/** A request's session, when it has a live one, with the person it belongs to as they are now. */
+export type Session = NewSession & { actor: PersonActor };
+
+/** Starting, resuming and ending the people's sessions. */
 export interface Sessions {
-  /** Starts a session and answers its token, for the cookie. */
-  start(): Promise<Session>;
+  /** Starts a session of this person and answers its token, for the cookie. */
+  start(owner: SessionOwner): Promise<NewSession>;
   /** The live session of this token, or why there is none; a live one counts as used now. */
   resume(token: string | undefined): Promise<{ ok: true; session: Session } | { ok: false; reason: NoSession }>;
   /** Ends the session on the server, so the cookie is worthless even if it was copied. */
@@ -48,12 +71,12 @@ export interface Sessions {
  * Hint: `now` is injected so the tests can walk the clock past each expiry.
  */
 export function createSessions(store: SessionStore, now: () => Date = () => new Date()): Sessions {
-  const session = (token: string, createdAt: Date): Session => ({ token, tokenHash: hashToken(token), createdAt, csrfToken: csrfTokenFor(token) });
+  const session = (token: string, createdAt: Date): NewSession => ({ token, tokenHash: hashToken(token), createdAt, csrfToken: csrfTokenFor(token) });
   return {
-    async start() {
+    async start(owner) {
       const token = randomBytes(32).toString('base64url');
       const at = now();
-      await store.create({ tokenHash: hashToken(token), createdAt: at, lastSeenAt: at });
+      await store.create({ tokenHash: hashToken(token), createdAt: at, lastSeenAt: at, ...owner });
       return session(token, at);
     },
     async resume(token) {
@@ -67,7 +90,8 @@ export function createSessions(store: SessionStore, now: () => Date = () => new 
         return { ok: false, reason };
       }
       await store.touch(record.tokenHash, at);
-      return { ok: true, session: session(token, record.createdAt) };
+      const actor = personActor({ ...record.person, stage: record.stage });
+      return { ok: true, session: { ...session(token, record.createdAt), actor } };
     },
     end: (token) => (TOKEN_FORMAT.test(token) ? store.delete(hashToken(token)) : Promise.resolve()),
     sweep() {
@@ -80,7 +104,7 @@ export function createSessions(store: SessionStore, now: () => Date = () => new 
 /** 32 random bytes in base64url, as `start` makes them. */
 const TOKEN_FORMAT = /^[A-Za-z0-9_-]{43}$/;
 
-function expiry(record: SessionRecord, at: Date): 'idle' | 'expired' | undefined {
+function expiry(record: Pick<SessionRecord, 'createdAt' | 'lastSeenAt'>, at: Date): 'idle' | 'expired' | undefined {
   if (at.getTime() - record.createdAt.getTime() >= ABSOLUTE_TIMEOUT_MS) return 'expired';
   if (at.getTime() - record.lastSeenAt.getTime() >= IDLE_TIMEOUT_MS) return 'idle';
   return undefined;
@@ -100,7 +124,7 @@ export function csrfTokenFor(sessionToken: string): string {
 }
 
 /** Whether a form's CSRF token belongs to this session, compared in constant time. */
-export function csrfTokenMatches(session: Session, given: unknown): boolean {
+export function csrfTokenMatches(session: Pick<NewSession, 'csrfToken'>, given: unknown): boolean {
   if (typeof given !== 'string') return false;
   const expected = Buffer.from(session.csrfToken);
   const actual = Buffer.from(given);

@@ -1,6 +1,5 @@
 import { type Admin, createAdmin } from '../admin/owner-inbox.ts';
 import { retentionJobs } from '../admin/retention.ts';
-import { createAdminQueries } from '../admin/queries.ts';
 import { type Config, storeOptionsOf } from '../config/config.ts';
 import { exportChunks, spreadsheetOf } from '../contact/export.ts';
 import { createHousekeeping } from '../housekeeping.ts';
@@ -54,7 +53,10 @@ export type Services = {
   worker: DeliveryWorker | undefined;
   /** Called after a submission is stored, so delivery can start without waiting for the next poll. */
   onStored: (id: number) => void;
-  /** The owner's inbox at /admin; `undefined` without ADMIN_PASSWORD_HASH, when every /admin address is 404. */
+  /**
+   * The inbox at /admin, built always: while `admin.isOn()` answers false (no ADMIN_PASSWORD_HASH,
+   * nobody added), every /admin address is 404. `undefined` only in tests that build no admin.
+   */
   admin: Admin | undefined;
   /** Every periodic job (src/lib/housekeeping.ts): retention, held spam, used challenges, the digest, the drafts of refused posts; started by `start()`. */
   housekeeping: Scheduler;
@@ -146,36 +148,36 @@ export function createServices(config: Config, logger: Logger): Services {
   // The owner's corrections, as `npm run inbox -- release/spam` makes them, with Akismet told.
   const corrections = { spam: spam.store, outbox: store.outbox, akismet: spam.service.akismet, logger };
   const limits = createAbuseLimits(config, logger, redis);
-  const admin = config.admin
-    ? createAdmin(
-        { passwordHash: config.admin.passwordHash, retentionDays: config.retentionDays },
-        {
-          store,
-          logger,
-          providerName: provider.name,
-          redis,
-          limits,
-          spam: {
-            markSpam: (id) => markMessageAsSpam(id, corrections),
-            release: async (id) => {
-              const released = await releaseMessage(id, corrections);
-              if (released.found && released.changed) onStored();
-              return released;
-            },
-            reasons: async (id) => (await spam.store.details(id))?.reasons ?? [],
-          },
-          exportMessages: (format, { excel }) =>
-            exportChunks(store.outbox, format, { ...(excel && { spreadsheet: spreadsheetOf(site) }), files: (ids) => filesOfMessages(store.sql, ids) }),
-          webhooks: webhooks.deliveries,
-          signups: signupQueue,
+  // Built always: /admin is on with ADMIN_PASSWORD_HASH, or once a person or an invitation exists
+  // (admin.isOn). After the store is ready, it makes the first owner from the hash (admin.ready).
+  const admin = createAdmin(
+    { passwordHash: config.admin?.passwordHash, passwordHashText: config.admin?.hashText, contactTo: config.smtp?.to, retentionDays: config.retentionDays },
+    {
+      store,
+      logger,
+      providerName: provider.name,
+      redis,
+      limits,
+      spam: {
+        markSpam: (id) => markMessageAsSpam(id, corrections),
+        release: async (id) => {
+          const released = await releaseMessage(id, corrections);
+          if (released.found && released.changed) onStored();
+          return released;
         },
-      )
-    : undefined;
+        reasons: async (id) => (await spam.store.details(id))?.reasons ?? [],
+      },
+      exportMessages: (format, { excel }) =>
+        exportChunks(store.outbox, format, { ...(excel && { spreadsheet: spreadsheetOf(site) }), files: (ids) => filesOfMessages(store.sql, ids) }),
+      webhooks: webhooks.deliveries,
+      signups: signupQueue,
+    },
+  );
   // One housekeeping for every periodic job: retention of each kind, the used challenges, the digest, the drafts.
   const retention = retentionJobs({
-    sessions: admin?.sessions,
-    queries: admin?.queries ?? createAdminQueries(store.sql, store.messages, { limits }),
-    audit: admin?.audit,
+    sessions: admin.sessions,
+    queries: admin.queries,
+    audit: admin.audit,
     retentionDays: config.retentionDays,
     webhooks: webhooks.deliveries,
     autoReplies: { prune: (before) => pruneAutoReplies(store.sql, before) },

@@ -6,7 +6,7 @@ import { type ConfigConcern, integer, optionalText, readVariables } from './vari
  * The owner's inbox at /admin, on when `ADMIN_PASSWORD_HASH` holds a hash made by
  * `npm run admin -- hash-password`; and how many days messages are kept (`RETENTION_DAYS`).
  */
-export type AdminConfig = { admin: { passwordHash: PasswordHash } | undefined; retentionDays: number | undefined };
+export type AdminConfig = { admin: { passwordHash: PasswordHash; hashText: string } | undefined; retentionDays: number | undefined };
 
 const VARIABLES = {
   ADMIN_PASSWORD_HASH: optionalText,
@@ -25,7 +25,10 @@ export const admin: ConfigConcern<AdminConfig> = {
       else problems.push(`ADMIN_PASSWORD_HASH ${parsed.problem}`);
     }
     return {
-      config: { admin: passwordHash && { passwordHash }, retentionDays: typeof e.RETENTION_DAYS === 'number' ? e.RETENTION_DAYS : undefined },
+      config: {
+        admin: passwordHash && e.ADMIN_PASSWORD_HASH !== undefined ? { passwordHash, hashText: e.ADMIN_PASSWORD_HASH } : undefined,
+        retentionDays: typeof e.RETENTION_DAYS === 'number' ? e.RETENTION_DAYS : undefined,
+      },
       problems,
     };
   },

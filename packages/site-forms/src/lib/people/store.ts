@@ -89,6 +89,8 @@ export interface PeopleSession {
    * ADMIN_PASSWORD_HASH go with the first owner. The last owner is refused.
    */
   remove(id: number, now: Date): Promise<PeopleOutcome<'not-found' | 'last-owner'>>;
+  /** Records a sign-in of this person (`last_sign_in_at`). */
+  signedIn(id: number, at: Date): Promise<void>;
   /**
    * Makes the first owner from ADMIN_PASSWORD_HASH unless they exist or were removed under this
    * hash; called after the store is ready, by every instance and command, as often as they like.
@@ -104,6 +106,16 @@ export interface PeopleStore extends PeopleSession {
 
 /** The setting that holds the SHA-256 of the ADMIN_PASSWORD_HASH whose owner an owner removed. */
 export const ENV_OWNER_REMOVED = 'admin_env_owner_removed';
+
+/**
+ * The key of the PostgreSQL advisory lock that a removal and the making of the first owner both
+ * take first ("envown"), so an instance starting while the first owner is being removed waits for
+ * the removal and then reads its tombstone.
+ */
+export const ENV_OWNER_LOCK_KEY = 0x656e766f776e;
+
+/** The tombstone's value when the first owner was removed while ADMIN_PASSWORD_HASH was unset: it matches no hash. */
+const REMOVED_WITHOUT_HASH = 'unset';
 
 /** The setting of the inbox's last visit before people (admin/queries.ts), handed to the first owner. */
 const OVERVIEW_VISIT = 'admin_overview_visited_at';
@@ -142,6 +154,10 @@ export function createPeopleStore(sql: Sql, env: EnvOwner): PeopleStore {
 
 function operations(engine: Engine, db: SqlSession, atomically: <T>(work: (tx: SqlSession) => Promise<T>) => Promise<T>, env: EnvOwner): PeopleSession {
   const lockRow = engine === 'postgresql' ? 'FOR UPDATE' : '';
+  // SQLite's write transaction (BEGIN IMMEDIATE) serialises these already.
+  const lockEnvOwner = async (tx: SqlSession) => {
+    if (engine === 'postgresql') await tx.get('SELECT pg_advisory_xact_lock(?) AS locked', [ENV_OWNER_LOCK_KEY]);
+  };
   const findIn = async (session: SqlSession, id: number, lock = '') => {
     const row = await session.get<Row>(`SELECT ${COLUMNS} FROM admin_users WHERE id = ? ${lock}`, [id]);
     return row && toPerson(row);
@@ -225,6 +241,8 @@ function operations(engine: Engine, db: SqlSession, atomically: <T>(work: (tx: S
     },
     remove(id, now) {
       return atomically(async (tx) => {
+        // Before any row is touched, so that a start making the first owner waits for all of it.
+        await lockEnvOwner(tx);
         const { person, last } = await isLastOwner(tx, id);
         if (!person) return { ok: false, reason: 'not-found' } as const;
         if (last) return { ok: false, reason: 'last-owner' } as const;
@@ -240,23 +258,36 @@ function operations(engine: Engine, db: SqlSession, atomically: <T>(work: (tx: S
         if (person.origin === 'env') {
           // The password's sessions from before people are the first owner's too.
           await tx.run('DELETE FROM admin_sessions');
-          if (env.passwordHash) {
-            await tx.run('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value', [
-              ENV_OWNER_REMOVED,
-              fingerprint(env.passwordHash),
-            ]);
-          }
+          // Written without a hash too: a first owner made later then knows one was removed before.
+          await tx.run('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value', [
+            ENV_OWNER_REMOVED,
+            env.passwordHash ? fingerprint(env.passwordHash) : REMOVED_WITHOUT_HASH,
+          ]);
         }
         await tx.run('DELETE FROM admin_users WHERE id = ?', [id]);
         return { ok: true, person } as const;
       });
     },
+    async signedIn(id, at) {
+      await db.run('UPDATE admin_users SET last_sign_in_at = ? WHERE id = ?', [at.toISOString(), id]);
+    },
     async ensureEnvOwner(now) {
       const hash = env.passwordHash;
       if (!hash) return 'unset';
       return atomically(async (tx) => {
+        // Read after a removal under way has committed (it holds the same lock), never before.
+        await lockEnvOwner(tx);
         const removed = await tx.get<{ value: string }>('SELECT value FROM settings WHERE name = ?', [ENV_OWNER_REMOVED]);
         if (removed?.value === fingerprint(hash)) return 'removed';
+        /**
+         * A first owner made after another was removed: the rows of admin_sessions (the version
+         * before people, which an old instance may still write with the old hash) were never
+         * theirs, and would resume as them.
+         */
+        const created = async () => {
+          if (removed) await tx.run('DELETE FROM admin_sessions');
+          return 'created' as const;
+        };
         const visited = await tx.get<{ value: string }>('SELECT value FROM settings WHERE name = ?', [OVERVIEW_VISIT]);
         const at = now.toISOString();
         // Without a target, ON CONFLICT covers both the one env owner (index admin_users_env) and
@@ -269,10 +300,10 @@ function operations(engine: Engine, db: SqlSession, atomically: <T>(work: (tx: S
             [email, newUserHandle(), visited?.value || null, at, at],
           );
         const email = env.contactTo ? normalEmail(env.contactTo) : null;
-        if ((await insert(email)).changes === 1) return 'created';
+        if ((await insert(email)).changes === 1) return created();
         if (await tx.get("SELECT id FROM admin_users WHERE origin = 'env'")) return 'present';
         // CONTACT_TO is already a person's address (added by the command before the hash was set).
-        return (await insert(null)).changes === 1 ? 'created' : 'present';
+        return (await insert(null)).changes === 1 ? created() : 'present';
       });
     },
   };

@@ -38,7 +38,7 @@ export type AdminReply = AnswerReply | AdminRefusalView | AdminShownView;
  */
 export async function runAdminRoute(action: AdminAction, request: IncomingRequest, ip: string, services: Services): Promise<AdminReply> {
   const { admin, config } = services;
-  if (!admin) return refusal(404, 'Page not found');
+  if (!admin || !(await admin.isOn())) return refusal(404, 'Page not found');
   if (request.method === 'GET' || request.method === 'HEAD') return redirect('/admin');
   if (request.method !== 'POST') return { ...refusal(405, 'Use the buttons of the admin pages.'), headers: { ...ADMIN_HEADERS, allow: 'POST' } };
   const outcome = await handleAdminPost(action, request, admin.deps, {

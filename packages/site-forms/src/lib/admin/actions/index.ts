@@ -1,6 +1,7 @@
 import type { Permission } from '../../access/permissions.ts';
 import type { IncomingRequest } from '../../http/form.ts';
 import { readForm } from '../../http/form.ts';
+import { allows } from '../admin-page.ts';
 import { comesFromOrigin, csrfTokenMatches, readSessionToken } from '../session.ts';
 import { exportFile } from './exports.ts';
 import { messageCommand } from './messages.ts';
@@ -10,6 +11,9 @@ import { deleteSubscriber, retrySignup } from './subscribers.ts';
 import { replayDelivery } from './webhooks.ts';
 
 export { BUSY_SIGN_IN } from './sign-in.ts';
+
+/** What a person reads when their role cannot do what they posted. */
+export const ROLE_CANNOT = 'Your role cannot do this.';
 export type { AdminDeps, AdminOutcome, AdminRequestContext, ExportGate, Exports, MessageCommands } from './shared.ts';
 export { FORBIDDEN_MESSAGE } from './shared.ts';
 
@@ -27,8 +31,8 @@ type SessionEntry = { action: string; permission: PermissionRule; run(call: Sess
 
 /**
  * The admin's form posts: each path takes one action, with the permission it needs. Hint: the
- * permission is not checked yet (a session is the owner's until sessions carry a person, issue
- * 42 step S4); tests/lib/admin/registry.test.ts keeps every entry naming one of the table, so the
+ * permission is not checked yet (every post but signing out is the owner's until issue 42 step
+ * S4); tests/lib/admin/registry.test.ts keeps every entry naming one of the table, so the
  * check cannot leave an action out. A new action is one line here.
  */
 export const ADMIN_ACTIONS = {
@@ -96,5 +100,9 @@ export async function handleAdminPost(action: AdminAction, request: IncomingRequ
   const resumed = await deps.sessions.resume(token);
   if (!resumed.ok) return { kind: 'redirect', location: `/admin?ended=${resumed.reason === 'missing' ? 'none' : 'expired'}` };
   if (!csrfTokenMatches(resumed.session, call.fields.csrf)) return forbidden();
+  // Until issue 42 step S4 authorizes each post by its permission and the message's form, every
+  // action but one's own (signing out) is the owner's, as every page is (pipeline/admin-access.ts).
+  const own = permissionsOf(entry).every((permission) => permission === 'self.manage');
+  if (!own && !allows(resumed.session.actor, 'owner')) return { kind: 'refused', status: 403, message: ROLE_CANNOT };
   return entry.run({ ...call, session: resumed.session });
 }

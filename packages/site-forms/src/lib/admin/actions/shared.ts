@@ -1,5 +1,6 @@
 import type { IncomingRequest } from '../../http/form.ts';
 import type { Signups } from '../../newsletter/signups.ts';
+import type { PeopleSession } from '../../people/store.ts';
 import type { Change } from '../../submissions/machine.ts';
 import type { Deliveries } from '../../webhooks/deliveries.ts';
 import type { AuditAction, AuditLog } from '../audit.ts';
@@ -58,8 +59,10 @@ export type ExportGate = { since?: number | undefined };
 
 /** Everything the admin's posts use. */
 export type AdminDeps = {
-  /** Whether a password is the owner's (constant-time, a few at a time). */
+  /** Whether a password is right (constant-time, a few at a time): ADMIN_PASSWORD_HASH's, or a person's own hash. */
   checkPassword: PasswordCheck;
+  /** The people who sign in: found by email, the first owner by an empty one. */
+  people: Pick<PeopleSession, 'envOwner' | 'findByEmail' | 'signedIn'>;
   /** Browsers that signed in before: they keep their place in the password check's queue. */
   devices?: Pick<Devices, 'known'>;
   sessions: Sessions;
