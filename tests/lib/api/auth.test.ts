@@ -123,7 +123,9 @@ describe('a request with a key', () => {
     const reply = await call('GET', `bearer ${key}`);
     expect(reply).toMatchObject({ status: 200, headers: { 'content-type': JSON_TYPE, 'cache-control': 'no-store' } });
     expect(bodyOf(reply)).toEqual({ success: true, id: '7' });
-    expect(seen).toEqual([{ actor: { kind: 'key', id: expect.any(Number), name: 'reader', keyScope: 'read', scope: { all: false, forms: ['contact'] } }, id: '7' }]);
+    expect(seen).toEqual([
+      { actor: { kind: 'key', id: expect.any(Number), name: 'reader', keyScope: 'read', scope: { all: false, forms: ['contact'] } }, id: '7' },
+    ]);
   });
 
   test('a read key on a write route: 403 insufficient_scope, the handler not called; a write key passes', async () => {
@@ -149,7 +151,11 @@ describe('the limits', () => {
     vi.setSystemTime(T0.getTime() + 59_000);
     const refused = await call('GET', `Bearer ${busy}`);
     expect(refused).toMatchObject({ status: 429, headers: { 'content-type': JSON_TYPE, 'cache-control': 'no-store', 'retry-after': '1' } });
-    expect(bodyOf(refused)).toEqual({ success: false, error: 'Too many requests with this key: try again after the seconds Retry-After gives.', code: 'rate_limited' });
+    expect(bodyOf(refused)).toEqual({
+      success: false,
+      error: 'Too many requests with this key: try again after the seconds Retry-After gives.',
+      code: 'rate_limited',
+    });
     expect((await call('GET', `Bearer ${calm}`, '198.51.100.7')).status).toBe(200);
     expect((await call('GET', `Bearer ${calm}`)).status).toBe(200);
     expect(seen.map((call) => call.actor.name)).toEqual(['busy', 'busy', 'busy', 'calm', 'calm']);
