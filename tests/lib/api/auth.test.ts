@@ -3,19 +3,23 @@
  * pipeline with a route table of the test's own (the API's routes come with step S9b): the 401
  * kinds and their WWW-Authenticate, the 403 of a read key on a write route, the 429 per key (and
  * another key unaffected), and the 429 per client after 30 failed authentications, before any
- * lookup. The clock is the test's (decision 0215): only `Date` is faked, never a sleep.
+ * lookup; and both limits shared by two instances through Redis. The clock is the test’s
+ * (decision 0215): only `Date` is faked, never a sleep.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
 import type { KeyActor } from '../../../packages/site-forms/src/lib/access/permissions.ts';
-import { withKey } from '../../../packages/site-forms/src/lib/api/auth.ts';
+import { createApiAccess, withKey } from '../../../packages/site-forms/src/lib/api/auth.ts';
 import { createServices, type Services } from '../../../packages/site-forms/src/lib/app/services.ts';
 import { requireConfig } from '../../../packages/site-forms/src/lib/config/config.ts';
-import { createLogger } from '../../../packages/site-forms/src/lib/log.ts';
+import { createLogger, silentLogger } from '../../../packages/site-forms/src/lib/log.ts';
 import { type Reply, runPipeline } from '../../../packages/site-forms/src/lib/pipeline/pipeline.ts';
 import { findTarget, routeTable } from '../../../packages/site-forms/src/lib/pipeline/routes.ts';
+import { connectRedis } from '../../../packages/site-forms/src/lib/redis.ts';
+import type { Sql } from '../../../packages/site-forms/src/lib/sql/sql.ts';
+import { type RedisServer, redisAvailable, startRedis } from '../../support/redis.ts';
 
 const T0 = new Date('2030-01-01T10:00:00.000Z');
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -182,5 +186,36 @@ describe('the limits', () => {
     expect((await call('GET', `Bearer ${key}`, '192.0.2.2')).status).toBe(200);
     vi.setSystemTime(T0.getTime() + 15 * 60_000);
     expect((await call('GET', `Bearer ${key}`)).status).toBe(200);
+  });
+});
+
+describe.skipIf(!redisAvailable)('the limits shared through REDIS_URL', () => {
+  let server: RedisServer;
+  beforeAll(async () => {
+    server = await startRedis();
+  }, 60_000);
+  afterAll(() => server?.stop());
+
+  test('two instances count one key, and one client’s failed authentications, once', async () => {
+    const clients = [connectRedis(server.url, silentLogger), connectRedis(server.url, silentLogger)];
+    // Connected: until then the limits are the memory's, which this test must not read.
+    await Promise.all(clients.map((client) => new Promise((resolve) => client.once('ready', resolve))));
+    // The limits alone: no key is looked up here.
+    const [one, two] = clients.map((client) => createApiAccess({} as Sql, { apiRateLimitPerMinute: 3 }, silentLogger, client).limits) as [
+      ReturnType<typeof createApiAccess>['limits'],
+      ReturnType<typeof createApiAccess>['limits'],
+    ];
+    const verdicts = [await one.request(7), await two.request(7), await one.request(7), await two.request(7)];
+    expect(verdicts.map((verdict) => verdict.ok)).toEqual([true, true, true, false]);
+    await expect(one.request(8)).resolves.toEqual({ ok: true });
+
+    for (let i = 0; i < 15; i++) {
+      await one.failed('203.0.113.9');
+      await two.failed('203.0.113.9');
+    }
+    await expect(one.mayTry('203.0.113.9')).resolves.toMatchObject({ ok: false, retryAfterSeconds: expect.any(Number) });
+    await expect(two.mayTry('203.0.113.9')).resolves.toMatchObject({ ok: false });
+    await expect(two.mayTry('203.0.113.10')).resolves.toEqual({ ok: true });
+    for (const client of clients) client.disconnect();
   });
 });
