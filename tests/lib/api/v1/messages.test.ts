@@ -198,6 +198,18 @@ describe.each(testEngines())('/api/v1/messages on $name', (engine) => {
         ['delete-message', `#${quote}`, `key:${keyId}`, 'key triage'],
       ]);
       expect(entries[0]!.client).toMatch(/^[0-9a-f]+$/);
+      // Each request that reached its handler is one log line naming the key, never the key itself.
+      const lines = v1.logs.filter((line) => line.event === 'api.request' || line.msg === 'api.request');
+      expect(lines.at(0)).toMatchObject({
+        method: 'POST',
+        route: `/api/v1/messages/${quote}/spam`,
+        status: 200,
+        key: keyId,
+        keyName: 'triage',
+        client: entries[0]!.client,
+      });
+      expect(lines.at(-1)).toMatchObject({ method: 'DELETE', status: 404 });
+      expect(JSON.stringify(v1.logs)).not.toContain(key.slice(17));
     },
   );
 

@@ -18,6 +18,8 @@ export const at = (ms: number) => new Date(T0.getTime() + ms);
 
 export type V1 = {
   services: Services;
+  /** What the services logged, each line parsed. */
+  logs: Array<Record<string, unknown>>;
   call(method: string, path: string, options?: { key?: string; body?: string; type?: string; ip?: string }): Promise<Reply>;
   makeKey(name: string, scope: 'read' | 'write', forms?: string[] | null): Promise<{ key: string; id: number }>;
   /** Stores a message of `form` received at `when`; answers its id. */
@@ -35,10 +37,12 @@ export function useV1(engine: TestEngine): V1 {
     // PostgreSQL: a fresh database of the engine's; SQLite: the services' own file in the folder.
     const url = engine.name === 'PostgreSQL' ? (await engine.open()).url : undefined;
     const config = requireConfig({ DATA_DIR: dataDir, RATE_LIMIT_MAX: '0', ...(url && { DATABASE_URL: url }) });
-    const services = createServices(config, createLogger({ level: 'silent' }));
+    const logs: Array<Record<string, unknown>> = [];
+    const services = createServices(config, createLogger({ level: 'info', write: (line) => logs.push(JSON.parse(line) as Record<string, unknown>) }));
     await services.store.ready;
     Object.assign(v1, {
       services,
+      logs,
       async call(method, path, { key, body, type, ip = '192.0.2.1' } = {}) {
         const headers: Record<string, string> = { host: 'site.test' };
         if (key !== undefined) headers.authorization = `Bearer ${key}`;

@@ -8,6 +8,13 @@ import { consume, createSharedLimiter, type LimitVerdict, type Limiter } from '.
 import type { Sql } from '../sql/sql.ts';
 import { type ApiKeys, createApiKeys } from './keys.ts';
 
+/** A request's path without its query, whether `url` is absolute or a path. */
+function pathOf(url: string): string {
+  const path = url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '');
+  const end = path.search(/[?#]/);
+  return end === -1 ? path : path.slice(0, end);
+}
+
 // Bearer authentication of /api/v1 (issue 42): `withKey` around each handler, the one place a
 // program's key is read, counted and checked. Decision 0277.
 
@@ -105,7 +112,17 @@ export function withKey<S extends { api: ApiAccess; logger: Logger }, C extends 
     if (!budget.ok) return refusal(429, 'rate_limited', TEXTS.tooManyRequests, { 'retry-after': String(budget.retryAfterSeconds) });
     if (options.scope === 'write' && actor.keyScope !== 'write')
       return refusal(403, 'insufficient_scope', TEXTS.insufficientScope, { 'www-authenticate': `${REALM}, error="insufficient_scope"` });
-    return handler(request, services, { ...context, actor });
+    const outcome = await handler(request, services, { ...context, actor });
+    // One line a request that reached its handler: what a key did, never the key itself nor the query (which may hold a form's name).
+    services.logger.info('api.request', {
+      method: request.method,
+      route: pathOf(request.url),
+      status: 'status' in outcome ? outcome.status : 200,
+      key: actor.id,
+      keyName: actor.name,
+      client: hashClient(context.ip),
+    });
+    return outcome;
   };
 }
 
