@@ -1,5 +1,4 @@
 import { authorize } from '../../access/permissions.ts';
-import type { Services } from '../../app/services.ts';
 import { markMessageAsSpam, releaseMessage } from '../../contact/corrections.ts';
 import { publicOrigin } from '../../http/origin.ts';
 import type { Outcome } from '../../http/outcome.ts';
@@ -9,7 +8,7 @@ import type { SqlValue } from '../../sql/sql.ts';
 import { type Change, STATUSES, type Status } from '../../submissions/machine.ts';
 import { apiFailure } from './body.ts';
 import { decodeMessageCursor, encodeCursor } from './cursor.ts';
-import { auditChange, limitOf, queryOf, type V1Context } from './shared.ts';
+import { auditChange, limitOf, queryOf, type V1Context, type V1Services } from './shared.ts';
 
 // /api/v1/messages (issue 42): the messages of the key's forms, newest first by cursor; one
 // message with its files as signed links; spam, not spam and delete through the same state
@@ -23,7 +22,7 @@ const NOT_FOUND = 'No such message, or not one of this key’s forms.';
 type ListRow = { id: number | string; form: string; status: Status; created_at: string; name: string; email: string; message: string };
 
 /** GET /api/v1/messages?form=&status=&since=&until=&limit=&cursor= */
-export async function listMessages(request: IncomingRequest, services: Services, { actor }: V1Context): Promise<Outcome> {
+export async function listMessages(request: IncomingRequest, services: V1Services, { actor }: V1Context): Promise<Outcome> {
   const query = queryOf(request.url);
   const limit = limitOf(query.get('limit'));
   if (limit === undefined) return apiFailure(400, 'bad_request', 'limit must be a whole number from 1 to 100.');
@@ -104,7 +103,7 @@ function idOf(text: string | undefined): number | undefined {
 }
 
 /** GET /api/v1/messages/{id} */
-export async function getMessage(request: IncomingRequest, services: Services, { actor, params }: V1Context): Promise<Outcome> {
+export async function getMessage(request: IncomingRequest, services: V1Services, { actor, params }: V1Context): Promise<Outcome> {
   const id = idOf(params.id);
   const message = id === undefined ? undefined : await services.store.outbox.find(id);
   if (!message || authorize(actor, 'messages.read', { form: message.form }) !== 'allow') return apiFailure(404, 'not_found', NOT_FOUND);
@@ -154,7 +153,7 @@ type Command = 'mark-spam' | 'release' | 'delete-message';
  * The form of the message a key wants to change, when the key may change it: `undefined` for a
  * message that does not exist or is not of the key's forms (the same 404).
  */
-async function formToChange(services: Services, { actor, params }: V1Context, command: Command): Promise<number | undefined> {
+async function formToChange(services: V1Services, { actor, params }: V1Context, command: Command): Promise<number | undefined> {
   const id = idOf(params.id);
   if (id === undefined) return undefined;
   const row = await services.store.sql.get<{ form: string }>('SELECT form FROM submissions WHERE id = ?', [id]);
@@ -163,7 +162,7 @@ async function formToChange(services: Services, { actor, params }: V1Context, co
 }
 
 /** Runs a command through the machine as the admin's buttons do (Akismet told of a correction, a released message sent). */
-function run(services: Services, command: Command, id: number, now: Date): Promise<Change> {
+function run(services: V1Services, command: Command, id: number, now: Date): Promise<Change> {
   const corrections = { spam: services.spam.store, outbox: services.store.outbox, akismet: services.spam.service.akismet, logger: services.logger };
   if (command === 'mark-spam') return markMessageAsSpam(id, corrections);
   if (command === 'release')
@@ -175,7 +174,7 @@ function run(services: Services, command: Command, id: number, now: Date): Promi
 }
 
 /** The handler of POST …/spam, POST …/not-spam or DELETE: `{ success, changed, status, deferred }` (or `deleted`). */
-export function messageCommand(command: Command): (request: IncomingRequest, services: Services, context: V1Context) => Promise<Outcome> {
+export function messageCommand(command: Command): (request: IncomingRequest, services: V1Services, context: V1Context) => Promise<Outcome> {
   return async (_request, services, context) => {
     const id = await formToChange(services, context, command);
     if (id === undefined) return apiFailure(404, 'not_found', NOT_FOUND);

@@ -1,13 +1,12 @@
 import { authorize } from '../../access/permissions.ts';
 import { erasedAddress } from '../../admin/audit.ts';
-import type { Services } from '../../app/services.ts';
 import type { IncomingRequest } from '../../http/form.ts';
 import type { Outcome } from '../../http/outcome.ts';
 import { eraseSubscriber } from '../../newsletter/erasure.ts';
 import type { SqlValue } from '../../sql/sql.ts';
 import { apiFailure, readJsonObject } from './body.ts';
 import { decodeSubscriberCursor, encodeCursor } from './cursor.ts';
-import { auditChange, limitOf, queryOf, type V1Context } from './shared.ts';
+import { auditChange, limitOf, queryOf, type V1Context, type V1Services } from './shared.ts';
 
 // /api/v1/subscribers (issue 42): the local list, for a key with `newsletter` among its forms;
 // erasure by an address sent in the body, never in a path (access logs keep paths). Decision 0282.
@@ -17,7 +16,7 @@ const NOT_FOUND = 'No such list: this key’s forms do not include newsletter.';
 type Row = { email: string; created_at: string; confirmed_at: string | null; consent_version: string | null; page: string | null };
 
 /** GET /api/v1/subscribers?limit=&cursor= */
-export async function listSubscribers(request: IncomingRequest, services: Services, { actor }: V1Context): Promise<Outcome> {
+export async function listSubscribers(request: IncomingRequest, services: V1Services, { actor }: V1Context): Promise<Outcome> {
   if (authorize(actor, 'subscribers.read') !== 'allow') return apiFailure(404, 'not_found', NOT_FOUND);
   const query = queryOf(request.url);
   const limit = limitOf(query.get('limit'));
@@ -54,7 +53,7 @@ export async function listSubscribers(request: IncomingRequest, services: Servic
 }
 
 /** POST /api/v1/subscribers/erase `{"email": "…"}`: `{ success, found }`. */
-export async function eraseSubscriberByKey(request: IncomingRequest, services: Services, context: V1Context): Promise<Outcome> {
+export async function eraseSubscriberByKey(request: IncomingRequest, services: V1Services, context: V1Context): Promise<Outcome> {
   if (authorize(context.actor, 'subscribers.erase') !== 'allow') return apiFailure(404, 'not_found', NOT_FOUND);
   const body = await readJsonObject(request);
   if (!body.ok) return body.failure;
