@@ -162,7 +162,7 @@ async function formToChange(services: V1Services, { actor, params }: V1Context, 
 }
 
 /** Runs a command through the machine as the admin's buttons do (Akismet told of a correction, a released message sent). */
-function run(services: V1Services, command: Command, id: number, now: Date): Promise<Change> {
+function run(services: V1Services, command: Command, id: number): Promise<Change> {
   const corrections = { spam: services.spam.store, outbox: services.store.outbox, akismet: services.spam.service.akismet, logger: services.logger };
   if (command === 'mark-spam') return markMessageAsSpam(id, corrections);
   if (command === 'release')
@@ -170,7 +170,8 @@ function run(services: V1Services, command: Command, id: number, now: Date): Pro
       if (change.found && change.changed) services.onStored(id);
       return change;
     });
-  return services.store.messages.remove(id, now);
+  // No time of this process: whether the message is being sent is the queue's clock's to say (decision 0270), as for the admin's Delete.
+  return services.store.messages.remove(id);
 }
 
 /** The handler of POST …/spam, POST …/not-spam or DELETE: `{ success, changed, status, deferred }` (or `deleted`). */
@@ -179,7 +180,7 @@ export function messageCommand(command: Command): (request: IncomingRequest, ser
     const id = await formToChange(services, context, command);
     if (id === undefined) return apiFailure(404, 'not_found', NOT_FOUND);
     const now = new Date();
-    const change = await run(services, command, id, now);
+    const change = await run(services, command, id);
     // Deleted meanwhile (by the admin or another program): as if it never was.
     if (!change.found || (command === 'delete-message' && !change.changed)) return apiFailure(404, 'not_found', NOT_FOUND);
     // Only the call whose write moved the message records it: concurrent calls audit once.
