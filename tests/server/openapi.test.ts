@@ -8,7 +8,12 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
+import { createApiKeys } from '../../packages/site-forms/src/lib/api/keys.ts';
+import { openStore, type Store } from '../../packages/site-forms/src/lib/database/database.ts';
+import { recordFiles } from '../../packages/site-forms/src/lib/files/files.ts';
+import { createLogger } from '../../packages/site-forms/src/lib/log.ts';
 import { ROUTES } from '../../packages/site-forms/src/lib/pipeline/routes.ts';
+import { TEST_DATABASE } from '../support/stores.ts';
 import { type FakeHttpServer, replyJson, startFakeHttpServer } from '../support/fake-http.ts';
 import { postForm, type Site, startSite } from '../support/site.ts';
 
@@ -118,7 +123,8 @@ describe('the built server answers as the document says', () => {
     mailchimp = await startFakeHttpServer(replyJson(200, { id: 'list' }));
     [site, limited, withMailchimp] = await Promise.all([
       startSite({ SPAM_FILTER: 'on', ALLOWED_ORIGINS: 'https://partner.example' }),
-      startSite({ RATE_LIMIT_MAX: '1' }),
+      // One post a client, and one API request a key and minute.
+      startSite({ RATE_LIMIT_MAX: '1', API_RATE_LIMIT_PER_MINUTE: '1' }),
       // Double opt-in that Mailchimp runs itself: no mail server needed.
       startSite({ MAILCHIMP_API_KEY: 'k-us1', MAILCHIMP_LIST_ID: 'list', MAILCHIMP_API_BASE_URL: `${mailchimp.url}/3.0`, NEWSLETTER_DOUBLE_OPT_IN: 'true' }),
     ]);
@@ -251,6 +257,163 @@ describe('the built server answers as the document says', () => {
     const response = await fetch(`${site.url}/api/health`, { method: 'POST' });
     expect(response.status).toBe(405);
     await expectDocumented('/api/health', 'get', response);
+  });
+
+  describe('/api/v1 (issue 42): every answer of each operation', () => {
+    let store: Store;
+    let keys: Record<'read' | 'write' | 'contact' | 'limited', string>;
+    let message: number;
+    let quote: number;
+    beforeAll(async () => {
+      // The keys and messages are made in the server's own database, as `npm run admin` would.
+      store = openStore({ ...TEST_DATABASE, url: undefined, dataDir: site.dataDir }, createLogger({ level: 'silent' }));
+      await store.ready;
+      const apiKeys = createApiKeys(store.sql);
+      const make = async (name: string, scope: 'read' | 'write', forms: string[] | null, on = apiKeys) => {
+        const made = await on.create({ name, scope, forms, createdBy: 'cli' }, new Date());
+        if (!made.ok) throw new Error(name);
+        return made.key;
+      };
+      const limitedStore = openStore({ ...TEST_DATABASE, url: undefined, dataDir: limited.dataDir }, createLogger({ level: 'silent' }));
+      await limitedStore.ready;
+      keys = {
+        read: await make('reader', 'read', null),
+        write: await make('writer', 'write', ['contact', 'newsletter']),
+        contact: await make('contact', 'read', ['contact']),
+        limited: await make('limited', 'read', null, createApiKeys(limitedStore.sql)),
+      };
+      await limitedStore.close();
+      const received = (form: string) =>
+        store.messages.receive({ name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello, I would like to know more.', held: undefined, form });
+      message = (await received('contact')).id;
+      quote = (await received('quote')).id;
+      await received('contact');
+      await store.sql.transaction((tx) =>
+        recordFiles(
+          tx,
+          message,
+          [{ id: 'a'.repeat(32), field: 'plan', name: 'plan.pdf', size: 10, type: 'application/pdf', storageKey: 'x' }],
+          new Date().toISOString(),
+        ),
+      );
+      await store.sql.run('INSERT INTO subscribers (email, created_at) VALUES (?, ?), (?, ?)', [
+        'a@example.com',
+        new Date().toISOString(),
+        'b@example.com',
+        new Date().toISOString(),
+      ]);
+    });
+    afterAll(async () => {
+      await store.close();
+    });
+
+    const api = (path: string, key?: string, init: RequestInit = {}) =>
+      fetch(`${site.url}${path}`, { ...init, headers: { ...(key && { authorization: `Bearer ${key}` }), ...(init.headers as Record<string, string>) } });
+    const json = { 'content-type': 'application/json' };
+
+    test.each<[string, string, string, () => Promise<Response>, number]>([
+      ['/api/v1/messages', 'get', 'a page', () => api('/api/v1/messages?limit=2', keys.read), 200],
+      [
+        '/api/v1/messages',
+        'get',
+        'the next page by cursor',
+        async () => {
+          const first = (await (await api('/api/v1/messages?limit=2', keys.read)).json()) as { next: string };
+          return api(`/api/v1/messages?limit=2&cursor=${first.next}`, keys.read);
+        },
+        200,
+      ],
+      ['/api/v1/messages', 'get', 'a malformed cursor', () => api('/api/v1/messages?cursor=%7B', keys.read), 400],
+      ['/api/v1/messages', 'get', 'no key', () => api('/api/v1/messages'), 401],
+      ['/api/v1/messages', 'get', 'an unknown key', () => api('/api/v1/messages', `sfk_abcdefghijkl_${'A'.repeat(43)}`), 401],
+      ['/api/v1/messages', 'get', 'a form outside the key’s', () => api('/api/v1/messages?form=quote', keys.contact), 404],
+      ['/api/v1/messages', 'get', 'a POST', () => api('/api/v1/messages', keys.read, { method: 'POST' }), 405],
+      [
+        '/api/v1/messages',
+        'get',
+        'a key past its budget (one a minute)',
+        async () => {
+          await fetch(`${limited.url}/api/v1/messages`, { headers: { authorization: `Bearer ${keys.limited}` } });
+          return fetch(`${limited.url}/api/v1/messages`, { headers: { authorization: `Bearer ${keys.limited}` } });
+        },
+        429,
+      ],
+      ['/api/v1/messages/{id}', 'get', 'a message with a file', () => api(`/api/v1/messages/${message}`, keys.read), 200],
+      ['/api/v1/messages/{id}', 'get', 'another form’s message', () => api(`/api/v1/messages/${quote}`, keys.contact), 404],
+      ['/api/v1/messages/{id}', 'delete', 'a read key', () => api(`/api/v1/messages/${message}`, keys.read, { method: 'DELETE' }), 403],
+      ['/api/v1/messages/{id}/spam', 'post', 'spam by a write key', () => api(`/api/v1/messages/${message}/spam`, keys.write, { method: 'POST' }), 200],
+      [
+        '/api/v1/messages/{id}/not-spam',
+        'post',
+        'not spam by a write key',
+        () => api(`/api/v1/messages/${message}/not-spam`, keys.write, { method: 'POST' }),
+        200,
+      ],
+      ['/api/v1/messages/{id}/spam', 'post', 'a read key', () => api(`/api/v1/messages/${message}/spam`, keys.read, { method: 'POST' }), 403],
+      ['/api/v1/messages/{id}/spam', 'post', 'another form’s message', () => api(`/api/v1/messages/${quote}/spam`, keys.write, { method: 'POST' }), 404],
+      [
+        '/api/v1/messages/{id}/spam',
+        'post',
+        'a POST from another website',
+        () => api(`/api/v1/messages/${message}/spam`, keys.write, { method: 'POST', headers: { origin: 'https://evil.example' } }),
+        403,
+      ],
+      ['/api/v1/messages/{id}', 'delete', 'a write key', () => api(`/api/v1/messages/${message}`, keys.write, { method: 'DELETE' }), 200],
+      ['/api/v1/messages/{id}', 'delete', 'a message gone', () => api(`/api/v1/messages/${message}`, keys.write, { method: 'DELETE' }), 404],
+      ['/api/v1/subscribers', 'get', 'a page', () => api('/api/v1/subscribers?limit=1', keys.read), 200],
+      ['/api/v1/subscribers', 'get', 'a limit past 100', () => api('/api/v1/subscribers?limit=500', keys.read), 400],
+      ['/api/v1/subscribers', 'get', 'a key without newsletter', () => api('/api/v1/subscribers', keys.contact), 404],
+      [
+        '/api/v1/subscribers/erase',
+        'post',
+        'an address',
+        () => api('/api/v1/subscribers/erase', keys.write, { method: 'POST', headers: json, body: '{"email":"a@example.com"}' }),
+        200,
+      ],
+      [
+        '/api/v1/subscribers/erase',
+        'post',
+        'no address',
+        () => api('/api/v1/subscribers/erase', keys.write, { method: 'POST', headers: json, body: '{}' }),
+        400,
+      ],
+      [
+        '/api/v1/subscribers/erase',
+        'post',
+        'a form',
+        () => api('/api/v1/subscribers/erase', keys.write, { method: 'POST', body: new URLSearchParams({ email: 'a@example.com' }) }),
+        415,
+      ],
+      [
+        '/api/v1/subscribers/erase',
+        'post',
+        'a body over 64 KiB',
+        () => api('/api/v1/subscribers/erase', keys.write, { method: 'POST', headers: json, body: 'x'.repeat(70_000) }),
+        413,
+      ],
+      [
+        '/api/v1/subscribers/erase',
+        'post',
+        'a read key',
+        () => api('/api/v1/subscribers/erase', keys.read, { method: 'POST', headers: json, body: '{"email":"b@example.com"}' }),
+        403,
+      ],
+      ['/api/v1/forms', 'get', 'the forms', () => api('/api/v1/forms', keys.read), 200],
+      [
+        '/api/v1/forms',
+        'get',
+        'a revoked key',
+        async () => {
+          await createApiKeys(store.sql).revoke('contact', new Date());
+          return api('/api/v1/forms', keys.contact);
+        },
+        401,
+      ],
+    ])('%s %s, %s', async (path, method, _, send, status) => {
+      const response = await send();
+      expect(response.status).toBe(status);
+      await expectDocumented(path, method, response);
+    });
   });
 
   test.each(['/api/contact/', '/API/contact', '/api/unknown', '//api/contact'])('%s is the documented JSON 404 of any other path under /api/', async (path) => {

@@ -8,12 +8,25 @@ import { EXIT } from '../lib/cli.ts';
 const out = (text: string) => void process.stdout.write(text);
 const err = (text: string) => void process.stderr.write(text);
 
-const parsed = parseAdminArgs(process.argv.slice(2));
-if (!parsed.ok) {
-  err(`${parsed.problem}\n\n${ADMIN_USAGE}`);
-  process.exit(EXIT.usage);
+// `api-key …` needs the store (issue 42); hash-password needs none, and stays as it was.
+if (process.argv[2] === 'api-key') {
+  process.argv.splice(2, 1);
+  const { runTool } = await import('./run.ts');
+  const { API_KEY_USAGE, parseApiKeyArgs, runApiKeyCommand } = await import('../lib/api/command.ts');
+  const { createApiKeys } = await import('../lib/api/keys.ts');
+  await runTool({
+    usage: API_KEY_USAGE,
+    parse: parseApiKeyArgs,
+    run: (command, { store, out, err }) => runApiKeyCommand(command, { keys: createApiKeys(store.sql), out, err }),
+  });
+} else {
+  const parsed = parseAdminArgs(process.argv.slice(2));
+  if (!parsed.ok) {
+    err(`${parsed.problem}\n\n${ADMIN_USAGE}`);
+    process.exit(EXIT.usage);
+  }
+  process.exitCode = await runAdminCommand(parsed.command, { readPassword, out, err });
 }
-process.exitCode = await runAdminCommand(parsed.command, { readPassword, out, err });
 
 /** On a terminal: asks twice, without echo. From a pipe: reads the first line. */
 async function readPassword(): Promise<string | undefined> {

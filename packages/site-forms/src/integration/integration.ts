@@ -106,6 +106,14 @@ export function formRoutes(forms: FormsSettings): string[] {
     '/api/health',
     // A message's file by a webhook's signed link: the id in the path (src/lib/files/links.ts).
     '/api/files/[id]',
+    // The REST API for programs (issue 42): the table's templated paths, as Astro's patterns.
+    '/api/v1/messages',
+    '/api/v1/messages/{id}',
+    '/api/v1/messages/{id}/spam',
+    '/api/v1/messages/{id}/not-spam',
+    '/api/v1/subscribers',
+    '/api/v1/subscribers/erase',
+    '/api/v1/forms',
     ...forms.forms.map((form) => `/api/forms/${form.name}`),
   ];
   return addresses.map(astroPattern);

@@ -82,15 +82,10 @@ export function createAbuseLimits(config: { rateLimit: { max: number; windowSeco
       close: async () => {},
     };
 
-  const RateLimiterRedis = limiterClass('RateLimiterRedis');
   const memoryLimiter = (keyPrefix: string, points: number, duration: number) =>
     createBoundedMemoryLimiter({ keyPrefix, points, duration }, MEMORY_LIMITER_MAX_KEYS);
-  const limiter = (keyPrefix: string, points: number, duration: number, memory = memoryLimiter(keyPrefix, points, duration)) => {
-    if (!redis) return memory;
-    // rejectIfRedisNotReady: while Redis is down, go straight to memory instead of queueing.
-    return new RateLimiterRedis({ storeClient: redis, keyPrefix, points, duration, rejectIfRedisNotReady: true, insuranceLimiter: memory });
-  };
-  type Limiter = ReturnType<typeof limiter>;
+  const limiter = (keyPrefix: string, points: number, duration: number, memory = memoryLimiter(keyPrefix, points, duration)) =>
+    createSharedLimiter({ keyPrefix, points, duration }, redis, memory);
   // One pair of budgets per route, made when the route is first counted (an owner's form has its own).
   const budgets = new Map<LimitedRoute, { accepted: Limiter; attempts: Limiter }>();
   const budget = (route: LimitedRoute, own?: OwnBudget) => {
@@ -138,6 +133,25 @@ export function createAbuseLimits(config: { rateLimit: { max: number; windowSeco
   };
 }
 
+/** A limiter of this module: in memory, or in Redis with the memory one as insurance. */
+export type Limiter = RateLimiterMemory | RateLimiterRedis;
+
+/**
+ * A budget of `points` per `duration` seconds per key: in memory (at most MEMORY_LIMITER_MAX_KEYS
+ * keys), or shared through `redis` with `memory` as insurance while Redis is unreachable, so that
+ * several instances count one client once.
+ */
+export function createSharedLimiter(
+  options: { keyPrefix: string; points: number; duration: number },
+  redis: Redis | undefined,
+  memory: RateLimiterMemory = createBoundedMemoryLimiter(options, MEMORY_LIMITER_MAX_KEYS),
+): Limiter {
+  if (!redis) return memory;
+  const RateLimiterRedis = limiterClass('RateLimiterRedis');
+  // rejectIfRedisNotReady: while Redis is down, go straight to memory instead of queueing.
+  return new RateLimiterRedis({ ...options, storeClient: redis, rejectIfRedisNotReady: true, insuranceLimiter: memory });
+}
+
 /**
  * The library's memory limiter, remembering at most `maxKeys` keys: after each new key the
  * oldest windows are forgotten (each with its timer), so a flood of addresses cannot grow it.
@@ -161,7 +175,8 @@ export function createBoundedMemoryLimiter(options: { keyPrefix: string; points:
   return limiter;
 }
 
-async function consume(limiter: RateLimiterMemory | RateLimiterRedis, key: string, logger: Logger): Promise<LimitVerdict> {
+/** Counts one point of `key`: refused with the seconds until the window ends, or let through when the store fails. */
+export async function consume(limiter: Limiter, key: string, logger: Logger): Promise<LimitVerdict> {
   try {
     await limiter.consume(key);
     return ALWAYS;

@@ -21,7 +21,17 @@ export type AuditAction =
  * `OTHER_CLIENTS`), and `repeats` how many times the same client did the same within
  * `REPEAT_WINDOW_MS` (at least 1).
  */
-export type AuditEntry = { at: string; action: AuditAction; detail: string; client: string; repeats?: number };
+export type AuditEntry = {
+  at: string;
+  action: AuditAction;
+  detail: string;
+  client: string;
+  repeats?: number;
+  /** Who did it (issue 42): `key:<id>` (an API key), later `person:<id>` or `cli`; none before people existed. */
+  actor?: string;
+  /** Their name as it was then (`key ci-export`), kept when the key or person is gone. */
+  actorName?: string;
+};
 
 /** Within this long, the same refusal of the same client adds to one entry instead of a new row. */
 export const REPEAT_WINDOW_MS = 15 * 60 * 1000;
@@ -85,8 +95,15 @@ export interface AuditLog {
 /** The audit log over the store's SQL (table `admin_audit`). */
 export function createAuditLog(sql: Sql): AuditLog {
   return {
-    async record({ at, action, detail, client }) {
-      await sql.run('INSERT INTO admin_audit (at, action, detail, client) VALUES (?, ?, ?, ?)', [at, action, detail, client]);
+    async record({ at, action, detail, client, actor, actorName }) {
+      await sql.run('INSERT INTO admin_audit (at, action, detail, client, actor, actor_name) VALUES (?, ?, ?, ?, ?, ?)', [
+        at,
+        action,
+        detail,
+        client,
+        actor ?? null,
+        actorName ?? null,
+      ]);
     },
     recordRepeated: ({ at, action, detail, client }) =>
       sql.transaction(async (tx) => {

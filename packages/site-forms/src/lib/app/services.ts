@@ -32,6 +32,7 @@ import { markMessageAsSpam, releaseMessage } from '../contact/corrections.ts';
 import { createSpamParts, type SpamParts } from './spam-parts.ts';
 import { openStore, type Store } from '../database/database.ts';
 import { createUploads, type Uploads } from '../files/uploads.ts';
+import { type ApiAccess, createApiAccess } from '../api/auth.ts';
 
 /** Everything the endpoints use, built once per process from the configuration. */
 export type Services = {
@@ -45,6 +46,8 @@ export type Services = {
   /** Where the handlers keep each post (`store.submissions`). */
   submissions: SubmissionStore;
   limits: AbuseLimits;
+  /** The REST API's keys and its own limits (per key, and failed authentications per client), read by `withKey` (api/auth.ts). */
+  api: ApiAccess;
   /** Files with a message: the streamed reading, the virus scan, the storage (issue 31). */
   uploads: Uploads;
   /** Refused posts of people without JavaScript, kept briefly for the page they are redirected to (decision 0133). */
@@ -148,6 +151,7 @@ export function createServices(config: Config, logger: Logger): Services {
   // The owner's corrections, as `npm run inbox -- release/spam` makes them, with Akismet told.
   const corrections = { spam: spam.store, outbox: store.outbox, akismet: spam.service.akismet, logger };
   const limits = createAbuseLimits(config, logger, redis);
+  const api = createApiAccess(store.sql, config, logger, redis);
   // Built always: /admin is on with ADMIN_PASSWORD_HASH, or once a person or an invitation exists
   // (admin.isOn). After the store is ready, it makes the first owner from the hash (admin.ready).
   const admin = createAdmin(
@@ -209,6 +213,7 @@ export function createServices(config: Config, logger: Logger): Services {
     provider,
     submissions: store.submissions,
     limits,
+    api,
     uploads,
     drafts,
     worker,

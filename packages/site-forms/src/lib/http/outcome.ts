@@ -25,6 +25,8 @@ export type Failure = {
   status: number;
   error: string;
   headers?: Record<string, string> | undefined;
+  /** A word for programs to switch on (the REST API's `ApiFailure`: `invalid_key`, `rate_limited`…), sent beside `error`. */
+  code?: string | undefined;
   /** The field the error belongs to, shown at that field on a page (the newsletter's email). */
   field?: string | undefined;
   values?: FormValues | undefined;
@@ -106,7 +108,11 @@ export function renderJson(outcome: Outcome): Answer {
     case 'invalid':
       return { status: 400, headers: { ...JSON_HEADERS }, body: JSON.stringify({ success: false, errors: outcome.errors }) };
     case 'failure':
-      return { status: outcome.status, headers: { ...JSON_HEADERS, ...outcome.headers }, body: JSON.stringify({ success: false, error: outcome.error }) };
+      return {
+        status: outcome.status,
+        headers: { ...JSON_HEADERS, ...outcome.headers },
+        body: JSON.stringify({ success: false, error: outcome.error, ...(outcome.code !== undefined && { code: outcome.code }) }),
+      };
     case 'data':
       return { status: outcome.status, headers: { ...JSON_HEADERS }, body: JSON.stringify(outcome.body) };
     case 'download':

@@ -10,6 +10,10 @@ import { handleNewsletter, handleNewsletterConfirmation, handleUnsubscribe } fro
 import type { LimitedRoute, OwnBudget } from '../rate-limit.ts';
 import type { Services } from '../app/services.ts';
 import type { Outcome } from '../http/outcome.ts';
+import { withKey } from '../api/auth.ts';
+import { listForms } from '../api/v1/forms.ts';
+import { getMessage, listMessages, messageCommand } from '../api/v1/messages.ts';
+import { eraseSubscriberByKey, listSubscribers } from '../api/v1/subscribers.ts';
 import { CONFIRM_PAGES, FORM_PAGES, type FormPages, NEWSLETTER_LINK_PAGES, ownerFormPages } from './form-view.ts';
 
 /** A route's handler: the request and the services in, an outcome out; it never writes an answer itself. */
@@ -63,6 +67,25 @@ const FILE_LINK_ROUTE: Route = { path: FILE_LINK_PATH, kind: 'api', methods: { G
 /** The admin's form posts, one path each under /admin/actions/, where no page lives (decision 0104). */
 const ADMIN_ROUTES: readonly Route[] = Object.entries(ADMIN_ACTIONS).map(([path, { action }]) => ({ path, kind: 'admin', methods: {}, admin: action }));
 
+/** A message's id in a path: digits, at most 15 (every id below 2^53). */
+const MESSAGE_ID = { id: /^[1-9][0-9]{0,14}$/ };
+
+/** The /api/v1 routes, each handler behind `withKey` with the scope it needs (api/auth.ts). */
+const API_V1_ROUTES: readonly Route[] = [
+  { path: '/api/v1/messages', kind: 'api', methods: { GET: withKey(listMessages, { scope: 'read' }) } },
+  {
+    path: '/api/v1/messages/{id}',
+    params: MESSAGE_ID,
+    kind: 'api',
+    methods: { GET: withKey(getMessage, { scope: 'read' }), DELETE: withKey(messageCommand('delete-message'), { scope: 'write' }) },
+  },
+  { path: '/api/v1/messages/{id}/spam', params: MESSAGE_ID, kind: 'api', methods: { POST: withKey(messageCommand('mark-spam'), { scope: 'write' }) } },
+  { path: '/api/v1/messages/{id}/not-spam', params: MESSAGE_ID, kind: 'api', methods: { POST: withKey(messageCommand('release'), { scope: 'write' }) } },
+  { path: '/api/v1/subscribers', kind: 'api', methods: { GET: withKey(listSubscribers, { scope: 'read' }) } },
+  { path: '/api/v1/subscribers/erase', kind: 'api', methods: { POST: withKey(eraseSubscriberByKey, { scope: 'write' }) } },
+  { path: '/api/v1/forms', kind: 'api', methods: { GET: withKey(listForms, { scope: 'read' }) } },
+];
+
 /** Every address the pipeline answers; anything else under /api/ is a JSON 404 (decision 0040). */
 export const ROUTES: readonly Route[] = [
   { path: '/api/newsletter', kind: 'form', limit: 'newsletter', pages: FORM_PAGES.newsletter, methods: { POST: handleNewsletter } },
@@ -79,6 +102,8 @@ export const ROUTES: readonly Route[] = [
   // A message's file by the signed, expiring link of webhooks and chat alerts (issue 31): `/api/files/<id>`, the id in the path.
   FILE_LINK_ROUTE,
   ...ADMIN_ROUTES,
+  // The REST API for programs (issue 42, decision 0282): a key in `Authorization: Bearer`, read or write, limited to its forms.
+  ...API_V1_ROUTES,
   // The owner's forms (forms.config.ts): the contact form's road, each with its own budget and pages (decision 0131).
   ...ownerForms.map(
     (form): Route => ({
