@@ -1,3 +1,4 @@
+import type { FormScope } from '../../access/permissions.ts';
 import type { IncomingRequest } from '../../http/form.ts';
 import type { Signups } from '../../newsletter/signups.ts';
 import type { PeopleSession } from '../../people/store.ts';
@@ -48,9 +49,9 @@ export type Exports = {
    * Every message in the format asked, in chunks read from a cursor; `excel` asks for the CSV for
    * Excel (labels, the site's time zone and its language's separator, decision 0148).
    */
-  messages(format: 'csv' | 'json', options: { excel: boolean }): AsyncIterable<string>;
-  /** How many messages there are, for the audit log's line. */
-  countMessages(): Promise<number>;
+  messages(format: 'csv' | 'json', options: { excel: boolean; scope?: FormScope | undefined }): AsyncIterable<string>;
+  /** How many messages of `scope`'s forms (every form without one) there are, for the audit log's line. */
+  countMessages(scope?: FormScope): Promise<number>;
   subscribers(): Promise<{ email: string; created: string }[]>;
 };
 
