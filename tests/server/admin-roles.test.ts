@@ -33,7 +33,9 @@ beforeAll(async () => {
   );
   person.run(2, 'eddie@example.org', 'Eddie', 'editor', 'handle-eddie', now, now);
   person.run(3, 'rita@example.org', 'Rita', 'reader', 'handle-rita', now, now);
-  const session = db.prepare("INSERT INTO admin_person_sessions (token_hash, user_id, stage, method, created_at, last_seen_at) VALUES (?, ?, 'full', 'password', ?, ?)");
+  const session = db.prepare(
+    "INSERT INTO admin_person_sessions (token_hash, user_id, stage, method, created_at, last_seen_at) VALUES (?, ?, 'full', 'password', ?, ?)",
+  );
   session.run(hashToken(EDDIE), 2, now, now);
   session.run(hashToken(RITA), 3, now, now);
   const message = db.prepare("INSERT INTO submissions (created_at, name, email, message, status, form) VALUES (?, ?, ?, ?, 'sent', ?) RETURNING id");

@@ -501,7 +501,14 @@ describe('the actions, signed in', () => {
     expect(outcome).toEqual({ kind: 'redirect', location: '/admin/messages/3?done=delete-message-deferred' });
     expect(changes).toEqual(['delete #3']);
     expect(audit).toEqual([
-      { at: '2026-11-22T10:00:00.000Z', action: 'delete-message', detail: '#3 (when its send ends)', client: 'c0ffee', actor: 'person:1', actorName: 'Owner <owner@site.test>' },
+      {
+        at: '2026-11-22T10:00:00.000Z',
+        action: 'delete-message',
+        detail: '#3 (when its send ends)',
+        client: 'c0ffee',
+        actor: 'person:1',
+        actorName: 'Owner <owner@site.test>',
+      },
     ]);
   });
 
@@ -848,7 +855,11 @@ describe('roles and forms (issue 42 step S4): each post authorized by its permis
     'an editor’s post to %s on a message of another form: 404 as for no message, unchanged, not audited',
     async (path) => {
       const w = world();
-      await expect(send(w.deps, 2, path, { id: '1' })).resolves.toEqual({ kind: 'refused', status: 404, message: 'No such message: it may have been deleted already.' });
+      await expect(send(w.deps, 2, path, { id: '1' })).resolves.toEqual({
+        kind: 'refused',
+        status: 404,
+        message: 'No such message: it may have been deleted already.',
+      });
       expect(w.changes).toEqual([]);
       expect(w.audit).toEqual([]);
     },
@@ -898,7 +909,11 @@ describe('roles and forms (issue 42 step S4): each post authorized by its permis
     await send(w.deps, 1, '/admin/actions/export', { what: 'subscribers', format: 'json' });
     await send(w.deps, 1, '/admin/actions/sign-out', {});
     expect(w.audit.map((entry) => [entry.action, entry.actor, entry.actorName])).toEqual(
-      ['mark-spam', 'delete-subscriber', 'replay-delivery', 'retry-signup', 'export-subscribers', 'sign-out'].map((action) => [action, OWNER.actor, OWNER.actorName]),
+      ['mark-spam', 'delete-subscriber', 'replay-delivery', 'retry-signup', 'export-subscribers', 'sign-out'].map((action) => [
+        action,
+        OWNER.actor,
+        OWNER.actorName,
+      ]),
     );
   });
 });

@@ -232,8 +232,7 @@ export function createAdmin(settings: AdminSettings, parts: AdminParts, now: () 
         messages: (query) => queries.messages(query, scope),
         message: (id) => message(id, scope),
         overview: (at) => overview(at, scope),
-        subscribers: async (search, page) =>
-          authorize(actor, 'subscribers.read') === 'allow' ? queries.subscribers(search, page) : { rows: [], total: 0 },
+        subscribers: async (search, page) => (authorize(actor, 'subscribers.read') === 'allow' ? queries.subscribers(search, page) : { rows: [], total: 0 }),
       };
     },
     message: (id) => message(id, EVERY_FORM),

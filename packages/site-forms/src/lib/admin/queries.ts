@@ -142,7 +142,10 @@ export function createAdminQueries(sql: Sql, machine: SubmissionMachine, { limit
     },
     async countByStatus(scope = EVERY_FORM) {
       const limit = limitedTo(scope, 'WHERE');
-      const rows = await sql.all<{ status: string; n: number | string }>(`SELECT status, count(*) AS n FROM submissions${limit.sql} GROUP BY status`, limit.params);
+      const rows = await sql.all<{ status: string; n: number | string }>(
+        `SELECT status, count(*) AS n FROM submissions${limit.sql} GROUP BY status`,
+        limit.params,
+      );
       return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
     },
     async perDay(since, scope = EVERY_FORM) {

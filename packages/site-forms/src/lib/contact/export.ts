@@ -141,7 +141,11 @@ function spreadsheetChunks(
     return row;
   };
   const options = { headers: columns.map(header), dateColumns: DATE_COLUMNS, byteOrderMark: true, separator: words.separator, timeZone };
-  return csvChunks(columns, withFiles(mapBatches(outbox.batches(EXPORT_BATCH, { scope }), presented), { columns: fileColumns(forms), files, asText: true }), options);
+  return csvChunks(
+    columns,
+    withFiles(mapBatches(outbox.batches(EXPORT_BATCH, { scope }), presented), { columns: fileColumns(forms), files, asText: true }),
+    options,
+  );
 }
 
 async function* mapBatches<T>(batches: AsyncIterable<Submission[]>, row: (s: Submission) => T): AsyncGenerator<T[]> {
