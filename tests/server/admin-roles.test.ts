@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -16,6 +16,9 @@ import { type Site, startSite } from '../support/site.ts';
 const PASSWORD = 'correct horse battery staple';
 const EDDIE = 'EddieSessionTokenOfTheQuoteEditor_012345678';
 const RITA = 'RitaSessionTokenOfTheQuoteReader_0123456789';
+/** A file of Carl's (contact) message and one of Quinn's (quote). */
+const CARL_FILE = 'CarlsFileOfTheContactForm';
+const QUINN_FILE = 'QuinnsFileOfTheQuoteFormX';
 
 let dataDir: string;
 let site: Site;
@@ -41,6 +44,24 @@ beforeAll(async () => {
   const message = db.prepare("INSERT INTO submissions (created_at, name, email, message, status, form) VALUES (?, ?, ?, ?, 'sent', ?) RETURNING id");
   carl = Number((message.get(now, 'Carl Contact', 'carl@example.org', 'About the contact form.', 'contact') as { id: number }).id);
   quinn = Number((message.get(now, 'Quinn Quote', 'quinn@example.org', 'A quote, please.', 'quote') as { id: number }).id);
+  // As a post leaves a file: its bytes under DATA_DIR/files, its row beside the message.
+  mkdirSync(join(dataDir, 'files', '2026-11'), { recursive: true });
+  for (const [id, submissionId] of [
+    [CARL_FILE, carl],
+    [QUINN_FILE, quinn],
+  ] as const) {
+    writeFileSync(join(dataDir, 'files', '2026-11', id), `bytes of ${id}`);
+    db.prepare('INSERT INTO files (id, submission_id, field, name, size, type, storage_key, created_at, position) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0)').run(
+      id,
+      submissionId,
+      'drawings',
+      `${id}.txt`,
+      `bytes of ${id}`.length,
+      'text/plain',
+      `2026-11/${id}`,
+      now,
+    );
+  }
 }, 60_000);
 afterAll(async () => {
   db?.close();
@@ -70,7 +91,9 @@ describe('a reader of the quote form', () => {
     expect(await (await get('/admin/messages?q=carl', RITA)).text()).not.toContain('Carl Contact');
     expect((await get(`/admin/messages/${quinn}`, RITA)).status).toBe(200);
     expect((await get(`/admin/messages/${carl}`, RITA)).status).toBe(404);
-    expect((await get(`/admin/messages/${carl}/files/1`, RITA)).status).toBe(404);
+    const own = await get(`/admin/messages/${quinn}/files/${QUINN_FILE}`, RITA);
+    expect([own.status, await own.text()]).toEqual([200, `bytes of ${QUINN_FILE}`]);
+    expect((await get(`/admin/messages/${carl}/files/${CARL_FILE}`, RITA)).status).toBe(404);
   });
 
   test.each(['/admin/webhooks', '/admin/audit', '/admin/subscribers', '/admin/messages/1/delete'])('%s is refused (403)', async (path) => {
