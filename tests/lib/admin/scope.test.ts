@@ -129,5 +129,30 @@ describe.each(testEngines())('scope by form on $name', ({ name, available, open 
       await expect(admin.deps.exports.countMessages(QUOTE_EDITOR.scope)).resolves.toBe(1);
       await expect(admin.deps.exports.countMessages({ all: true })).resolves.toBe(3);
     });
+    test('the previous visit to the overview is each person’s own', async () => {
+      const { store } = await open();
+      await twoForms(store);
+      const admin = adminOn(store);
+      const person = store.sql.run.bind(store.sql);
+      for (const id of [1, 2]) {
+        await person(
+          "INSERT INTO admin_users (id, email, name, role, origin, user_handle, created_at, updated_at) VALUES (?, ?, ?, 'editor', 'cli', ?, ?, ?)",
+          [id, `p${id}@example.org`, `P${id}`, `handle-${id}`, NOW.toISOString(), NOW.toISOString()],
+        );
+      }
+      const later = new Date(NOW.getTime() + 60_000);
+      expect((await admin.for(OWNER).overview(NOW)).held.since).toBeUndefined();
+      expect((await admin.for(OWNER).overview(later)).held.since).toBe(NOW.toISOString());
+      // Eddie's first visit: the owner's did not count for him, and his does not move the owner's.
+      expect((await admin.for(QUOTE_EDITOR).overview(later)).held.since).toBeUndefined();
+      expect((await admin.for(OWNER).overview(later)).held.since).toBe(later.toISOString());
+      const stored = await store.sql.all<{ id: number | string; overview_visited_at: string | null }>(
+        'SELECT id, overview_visited_at FROM admin_users ORDER BY id',
+      );
+      expect(stored.map((row) => [Number(row.id), row.overview_visited_at])).toEqual([
+        [1, later.toISOString()],
+        [2, later.toISOString()],
+      ]);
+    });
   });
 });

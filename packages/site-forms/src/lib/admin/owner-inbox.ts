@@ -194,13 +194,13 @@ export function createAdmin(settings: AdminSettings, parts: AdminParts, now: () 
     const [history, spamReasons] = await Promise.all([store.outbox.history(id), spam.reasons(id)]);
     return { submission, history, spamReasons };
   };
-  const overview = async (at: Date, scope: FormScope): Promise<Overview> => {
+  const overview = async (at: Date, scope: FormScope, personId?: number): Promise<Overview> => {
     const since = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate() - (CHART_DAYS - 1)));
     const [counts, perDay, delivery, visit] = await Promise.all([
       queries.countByStatus(scope),
       queries.perDay(since, scope),
       queries.deliveryHealth(scope),
-      queries.visitOverview(at, scope),
+      queries.visitOverview(at, scope, personId),
     ]);
     return {
       counts,
@@ -231,7 +231,8 @@ export function createAdmin(settings: AdminSettings, parts: AdminParts, now: () 
         scope,
         messages: (query) => queries.messages(query, scope),
         message: (id) => message(id, scope),
-        overview: (at) => overview(at, scope),
+        // A person's previous visit is their own (the API has no overview: a key would read the site's one time).
+        overview: (at) => overview(at, scope, actor.kind === 'person' ? actor.id : undefined),
         subscribers: async (search, page) => (authorize(actor, 'subscribers.read') === 'allow' ? queries.subscribers(search, page) : { rows: [], total: 0 }),
       };
     },

@@ -64,8 +64,10 @@ export interface AdminQueries {
   /**
    * Records the visit to the overview at `now` and answers the previous one, and how many
    * messages of `scope`'s forms were held as spam since then (since ever, on the first visit).
+   * Hint: a person's visits are their own (`admin_users.overview_visited_at`); without a person,
+   * the one time of the site before people (the setting), as the tools read it.
    */
-  visitOverview(now: Date, scope?: FormScope): Promise<{ previous: string | undefined; heldSince: number }>;
+  visitOverview(now: Date, scope?: FormScope, personId?: number): Promise<{ previous: string | undefined; heldSince: number }>;
   /** The form a message came from (what the commands authorize with), `undefined` when there is no such message. */
   formOf(id: number): Promise<string | undefined>;
   /** Deletes a message and its delivery history (through the state machine); answers whether it was deleted now. */
@@ -177,18 +179,23 @@ export function createAdminQueries(sql: Sql, machine: SubmissionMachine, { limit
       ]);
       return { lastSentAt: sent?.at ?? null, lastFailureAt: failure?.at ?? null, failed: Number(counts?.failed ?? 0), pending: Number(counts?.pending ?? 0) };
     },
-    async visitOverview(now, scope = EVERY_FORM) {
-      const row = await sql.get<{ value: string }>('SELECT value FROM settings WHERE name = ?', [OVERVIEW_VISIT]);
-      const previous = row?.value || undefined;
+    async visitOverview(now, scope = EVERY_FORM, personId) {
+      const previous =
+        personId === undefined
+          ? (await sql.get<{ value: string }>('SELECT value FROM settings WHERE name = ?', [OVERVIEW_VISIT]))?.value || undefined
+          : (await sql.get<{ at: string | null }>('SELECT overview_visited_at AS at FROM admin_users WHERE id = ?', [personId]))?.at || undefined;
       const limit = limitedTo(scope, 'AND');
       const held = await sql.get<{ n: number | string }>(`SELECT count(*) AS n FROM submissions WHERE status = 'spam' AND created_at > ?${limit.sql}`, [
         previous ?? '',
         ...limit.params,
       ]);
-      await sql.run('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value', [
-        OVERVIEW_VISIT,
-        now.toISOString(),
-      ]);
+      if (personId !== undefined) await sql.run('UPDATE admin_users SET overview_visited_at = ? WHERE id = ?', [now.toISOString(), personId]);
+      else {
+        await sql.run('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value', [
+          OVERVIEW_VISIT,
+          now.toISOString(),
+        ]);
+      }
       return { previous, heldSince: Number(held?.n ?? 0) };
     },
     async formOf(id) {
