@@ -12,6 +12,7 @@ import { createSessions, type SessionRecord, type SessionStore } from '../../../
 import { createSignInThrottle } from '../../../packages/site-forms/src/lib/admin/throttle.ts';
 import type { Person } from '../../../packages/site-forms/src/lib/people/store.ts';
 import { silentLogger } from '../../../packages/site-forms/src/lib/log.ts';
+import type { FormScope } from '../../../packages/site-forms/src/lib/access/permissions.ts';
 
 const SITE = 'https://site.test';
 const PASSWORD = 'correct horse battery';
@@ -109,9 +110,19 @@ function world() {
   };
   const audit: AuditEntry[] = [];
   const changes: string[] = [];
-  const messages = new Set([1, 2, 3]);
+  const messages = new Set([1, 2, 3, 4]);
+  /** Each message's form: #2 came from the quote form, the others from the contact form. */
+  const formOf = new Map([
+    [1, 'contact'],
+    [2, 'quote'],
+    [3, 'contact'],
+    [4, 'contact'],
+  ]);
   const subscribers = new Set(['ada@example.org', 'bea@example.org']);
   const waits: number[] = [];
+  /** The scopes the exports were asked for. */
+  const exported: (FormScope | undefined)[] = [];
+  const counted: (FormScope | undefined)[] = [];
   const replayable = new Set([7]);
   const deps: AdminDeps = {
     // #7 has ended (sent again from the start once), #8 waits for its next try (sent now).
@@ -140,6 +151,7 @@ function world() {
       list: async () => ({ entries: audit, total: audit.length }),
     },
     queries: {
+      formOf: async (id: number) => (messages.has(id) ? formOf.get(id) : undefined),
       deleteSubscriber: async (email: string) => {
         changes.push(`delete ${email}`);
         // Bea's erasure meets a Redis that cannot be reached: the store's part is done, the count is not.
@@ -171,14 +183,20 @@ function world() {
     },
     exporting: {},
     exports: {
-      messages: (format) => exportChunks({ batches: oneBatch }, format),
-      countMessages: async () => 1,
+      messages: (format, { scope }) => {
+        exported.push(scope);
+        return exportChunks({ batches: oneBatch }, format);
+      },
+      countMessages: async (scope) => {
+        counted.push(scope);
+        return 1;
+      },
       subscribers: async () => [{ email: 'ada@example.org', created: '2026-11-01T10:00:00.000Z' }],
     },
     now: () => new Date('2026-11-22T10:00:00.000Z'),
     wait: async (ms) => void waits.push(ms),
   };
-  return { deps, audit, changes, records, waits, people, signIns };
+  return { deps, audit, changes, records, waits, people, signIns, exported, counted };
 }
 
 const context = { publicOrigin: SITE, clientKey: '203.0.113.9', clientHash: 'c0ffee' };
@@ -482,14 +500,25 @@ describe('the actions, signed in', () => {
     const { outcome, changes, audit } = await run('/admin/actions/delete', 'delete-message', { id: '3' });
     expect(outcome).toEqual({ kind: 'redirect', location: '/admin/messages/3?done=delete-message-deferred' });
     expect(changes).toEqual(['delete #3']);
-    expect(audit).toEqual([{ at: '2026-11-22T10:00:00.000Z', action: 'delete-message', detail: '#3 (when its send ends)', client: 'c0ffee' }]);
+    expect(audit).toEqual([
+      {
+        at: '2026-11-22T10:00:00.000Z',
+        action: 'delete-message',
+        detail: '#3 (when its send ends)',
+        client: 'c0ffee',
+        actor: 'person:1',
+        actorName: 'Owner <owner@site.test>',
+      },
+    ]);
   });
 
   test('delete removes the message and lands on the list', async () => {
     const { outcome, changes, audit } = await run('/admin/actions/delete', 'delete-message', { id: '2' });
     expect(outcome).toEqual({ kind: 'redirect', location: '/admin/messages?done=deleted' });
     expect(changes).toEqual(['delete #2']);
-    expect(audit).toEqual([{ at: '2026-11-22T10:00:00.000Z', action: 'delete-message', detail: '#2', client: 'c0ffee' }]);
+    expect(audit).toEqual([
+      { at: '2026-11-22T10:00:00.000Z', action: 'delete-message', detail: '#2', client: 'c0ffee', actor: 'person:1', actorName: 'Owner <owner@site.test>' },
+    ]);
   });
 
   test('deleting a message that is gone is a 404', async () => {
@@ -767,5 +796,124 @@ describe('the actions, at the edges', () => {
     const exportNow = () => w.act('export', '/admin/actions/export', { what: 'messages', format: 'csv' });
     await exportNow();
     await expect(exportNow()).resolves.toMatchObject({ kind: 'download' });
+  });
+});
+
+describe('roles and forms (issue 42 step S4): each post authorized by its permission and its message’s form', () => {
+  /** A session of person #id (the first owner, Ada the quote editor, Pat the reader), as a cookie and its CSRF token. */
+  async function as(deps: AdminDeps, userId: number) {
+    const session = await deps.sessions.start({ userId, stage: 'full', method: 'password' });
+    return { cookie: `__Host-admin_session=${session.token}`, csrf: session.csrfToken };
+  }
+  const send = async (deps: AdminDeps, userId: number, path: keyof typeof PATHS, fields: Record<string, string>) => {
+    const { cookie, csrf } = await as(deps, userId);
+    return handleAdminPost(PATHS[path], post(path, { csrf, ...fields }, { origin: SITE, cookie }), deps, context);
+  };
+  const PATHS = {
+    '/admin/actions/retry': 'retry',
+    '/admin/actions/spam': 'mark-spam',
+    '/admin/actions/release': 'release',
+    '/admin/actions/delete': 'delete-message',
+    '/admin/actions/delete-subscriber': 'delete-subscriber',
+    '/admin/actions/export': 'export',
+    '/admin/actions/replay-delivery': 'replay-delivery',
+    '/admin/actions/retry-signup': 'retry-signup',
+    '/admin/actions/sign-out': 'sign-out',
+  } as const;
+  const ROLE_CANNOT = { kind: 'refused', status: 403, message: 'Your role cannot do this.' };
+  const PAT = { actor: 'person:3', actorName: 'Pat <pat@example.org>' };
+  const ADA = { actor: 'person:2', actorName: 'Ada <ada@example.org>' };
+  const OWNER = { actor: 'person:1', actorName: 'Owner <owner@site.test>' };
+
+  test.each<[keyof typeof PATHS, Record<string, string>]>([
+    ['/admin/actions/retry', { id: '2' }],
+    ['/admin/actions/spam', { id: '2' }],
+    ['/admin/actions/release', { id: '2' }],
+    ['/admin/actions/delete', { id: '2' }],
+    // An id that does not exist is refused the same: a reader learns nothing from ids.
+    ['/admin/actions/delete', { id: '9' }],
+    ['/admin/actions/delete-subscriber', { email: 'ada@example.org' }],
+    ['/admin/actions/export', { what: 'messages', format: 'csv' }],
+    ['/admin/actions/export', { what: 'subscribers', format: 'csv' }],
+    ['/admin/actions/replay-delivery', { id: '7' }],
+    ['/admin/actions/retry-signup', { id: '5' }],
+  ])('a reader’s crafted post to %s %j: 403, nothing changed, the refusal audited with the reader', async (path, fields) => {
+    const w = world();
+    await expect(send(w.deps, 3, path, fields)).resolves.toEqual(ROLE_CANNOT);
+    expect(w.changes).toEqual([]);
+    expect(w.exported).toEqual([]);
+    expect(w.audit).toEqual([{ at: '2026-11-22T10:00:00.000Z', action: 'refused', detail: PATHS[path], client: 'c0ffee', ...PAT, repeats: -1 }]);
+  });
+
+  test('a reader may still sign out', async () => {
+    const w = world();
+    await expect(send(w.deps, 3, '/admin/actions/sign-out', {})).resolves.toMatchObject({ kind: 'redirect', location: '/admin?ended=signed-out' });
+    expect(w.audit).toEqual([{ at: '2026-11-22T10:00:00.000Z', action: 'sign-out', detail: '', client: 'c0ffee', ...PAT }]);
+  });
+
+  test.each<[keyof typeof PATHS]>([['/admin/actions/retry'], ['/admin/actions/spam'], ['/admin/actions/release'], ['/admin/actions/delete']])(
+    'an editor’s post to %s on a message of another form: 404 as for no message, unchanged, not audited',
+    async (path) => {
+      const w = world();
+      await expect(send(w.deps, 2, path, { id: '1' })).resolves.toEqual({
+        kind: 'refused',
+        status: 404,
+        message: 'No such message: it may have been deleted already.',
+      });
+      expect(w.changes).toEqual([]);
+      expect(w.audit).toEqual([]);
+    },
+  );
+
+  test('an editor marks a message of their form as spam, and the audit names them', async () => {
+    const w = world();
+    await expect(send(w.deps, 2, '/admin/actions/spam', { id: '2' })).resolves.toEqual({ kind: 'redirect', location: '/admin/messages/2?done=mark-spam' });
+    expect(w.changes).toEqual(['spam #2']);
+    expect(w.audit).toEqual([{ at: '2026-11-22T10:00:00.000Z', action: 'mark-spam', detail: '#2', client: 'c0ffee', ...ADA }]);
+  });
+
+  test('an editor’s export of messages reads and counts their forms only', async () => {
+    const w = world();
+    await expect(send(w.deps, 2, '/admin/actions/export', { what: 'messages', format: 'json' })).resolves.toMatchObject({ kind: 'download' });
+    expect(w.exported).toEqual([{ all: false, forms: ['quote'] }]);
+    expect(w.counted).toEqual([{ all: false, forms: ['quote'] }]);
+    expect(w.audit).toEqual([{ at: '2026-11-22T10:00:00.000Z', action: 'export-messages', detail: '1 as JSON', client: 'c0ffee', ...ADA }]);
+  });
+
+  test('an owner’s export reads every form', async () => {
+    const w = world();
+    await send(w.deps, 1, '/admin/actions/export', { what: 'messages', format: 'json' });
+    expect(w.exported).toEqual([{ all: true }]);
+    expect(w.counted).toEqual([{ all: true }]);
+  });
+
+  test.each<[string, keyof typeof PATHS, Record<string, string>, object]>([
+    // The local list is not among Ada's forms: its export is not hers to see (404).
+    ['export of the subscribers', '/admin/actions/export', { what: 'subscribers', format: 'csv' }, { kind: 'refused', status: 404 }],
+    // Erasing a subscriber, replaying a delivery, retrying a signup: the owner's alone (403).
+    ['erasure of a subscriber', '/admin/actions/delete-subscriber', { email: 'ada@example.org' }, ROLE_CANNOT],
+    ['replay of a delivery', '/admin/actions/replay-delivery', { id: '7' }, ROLE_CANNOT],
+    ['retry of a signup', '/admin/actions/retry-signup', { id: '5' }, ROLE_CANNOT],
+  ])('an editor’s %s is refused', async (_, path, fields, refusal) => {
+    const w = world();
+    await expect(send(w.deps, 2, path, fields)).resolves.toMatchObject(refusal);
+    expect(w.changes).toEqual([]);
+  });
+
+  test('every entry of an owner’s actions names them', async () => {
+    const w = world();
+    await send(w.deps, 1, '/admin/actions/spam', { id: '2' });
+    await send(w.deps, 1, '/admin/actions/delete-subscriber', { email: 'ada@example.org' });
+    await send(w.deps, 1, '/admin/actions/replay-delivery', { id: '7' });
+    await send(w.deps, 1, '/admin/actions/retry-signup', { id: '5' });
+    await send(w.deps, 1, '/admin/actions/export', { what: 'subscribers', format: 'json' });
+    await send(w.deps, 1, '/admin/actions/sign-out', {});
+    expect(w.audit.map((entry) => [entry.action, entry.actor, entry.actorName])).toEqual(
+      ['mark-spam', 'delete-subscriber', 'replay-delivery', 'retry-signup', 'export-subscribers', 'sign-out'].map((action) => [
+        action,
+        OWNER.actor,
+        OWNER.actorName,
+      ]),
+    );
   });
 });

@@ -14,12 +14,15 @@ export type AuditAction =
   | 'retry'
   | 'replay-delivery'
   | 'retry-signup'
-  | 'retention';
+  | 'retention'
+  | 'refused';
 
 /**
  * One entry of the audit log; `client` is the salted hash of the address, as in the logs (or
  * `OTHER_CLIENTS`), and `repeats` how many times the same client did the same within
- * `REPEAT_WINDOW_MS` (at least 1).
+ * `REPEAT_WINDOW_MS` (at least 1). `actor` and `actorName` say who did it when someone known
+ * did (access/permissions.ts `actorLabel`: `person:<id>` or `key:<id>`, and the name as it was
+ * then); entries from before people, and refusals of nobody known, have neither.
  */
 export type AuditEntry = {
   at: string;
@@ -27,10 +30,10 @@ export type AuditEntry = {
   detail: string;
   client: string;
   repeats?: number;
-  /** Who did it (issue 42): `key:<id>` (an API key), later `person:<id>` or `cli`; none before people existed. */
-  actor?: string;
-  /** Their name as it was then (`key ci-export`), kept when the key or person is gone. */
-  actorName?: string;
+  /** Who did it (issue 42): `person:<id>`, `key:<id>` (an API key); none before people existed. */
+  actor?: string | undefined;
+  /** Their name as it was then (`Eddie <eddie@…>`, `key ci-export`), kept when the person or the key is gone. */
+  actorName?: string | undefined;
 };
 
 /** Within this long, the same refusal of the same client adds to one entry instead of a new row. */
@@ -63,17 +66,20 @@ export const AUDIT_LABELS: Record<AuditAction, string> = {
   'replay-delivery': 'Replayed a webhook delivery',
   'retry-signup': 'Retried a newsletter signup',
   retention: 'Deleted old messages',
+  refused: 'Refused (the role cannot do this)',
 };
 
 /**
  * What the audit page shows of an entry: what happened, how often within its quarter-hour, and
- * who (the client's hash, or "other addresses" for the entry that counts a flood's others).
+ * who: the person or key by name, with the client's hash (or "other addresses" for the entry that
+ * counts a flood's others), or the client alone when nobody known did it.
  */
 export function describeEntry(entry: AuditEntry): { what: string; who: string } {
   const repeats = entry.repeats ?? 1;
+  const client = entry.client === OTHER_CLIENTS ? 'other addresses' : entry.client;
   return {
     what: `${AUDIT_LABELS[entry.action] ?? entry.action}${entry.detail ? `: ${entry.detail}` : ''}${repeats > 1 ? ` (${repeats} times within a quarter of an hour)` : ''}`,
-    who: entry.client === OTHER_CLIENTS ? 'other addresses' : entry.client,
+    who: entry.actorName ? `${entry.actorName} (${client})` : client,
   };
 }
 
@@ -105,15 +111,17 @@ export function createAuditLog(sql: Sql): AuditLog {
         actorName ?? null,
       ]);
     },
-    recordRepeated: ({ at, action, detail, client }) =>
+    // Counted on the entry of the same action, detail and client (the first one's actor stays);
+    // with an actor, only on that actor's: two people behind one address are two entries.
+    recordRepeated: ({ at, action, detail, client, actor, actorName }) =>
       sql.transaction(async (tx) => {
         const since = new Date(new Date(at).getTime() - REPEAT_WINDOW_MS).toISOString();
         const countOn = async (who: string) =>
           (
             await tx.run(
               `UPDATE admin_audit SET repeats = repeats + 1 WHERE id = (
-                 SELECT id FROM admin_audit WHERE action = ? AND detail = ? AND client = ? AND at >= ? ORDER BY id DESC LIMIT 1)`,
-              [action, detail, who, since],
+                 SELECT id FROM admin_audit WHERE action = ? AND detail = ? AND client = ? AND coalesce(actor, '') = ? AND at >= ? ORDER BY id DESC LIMIT 1)`,
+              [action, detail, who, actor ?? '', since],
             )
           ).changes === 1;
         if (await countOn(client)) return;
@@ -126,18 +134,33 @@ export function createAuditLog(sql: Sql): AuditLog {
         ]);
         const who = Number(seen?.n ?? 0) < CLIENTS_PER_WINDOW ? client : OTHER_CLIENTS;
         if (who === OTHER_CLIENTS && (await countOn(who))) return;
-        await tx.run('INSERT INTO admin_audit (at, action, detail, client) VALUES (?, ?, ?, ?)', [at, action, detail, who]);
+        await tx.run('INSERT INTO admin_audit (at, action, detail, client, actor, actor_name) VALUES (?, ?, ?, ?, ?, ?)', [
+          at,
+          action,
+          detail,
+          who,
+          actor ?? null,
+          actorName ?? null,
+        ]);
       }),
     deleteBefore: async (cutoff) => (await sql.run('DELETE FROM admin_audit WHERE at < ?', [cutoff.toISOString()])).changes,
     async list(limit, offset) {
       const [rows, count] = await Promise.all([
-        sql.all<AuditEntry & { repeats: number | string }>('SELECT at, action, detail, client, repeats FROM admin_audit ORDER BY id DESC LIMIT ? OFFSET ?', [
-          limit,
-          offset,
-        ]),
+        sql.all<Omit<AuditEntry, 'actor' | 'actorName'> & { repeats: number | string; actor: string | null; actor_name: string | null }>(
+          'SELECT at, action, detail, client, repeats, actor, actor_name FROM admin_audit ORDER BY id DESC LIMIT ? OFFSET ?',
+          [limit, offset],
+        ),
         sql.get<{ n: number | string }>('SELECT count(*) AS n FROM admin_audit'),
       ]);
-      return { entries: rows.map((row) => ({ ...row, repeats: Number(row.repeats) })), total: Number(count?.n ?? 0) };
+      return {
+        entries: rows.map(({ actor, actor_name, ...row }) => ({
+          ...row,
+          repeats: Number(row.repeats),
+          ...(actor !== null && { actor }),
+          ...(actor_name !== null && { actorName: actor_name }),
+        })),
+        total: Number(count?.n ?? 0),
+      };
     },
   };
 }

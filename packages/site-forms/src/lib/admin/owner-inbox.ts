@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
+import { type Actor, authorize, type FormScope, inScope } from '../access/permissions.ts';
 import type { DeliveryEvent, Submission } from '../contact/outbox.ts';
 import type { Logger } from '../log.ts';
 import { engineName } from '../sql/sql.ts';
@@ -13,7 +14,7 @@ import { type AuditLog, createAuditLog } from './audit.ts';
 import { CHART_DAYS, type DayCount, lastDays } from './chart.ts';
 import { createPasswordCheck, type PasswordHash } from './password.ts';
 import type { AbuseLimits } from '../rate-limit.ts';
-import { type AdminQueries, createAdminQueries, type DeliveryHealth } from './queries.ts';
+import { type AdminQueries, createAdminQueries, type DeliveryHealth, type MessageQuery, type MessageRow, type SubscriberRow } from './queries.ts';
 import { createSessions, type SessionStore, type Sessions } from './session.ts';
 import { createSessionStore } from './session-store.ts';
 import { createSignInThrottle, type ThrottleDelays } from './throttle.ts';
@@ -48,6 +49,21 @@ export type Overview = {
   held: { since: string | undefined; count: number };
 };
 
+/**
+ * What one person (or key) may read of the inbox: the messages of their forms only, and the
+ * subscribers only with the local list in their forms. Hint: a message of another form is
+ * `undefined`, exactly as one that does not exist, so its page is the same 404.
+ */
+export type AdminView = {
+  /** The forms this view reads. */
+  scope: FormScope;
+  messages(query: MessageQuery): Promise<{ rows: MessageRow[]; total: number }>;
+  message(id: number): Promise<MessageDetail | undefined>;
+  overview(now: Date): Promise<Overview>;
+  /** A page of the local list; none when the list is not in the actor's forms. */
+  subscribers(search: string | undefined, page: number): Promise<{ rows: SubscriberRow[]; total: number }>;
+};
+
 /** The inbox of the owner and their team: what its pages read and what its posts do. */
 export type Admin = {
   /**
@@ -71,7 +87,11 @@ export type Admin = {
   audit: AuditLog;
   queries: AdminQueries;
   retentionDays: number | undefined;
+  /** What `actor` may read: every query of a page goes through it (access/permissions.ts). */
+  for(actor: Actor): AdminView;
+  /** One message, whatever its form (the tools'; a page reads `for(actor).message`). */
   message(id: number): Promise<MessageDetail | undefined>;
+  /** The overview of every form (the tools'; a page reads `for(actor).overview`). */
   overview(now: Date): Promise<Overview>;
 };
 
@@ -162,12 +182,37 @@ export function createAdmin(settings: AdminSettings, parts: AdminParts, now: () 
     exporting: {},
     exports: {
       messages: parts.exportMessages,
-      countMessages: async () => Object.values(await queries.countByStatus()).reduce((sum, n) => sum + n, 0),
+      countMessages: async (scope) => Object.values(await queries.countByStatus(scope)).reduce((sum, n) => sum + n, 0),
       subscribers: () => store.subscribers.list(),
     },
     webhooks: parts.webhooks,
     signups: parts.signups,
   };
+  const message = async (id: number, scope: FormScope): Promise<MessageDetail | undefined> => {
+    const submission = await store.outbox.find(id);
+    if (!submission || !inScope(scope, submission.form)) return undefined;
+    const [history, spamReasons] = await Promise.all([store.outbox.history(id), spam.reasons(id)]);
+    return { submission, history, spamReasons };
+  };
+  const overview = async (at: Date, scope: FormScope, personId?: number): Promise<Overview> => {
+    const since = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate() - (CHART_DAYS - 1)));
+    const [counts, perDay, delivery, visit] = await Promise.all([
+      queries.countByStatus(scope),
+      queries.perDay(since, scope),
+      queries.deliveryHealth(scope),
+      queries.visitOverview(at, scope, personId),
+    ]);
+    return {
+      counts,
+      days: lastDays(perDay, at),
+      delivery,
+      provider: parts.providerName,
+      database: engineName(store.engine),
+      retentionDays: settings.retentionDays,
+      held: { since: visit.previous, count: visit.heldSince },
+    };
+  };
+  const EVERY_FORM: FormScope = { all: true };
   return {
     isOn,
     ready,
@@ -180,29 +225,18 @@ export function createAdmin(settings: AdminSettings, parts: AdminParts, now: () 
     audit,
     queries,
     retentionDays: settings.retentionDays,
-    async message(id) {
-      const submission = await store.outbox.find(id);
-      if (!submission) return undefined;
-      const [history, spamReasons] = await Promise.all([store.outbox.history(id), spam.reasons(id)]);
-      return { submission, history, spamReasons };
-    },
-    async overview(now) {
-      const since = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - (CHART_DAYS - 1)));
-      const [counts, perDay, delivery, visit] = await Promise.all([
-        queries.countByStatus(),
-        queries.perDay(since),
-        queries.deliveryHealth(),
-        queries.visitOverview(now),
-      ]);
+    for(actor) {
+      const { scope } = actor;
       return {
-        counts,
-        days: lastDays(perDay, now),
-        delivery,
-        provider: parts.providerName,
-        database: engineName(store.engine),
-        retentionDays: settings.retentionDays,
-        held: { since: visit.previous, count: visit.heldSince },
+        scope,
+        messages: (query) => queries.messages(query, scope),
+        message: (id) => message(id, scope),
+        // A person's previous visit is their own (the API has no overview: a key would read the site's one time).
+        overview: (at) => overview(at, scope, actor.kind === 'person' ? actor.id : undefined),
+        subscribers: async (search, page) => (authorize(actor, 'subscribers.read') === 'allow' ? queries.subscribers(search, page) : { rows: [], total: 0 }),
       };
     },
+    message: (id) => message(id, EVERY_FORM),
+    overview: (at) => overview(at, EVERY_FORM),
   };
 }

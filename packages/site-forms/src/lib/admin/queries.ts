@@ -1,3 +1,4 @@
+import { type FormScope, scopeClause } from '../access/permissions.ts';
 import type { Sql, SqlValue } from '../sql/sql.ts';
 import { type ErasureParts, type ErasureResult, eraseSubscriber } from '../newsletter/erasure.ts';
 import type { FieldValue } from '../forms/definition.ts';
@@ -43,21 +44,32 @@ export type SubscriberRow = {
   consent?: { confirmedAt: string | null; version: string; page: string };
 };
 
-/** The owner's queries over the messages and the local list, in both engines. */
+/** Every form: what a query reads when no scope is given (an owner, the housekeeping, the tools). */
+const EVERY_FORM: FormScope = { all: true };
+
+/**
+ * The queries over the messages and the local list, in both engines. Hint: every query of
+ * messages takes the forms it may read (`scope`, access/permissions.ts), every form when none is
+ * given; the admin's pages reach them only through `admin.for(actor)`, which always gives one.
+ */
 export interface AdminQueries {
-  /** One page of messages, newest first, and how many match in all. */
-  messages(query: MessageQuery): Promise<{ rows: MessageRow[]; total: number }>;
+  /** One page of messages of `scope`'s forms, newest first, and how many match in all. */
+  messages(query: MessageQuery, scope?: FormScope): Promise<{ rows: MessageRow[]; total: number }>;
   /** How many messages have each status. */
-  countByStatus(): Promise<Record<string, number>>;
+  countByStatus(scope?: FormScope): Promise<Record<string, number>>;
   /** Messages per day (UTC) since `since`, only the days that had some. */
-  perDay(since: Date): Promise<DayCount[]>;
+  perDay(since: Date, scope?: FormScope): Promise<DayCount[]>;
   /** When the last message was sent, the last attempt failed, and how many failed and wait. */
-  deliveryHealth(): Promise<DeliveryHealth>;
+  deliveryHealth(scope?: FormScope): Promise<DeliveryHealth>;
   /**
-   * Records the owner's visit to the overview at `now` and answers the previous one, and how many
-   * messages were held as spam since then (since ever, on the first visit).
+   * Records the visit to the overview at `now` and answers the previous one, and how many
+   * messages of `scope`'s forms were held as spam since then (since ever, on the first visit).
+   * Hint: a person's visits are their own (`admin_users.overview_visited_at`); without a person,
+   * the one time of the site before people (the setting), as the tools read it.
    */
-  visitOverview(now: Date): Promise<{ previous: string | undefined; heldSince: number }>;
+  visitOverview(now: Date, scope?: FormScope, personId?: number): Promise<{ previous: string | undefined; heldSince: number }>;
+  /** The form a message came from (what the commands authorize with), `undefined` when there is no such message. */
+  formOf(id: number): Promise<string | undefined>;
   /** Deletes a message and its delivery history (through the state machine); answers whether it was deleted now. */
   deleteMessage(id: number): Promise<boolean>;
   /** Deletes every message received before `cutoff`, with its history; answers how many. */
@@ -76,10 +88,20 @@ export interface AdminQueries {
 export function createAdminQueries(sql: Sql, machine: SubmissionMachine, { limits }: Pick<ErasureParts, 'limits'> = {}): AdminQueries {
   // Case folded beyond ASCII on both engines: SQLite's lower() knows only A–Z (sqlite.ts adds fold()).
   const fold = (column: string) => (sql.engine === 'sqlite' ? `fold(${column})` : `lower(${column})`);
+  /** `WHERE`/`AND` and the scope's condition, or nothing for every form. */
+  const limitedTo = (scope: FormScope, keyword: 'WHERE' | 'AND', column = 'form') => {
+    const clause = scopeClause(sql.engine, scope, column);
+    return clause.sql === '' ? { sql: '', params: [] } : { sql: ` ${keyword} ${clause.sql}`, params: clause.params };
+  };
   return {
-    async messages({ status, search, page, form }) {
+    async messages({ status, search, page, form }, scope = EVERY_FORM) {
       const where: string[] = [];
       const params: SqlValue[] = [];
+      const limit = scopeClause(sql.engine, scope);
+      if (limit.sql) {
+        where.push(limit.sql);
+        params.push(...limit.params);
+      }
       if (status) {
         where.push('status = ?');
         params.push(status);
@@ -120,36 +142,65 @@ export function createAdminQueries(sql: Sql, machine: SubmissionMachine, { limit
         total: Number(count?.n ?? 0),
       };
     },
-    async countByStatus() {
-      const rows = await sql.all<{ status: string; n: number | string }>('SELECT status, count(*) AS n FROM submissions GROUP BY status');
+    async countByStatus(scope = EVERY_FORM) {
+      const limit = limitedTo(scope, 'WHERE');
+      const rows = await sql.all<{ status: string; n: number | string }>(
+        `SELECT status, count(*) AS n FROM submissions${limit.sql} GROUP BY status`,
+        limit.params,
+      );
       return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
     },
-    async perDay(since) {
+    async perDay(since, scope = EVERY_FORM) {
+      const limit = limitedTo(scope, 'AND');
       const rows = await sql.all<{ day: string; n: number | string }>(
-        'SELECT substr(created_at, 1, 10) AS day, count(*) AS n FROM submissions WHERE created_at >= ? GROUP BY substr(created_at, 1, 10)',
-        [since.toISOString()],
+        `SELECT substr(created_at, 1, 10) AS day, count(*) AS n FROM submissions WHERE created_at >= ?${limit.sql} GROUP BY substr(created_at, 1, 10)`,
+        [since.toISOString(), ...limit.params],
       );
       return rows.map((r) => ({ day: r.day, count: Number(r.n) }));
     },
-    async deliveryHealth() {
+    async deliveryHealth(scope = EVERY_FORM) {
+      const where = limitedTo(scope, 'WHERE');
+      // The attempts have no form: their message's, when the scope is not every form.
+      const joined = limitedTo(scope, 'AND', 's.form');
+      const attempts = scope.all
+        ? { sql: "SELECT max(attempted_at) AS at FROM delivery_attempts WHERE outcome IN ('retrying', 'failed')", params: [] }
+        : {
+            sql: `SELECT max(a.attempted_at) AS at FROM delivery_attempts a JOIN submissions s ON s.id = a.submission_id
+                  WHERE a.outcome IN ('retrying', 'failed')${joined.sql}`,
+            params: joined.params,
+          };
       const [sent, failure, counts] = await Promise.all([
-        sql.get<{ at: string | null }>('SELECT max(sent_at) AS at FROM submissions'),
-        sql.get<{ at: string | null }>("SELECT max(attempted_at) AS at FROM delivery_attempts WHERE outcome IN ('retrying', 'failed')"),
+        sql.get<{ at: string | null }>(`SELECT max(sent_at) AS at FROM submissions${where.sql}`, where.params),
+        sql.get<{ at: string | null }>(attempts.sql, attempts.params),
         sql.get<{ failed: number | string | null; pending: number | string | null }>(
-          "SELECT sum(CASE WHEN status = 'failed' THEN 1 ELSE 0 END) AS failed, sum(CASE WHEN status = 'pending' THEN 1 ELSE 0 END) AS pending FROM submissions",
+          `SELECT sum(CASE WHEN status = 'failed' THEN 1 ELSE 0 END) AS failed, sum(CASE WHEN status = 'pending' THEN 1 ELSE 0 END) AS pending FROM submissions${where.sql}`,
+          where.params,
         ),
       ]);
       return { lastSentAt: sent?.at ?? null, lastFailureAt: failure?.at ?? null, failed: Number(counts?.failed ?? 0), pending: Number(counts?.pending ?? 0) };
     },
-    async visitOverview(now) {
-      const row = await sql.get<{ value: string }>('SELECT value FROM settings WHERE name = ?', [OVERVIEW_VISIT]);
-      const previous = row?.value || undefined;
-      const held = await sql.get<{ n: number | string }>(`SELECT count(*) AS n FROM submissions WHERE status = 'spam' AND created_at > ?`, [previous ?? '']);
-      await sql.run('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value', [
-        OVERVIEW_VISIT,
-        now.toISOString(),
+    async visitOverview(now, scope = EVERY_FORM, personId) {
+      const previous =
+        personId === undefined
+          ? (await sql.get<{ value: string }>('SELECT value FROM settings WHERE name = ?', [OVERVIEW_VISIT]))?.value || undefined
+          : (await sql.get<{ at: string | null }>('SELECT overview_visited_at AS at FROM admin_users WHERE id = ?', [personId]))?.at || undefined;
+      const limit = limitedTo(scope, 'AND');
+      const held = await sql.get<{ n: number | string }>(`SELECT count(*) AS n FROM submissions WHERE status = 'spam' AND created_at > ?${limit.sql}`, [
+        previous ?? '',
+        ...limit.params,
       ]);
+      if (personId !== undefined) await sql.run('UPDATE admin_users SET overview_visited_at = ? WHERE id = ?', [now.toISOString(), personId]);
+      else {
+        await sql.run('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value', [
+          OVERVIEW_VISIT,
+          now.toISOString(),
+        ]);
+      }
       return { previous, heldSince: Number(held?.n ?? 0) };
+    },
+    async formOf(id) {
+      const row = await sql.get<{ form: string }>('SELECT form FROM submissions WHERE id = ?', [id]);
+      return row?.form;
     },
     async deleteMessage(id) {
       const change = await machine.remove(id);

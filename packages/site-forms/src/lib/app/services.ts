@@ -171,8 +171,8 @@ export function createServices(config: Config, logger: Logger): Services {
         },
         reasons: async (id) => (await spam.store.details(id))?.reasons ?? [],
       },
-      exportMessages: (format, { excel }) =>
-        exportChunks(store.outbox, format, { ...(excel && { spreadsheet: spreadsheetOf(site) }), files: (ids) => filesOfMessages(store.sql, ids) }),
+      exportMessages: (format, { excel, scope }) =>
+        exportChunks(store.outbox, format, { ...(excel && { spreadsheet: spreadsheetOf(site) }), files: (ids) => filesOfMessages(store.sql, ids), scope }),
       webhooks: webhooks.deliveries,
       signups: signupQueue,
     },

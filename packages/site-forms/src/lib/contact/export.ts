@@ -1,3 +1,4 @@
+import type { FormScope } from '../access/permissions.ts';
 import { csvChunks, jsonChunks, toCsv } from '../csv.ts';
 import { displayValue, ownValue } from '../forms/definition.ts';
 import type { FormsSettings } from '../forms/define-forms.ts';
@@ -60,6 +61,8 @@ export type ExportOptions = {
   spreadsheet?: Spreadsheet | undefined;
   forms?: FormsSettings | undefined;
   files?: ((ids: readonly number[]) => Promise<ListedFile[]>) | undefined;
+  /** The forms whose messages are exported (an editor's); every form when not given. */
+  scope?: FormScope | undefined;
 };
 
 /**
@@ -71,12 +74,12 @@ export type ExportOptions = {
 export function exportChunks(
   outbox: Pick<Outbox, 'batches'>,
   format: 'csv' | 'json',
-  { byteOrderMark = false, spreadsheet, forms = siteForms, files }: ExportOptions = {},
+  { byteOrderMark = false, spreadsheet, forms = siteForms, files, scope }: ExportOptions = {},
 ): AsyncGenerator<string> {
-  if (format === 'csv' && spreadsheet) return spreadsheetChunks(outbox, spreadsheet, files);
+  if (format === 'csv' && spreadsheet) return spreadsheetChunks(outbox, spreadsheet, files, scope);
   const columns = exportColumns(forms);
   const batches = withFiles(
-    mapBatches(outbox.batches(EXPORT_BATCH), (s) => exported(s, columns)),
+    mapBatches(outbox.batches(EXPORT_BATCH, { scope }), (s) => exported(s, columns)),
     { columns: fileColumns(forms), files, asText: format === 'csv' },
   );
   return format === 'json' ? jsonChunks(batches) : csvChunks(columns, batches, { dateColumns: DATE_COLUMNS, byteOrderMark });
@@ -118,7 +121,12 @@ async function* withFiles(
  * (`displayValue`: a choice's label, Yes or No; a spam reason in the language's words), times in
  * the site's zone with their offset, and the separator that Excel expects in the site's language.
  */
-function spreadsheetChunks(outbox: Pick<Outbox, 'batches'>, { language, timeZone, forms }: Spreadsheet, files: ExportOptions['files']): AsyncGenerator<string> {
+function spreadsheetChunks(
+  outbox: Pick<Outbox, 'batches'>,
+  { language, timeZone, forms }: Spreadsheet,
+  files: ExportOptions['files'],
+  scope: FormScope | undefined,
+): AsyncGenerator<string> {
   const words = catalogueFor(language).exports;
   const reasons = catalogueFor(language).spamDigest.reasons;
   const columns = exportColumns(forms);
@@ -133,7 +141,11 @@ function spreadsheetChunks(outbox: Pick<Outbox, 'batches'>, { language, timeZone
     return row;
   };
   const options = { headers: columns.map(header), dateColumns: DATE_COLUMNS, byteOrderMark: true, separator: words.separator, timeZone };
-  return csvChunks(columns, withFiles(mapBatches(outbox.batches(EXPORT_BATCH), presented), { columns: fileColumns(forms), files, asText: true }), options);
+  return csvChunks(
+    columns,
+    withFiles(mapBatches(outbox.batches(EXPORT_BATCH, { scope }), presented), { columns: fileColumns(forms), files, asText: true }),
+    options,
+  );
 }
 
 async function* mapBatches<T>(batches: AsyncIterable<Submission[]>, row: (s: Submission) => T): AsyncGenerator<T[]> {

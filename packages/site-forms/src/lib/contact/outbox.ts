@@ -1,3 +1,4 @@
+import { type FormScope, scopeClause } from '../access/permissions.ts';
 import type { Sql, SqlSession } from '../sql/sql.ts';
 import type { FieldValue } from '../forms/definition.ts';
 import { DEFAULT_MAX_ATTEMPTS, type Lease, type QueuePolicy } from '../queue/queue.ts';
@@ -97,9 +98,10 @@ export interface Outbox {
   list(): Promise<Submission[]>;
   /**
    * Every message, newest first, `size` at a time from a cursor (the id), so that an export of
-   * any size holds one batch in memory, never the whole table.
+   * any size holds one batch in memory, never the whole table; only the forms of `scope` when
+   * given (an editor's export, access/permissions.ts).
    */
-  batches(size: number): AsyncIterable<Submission[]>;
+  batches(size: number, options?: { scope?: FormScope | undefined }): AsyncIterable<Submission[]>;
 }
 
 type Row = {
@@ -187,10 +189,12 @@ export function createOutbox(sql: Sql, machine: SubmissionMachine): Outbox {
       return rows.map((e) => ({ at: e.attempted_at, outcome: e.outcome, error: e.error }));
     },
     list: async () => (await sql.all<Row>(`SELECT ${COLUMNS} FROM submissions ORDER BY created_at DESC, id DESC`)).map(toSubmission),
-    async *batches(size) {
+    async *batches(size, { scope } = {}) {
+      const limit = scopeClause(sql.engine, scope ?? { all: true });
+      const and = limit.sql === '' ? '' : ` AND ${limit.sql}`;
       let before = Number.MAX_SAFE_INTEGER;
       for (;;) {
-        const rows = await sql.all<Row>(`SELECT ${COLUMNS} FROM submissions WHERE id < ? ORDER BY id DESC LIMIT ?`, [before, size]);
+        const rows = await sql.all<Row>(`SELECT ${COLUMNS} FROM submissions WHERE id < ?${and} ORDER BY id DESC LIMIT ?`, [before, ...limit.params, size]);
         if (rows.length === 0) return;
         yield rows.map(toSubmission);
         before = Number(rows.at(-1)!.id);

@@ -24,7 +24,9 @@ export async function exportFile(call: SessionCall): Promise<AdminOutcome> {
     // The same columns and time format as `npm run subscribers -- export`.
     return { ...file, body: format === 'json' ? `${JSON.stringify(rows, null, 2)}\n` : subscribersToCsv(rows, { byteOrderMark }) };
   }
-  // Messages may be many and long: streamed from a cursor, one export at a time (decision 0127).
+  // Messages may be many and long: streamed from a cursor, one export at a time (decision 0127),
+  // of the person's forms only.
+  const { scope } = call.session.actor;
   const gate = deps.exporting ?? {};
   const started = now().getTime();
   if (gate.since !== undefined && started - gate.since < EXPORT_GATE_MS) {
@@ -32,12 +34,12 @@ export async function exportFile(call: SessionCall): Promise<AdminOutcome> {
   }
   gate.since = started;
   try {
-    await record(call, 'export-messages', `${await deps.exports.countMessages()} as ${format.toUpperCase()}`);
+    await record(call, 'export-messages', `${await deps.exports.countMessages(scope)} as ${format.toUpperCase()}`);
   } catch (error) {
     gate.since = undefined;
     throw error;
   }
-  return { ...file, body: released(deps.exports.messages(format, { excel: byteOrderMark && format === 'csv' }), gate, started) };
+  return { ...file, body: released(deps.exports.messages(format, { excel: byteOrderMark && format === 'csv', scope }), gate, started) };
 }
 
 /** One export at a time; a gate left by a download that never started to be written opens again after this long. */

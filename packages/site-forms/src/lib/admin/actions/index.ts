@@ -1,7 +1,6 @@
-import type { Permission } from '../../access/permissions.ts';
+import { actorLabel, authorize, type Permission } from '../../access/permissions.ts';
 import type { IncomingRequest } from '../../http/form.ts';
 import { readForm } from '../../http/form.ts';
-import { allows } from '../admin-page.ts';
 import { comesFromOrigin, csrfTokenMatches, readSessionToken } from '../session.ts';
 import { exportFile } from './exports.ts';
 import { messageCommand } from './messages.ts';
@@ -14,6 +13,9 @@ export { BUSY_SIGN_IN } from './sign-in.ts';
 
 /** What a person reads when their role cannot do what they posted. */
 export const ROLE_CANNOT = 'Your role cannot do this.';
+
+/** What a person reads when the local list is not among their forms: as if there were none. */
+const NOT_THEIRS = 'Not found.';
 export type { AdminDeps, AdminOutcome, AdminRequestContext, ExportGate, Exports, MessageCommands } from './shared.ts';
 export { FORBIDDEN_MESSAGE } from './shared.ts';
 
@@ -30,10 +32,10 @@ type PublicEntry = { action: string; public: true; run(call: PublicCall): Promis
 type SessionEntry = { action: string; permission: PermissionRule; run(call: SessionCall): Promise<AdminOutcome> };
 
 /**
- * The admin's form posts: each path takes one action, with the permission it needs. Hint: the
- * permission is not checked yet (every post but signing out is the owner's until issue 42 step
- * S4); tests/lib/admin/registry.test.ts keeps every entry naming one of the table, so the
- * check cannot leave an action out. A new action is one line here.
+ * The admin's form posts: each path takes one action, with the permission it needs, checked by
+ * `handleAdminPost` before the action runs (a message's form is then checked by the action, which
+ * alone knows the message). Hint: tests/lib/admin/registry.test.ts keeps every entry naming one of
+ * the table, so the check cannot leave an action out. A new action is one line here.
  */
 export const ADMIN_ACTIONS = {
   '/admin/actions/sign-in': { action: 'sign-in', public: true, run: signIn },
@@ -79,8 +81,10 @@ export function permissionsOf(entry: PublicEntry | SessionEntry): Permission[] {
 
 /**
  * Handles one admin post after its path chose the action: the Origin check first (403),
- * then, except for signing in, a live session (else back to the sign-in page) and its
- * CSRF token (403); only then the action, which answers with a redirect, a file, JSON or a page.
+ * then, except for signing in, a live session (else back to the sign-in page), its CSRF token
+ * (403) and the person's permission for it (`authorize`: 403 "Your role cannot do this.", audited;
+ * 404 for the subscribers' posts when the list is not among their forms); only then the action,
+ * which answers with a redirect, a file, JSON or a page.
  * Hint: nothing is read or changed before those checks pass.
  */
 export async function handleAdminPost(action: AdminAction, request: IncomingRequest, deps: AdminDeps, context: AdminRequestContext): Promise<AdminOutcome> {
@@ -100,9 +104,15 @@ export async function handleAdminPost(action: AdminAction, request: IncomingRequ
   const resumed = await deps.sessions.resume(token);
   if (!resumed.ok) return { kind: 'redirect', location: `/admin?ended=${resumed.reason === 'missing' ? 'none' : 'expired'}` };
   if (!csrfTokenMatches(resumed.session, call.fields.csrf)) return forbidden();
-  // Until issue 42 step S4 authorizes each post by its permission and the message's form, every
-  // action but one's own (signing out) is the owner's, as every page is (pipeline/admin-access.ts).
-  const own = permissionsOf(entry).every((permission) => permission === 'self.manage');
-  if (!own && !allows(resumed.session.actor, 'owner')) return { kind: 'refused', status: 403, message: ROLE_CANNOT };
+  const { actor } = resumed.session;
+  // A field choosing no known permission (an export of "passwords") is the action's 400; the
+  // action then does nothing, so it is checked against the strictest of what it may ask.
+  const asked = permissionOf(entry, call.fields);
+  const judged = asked === undefined ? permissionsOf(entry).map((permission) => authorize(actor, permission)) : [authorize(actor, asked)];
+  if (judged.includes('forbidden')) {
+    await deps.audit.recordRepeated({ at: call.now().toISOString(), action: 'refused', detail: action, client: context.clientHash, ...actorLabel(actor) });
+    return { kind: 'refused', status: 403, message: ROLE_CANNOT };
+  }
+  if (asked !== undefined && judged.includes('not-found')) return { kind: 'refused', status: 404, message: NOT_THEIRS };
   return entry.run({ ...call, session: resumed.session });
 }

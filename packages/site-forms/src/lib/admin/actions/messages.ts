@@ -1,3 +1,4 @@
+import { authorize } from '../../access/permissions.ts';
 import type { Change } from '../../submissions/machine.ts';
 import { type AdminOutcome, done, messageId, record, type SessionCall } from './shared.ts';
 
@@ -6,12 +7,19 @@ import { type AdminOutcome, done, messageId, record, type SessionCall } from './
 /** The message commands, by the action that asks them. */
 export type MessageAction = 'retry' | 'mark-spam' | 'release' | 'delete-message';
 
-/** The action that runs one message command and goes back to the message's page (or the list, once deleted). */
+/**
+ * The action that runs one message command and goes back to the message's page (or the list,
+ * once deleted). Hint: the message's form is read first and authorized with the actor: one of
+ * another form is the same 404 as one that does not exist (a message never changes form).
+ */
 export function messageCommand(action: MessageAction): (call: SessionCall) => Promise<AdminOutcome> {
   return async (call) => {
-    const { commands } = call.deps;
+    const { commands, queries } = call.deps;
     const id = messageId(call.fields.id);
     if (id === undefined) return { kind: 'refused', status: 400, message: 'No such message.' };
+    const form = await queries.formOf(id);
+    const permission = action === 'delete-message' ? 'messages.delete' : 'messages.triage';
+    if (form === undefined || authorize(call.session.actor, permission, { form }) !== 'allow') return notFound();
     const command = { retry: commands.retry, 'mark-spam': commands.markSpam, release: commands.release, 'delete-message': commands.remove }[action];
     const change = await command(id, call.now());
     if (!change.found) return notFound();

@@ -1,3 +1,4 @@
+import { type Actor, actorLabel, type FormScope } from '../../access/permissions.ts';
 import type { IncomingRequest } from '../../http/form.ts';
 import type { Signups } from '../../newsletter/signups.ts';
 import type { PeopleSession } from '../../people/store.ts';
@@ -48,9 +49,9 @@ export type Exports = {
    * Every message in the format asked, in chunks read from a cursor; `excel` asks for the CSV for
    * Excel (labels, the site's time zone and its language's separator, decision 0148).
    */
-  messages(format: 'csv' | 'json', options: { excel: boolean }): AsyncIterable<string>;
-  /** How many messages there are, for the audit log's line. */
-  countMessages(): Promise<number>;
+  messages(format: 'csv' | 'json', options: { excel: boolean; scope?: FormScope | undefined }): AsyncIterable<string>;
+  /** How many messages of `scope`'s forms (every form without one) there are, for the audit log's line. */
+  countMessages(scope?: FormScope): Promise<number>;
   subscribers(): Promise<{ email: string; created: string }[]>;
 };
 
@@ -116,7 +117,11 @@ export function forbidden(): AdminOutcome {
   return { kind: 'refused', status: 403, message: FORBIDDEN_MESSAGE };
 }
 
-/** One line of the audit log for what the action did, naming the client. */
-export async function record(call: ActionCall, action: AuditAction, detail: string): Promise<void> {
-  await call.deps.audit.record({ at: call.now().toISOString(), action, detail, client: call.context.clientHash });
+/**
+ * One line of the audit log for what the action did, naming the client and who did it: the
+ * session's person, or `actor` when the action knows them otherwise (a sign-in, before its session).
+ */
+export async function record(call: ActionCall, action: AuditAction, detail: string, actor?: Actor): Promise<void> {
+  const who = actor ?? ('session' in call ? (call as SessionCall).session.actor : undefined);
+  await call.deps.audit.record({ at: call.now().toISOString(), action, detail, client: call.context.clientHash, ...(who && actorLabel(who)) });
 }
