@@ -41,6 +41,21 @@ describe('the email of a contact message', () => {
     expect(contactMessageId({ id: 42, createdAt: '2027-01-01T00:00:00.000Z' }, smtp)).not.toBe(contactMessageId(submission, smtp));
   });
 
+  test('goes to the recipients it is given (people/recipients.ts): the header lists them, the envelope names each', () => {
+    const email = composeContactEmail(submission, smtp, site, undefined, ['eddie@example.org', 'owner@example.com']);
+    expect(email.to).toEqual(['eddie@example.org', 'owner@example.com']);
+    expect(email.envelope).toEqual({ from: 'site@Forms.Example.com', to: ['eddie@example.org', 'owner@example.com'] });
+    // One recipient: the very mail of before, to a single address.
+    expect(composeContactEmail(submission, smtp, site, undefined, ['owner@example.com'])).toEqual(composeContactEmail(submission, smtp, site));
+  });
+
+  test('keeps its Message-ID on every try whoever it goes to, so a choice changed between two tries sends the same message', () => {
+    const first = composeContactEmail(submission, smtp, site, undefined, ['owner@example.com']);
+    const again = composeContactEmail(submission, smtp, site, undefined, ['eddie@example.org', 'rita@example.org']);
+    expect(again.messageId).toBe(first.messageId);
+    expect(again.date).toEqual(first.date);
+  });
+
   test.each([
     ['CR LF and a Bcc header', 'Eve\r\nBcc: victim@evil.test', 'Eve Bcc: victim@evil.test'],
     ['a bare LF', 'Eve\nX-Injected: yes', 'Eve X-Injected: yes'],

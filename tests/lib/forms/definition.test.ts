@@ -59,6 +59,11 @@ describe('defineForm', () => {
       'form "quote": fields.0 (a): minLength is above maxLength',
     ],
     [{ name: 'quote', title: 'T', to: 'not an address', fields: [{ name: 'a', type: 'text', label: 'A' }] }, 'form "quote": to must be an email address'],
+    [
+      { name: 'quote', title: 'T', to: ['a@example.org', 'nope'], fields: [{ name: 'a', type: 'text', label: 'A' }] },
+      'form "quote": to.1 must be an email address',
+    ],
+    [{ name: 'quote', title: 'T', to: [], fields: [{ name: 'a', type: 'text', label: 'A' }] }, 'form "quote": to needs at least one address'],
   ])('refuses %j naming the setting', (input, message) => {
     expect(() => defineForm(input as never)).toThrow(message);
   });
@@ -125,6 +130,13 @@ describe('defineForm', () => {
 
   test("the owner's own address may be on a one-label domain", () => {
     expect(form([{ name: 'topic', type: 'text', label: 'Topic' }], { to: 'owner@localhost' }).to).toBe('owner@localhost');
+  });
+
+  test('`to` may be a list of addresses, each on a one-label domain if need be, kept as written', () => {
+    expect(form([{ name: 'topic', type: 'text', label: 'Topic' }], { to: ['Bookings@Example.org', 'owner@localhost'] }).to).toEqual([
+      'Bookings@Example.org',
+      'owner@localhost',
+    ]);
   });
 
   test('forms.config.ts refuses a form named as a built-in one, naming the file', () => {

@@ -11,6 +11,7 @@ import { createLogger } from '../lib/log.ts';
 import { createAkismetClient } from '../lib/spam/akismet.ts';
 import { createSmtpMailer } from '../lib/mail/mailer.ts';
 import { sendDigest } from '../lib/spam/upkeep.ts';
+import { createRecipients } from '../lib/people/recipients.ts';
 import { site, siteForMail } from '../lib/site/site.ts';
 import { createDeliveries } from '../lib/webhooks/deliveries.ts';
 import { runTool } from './run.ts';
@@ -40,7 +41,8 @@ await runTool({
         if (!config.ok) return 'no mail server';
         const { smtp, spam: settings } = config.config;
         const mailer = smtp && createSmtpMailer(smtp, { logger });
-        const deps = { spam, mailer, smtp, site: siteForMail(config.config), retentionDays: settings.retentionDays, logger };
+        const recipients = smtp && createRecipients(store.sql, smtp.to, logger);
+        const deps = { spam, mailer, smtp, site: siteForMail(config.config), retentionDays: settings.retentionDays, logger, recipients };
         return sendDigest(deps, new Date(), { force: true });
       },
     });

@@ -7,7 +7,8 @@ import { createFormDrafts, type FormDrafts, formDraftsJob } from '../sql/drafts.
 import type { Scheduler } from '../scheduler.ts';
 import { createSmtpMailer, type Mailer } from '../mail/mailer.ts';
 import { createAutoReply, pruneAutoReplies } from '../contact/auto-reply.ts';
-import { composeOwnerMail } from '../contact/message.ts';
+import { composeOwnerMail, ownerMailForm } from '../contact/message.ts';
+import { createRecipients } from '../people/recipients.ts';
 import type { FileRecords } from '../files/files.ts';
 import { createFileLinks, type FileLinks } from '../files/links.ts';
 import type { FileStorage } from '../files/storage.ts';
@@ -107,13 +108,21 @@ export function createServices(config: Config, logger: Logger): Services {
     links: createFileLinks(store.sql, { lifetimeSeconds: config.fileDelivery.linkLifetimeSeconds }),
   };
   const mailer: Mailer | undefined = smtp ? createSmtpMailer(smtp, { logger }) : undefined;
+  // Who each message's mail goes to, read from the people at each try (people/recipients.ts).
+  const recipients = smtp ? createRecipients(store.sql, smtp.to, logger) : undefined;
   const worker =
     smtp && mailer
       ? createDeliveryWorker({
           outbox: store.outbox,
           mailer,
-          compose: (submission) =>
-            composeOwnerMail(submission, smtp, mailSite, { records: files.records, storage: files.storage, maxBytes: config.fileDelivery.mailAttachMaxBytes }),
+          compose: async (submission) =>
+            composeOwnerMail(
+              submission,
+              smtp,
+              mailSite,
+              { records: files.records, storage: files.storage, maxBytes: config.fileDelivery.mailAttachMaxBytes },
+              await recipients?.forForm(ownerMailForm(submission.form)),
+            ),
           logger,
           retryBaseMs: config.delivery.retryBaseMs,
           leaseMs: queueSettings('outbox', config.delivery).leaseMs,

@@ -3,6 +3,7 @@ import type { Mailer } from '../mail/mailer.ts';
 import type { HousekeepingJob } from '../housekeeping.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from '../database/database.ts';
+import { createRecipients } from '../people/recipients.ts';
 import { siteForMail } from '../site/site.ts';
 import { createSpamService, type SpamService } from '../spam/service.ts';
 import type { SpamStore } from '../spam/spam-store.ts';
@@ -41,6 +42,8 @@ export function createSpamParts(config: Config, database: Store, mailer: Mailer 
     retentionDays: config.spam.retentionDays,
     digestAt: config.spam.digestTime,
     logger,
+    // Each person who asked for the digest, read at each round (people/recipients.ts).
+    recipients: config.smtp && createRecipients(database.sql, config.smtp.to, logger),
   });
   return { service, store, jobs };
 }

@@ -10,6 +10,7 @@ import { type ContactEmail, type ContactEmailSite, headerText, literalInHeader, 
 import type { SmtpConfig } from '../mail/mailer-settings.ts';
 import type { Submission } from './outbox.ts';
 import { ourPath } from '../http/mount.ts';
+import { type MailForm, mailRecipients } from '../people/recipients.ts';
 
 /** What of a submission goes into its email; a form's own fields (decision 0131) when it has any. */
 export type ContactEmailSource = Pick<Submission, 'id' | 'createdAt' | 'name' | 'email' | 'message'> & Partial<Pick<Submission, 'form' | 'fields'>>;
@@ -18,11 +19,19 @@ export type ContactEmailSource = Pick<Submission, 'id' | 'createdAt' | 'name' | 
  * Builds the email for the site owner from a stored submission (docs/api/openapi.yaml): the
  * sender's name in the subject, the message as the body, the sender as Reply-To, in the site's
  * language around the owner's own labels and titles (decision 0145).
- * Hint: `From`, `To` and the envelope come only from configuration; the visitor's name is
+ * `recipients` are whom it goes to (people/recipients.ts), the form's own addresses or CONTACT_TO
+ * when not given; the Message-ID and Date are the same whoever it goes to.
+ * Hint: `From`, `To` and the envelope come only from configuration and the admin's people; the visitor's name is
  * cleaned of control characters here although validation already refuses them, because a
  * header is the one place where a stray line break turns text into instructions.
  */
-export function composeContactEmail(submission: ContactEmailSource, smtp: SmtpConfig, site: ContactEmailSite, files?: MailFilePlan): ContactEmail {
+export function composeContactEmail(
+  submission: ContactEmailSource,
+  smtp: SmtpConfig,
+  site: ContactEmailSite,
+  files?: MailFilePlan,
+  recipients?: readonly string[],
+): ContactEmail {
   const words = texts.ownerMail;
   const name = headerText(submission.name) || words.unnamed;
   const email = isPlainAddress(submission.email) ? submission.email : undefined;
@@ -31,8 +40,10 @@ export function composeContactEmail(submission: ContactEmailSource, smtp: SmtpCo
   const where = site.adminOrigin === undefined ? '' : `${words.readIt(`${site.adminOrigin}${ourPath(`/admin/messages/${submission.id}`)}`)}\n`;
   const form = formNamed(submission.form ?? 'contact');
   const owners = form && form !== contactForm ? form : undefined;
-  // An owner's form may send its mail elsewhere; the envelope follows, still only from configuration.
-  const to = owners?.to ?? smtp.to;
+  // The people's choices (people/recipients.ts, read by the caller at each try), or, without
+  // them, the form's own addresses or CONTACT_TO: the envelope is only ever these, never a visitor's text.
+  const list = recipients && recipients.length > 0 ? [...recipients] : mailRecipients([], ownerMailForm(submission.form), smtp.to);
+  const to = list.length === 1 ? list[0]! : list;
   const title = owners && headerText(owners.title);
   // In the site's language and time zone: a German owner reads `28. November 2026 um 18:14 MEZ`, not ISO 8601 in UTC.
   const sent = formatTime(created, language, site.timeZone ?? 'UTC');
@@ -48,8 +59,17 @@ export function composeContactEmail(submission: ContactEmailSource, smtp: SmtpCo
     // The time the visitor wrote, not the time of this attempt, so that every attempt
     // sends the very same message.
     date: created,
-    envelope: { from: smtp.from, to: [to] },
+    envelope: { from: smtp.from, to: list },
   };
+}
+
+/**
+ * A message's form as its mail's recipients need it: its name and, for an owner's form, its own
+ * addresses (forms.config.ts `to`); the contact form's mail goes to CONTACT_TO and the people.
+ */
+export function ownerMailForm(name: string | undefined): MailForm {
+  const form = formNamed(name ?? 'contact');
+  return form && form !== contactForm ? { name: form.name, to: form.to } : { name: name ?? 'contact' };
 }
 
 /**
@@ -74,9 +94,15 @@ export type MailFiles = { records: Pick<FileRecords, 'filesOf'>; storage: Pick<F
  * gone from the storage is named as gone and the mail goes with the others, while a file the
  * storage cannot open now (an outage) fails this attempt, which the worker retries.
  */
-export async function composeOwnerMail(submission: ContactEmailSource, smtp: SmtpConfig, site: ContactEmailSite, files: MailFiles): Promise<ContactEmail> {
+export async function composeOwnerMail(
+  submission: ContactEmailSource,
+  smtp: SmtpConfig,
+  site: ContactEmailSite,
+  files: MailFiles,
+  recipients?: readonly string[],
+): Promise<ContactEmail> {
   const stored = await files.records.filesOf(submission.id);
-  if (stored.length === 0) return composeContactEmail(submission, smtp, site);
+  if (stored.length === 0) return composeContactEmail(submission, smtp, site, undefined, recipients);
   const { attached, linked } = planAttachments(stored, files.maxBytes);
   const attachments: MailAttachment[] = [];
   const riding: StoredFile[] = [];
@@ -97,7 +123,7 @@ export async function composeOwnerMail(submission: ContactEmailSource, smtp: Smt
     throw error;
   }
   return {
-    ...composeContactEmail(submission, smtp, site, { attached: riding, linked, gone }),
+    ...composeContactEmail(submission, smtp, site, { attached: riding, linked, gone }, recipients),
     ...(attachments.length > 0 && { attachments }),
   };
 }

@@ -93,8 +93,11 @@ export type FormDefinition = {
   thanks: string;
   /** Its own budget of accepted posts per client; the site's (RATE_LIMIT_MAX) when not set. */
   limit?: FormLimit | undefined;
-  /** Where its mail goes instead of CONTACT_TO. */
-  to?: string | undefined;
+  /**
+   * Its own addresses (one, or a list): its mail goes there and to the people who chose it,
+   * instead of CONTACT_TO (people/recipients.ts).
+   */
+  to?: string | readonly string[] | undefined;
   /** The hidden field people never see and bots fill in (`honeypot`), refused when not empty. */
   honeypot: boolean;
   /** The path of the page that places it (`/<name>` unless given): where "start again" links lead. */
@@ -181,6 +184,12 @@ const FieldShape = v.strictObject({
   maxFiles: v.optional(v.pipe(count('maxFiles'), v.minValue(1, 'must be at least 1'), v.maxValue(20, 'must be at most 20'))),
 });
 
+/** An address of the owner's (`to`): like CONTACT_TO, on a one-label domain if need be. */
+const ownAddress = v.pipe(
+  v.string(),
+  v.check((value) => isEmailAddress(value, { dotless: true }), 'must be an email address'),
+);
+
 const FormShape = v.strictObject({
   name: v.pipe(v.string(), v.regex(FORM_NAME, 'must start with a lower-case letter and hold only a-z, 0-9 and - (40 at most)')),
   title: text('the title'),
@@ -195,10 +204,7 @@ const FormShape = v.strictObject({
     }),
   ),
   to: v.optional(
-    v.pipe(
-      v.string(),
-      v.check((value) => isEmailAddress(value, { dotless: true }), 'must be an email address'),
-    ),
+    v.union([ownAddress, v.pipe(v.array(ownAddress), v.minLength(1, 'needs at least one address'))], 'must be an email address or a list of them'),
   ),
   honeypot: v.optional(v.boolean('must be true or false')),
   page: v.optional(v.pipe(v.string(), v.regex(/^\/[a-z0-9/_.-]{0,200}$/, 'must be a path of the site, such as /quote'))),

@@ -13,7 +13,8 @@ export const UNSAFE_IN_HEADER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\
 export type ContactEmail = {
   /** The configured address under the site's sender name; nodemailer quotes and encodes the name. */
   from: { name: string; address: string };
-  to: string;
+  /** One address, or several (nodemailer writes them as one comma list). */
+  to: string | string[];
   /**
    * The visitor, as an address object so that nodemailer quotes and encodes the name itself.
    * Hint: a name holding `=?` is left out (an empty name): nodemailer would put it in quotes,
@@ -24,7 +25,7 @@ export type ContactEmail = {
   text: string;
   messageId: string;
   date: Date;
-  /** Who the SMTP server is told to deliver to: only the configured owner, whatever the headers say. */
+  /** Who the SMTP server is told to deliver to: only configured addresses and the admin's people, whatever the headers say. */
   envelope: { from: string; to: string[] };
   /** Headers of our own (`Auto-Submitted` on an automatic reply). */
   headers?: Record<string, string>;

@@ -61,7 +61,21 @@ export function composeDigest(
   { count, newest }: HeldDigest,
   smtp: SmtpConfig,
   site: ContactEmailSite,
-  { now, retentionDays, commandStyle = COMMAND_STYLE }: { now: Date; retentionDays: number; commandStyle?: CommandStyle },
+  {
+    now,
+    retentionDays,
+    commandStyle = COMMAND_STYLE,
+    to = smtp.to,
+    tag,
+  }: {
+    now: Date;
+    retentionDays: number;
+    commandStyle?: CommandStyle;
+    /** Whom it goes to: CONTACT_TO unless given (a person who asked for it, people/recipients.ts). */
+    to?: string;
+    /** Told apart from the round's other digests in its Message-ID (a person's id); none for CONTACT_TO's. */
+    tag?: string | undefined;
+  },
 ): ContactEmail {
   const words = texts.spamDigest;
   const timeZone = site.timeZone ?? 'UTC';
@@ -81,12 +95,12 @@ export function composeDigest(
   const domain = smtp.from.slice(smtp.from.lastIndexOf('@') + 1).toLowerCase();
   return {
     from: { name: headerText(site.senderName), address: smtp.from },
-    to: smtp.to,
+    to,
     subject: words.subject(headerText(site.name), count),
     text,
-    messageId: `<spam-digest.${now.getTime()}@${domain}>`,
+    messageId: `<spam-digest.${now.getTime()}${tag === undefined ? '' : `.${tag}`}@${domain}>`,
     date: now,
-    envelope: { from: smtp.from, to: [smtp.to] },
+    envelope: { from: smtp.from, to: [to] },
   };
 }
 

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { type FormScope, scopeClause } from '../access/permissions.ts';
 import { type Change, parseReasons, type SubmissionMachine } from '../submissions/machine.ts';
 import type { ContactInput } from '../forms/contact.ts';
 import type { Sql } from '../sql/sql.ts';
@@ -21,8 +22,11 @@ export interface SpamStore {
   markSpam(id: number): Promise<Correction>;
   /** The reasons and origin of a message, when it was ever judged spam. */
   details(id: number): Promise<{ reasons: string[]; ip: string | null; userAgent: string | null } | undefined>;
-  /** How many messages were held after `since` (ever, when undefined), and the newest `limit` of them, newest first, each cut to its start. */
-  heldSince(since: string | undefined, limit: number): Promise<HeldDigest>;
+  /**
+   * How many messages were held after `since` (ever, when undefined), and the newest `limit` of
+   * them, newest first, each cut to its start; of the forms of `scope` only (every form unless given).
+   */
+  heldSince(since: string | undefined, limit: number, scope?: FormScope): Promise<HeldDigest>;
   /** Deletes held messages that arrived before `cutoff`; answers how many. */
   deleteHeldBefore(cutoff: string): Promise<number>;
   /** The used-challenge record in the database, shared by every instance. */
@@ -62,15 +66,20 @@ export function createSpamStore(sql: Sql, machine: SubmissionMachine): SpamStore
       if (!row || row.spam_reasons === null) return undefined;
       return { reasons: parseReasons(row.spam_reasons), ip: row.client_ip, userAgent: row.user_agent };
     },
-    async heldSince(since, limit) {
+    async heldSince(since, limit, scope = { all: true }) {
       const after = since ?? '';
-      const counted = await sql.get<{ count: number | string }>(`SELECT COUNT(*) AS count FROM submissions WHERE status = 'spam' AND created_at > ?`, [after]);
+      const forms = scopeClause(sql.engine, scope);
+      const only = forms.sql === '' ? '' : ` AND ${forms.sql}`;
+      const counted = await sql.get<{ count: number | string }>(`SELECT COUNT(*) AS count FROM submissions WHERE status = 'spam' AND created_at > ?${only}`, [
+        after,
+        ...forms.params,
+      ]);
       // The newest few, each message cut to its start: the digest shows one line of each,
       // and a flood of held messages must not be read into memory whole.
       const rows = await sql.all<{ id: number | string; created_at: string; name: string; message: string; spam_reasons: string | null }>(
         `SELECT id, created_at, name, SUBSTR(message, 1, ${HELD_PREVIEW_CHARACTERS}) AS message, spam_reasons FROM submissions
-          WHERE status = 'spam' AND created_at > ? ORDER BY id DESC LIMIT ?`,
-        [after, limit],
+          WHERE status = 'spam' AND created_at > ?${only} ORDER BY id DESC LIMIT ?`,
+        [after, ...forms.params, limit],
       );
       const newest = rows.map((row) => ({
         id: Number(row.id),

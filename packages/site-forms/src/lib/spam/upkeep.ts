@@ -4,6 +4,7 @@ import type { ContactEmailSite } from '../mail/email.ts';
 import { HOUR_MS, type HousekeepingJob } from '../housekeeping.ts';
 import type { Logger } from '../log.ts';
 import { composeDigest, DIGEST_LIST_LIMIT, type DigestTime, nextDigestAt } from './digest.ts';
+import type { DigestRecipient, Recipients } from '../people/recipients.ts';
 import type { SpamStore } from './spam-store.ts';
 
 /**
@@ -39,6 +40,8 @@ export type HousekeepingDeps = {
   /** The owner's time of day for the digest (`DIGEST_TIME`); without it, a day after the last. */
   digestAt?: DigestTime | undefined;
   logger: Logger;
+  /** Who asked for the digest, with their forms (people/recipients.ts); without it, CONTACT_TO, every form, as before people. */
+  recipients?: Pick<Recipients, 'forDigest'> | undefined;
 };
 
 /** What became of a digest: sent (with how many held), or why not. */
@@ -63,28 +66,40 @@ async function deleteOldSpam({ spam, retentionDays, logger }: HousekeepingDeps, 
 
 /**
  * Sends the digest of what was held since the last one: when it is due, or now (`force`: the
- * owner asked, `npm run inbox -- digest`). Of several instances only one takes it.
- * Hint: a digest that cannot be sent is given back, so the next pass tries again.
+ * owner asked, `npm run inbox -- digest`). Of several instances only one takes it. With people,
+ * one mail to each who asked for it, listing only their forms (none to whom nothing of theirs
+ * was held); nobody asked and CONTACT_TO nobody's: to CONTACT_TO, as before people.
+ * Hint: one digest is taken for the round and given back only when every mail failed, so the next
+ * pass tries again; nobody to send to takes nothing, so what was held waits for whoever asks next.
  */
 export async function sendDigest(
-  { spam, mailer, smtp, site, retentionDays, digestAt, logger }: HousekeepingDeps,
+  { spam, mailer, smtp, site, retentionDays, digestAt, logger, recipients }: HousekeepingDeps,
   now: Date,
   { force }: { force: boolean },
 ): Promise<DigestOutcome> {
   if (!mailer || !smtp) return 'no mail server';
+  const readers: DigestRecipient[] = recipients ? await recipients.forDigest() : [{ id: undefined, to: smtp.to, scope: { all: true } }];
+  if (readers.length === 0) return 'nothing held';
   const taken = await spam.takeDigest(now, { at: digestAt, force });
   if (!taken) return 'not due';
-  const held = await spam.heldSince(taken.previous, DIGEST_LIST_LIMIT);
-  if (held.count === 0) {
-    await taken.undo();
-    return 'nothing held';
+  let sent = 0;
+  const failures: Array<Record<string, unknown>> = [];
+  for (const reader of readers) {
+    const held = await spam.heldSince(taken.previous, DIGEST_LIST_LIMIT, reader.scope);
+    if (held.count === 0) continue;
+    // CONTACT_TO's digest keeps the Message-ID of before people; a person's is told apart by their id.
+    const tag = reader.id === undefined || reader.to === smtp.to ? undefined : String(reader.id);
+    const person = reader.id === undefined ? {} : { person: reader.id };
+    const result = await mailer.send(composeDigest(held, smtp, site, { now, retentionDays, to: reader.to, tag }));
+    if (result.ok) {
+      sent += 1;
+      logger.info('spam.digest_sent', { held: held.count, ...person });
+    } else failures.push({ reason: result.reason, held: held.count, ...person });
   }
-  const sent = await mailer.send(composeDigest(held, smtp, site, { now, retentionDays }));
-  if (!sent.ok) {
-    await taken.undo();
-    logger.warn('spam.digest_failed', { reason: sent.reason, held: held.count, note: 'tried again at the next pass' });
-    return 'failed';
-  }
-  logger.info('spam.digest_sent', { held: held.count });
-  return 'sent';
+  // Given back only when nothing went: a digest sent to one person is the day's for everyone.
+  const note = sent > 0 ? 'not sent again: the next digest lists what is held after this one' : 'tried again at the next pass';
+  for (const failure of failures) logger.warn('spam.digest_failed', { ...failure, note });
+  if (sent > 0) return 'sent';
+  await taken.undo();
+  return failures.length > 0 ? 'failed' : 'nothing held';
 }
