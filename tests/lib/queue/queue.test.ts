@@ -404,6 +404,37 @@ describe.each(testEngines())('the leased queue on $name', (engine) => {
     );
 
     test.skipIf(!engine.available)(
+      'a retry with its own time below the most tries stays a retry; one finished without a claim counts its try; one under a lost lease changes nothing; a send done at the last try is done',
+      async () => {
+        const { store } = await open();
+        const machine = createSubmissionMachine(store.sql);
+        const { id } = await machine.receive(input);
+        await due(store);
+        const taken = await machine.claim(T0, at(MINUTE), { maxAttempts: 3 });
+        // One try of three: the time the caller picked stands.
+        await expect(finish(store, id, taken!.lease, { kind: 'retry', error: '451', next: at(5_000) }, T0, policy)).resolves.toMatchObject({
+          kind: 'retry',
+          attempts: 1,
+        });
+        // Under a lease that is not the row's (taken back meanwhile): nothing is written, nothing answered.
+        await expect(
+          finish(store, id, { worker: 'someone else', until: at(MINUTE).toISOString() }, { kind: 'retry', error: '451', next: at(5_000) }, T0, policy),
+        ).resolves.toBeUndefined();
+        // Two tries on record and a finish with no claim (the row was never taken): its try is the third, the last.
+        await store.sql.run('UPDATE submissions SET attempts = 2, lease_until = NULL, leased_by = NULL WHERE id = ?', [id]);
+        await expect(finish(store, id, null, { kind: 'retry', error: '451', next: at(5_000) }, T0, policy)).resolves.toMatchObject({ kind: 'failed' });
+        // A send that succeeded at the last try allowed is done, whatever the policy says of retries.
+        const last = (await machine.receive(input)).id;
+        await due(store);
+        const sent = await machine.claim(T0, at(MINUTE), { maxAttempts: 1 });
+        expect(sent?.id).toBe(last);
+        await expect(finish(store, last, sent!.lease, { kind: 'done', set: "status = 'sent'" }, T0, { ...policy, maxAttempts: 1 })).resolves.toMatchObject({
+          kind: 'done',
+        });
+      },
+    );
+
+    test.skipIf(!engine.available)(
       'a message whose send died, its lease then ended by a restart (SQLite at start), is given up as a send that never ended',
       async () => {
         const { store } = await open();

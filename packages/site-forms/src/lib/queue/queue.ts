@@ -319,11 +319,6 @@ export function givesUp({ attempts, maxAttempts, next, until }: { attempts: numb
   return attempts >= maxAttempts || next === undefined || (until !== undefined && next > until);
 }
 
-/** A lease for this process's worker (or `worker`, in tests) ending at `until`. */
-export function leaseUntil(until: Date, worker: string = WORKER_ID): Lease {
-  return { worker, until: until.toISOString() };
-}
-
 /**
  * The lease a claim at `now` writes: `until` a time (tests: `now` must then be one too) or a
  * length in milliseconds (the workers, from the database's clock when `now` is absent).
