@@ -228,7 +228,10 @@ describe('signing in', () => {
       cookie: expect.stringMatching(/^__Host-admin_session=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=43200; HttpOnly; SameSite=Strict; Secure$/),
     });
     expect(records.size).toBe(1);
-    expect(audit).toEqual([{ at: '2026-11-22T10:00:00.000Z', action: 'sign-in', detail: '', client: 'c0ffee' }]);
+    // The entry names who signed in, as every other entry of a person does.
+    expect(audit).toEqual([
+      { at: '2026-11-22T10:00:00.000Z', action: 'sign-in', detail: '', client: 'c0ffee', actor: 'person:1', actorName: 'Owner <owner@site.test>' },
+    ]);
   });
 
   test('on plain http the cookie has no prefix and no Secure', async () => {

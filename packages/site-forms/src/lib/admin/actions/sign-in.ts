@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { personActor } from '../../access/permissions.ts';
 import type { Person } from '../../people/store.ts';
 import { type PasswordHash, parsePasswordHash } from '../password.ts';
 import { clearedSessionCookie, sessionCookie } from '../session.ts';
@@ -58,7 +59,7 @@ export async function signIn(call: PublicCall): Promise<AdminOutcome> {
   if (oldToken) await sessions.end(oldToken);
   const session = await sessions.start({ userId: person.id, stage: 'full', method: 'password' });
   await people.signedIn(person.id, now());
-  await record(call, 'sign-in', '');
+  await record(call, 'sign-in', '', personActor({ ...person, stage: 'full' }));
   return { kind: 'redirect', location: '/admin', cookie: sessionCookie(session.token, secure) };
 }
 
