@@ -3,6 +3,7 @@ import type { Logger } from '../log.ts';
 import type { Deliveries } from '../webhooks/deliveries.ts';
 import { AUDIT_DEFAULT_RETENTION_DAYS, type AuditLog } from './audit.ts';
 import type { AdminQueries } from './queries.ts';
+import type { Challenges } from '../people/challenges.ts';
 import type { Sessions } from './session.ts';
 
 /** What the retention needs: the sessions to sweep (when the admin is on) and what to keep how long. */
@@ -16,6 +17,8 @@ export type RetentionParts = {
   webhooks?: Pick<Deliveries, 'prune'> | undefined;
   /** Whom the automatic reply answered, kept two days for its once-a-day rule. */
   autoReplies?: { prune(before: Date): Promise<number> } | undefined;
+  /** The passkey ceremonies' challenges nobody answered in their 5 minutes. */
+  challenges?: Pick<Challenges, 'sweep'> | undefined;
   logger: Logger;
 };
 
@@ -28,10 +31,10 @@ const AUTO_REPLY_RECORD_DAYS = 2;
 /**
  * The retention jobs of the housekeeping (src/lib/housekeeping.ts), each once a day: the
  * admin's expired sessions, messages past `RETENTION_DAYS`, the audit log, the webhooks'
- * events, and whom the automatic reply answered. Only the jobs of what is configured.
+ * events, whom the automatic reply answered, and the passkeys' unanswered challenges. Only the jobs of what is configured.
  */
 export function retentionJobs(parts: RetentionParts): HousekeepingJob[] {
-  const { sessions, audit, retentionDays, webhooks, autoReplies } = parts;
+  const { sessions, audit, retentionDays, webhooks, autoReplies, challenges } = parts;
   const jobs: (HousekeepingJob | false | undefined)[] = [
     sessions && { name: 'admin-sessions', everyMs: DAY_MS, run: async () => void (await sessions.sweep()) },
     retentionDays !== undefined && { name: 'message-retention', everyMs: DAY_MS, run: async (now) => void (await deleteOldMessages(parts, now)) },
@@ -42,6 +45,7 @@ export function retentionJobs(parts: RetentionParts): HousekeepingJob[] {
       everyMs: DAY_MS,
       run: async (now) => void (await autoReplies.prune(new Date(now.getTime() - AUTO_REPLY_RECORD_DAYS * DAY_MS))),
     },
+    challenges && { name: 'passkey-challenges', everyMs: DAY_MS, run: async (now) => void (await challenges.sweep(now)) },
   ];
   return jobs.filter((job): job is HousekeepingJob => Boolean(job));
 }
