@@ -1,19 +1,26 @@
 import * as v from 'valibot';
 import { type PasswordHash, parsePasswordHash } from '../admin/password.ts';
+import { relyingPartyId } from '../people/relying-party.ts';
 import { type ConfigConcern, integer, optionalText, readVariables } from './variables.ts';
 
 /**
  * The owner's inbox at /admin, on when `ADMIN_PASSWORD_HASH` holds a hash made by
- * `npm run admin -- hash-password`; and how many days messages are kept (`RETENTION_DAYS`).
+ * `npm run admin -- hash-password`; how many days messages are kept (`RETENTION_DAYS`); and
+ * whether a password only lets a person register a passkey (`ADMIN_REQUIRE_PASSKEY`, decision 0291).
  */
-export type AdminConfig = { admin: { passwordHash: PasswordHash; hashText: string } | undefined; retentionDays: number | undefined };
+export type AdminConfig = {
+  admin: { passwordHash: PasswordHash; hashText: string } | undefined;
+  retentionDays: number | undefined;
+  requirePasskey: boolean;
+};
 
 const VARIABLES = {
   ADMIN_PASSWORD_HASH: optionalText,
   RETENTION_DAYS: v.optional(v.union([v.literal(''), integer(1, 36_500)], 'must be a whole number of days from 1 to 36500')),
+  ADMIN_REQUIRE_PASSKEY: v.optional(v.pipe(v.string(), v.trim(), v.toLowerCase(), v.picklist(['true', 'false', ''], 'must be true or false')), 'false'),
 };
 
-/** ADMIN_PASSWORD_HASH, RETENTION_DAYS. */
+/** ADMIN_PASSWORD_HASH, RETENTION_DAYS, ADMIN_REQUIRE_PASSKEY (which reads PUBLIC_URL: passkeys need its domain). */
 export const admin: ConfigConcern<AdminConfig> = {
   read(env) {
     const { config: e, problems } = readVariables(VARIABLES, env);
@@ -24,16 +31,23 @@ export const admin: ConfigConcern<AdminConfig> = {
       if (parsed.ok) passwordHash = parsed.hash;
       else problems.push(`ADMIN_PASSWORD_HASH ${parsed.problem}`);
     }
+    const requirePasskey = e.ADMIN_REQUIRE_PASSKEY === 'true';
+    // Without a relying party nobody could register the passkey the password would then only lead to.
+    if (requirePasskey && relyingPartyId(env.PUBLIC_URL) === undefined) {
+      problems.push('ADMIN_REQUIRE_PASSKEY needs PUBLIC_URL with the site’s domain name, such as https://www.example.com (passkeys work on a domain, not on an IP address)');
+    }
     return {
       config: {
         admin: passwordHash && e.ADMIN_PASSWORD_HASH !== undefined ? { passwordHash, hashText: e.ADMIN_PASSWORD_HASH } : undefined,
         retentionDays: typeof e.RETENTION_DAYS === 'number' ? e.RETENTION_DAYS : undefined,
+        requirePasskey,
       },
       problems,
     };
   },
-  describe: ({ admin: on, retentionDays }) => ({
+  describe: ({ admin: on, retentionDays, requirePasskey }) => ({
     admin: on ? `on at /admin (${on.passwordHash.algorithm})` : 'off (set ADMIN_PASSWORD_HASH to turn it on)',
     retentionDays: retentionDays ?? 'off (messages are kept until deleted)',
+    ...(requirePasskey && { requirePasskey: 'on (a password only registers a passkey)' }),
   }),
 };
