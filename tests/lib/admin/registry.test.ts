@@ -5,12 +5,12 @@ import { ADMIN_ACTIONS, permissionOf, permissionsOf } from '../../../packages/si
 /**
  * Issue 42 step S0b: every admin post names, in its registry entry, the permission of
  * access/permissions.ts it needs, so that the check added when sessions carry a person (S4)
- * cannot leave one out; sign-in alone is open to whoever is not signed in.
+ * cannot leave one out; the sign-ins alone (password and passkey) are open to whoever is not signed in.
  */
 const ENTRIES = Object.entries(ADMIN_ACTIONS);
 
 describe("the admin's posts as a registry", () => {
-  test('the ten posts, each at its path under /admin/actions/', () => {
+  test('the fifteen posts, each at its path under /admin/actions/', () => {
     expect(Object.fromEntries(ENTRIES.map(([path, entry]) => [path, entry.action]))).toEqual({
       '/admin/actions/sign-in': 'sign-in',
       '/admin/actions/sign-out': 'sign-out',
@@ -22,11 +22,20 @@ describe("the admin's posts as a registry", () => {
       '/admin/actions/export': 'export',
       '/admin/actions/replay-delivery': 'replay-delivery',
       '/admin/actions/retry-signup': 'retry-signup',
+      '/admin/actions/passkey-options': 'passkey-options',
+      '/admin/actions/passkey-sign-in': 'passkey-sign-in',
+      '/admin/actions/passkey-register': 'passkey-register',
+      '/admin/actions/remove-passkey': 'remove-passkey',
+      '/admin/actions/rename-passkey': 'rename-passkey',
     });
   });
 
-  test('only sign-in is public', () => {
-    expect(ENTRIES.filter(([, entry]) => 'public' in entry && entry.public).map(([, entry]) => entry.action)).toEqual(['sign-in']);
+  test('only the sign-ins are public: with a password, and with a passkey (its options; those of a new passkey check their session)', () => {
+    expect(ENTRIES.filter(([, entry]) => 'public' in entry && entry.public).map(([, entry]) => entry.action)).toEqual([
+      'sign-in',
+      'passkey-options',
+      'passkey-sign-in',
+    ]);
   });
 
   test.each(ENTRIES.filter(([, entry]) => !('public' in entry)))('%s names permissions of the table', (_, entry) => {
@@ -47,6 +56,11 @@ describe("the admin's posts as a registry", () => {
       export: ['messages.export', 'subscribers.export'],
       'replay-delivery': ['webhooks.manage'],
       'retry-signup': ['signups.retry'],
+      'passkey-options': [],
+      'passkey-sign-in': [],
+      'passkey-register': ['self.manage'],
+      'remove-passkey': ['self.manage'],
+      'rename-passkey': ['self.manage'],
     });
   });
 });

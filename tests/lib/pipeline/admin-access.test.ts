@@ -141,8 +141,25 @@ describe('a page only the owner may see', () => {
     const page = pageFor(get('/admin/messages', { cookie: `theme=dark; admin_session=${session.token}` }));
     const owner = (await services.admin!.people.envOwner())!;
     const actor = { kind: 'person', id: owner.id, name: 'Owner', email: null, stage: 'full', role: 'owner', scope: { all: true } };
-    await expect(requirePerson(page, 'owner')).resolves.toEqual({ ok: true, admin: services.admin, session: { ...session, actor }, actor });
+    await expect(requirePerson(page, 'owner')).resolves.toEqual({ ok: true, admin: services.admin, session: { ...session, actor, method: 'password' }, actor });
     expect(Object.fromEntries(page.response.headers)).toEqual(ADMIN_HEADERS);
+  });
+
+  test('an enrolment session (ADMIN_REQUIRE_PASSKEY) is sent to its account page from every other page, which it may open', async () => {
+    open({ ADMIN_PASSWORD_HASH: HASH, ADMIN_REQUIRE_PASSKEY: 'true', PUBLIC_URL: 'http://site.test' });
+    const admin = services.admin!;
+    await admin.ready;
+    const session = await admin.sessions.start({ userId: (await admin.people.envOwner())!.id, stage: 'enroll', method: 'password' });
+    for (const need of ['owner', 'messages.read', 'audit.read'] as const) {
+      const sent = await requirePerson(pageFor(get('/admin/messages', { cookie: `admin_session=${session.token}` })), need);
+      expect(sent.ok).toBe(false);
+      const answer = await (sent as { answer: Response | Promise<Response> }).answer;
+      expect([answer.status, answer.headers.get('location')]).toEqual([303, '/admin/account?enroll=1']);
+    }
+    await expect(requirePerson(pageFor(get('/admin/account', { cookie: `admin_session=${session.token}` })), 'self.manage')).resolves.toMatchObject({
+      ok: true,
+      actor: { stage: 'enroll' },
+    });
   });
 
   test('on https the cookie is the __Host- one', async () => {

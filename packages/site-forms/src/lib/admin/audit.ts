@@ -15,7 +15,10 @@ export type AuditAction =
   | 'replay-delivery'
   | 'retry-signup'
   | 'retention'
-  | 'refused';
+  | 'refused'
+  | 'passkey-added'
+  | 'passkey-removed'
+  | 'passkey-renamed';
 
 /**
  * One entry of the audit log; `client` is the salted hash of the address, as in the logs (or
@@ -67,6 +70,9 @@ export const AUDIT_LABELS: Record<AuditAction, string> = {
   'retry-signup': 'Retried a newsletter signup',
   retention: 'Deleted old messages',
   refused: 'Refused (the role cannot do this)',
+  'passkey-added': 'Added a passkey',
+  'passkey-removed': 'Removed a passkey',
+  'passkey-renamed': 'Renamed a passkey',
 };
 
 /**

@@ -6,9 +6,11 @@ import type { Logger } from '../log.ts';
 import { engineName } from '../sql/sql.ts';
 import type { Store } from '../database/database.ts';
 import type { Signups } from '../newsletter/signups.ts';
+import { createPasskeys, type Passkeys, relyingPartyOf, type WebAuthnLibrary } from '../people/passkeys.ts';
 import { createPeopleStore, type PeopleStore } from '../people/store.ts';
 import type { Deliveries } from '../webhooks/deliveries.ts';
 import type { AdminDeps, Exports, MessageCommands } from './actions/index.ts';
+import { createPasskeyOptionsLimit } from './actions/passkeys.ts';
 import { createDevices, type Devices } from './device.ts';
 import { type AuditLog, createAuditLog } from './audit.ts';
 import { CHART_DAYS, type DayCount, lastDays } from './chart.ts';
@@ -29,6 +31,11 @@ export type AdminSettings = {
   passwordHashText: string | undefined;
   contactTo?: string | undefined;
   retentionDays: number | undefined;
+  /** PUBLIC_URL and the site's name: the passkeys' relying party (none without a domain: passkeys off). */
+  publicUrl?: string | undefined;
+  siteName?: string | undefined;
+  /** ADMIN_REQUIRE_PASSKEY. */
+  requirePasskey?: boolean | undefined;
 };
 
 /** How long the admin, while off, waits before asking the database again whether someone was added. */
@@ -76,6 +83,8 @@ export type Admin = {
   ready: Promise<void>;
   /** The people who sign in. */
   people: PeopleStore;
+  /** Their passkeys; `undefined` while passkeys are off (no PUBLIC_URL on a domain). */
+  passkeys: Passkeys | undefined;
   deps: AdminDeps;
   /** The webhooks' deliveries and their tries. */
   webhooks: Deliveries;
@@ -112,6 +121,8 @@ export type AdminParts = {
   delays?: ThrottleDelays;
   /** The hash an unknown account's password is verified against; made at start (`dummyHash`) unless a test brings a cheaper one. */
   dummy?: PasswordHash;
+  /** @simplewebauthn/server's functions; the tests bring their own, the server loads the library at the first ceremony. */
+  webauthn?: () => Promise<WebAuthnLibrary>;
 };
 
 /** The admin's own tables and queries over the store's SQL. */
@@ -164,6 +175,10 @@ export function createAdmin(settings: AdminSettings, parts: AdminParts, now: () 
     release: spam.release,
     remove: (id) => machine.remove(id),
   };
+  const relyingParty = relyingPartyOf(settings.publicUrl, settings.siteName ?? '');
+  const passkeys =
+    relyingParty &&
+    createPasskeys({ sql: store.sql, relyingParty, findPerson: (id) => people.find(id), ...(parts.webauthn && { library: parts.webauthn }) });
   const devices = createDevices(settings.passwordHash ?? { salt: randomBytes(32), key: randomBytes(32) });
   const deps: AdminDeps = {
     checkPassword: createPasswordCheck(settings.passwordHash, undefined, undefined, undefined, parts.dummy),
@@ -172,7 +187,11 @@ export function createAdmin(settings: AdminSettings, parts: AdminParts, now: () 
       envOwner: () => ready.then(() => people.envOwner()),
       findByEmail: (email) => people.findByEmail(email),
       signedIn: (id, at) => people.signedIn(id, at),
+      find: (id) => people.find(id),
     },
+    passkeys,
+    requirePasskey: settings.requirePasskey === true,
+    passkeyOptionsLimit: passkeys && createPasskeyOptionsLimit({ redis: parts.redis, logger }),
     devices,
     sessions,
     throttle: createSignInThrottle({ redis: parts.redis, logger, ...(parts.delays && { delays: parts.delays }) }),
@@ -217,6 +236,7 @@ export function createAdmin(settings: AdminSettings, parts: AdminParts, now: () 
     isOn,
     ready,
     people,
+    passkeys,
     deps,
     webhooks: parts.webhooks,
     signups: parts.signups,

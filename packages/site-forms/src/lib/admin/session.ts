@@ -50,8 +50,8 @@ export type NoSession = 'missing' | 'unknown' | 'idle' | 'expired';
 /** A session just begun: its token for the cookie, and the CSRF token of its forms. */
 export type NewSession = { token: string; tokenHash: string; createdAt: Date; csrfToken: string };
 
-/** A request's session, when it has a live one, with the person it belongs to as they are now. */
-export type Session = NewSession & { actor: PersonActor };
+/** A request's session, when it has a live one, with the person it belongs to as they are now, and how it was begun. */
+export type Session = NewSession & { actor: PersonActor; method?: SessionMethod };
 
 /** Starting, resuming and ending the people's sessions. */
 export interface Sessions {
@@ -91,7 +91,7 @@ export function createSessions(store: SessionStore, now: () => Date = () => new 
       }
       await store.touch(record.tokenHash, at);
       const actor = personActor({ ...record.person, stage: record.stage });
-      return { ok: true, session: { ...session(token, record.createdAt), actor } };
+      return { ok: true, session: { ...session(token, record.createdAt), actor, method: record.method } };
     },
     end: (token) => (TOKEN_FORMAT.test(token) ? store.delete(hashToken(token)) : Promise.resolve()),
     sweep() {

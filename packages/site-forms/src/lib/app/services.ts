@@ -164,7 +164,15 @@ export function createServices(config: Config, logger: Logger): Services {
   // Built always: /admin is on with ADMIN_PASSWORD_HASH, or once a person or an invitation exists
   // (admin.isOn). After the store is ready, it makes the first owner from the hash (admin.ready).
   const admin = createAdmin(
-    { passwordHash: config.admin?.passwordHash, passwordHashText: config.admin?.hashText, contactTo: config.smtp?.to, retentionDays: config.retentionDays },
+    {
+      passwordHash: config.admin?.passwordHash,
+      passwordHashText: config.admin?.hashText,
+      contactTo: config.smtp?.to,
+      retentionDays: config.retentionDays,
+      publicUrl: config.publicUrl,
+      siteName: site.name,
+      requirePasskey: config.requirePasskey,
+    },
     {
       store,
       logger,
@@ -194,6 +202,7 @@ export function createServices(config: Config, logger: Logger): Services {
     retentionDays: config.retentionDays,
     webhooks: webhooks.deliveries,
     autoReplies: { prune: (before) => pruneAutoReplies(store.sql, before) },
+    challenges: admin.passkeys?.challenges,
     logger,
   });
   const drafts = createFormDrafts(store.sql);

@@ -4,6 +4,7 @@ import { ADMIN_HEADERS, allows, openAdminPage, type PageNeed } from '../admin/ad
 import type { PersonActor } from '../access/permissions.ts';
 import type { Session } from '../admin/session.ts';
 import { ourPath } from '../http/mount.ts';
+import { ENROLL_PAGE } from '../admin/actions/sign-in.ts';
 
 /** The parts of Astro's page context every admin page has: the request, and what our server handed over with it. */
 export type AdminPageContext = { request: Request; locals: Pick<App.Locals, 'services'> };
@@ -32,7 +33,8 @@ export const ROLE_REFUSED = 'Your role cannot see this page. Ask an owner of thi
  * Opens a page of signed-in people: the admin, the session and its person (`actor`, read from the
  * database at this request), or the answer to send instead: the not-found page while the admin is
  * off, back to sign-in once the session has ended, a 403 page ("Refused") when the person's role
- * does not have what the page needs.
+ * does not have what the page needs; an enrolment session anywhere but its account page is sent
+ * there (`/admin/account?enroll=1`).
  * Hint: every admin page but sign-in starts with it, so none can forget a check.
  */
 export async function requirePerson(
@@ -44,6 +46,8 @@ export async function requirePerson(
   if (access.kind === 'absent' || !admin) return { ok: false, answer: page.rewrite(ourPath('/admin/not-found')) };
   if (access.kind === 'signed-out') return { ok: false, answer: page.redirect('/admin?ended=expired', 303) };
   const { actor } = access.session;
+  // An enrolment session (ADMIN_REQUIRE_PASSKEY) has the account page only, where it adds a passkey.
+  if (actor.stage === 'enroll' && need !== 'self.manage') return { ok: false, answer: page.redirect(ENROLL_PAGE, 303) };
   if (!allows(actor, need)) {
     // Shown by [...rest].astro, as a refused post is: the site's look, the admin's headers, status 403.
     page.locals.adminRefusal = { kind: 'admin-refusal', status: 403, message: ROLE_REFUSED, headers: { ...ADMIN_HEADERS } };

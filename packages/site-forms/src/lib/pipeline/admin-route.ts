@@ -68,7 +68,12 @@ export function renderAdminOutcome(outcome: AdminOutcome): AdminReply {
     case 'json':
       return answerReply({
         status: outcome.status,
-        headers: { ...ADMIN_HEADERS, 'content-type': 'application/json; charset=utf-8' },
+        headers: {
+          ...ADMIN_HEADERS,
+          ...outcome.headers,
+          'content-type': 'application/json; charset=utf-8',
+          ...(outcome.cookie && { 'set-cookie': outcome.cookie }),
+        },
         body: JSON.stringify(outcome.body),
       });
     case 'shown': {

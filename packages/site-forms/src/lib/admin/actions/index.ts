@@ -4,6 +4,7 @@ import { readForm } from '../../http/form.ts';
 import { comesFromOrigin, csrfTokenMatches, readSessionToken } from '../session.ts';
 import { exportFile } from './exports.ts';
 import { messageCommand } from './messages.ts';
+import { ENROLL_ACTIONS, PASSKEY_ACTIONS } from './passkeys.ts';
 import { type AdminDeps, type AdminOutcome, type AdminRequestContext, forbidden, type PublicCall, type SessionCall } from './shared.ts';
 import { signIn, signOut } from './sign-in.ts';
 import { deleteSubscriber, retrySignup } from './subscribers.ts';
@@ -13,6 +14,9 @@ export { BUSY_SIGN_IN } from './sign-in.ts';
 
 /** What a person reads when their role cannot do what they posted. */
 export const ROLE_CANNOT = 'Your role cannot do this.';
+
+/** What an enrolment session reads when it posts anything but a passkey's registration or signing out. */
+export const ENROLL_ONLY = 'Add a passkey first: this site asks every person to sign in with one.';
 
 /** What a person reads when the local list is not among their forms: as if there were none. */
 const NOT_THEIRS = 'Not found.';
@@ -52,6 +56,7 @@ export const ADMIN_ACTIONS = {
   },
   '/admin/actions/replay-delivery': { action: 'replay-delivery', permission: 'webhooks.manage', run: replayDelivery },
   '/admin/actions/retry-signup': { action: 'retry-signup', permission: 'signups.retry', run: retrySignup },
+  ...PASSKEY_ACTIONS,
 } as const satisfies Record<`/admin/actions/${string}`, PublicEntry | SessionEntry>;
 
 /** One entry of the registry. */
@@ -105,6 +110,8 @@ export async function handleAdminPost(action: AdminAction, request: IncomingRequ
   if (!resumed.ok) return { kind: 'redirect', location: `/admin?ended=${resumed.reason === 'missing' ? 'none' : 'expired'}` };
   if (!csrfTokenMatches(resumed.session, call.fields.csrf)) return forbidden();
   const { actor } = resumed.session;
+  // An enrolment session (ADMIN_REQUIRE_PASSKEY) registers a passkey or signs out, nothing else.
+  if (actor.stage === 'enroll' && !ENROLL_ACTIONS.has(action)) return { kind: 'refused', status: 403, message: ENROLL_ONLY };
   // A field choosing no known permission (an export of "passwords") is the action's 400; the
   // action then does nothing, so it is checked against the strictest of what it may ask.
   const asked = permissionOf(entry, call.fields);

@@ -1,6 +1,7 @@
 import { type Actor, actorLabel, type FormScope } from '../../access/permissions.ts';
 import type { IncomingRequest } from '../../http/form.ts';
 import type { Signups } from '../../newsletter/signups.ts';
+import type { Passkeys } from '../../people/passkeys.ts';
 import type { PeopleSession } from '../../people/store.ts';
 import type { Change } from '../../submissions/machine.ts';
 import type { Deliveries } from '../../webhooks/deliveries.ts';
@@ -25,7 +26,14 @@ export type AdminOutcome =
   | { kind: 'redirect'; location: string; cookie?: string }
   | { kind: 'download'; filename: string; contentType: string; body: string | AsyncIterable<string> }
   | { kind: 'refused'; status: 400 | 403 | 404 | 429 | 500; message: string; headers?: Record<string, string> }
-  | { kind: 'json'; status: 200 | 400 | 403 | 404 | 429; body: { success: boolean; [name: string]: unknown } }
+  | {
+      kind: 'json';
+      status: 200 | 400 | 403 | 404 | 429;
+      body: { success: boolean; [name: string]: unknown };
+      /** The session cookie a passkey's sign-in (or an enrolment that ends) sets. */
+      cookie?: string;
+      headers?: Record<string, string>;
+    }
   | { kind: 'shown'; title: string; message: string; value: string; back: string };
 
 /** The message of a post from another site, or with a stale form. */
@@ -63,7 +71,13 @@ export type AdminDeps = {
   /** Whether a password is right (constant-time, a few at a time): ADMIN_PASSWORD_HASH's, or a person's own hash. */
   checkPassword: PasswordCheck;
   /** The people who sign in: found by email, the first owner by an empty one. */
-  people: Pick<PeopleSession, 'envOwner' | 'findByEmail' | 'signedIn'>;
+  people: Pick<PeopleSession, 'envOwner' | 'findByEmail' | 'signedIn'> & Partial<Pick<PeopleSession, 'find'>>;
+  /** The people's passkeys and their ceremonies; none without a PUBLIC_URL on a domain (the passkey posts are then 404). */
+  passkeys?: Passkeys | undefined;
+  /** ADMIN_REQUIRE_PASSKEY: a right password of a person with a passkey is refused, of one without starts an enrolment. */
+  requirePasskey?: boolean;
+  /** How many passkey sign-ins a client may begin (30 in 15 minutes). */
+  passkeyOptionsLimit?: ClientLimit | undefined;
   /** Browsers that signed in before: they keep their place in the password check's queue. */
   devices?: Pick<Devices, 'known'>;
   sessions: Sessions;
@@ -82,6 +96,9 @@ export type AdminDeps = {
   /** Waits before a password is checked; the tests count instead of waiting. */
   wait?: (ms: number) => Promise<void>;
 };
+
+/** A budget per client: whether one more is allowed, and if not for how long. */
+export type ClientLimit = { consume(clientKey: string): Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }> };
 
 /** Who sent a post: where the site is, as the browser addressed it, and the client for the throttle and the log. */
 export type AdminRequestContext = { publicOrigin: string | undefined; clientKey: string; clientHash: string };

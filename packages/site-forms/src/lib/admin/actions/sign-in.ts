@@ -8,6 +8,9 @@ import { type AdminOutcome, type PublicCall, record, type SessionCall } from './
 
 // Signing in (the one public action) and out.
 
+/** Where an enrolment session (ADMIN_REQUIRE_PASSKEY) is sent: the account page, to add a passkey. */
+export const ENROLL_PAGE = '/admin/account?enroll=1';
+
 /** What a sign-in is told when the password check's queue is full. */
 export const BUSY_SIGN_IN = 'Many sign-ins are being checked right now. Please try again in a minute.';
 
@@ -54,13 +57,19 @@ export async function signIn(call: PublicCall): Promise<AdminOutcome> {
     await audit.recordRepeated({ at: now().toISOString(), action: 'sign-in-failed', detail: 'wrong password', client: context.clientHash });
     return { kind: 'redirect', location: email === '' ? '/admin?failed=1' : '/admin?failed=email' };
   }
+  // ADMIN_REQUIRE_PASSKEY: a password only leads to registering a passkey (decision 0291).
+  if (deps.requirePasskey && ((await deps.passkeys?.count(person.id)) ?? 0) > 0) {
+    await audit.recordRepeated({ at: now().toISOString(), action: 'sign-in-failed', detail: 'password instead of a passkey', client: context.clientHash });
+    return { kind: 'redirect', location: '/admin?failed=passkey' };
+  }
+  const stage = deps.requirePasskey ? 'enroll' : 'full';
   await throttle.succeeded(context.clientKey, target);
   // A new token at every sign-in: a token planted before it (session fixation) is worthless.
   if (oldToken) await sessions.end(oldToken);
-  const session = await sessions.start({ userId: person.id, stage: 'full', method: 'password' });
+  const session = await sessions.start({ userId: person.id, stage, method: 'password' });
   await people.signedIn(person.id, now());
-  await record(call, 'sign-in', '', personActor({ ...person, stage: 'full' }));
-  return { kind: 'redirect', location: '/admin', cookie: sessionCookie(session.token, secure) };
+  await record(call, 'sign-in', stage === 'enroll' ? 'to add a passkey' : '', personActor({ ...person, stage }));
+  return { kind: 'redirect', location: stage === 'enroll' ? ENROLL_PAGE : '/admin', cookie: sessionCookie(session.token, secure) };
 }
 
 /**
