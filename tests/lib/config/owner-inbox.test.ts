@@ -8,7 +8,10 @@ const HASH = '$argon2id$v=19$m=256,t=2,p=1$c29tZXNhbHQ$nf65EOgLrQMR/uIPnA4rEsF5h
 describe('the admin configuration', () => {
   test('without ADMIN_PASSWORD_HASH the admin is off and messages are kept', () => {
     expect(admin.read({})).toEqual({ config: { admin: undefined, retentionDays: undefined, requirePasskey: false }, problems: [] });
-    expect(admin.read({ ADMIN_PASSWORD_HASH: '', RETENTION_DAYS: '' })).toEqual({ config: { admin: undefined, retentionDays: undefined, requirePasskey: false }, problems: [] });
+    expect(admin.read({ ADMIN_PASSWORD_HASH: '', RETENTION_DAYS: '' })).toEqual({
+      config: { admin: undefined, retentionDays: undefined, requirePasskey: false },
+      problems: [],
+    });
   });
 
   test('a hash made by hash-password turns it on', () => {
@@ -73,6 +76,8 @@ describe('the admin configuration', () => {
   });
 
   test('ADMIN_REQUIRE_PASSKEY takes true or false only', () => {
-    expect(admin.read({ ADMIN_REQUIRE_PASSKEY: 'yes', PUBLIC_URL: 'https://www.example.com' }).problems).toEqual([expect.stringMatching(/^ADMIN_REQUIRE_PASSKEY /)]);
+    expect(admin.read({ ADMIN_REQUIRE_PASSKEY: 'yes', PUBLIC_URL: 'https://www.example.com' }).problems).toEqual([
+      expect.stringMatching(/^ADMIN_REQUIRE_PASSKEY /),
+    ]);
   });
 });

@@ -75,7 +75,12 @@ function fakeLibrary() {
         registrationInfo: {
           fmt: 'none',
           aaguid: '00000000-0000-0000-0000-000000000000',
-          credential: { id: options.response.id, publicKey: new Uint8Array(Buffer.from(`key of ${options.response.id}`)), counter: 0, transports: ['internal'] },
+          credential: {
+            id: options.response.id,
+            publicKey: new Uint8Array(Buffer.from(`key of ${options.response.id}`)),
+            counter: 0,
+            transports: ['internal'],
+          },
           credentialType: 'public-key',
           attestationObject: new Uint8Array(),
           userVerified: true,
@@ -92,7 +97,13 @@ function fakeLibrary() {
 
 /** The browser's answer to registration options: a new credential `id`. */
 function registration(id: string, challenge: string) {
-  return { id, rawId: id, type: 'public-key', response: { clientDataJSON: clientData('webauthn.create', challenge), attestationObject: b64('none') }, clientExtensionResults: {} };
+  return {
+    id,
+    rawId: id,
+    type: 'public-key',
+    response: { clientDataJSON: clientData('webauthn.create', challenge), attestationObject: b64('none') },
+    clientExtensionResults: {},
+  };
 }
 
 /** The browser's answer to sign-in options with credential `id` of the person whose handle is `userHandle`, its counter now `counter`. */
@@ -101,7 +112,12 @@ function assertion(id: string, challenge: string, userHandle: string, counter: n
     id,
     rawId: id,
     type: 'public-key',
-    response: { clientDataJSON: clientData('webauthn.get', challenge), authenticatorData: b64(String(counter)), signature: b64(`signed by ${key}`), userHandle },
+    response: {
+      clientDataJSON: clientData('webauthn.get', challenge),
+      authenticatorData: b64(String(counter)),
+      signature: b64(`signed by ${key}`),
+      userHandle,
+    },
     clientExtensionResults: {},
   };
 }
@@ -124,9 +140,12 @@ describe('the relying party', () => {
     expect(relyingPartyOf(url, 'Site')).toEqual(expected);
   });
 
-  test.each([undefined, '', 'https://192.0.2.10', 'http://127.0.0.1:4321', 'http://[::1]:4321', 'not a url'])('is none (passkeys off) for PUBLIC_URL=%j', (url) => {
-    expect(relyingPartyOf(url, 'Site')).toBeUndefined();
-  });
+  test.each([undefined, '', 'https://192.0.2.10', 'http://127.0.0.1:4321', 'http://[::1]:4321', 'not a url'])(
+    'is none (passkeys off) for PUBLIC_URL=%j',
+    (url) => {
+      expect(relyingPartyOf(url, 'Site')).toBeUndefined();
+    },
+  );
 
   test('a passkey’s name is trimmed, at most 60 characters, "Passkey" when empty', () => {
     expect(passkeyName('  Ada’s\tlaptop \n')).toBe('Ada’s laptop');
@@ -146,7 +165,10 @@ describe.each(testEngines())('passkeys on $name', ({ name, available, open }) =>
         await challenges.issue('challenge-a', 'authenticate', undefined, T0);
         const stored = await store.sql.all<{ challenge_hash: string }>('SELECT challenge_hash FROM admin_webauthn_challenges');
         expect(stored).toEqual([{ challenge_hash: createHash('sha256').update('challenge-a').digest('hex') }]);
-        const both = await Promise.all([challenges.consume('challenge-a', 'authenticate', undefined, T0), challenges.consume('challenge-a', 'authenticate', undefined, T0)]);
+        const both = await Promise.all([
+          challenges.consume('challenge-a', 'authenticate', undefined, T0),
+          challenges.consume('challenge-a', 'authenticate', undefined, T0),
+        ]);
         expect(both.sort()).toEqual([false, true]);
         await expect(challenges.consume('challenge-a', 'authenticate', undefined, T0)).resolves.toBe(false);
         await expect(challenges.consume('never-issued', 'authenticate', undefined, T0)).resolves.toBe(false);
@@ -162,9 +184,14 @@ describe.each(testEngines())('passkeys on $name', ({ name, available, open }) =>
         await challenges.issue('later', 'authenticate', undefined, atExpiry);
         await expect(challenges.consume('too-late', 'authenticate', undefined, atExpiry)).resolves.toBe(false);
         await expect(challenges.consume('in-time', 'authenticate', undefined, justBefore)).resolves.toBe(true);
-        const job = retentionJobs({ sessions: undefined, queries: { deleteOlderThan: async () => 0 }, audit: undefined, retentionDays: undefined, challenges, logger: silentLogger }).find(
-          (each) => each.name === 'passkey-challenges',
-        );
+        const job = retentionJobs({
+          sessions: undefined,
+          queries: { deleteOlderThan: async () => 0 },
+          audit: undefined,
+          retentionDays: undefined,
+          challenges,
+          logger: silentLogger,
+        }).find((each) => each.name === 'passkey-challenges');
         await job!.run(atExpiry);
         // The expired one is gone; the one issued at the sweep's time still answers.
         await expect(count(store.sql, 'admin_webauthn_challenges')).resolves.toBe(1);
@@ -188,7 +215,7 @@ describe.each(testEngines())('passkeys on $name', ({ name, available, open }) =>
     });
 
     /** The admin over this engine's store with the fake library, ADMIN_PASSWORD_HASH's owner, and Ada (an editor, password "password"). */
-    async function build(settings: { requirePasskey?: boolean; publicUrl?: string | undefined } = {}) {
+    async function build(settings: { requirePasskey?: boolean; publicUrl?: string | undefined } = {}, realLibrary = false) {
       const { store } = await open();
       const parsed = parsePasswordHash(HASH, true);
       if (!parsed.ok) throw new Error(parsed.problem);
@@ -203,16 +230,27 @@ describe.each(testEngines())('passkeys on $name', ({ name, available, open }) =>
         signups: createSignups(store.sql),
         delays: { client: () => 0, overall: () => 0, person: () => 0 },
         dummy: parsed.hash,
-        webauthn: async () => library,
+        ...(!realLibrary && { webauthn: async () => library }),
       };
       const admin = createAdmin(
-        { passwordHash: parsed.hash, passwordHashText: HASH, retentionDays: undefined, publicUrl: 'publicUrl' in settings ? settings.publicUrl : SITE, siteName: 'Site', ...settings },
+        {
+          passwordHash: parsed.hash,
+          passwordHashText: HASH,
+          retentionDays: undefined,
+          publicUrl: 'publicUrl' in settings ? settings.publicUrl : SITE,
+          siteName: 'Site',
+          ...settings,
+        },
         parts,
       );
       await admin.ready;
-      const created = await admin.people.create({ email: 'ada@example.org', name: 'Ada', role: 'editor', forms: ['quote'], passwordHash: HASH, origin: 'cli' }, T0);
+      const created = await admin.people.create(
+        { email: 'ada@example.org', name: 'Ada', role: 'editor', forms: ['quote'], passwordHash: HASH, origin: 'cli' },
+        T0,
+      );
       if (!created.ok) throw new Error('Ada not created');
-      const act = (action: AdminAction, fields: Record<string, string>, cookie?: string) => handleAdminPost(action, post(`/admin/actions/${action}`, fields, cookie), admin.deps, context);
+      const act = (action: AdminAction, fields: Record<string, string>, cookie?: string) =>
+        handleAdminPost(action, post(`/admin/actions/${action}`, fields, cookie), admin.deps, context);
       /** Signs Ada in with her password: the cookie, the session's CSRF token and where the sign-in sent her. */
       const signInAda = async () => {
         const outcome = await act('sign-in', { email: 'ada@example.org', password: 'password' });
@@ -269,7 +307,9 @@ describe.each(testEngines())('passkeys on $name', ({ name, available, open }) =>
       const second = await signInAda();
       const added = await addPasskey(first.cookie!, first.csrf, 'cred-1', ' Ada’s laptop ');
       expect(added).toEqual({ kind: 'json', status: 200, body: { success: true, location: '/admin/account' } });
-      const rows = await store.sql.all<Record<string, unknown>>('SELECT id, user_id, name, public_key, counter, transports, device_type, backed_up, last_used_at FROM admin_passkeys');
+      const rows = await store.sql.all<Record<string, unknown>>(
+        'SELECT id, user_id, name, public_key, counter, transports, device_type, backed_up, last_used_at FROM admin_passkeys',
+      );
       expect(rows.map((row) => ({ ...row, user_id: Number(row.user_id), counter: Number(row.counter), backed_up: Number(row.backed_up) }))).toEqual([
         {
           id: 'cred-1',
@@ -286,14 +326,23 @@ describe.each(testEngines())('passkeys on $name', ({ name, available, open }) =>
       // Options asked by the first session, answered from the second: its challenge is not the second's.
       const options = await act('passkey-options', { purpose: 'register', csrf: first.csrf }, first.cookie);
       const { challenge } = (options as { body: { options: { challenge: string } } }).body.options;
-      const stolen = await act('passkey-register', { csrf: second.csrf, name: 'Phone', response: JSON.stringify(registration('cred-2', challenge)) }, second.cookie);
+      const stolen = await act(
+        'passkey-register',
+        { csrf: second.csrf, name: 'Phone', response: JSON.stringify(registration('cred-2', challenge)) },
+        second.cookie,
+      );
       expect(stolen).toEqual({ kind: 'json', status: 400, body: { success: false, message: 'The passkey could not be added. Please try again.' } });
       // The same credential again is one passkey, not two.
-      await expect(addPasskey(first.cookie!, first.csrf, 'cred-1')).resolves.toMatchObject({ status: 400, body: { message: 'This passkey is registered already.' } });
+      await expect(addPasskey(first.cookie!, first.csrf, 'cred-1')).resolves.toMatchObject({
+        status: 400,
+        body: { message: 'This passkey is registered already.' },
+      });
       // A name over 60 characters is refused before any ceremony.
       await expect(addPasskey(first.cookie!, first.csrf, 'cred-3', 'x'.repeat(61))).resolves.toMatchObject({ status: 400 });
       await expect(count(store.sql, 'admin_passkeys')).resolves.toBe(1);
-      const audit = await store.sql.all<{ action: string; detail: string; actor_name: string }>("SELECT action, detail, actor_name FROM admin_audit WHERE action = 'passkey-added'");
+      const audit = await store.sql.all<{ action: string; detail: string; actor_name: string }>(
+        "SELECT action, detail, actor_name FROM admin_audit WHERE action = 'passkey-added'",
+      );
       expect(audit).toEqual([{ action: 'passkey-added', detail: 'Ada’s laptop', actor_name: expect.stringContaining('Ada') }]);
     });
 
@@ -312,12 +361,18 @@ describe.each(testEngines())('passkeys on $name', ({ name, available, open }) =>
       });
       const resumed = await admin.sessions.resume(cookieOf(signedIn)!.split('=')[1]);
       expect(resumed.ok && [resumed.session.actor.id, resumed.session.actor.stage, resumed.session.method]).toEqual([ada.id, 'full', 'passkey']);
-      const row = await store.sql.get<{ counter: number | string; last_used_at: string }>('SELECT counter, last_used_at FROM admin_passkeys WHERE id = ?', ['cred-1']);
+      const row = await store.sql.get<{ counter: number | string; last_used_at: string }>('SELECT counter, last_used_at FROM admin_passkeys WHERE id = ?', [
+        'cred-1',
+      ]);
       expect([Number(row!.counter), row!.last_used_at]).toEqual([7, expect.any(String)]);
       const audit = await store.sql.all<{ detail: string; actor: string }>("SELECT detail, actor FROM admin_audit WHERE action = 'sign-in' ORDER BY id DESC");
       expect(audit[0]).toEqual({ detail: 'with passkey Laptop', actor: `person:${ada.id}` });
       // A replay of the same answer: its challenge was used.
-      await expect(act('passkey-sign-in', { response: answer })).resolves.toEqual({ kind: 'json', status: 403, body: { success: false, message: PASSKEY_REFUSED } });
+      await expect(act('passkey-sign-in', { response: answer })).resolves.toEqual({
+        kind: 'json',
+        status: 403,
+        body: { success: false, message: PASSKEY_REFUSED },
+      });
       // A counter that did not move forward (a cloned authenticator) is refused by the library, with the stored counter.
       const again = await signInChallenge();
       await expect(act('passkey-sign-in', { response: JSON.stringify(assertion('cred-1', again, ada.userHandle, 7)) })).resolves.toMatchObject({ status: 403 });
@@ -329,7 +384,9 @@ describe.each(testEngines())('passkeys on $name', ({ name, available, open }) =>
       await addPasskey(cookie!, csrf, 'cred-1');
       const owner = (await admin.people.envOwner())!;
       const unknown = await act('passkey-sign-in', { response: JSON.stringify(assertion('cred-unknown', await signInChallenge(), ada.userHandle, 1)) });
-      const badSignature = await act('passkey-sign-in', { response: JSON.stringify(assertion('cred-1', await signInChallenge(), ada.userHandle, 1, 'another key')) });
+      const badSignature = await act('passkey-sign-in', {
+        response: JSON.stringify(assertion('cred-1', await signInChallenge(), ada.userHandle, 1, 'another key')),
+      });
       const verifiedSoFar = calls.filter((call) => call === 'verify-authentication').length;
       const otherHandle = await act('passkey-sign-in', { response: JSON.stringify(assertion('cred-1', await signInChallenge(), owner.userHandle, 1)) });
       expect(calls.filter((call) => call === 'verify-authentication').length).toBe(verifiedSoFar);
@@ -355,7 +412,10 @@ describe.each(testEngines())('passkeys on $name', ({ name, available, open }) =>
         "INSERT INTO admin_passkeys (id, user_id, name, public_key, counter, device_type, backed_up, created_at) VALUES ('owners', ?, 'Owner’s', 'k', 0, 'singleDevice', 0, ?)",
         [owner.id, T0.toISOString()],
       );
-      await expect(act('rename-passkey', { csrf, id: 'cred-1', name: 'Work laptop' }, cookie)).resolves.toEqual({ kind: 'redirect', location: '/admin/account?passkey=renamed' });
+      await expect(act('rename-passkey', { csrf, id: 'cred-1', name: 'Work laptop' }, cookie)).resolves.toEqual({
+        kind: 'redirect',
+        location: '/admin/account?passkey=renamed',
+      });
       await expect(act('rename-passkey', { csrf, id: 'owners', name: 'Mine now' }, cookie)).resolves.toMatchObject({ kind: 'refused', status: 404 });
       await expect(act('remove-passkey', { csrf, id: 'owners' }, cookie)).resolves.toMatchObject({ kind: 'refused', status: 404 });
       await expect(act('remove-passkey', { csrf, id: 'cred-1' }, cookie)).resolves.toEqual({ kind: 'redirect', location: '/admin/account?passkey=removed' });
@@ -379,7 +439,12 @@ describe.each(testEngines())('passkeys on $name', ({ name, available, open }) =>
       await expect(act('retry', { csrf: enrolment.csrf, id: '1' }, enrolment.cookie)).resolves.toEqual(enrolOnly);
       await expect(act('export', { csrf: enrolment.csrf, what: 'messages', format: 'csv' }, enrolment.cookie)).resolves.toEqual(enrolOnly);
       const added = await addPasskey(enrolment.cookie!, enrolment.csrf, 'cred-1');
-      expect(added).toMatchObject({ kind: 'json', status: 200, body: { success: true, location: '/admin' }, cookie: expect.stringMatching(/^__Host-admin_session=/) });
+      expect(added).toMatchObject({
+        kind: 'json',
+        status: 200,
+        body: { success: true, location: '/admin' },
+        cookie: expect.stringMatching(/^__Host-admin_session=/),
+      });
       // The enrolment's token ends; the new one is a full session.
       await expect(admin.sessions.resume(enrolment.cookie!.split('=')[1])).resolves.toMatchObject({ ok: false });
       const full = await admin.sessions.resume(cookieOf(added)!.split('=')[1]);
@@ -399,6 +464,32 @@ describe.each(testEngines())('passkeys on $name', ({ name, available, open }) =>
       await expect(act('sign-in', { email: 'ada@example.org', password: 'wrong' })).resolves.toEqual({ kind: 'redirect', location: '/admin?failed=email' });
     });
 
+    test('without a library of its own the admin loads @simplewebauthn/server at the first ceremony: WebAuthn’s options, the challenge kept', async () => {
+      const { store, act } = await build({}, true);
+      const options = await act('passkey-options', { purpose: 'authenticate' });
+      expect(options).toMatchObject({
+        kind: 'json',
+        status: 200,
+        body: { success: true, options: { rpId: 'site.test', allowCredentials: [], userVerification: 'required', timeout: CHALLENGE_TTL_MS } },
+      });
+      const { challenge } = (options as { body: { options: { challenge: string } } }).body.options;
+      expect(challenge).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      await expect(count(store.sql, 'admin_webauthn_challenges')).resolves.toBe(1);
+      // A made-up answer is refused by the real verification too, with the one answer.
+      const { ada } = {
+        ada: (await store.sql.get<{ id: number | string; user_handle: string }>("SELECT id, user_handle FROM admin_users WHERE email = 'ada@example.org'"))!,
+      };
+      await store.sql.run(
+        "INSERT INTO admin_passkeys (id, user_id, name, public_key, counter, device_type, backed_up, created_at) VALUES ('cred-1', ?, 'Laptop', ?, 0, 'multiDevice', 1, ?)",
+        [Number(ada.id), b64('not a COSE key'), T0.toISOString()],
+      );
+      await expect(act('passkey-sign-in', { response: JSON.stringify(assertion('cred-1', challenge, ada.user_handle, 1)) })).resolves.toEqual({
+        kind: 'json',
+        status: 403,
+        body: { success: false, message: PASSKEY_REFUSED },
+      });
+    });
+
     test('without a usable PUBLIC_URL passkeys are off: every passkey post is 404', async () => {
       const { act, signInAda } = await build({ publicUrl: 'https://192.0.2.10' });
       const { cookie, csrf } = await signInAda();
@@ -411,7 +502,11 @@ describe.each(testEngines())('passkeys on $name', ({ name, available, open }) =>
     test('a sign-in’s options are public but limited to 30 per client in 15 minutes', async () => {
       const { act } = await build();
       for (let i = 0; i < 30; i++) await expect(act('passkey-options', { purpose: 'authenticate' })).resolves.toMatchObject({ kind: 'json', status: 200 });
-      await expect(act('passkey-options', { purpose: 'authenticate' })).resolves.toMatchObject({ kind: 'json', status: 429, headers: { 'retry-after': expect.any(String) } });
+      await expect(act('passkey-options', { purpose: 'authenticate' })).resolves.toMatchObject({
+        kind: 'json',
+        status: 429,
+        headers: { 'retry-after': expect.any(String) },
+      });
     });
   });
 });

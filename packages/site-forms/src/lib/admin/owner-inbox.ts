@@ -177,8 +177,7 @@ export function createAdmin(settings: AdminSettings, parts: AdminParts, now: () 
   };
   const relyingParty = relyingPartyOf(settings.publicUrl, settings.siteName ?? '');
   const passkeys =
-    relyingParty &&
-    createPasskeys({ sql: store.sql, relyingParty, findPerson: (id) => people.find(id), ...(parts.webauthn && { library: parts.webauthn }) });
+    relyingParty && createPasskeys({ sql: store.sql, relyingParty, findPerson: (id) => people.find(id), ...(parts.webauthn && { library: parts.webauthn }) });
   const devices = createDevices(settings.passwordHash ?? { salt: randomBytes(32), key: randomBytes(32) });
   const deps: AdminDeps = {
     checkPassword: createPasswordCheck(settings.passwordHash, undefined, undefined, undefined, parts.dummy),

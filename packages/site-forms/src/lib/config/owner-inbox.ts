@@ -34,7 +34,9 @@ export const admin: ConfigConcern<AdminConfig> = {
     const requirePasskey = e.ADMIN_REQUIRE_PASSKEY === 'true';
     // Without a relying party nobody could register the passkey the password would then only lead to.
     if (requirePasskey && relyingPartyId(env.PUBLIC_URL) === undefined) {
-      problems.push('ADMIN_REQUIRE_PASSKEY needs PUBLIC_URL with the site’s domain name, such as https://www.example.com (passkeys work on a domain, not on an IP address)');
+      problems.push(
+        'ADMIN_REQUIRE_PASSKEY needs PUBLIC_URL with the site’s domain name, such as https://www.example.com (passkeys work on a domain, not on an IP address)',
+      );
     }
     return {
       config: {

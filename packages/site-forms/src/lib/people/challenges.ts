@@ -51,10 +51,12 @@ export function createChallenges(sql: Sql): Challenges {
     async consume(challenge, purpose, owner, now) {
       // A sign-in's challenge has no person; a registration's is its person's and session's only.
       const whose = owner ? 'user_id = ? AND session_hash = ?' : 'user_id IS NULL AND session_hash IS NULL';
-      const { changes } = await sql.run(
-        `DELETE FROM admin_webauthn_challenges WHERE challenge_hash = ? AND purpose = ? AND expires_at > ? AND ${whose}`,
-        [hashChallenge(challenge), purpose, now.toISOString(), ...(owner ? [owner.userId, owner.sessionHash] : [])],
-      );
+      const { changes } = await sql.run(`DELETE FROM admin_webauthn_challenges WHERE challenge_hash = ? AND purpose = ? AND expires_at > ? AND ${whose}`, [
+        hashChallenge(challenge),
+        purpose,
+        now.toISOString(),
+        ...(owner ? [owner.userId, owner.sessionHash] : []),
+      ]);
       return changes === 1;
     },
     async sweep(now) {

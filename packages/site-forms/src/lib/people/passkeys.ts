@@ -123,7 +123,12 @@ export function createPasskeys(parts: PasskeyParts): Passkeys {
   const rowOf = (id: string) => sql.get<Row>(`SELECT ${COLUMNS} FROM admin_passkeys WHERE id = ?`, [id]);
 
   /** Verifies with the library; any refusal of it is `false`, but a failure of the database while consuming the challenge is thrown. */
-  const verifying = async <T>(work: (consume: (challenge: string) => Promise<boolean>) => Promise<T>, purpose: 'authenticate' | 'register', owner: ChallengeOwner | undefined, now: Date) => {
+  const verifying = async <T>(
+    work: (consume: (challenge: string) => Promise<boolean>) => Promise<T>,
+    purpose: 'authenticate' | 'register',
+    owner: ChallengeOwner | undefined,
+    now: Date,
+  ) => {
     let storeFailure: unknown;
     const consume = async (challenge: string) => {
       try {
@@ -135,7 +140,8 @@ export function createPasskeys(parts: PasskeyParts): Passkeys {
     };
     try {
       return await work(consume);
-    } catch (error) {
+    } catch {
+      // The library throws for every refusal (origin, challenge, signature, counter…): one answer for all.
       if (storeFailure !== undefined) throw storeFailure;
       return undefined;
     }
@@ -165,7 +171,12 @@ export function createPasskeys(parts: PasskeyParts): Passkeys {
     async authenticationOptions(now) {
       const { generateAuthenticationOptions } = await library();
       // No credentials listed: the browser offers this site's discoverable ones (and conditional UI can).
-      const options = await generateAuthenticationOptions({ rpID: relyingParty.id, allowCredentials: [], userVerification: 'required', timeout: CHALLENGE_TTL_MS });
+      const options = await generateAuthenticationOptions({
+        rpID: relyingParty.id,
+        allowCredentials: [],
+        userVerification: 'required',
+        timeout: CHALLENGE_TTL_MS,
+      });
       await challenges.issue(options.challenge, 'authenticate', undefined, now);
       return options;
     },
@@ -252,7 +263,18 @@ export function createPasskeys(parts: PasskeyParts): Passkeys {
       const { changes } = await sql.run(
         `INSERT INTO admin_passkeys (id, user_id, name, public_key, counter, transports, device_type, backed_up, aaguid, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-        [row.id, person.id, name, row.public_key, row.counter, row.transports, credentialDeviceType, credentialBackedUp ? 1 : 0, aaguid ?? null, row.created_at],
+        [
+          row.id,
+          person.id,
+          name,
+          row.public_key,
+          row.counter,
+          row.transports,
+          credentialDeviceType,
+          credentialBackedUp ? 1 : 0,
+          aaguid ?? null,
+          row.created_at,
+        ],
       );
       return changes === 1 ? { ok: true, passkey: toPasskey(row) } : { ok: false, reason: 'duplicate' };
     },
@@ -263,7 +285,8 @@ export function createPasskeys(parts: PasskeyParts): Passkeys {
 function authenticationAnswer(value: unknown): (AuthenticationResponseJSON & { response: { userHandle: string } }) | undefined {
   if (!isObject(value) || !isCredentialId(value.id) || value.type !== 'public-key' || !isObject(value.response)) return undefined;
   const { userHandle, clientDataJSON, authenticatorData, signature } = value.response;
-  if (typeof userHandle !== 'string' || typeof clientDataJSON !== 'string' || typeof authenticatorData !== 'string' || typeof signature !== 'string') return undefined;
+  if (typeof userHandle !== 'string' || typeof clientDataJSON !== 'string' || typeof authenticatorData !== 'string' || typeof signature !== 'string')
+    return undefined;
   return value as unknown as AuthenticationResponseJSON & { response: { userHandle: string } };
 }
 

@@ -25,13 +25,7 @@ export const PASSKEY_OPTIONS_WINDOW_SECONDS = 15 * 60;
  * The posts an enrolment session (ADMIN_REQUIRE_PASSKEY, a right password and no passkey yet)
  * may send: the passkey ones and signing out. Hint: `handleAdminPost` refuses every other.
  */
-export const ENROLL_ACTIONS: ReadonlySet<string> = new Set([
-  'sign-out',
-  'passkey-options',
-  'passkey-register',
-  'remove-passkey',
-  'rename-passkey',
-]);
+export const ENROLL_ACTIONS: ReadonlySet<string> = new Set(['sign-out', 'passkey-options', 'passkey-register', 'remove-passkey', 'rename-passkey']);
 
 const NOT_FOUND = { kind: 'json', status: 404, body: { success: false, message: 'Not found.' } } as const satisfies AdminOutcome;
 
