@@ -277,6 +277,11 @@ describe.each(testEngines())('passkeys on $name', ({ name, available, open }) =>
       return { store, admin, ada: created.person, act, signInAda, addPasskey, signInChallenge, calls };
     }
 
+    /** The options a `passkey-options` post answered. */
+    const optionsOf = <T>(outcome: AdminOutcome): T => {
+      if (outcome.kind !== 'json') throw new Error(`options: ${outcome.kind}`);
+      return outcome.body.options as T;
+    };
     const cookieOf = (outcome: AdminOutcome) => (outcome.kind === 'json' || outcome.kind === 'redirect' ? outcome.cookie?.split(';')[0] : undefined);
 
     test('registration options name the person by their user handle, never their id or email, and leave out their passkeys', async () => {
@@ -285,12 +290,12 @@ describe.each(testEngines())('passkeys on $name', ({ name, available, open }) =>
       await addPasskey(cookie!, csrf, 'cred-1');
       const options = await act('passkey-options', { purpose: 'register', csrf }, cookie);
       expect(options).toMatchObject({ kind: 'json', status: 200, body: { success: true } });
-      const body = (options as { body: { options: Record<string, unknown> } }).body.options as {
+      const body = optionsOf<{
         rp: { id: string; name: string };
         user: { id: string; name: string; displayName: string };
         excludeCredentials: { id: string }[];
         authenticatorSelection: Record<string, unknown>;
-      };
+      }>(options);
       expect(body.rp).toEqual({ id: 'site.test', name: 'Site' });
       expect(body.user).toEqual({ id: ada.userHandle, name: 'ada@example.org', displayName: 'Ada' });
       expect(body.user.id).not.toBe(String(ada.id));
@@ -325,7 +330,7 @@ describe.each(testEngines())('passkeys on $name', ({ name, available, open }) =>
       ]);
       // Options asked by the first session, answered from the second: its challenge is not the second's.
       const options = await act('passkey-options', { purpose: 'register', csrf: first.csrf }, first.cookie);
-      const { challenge } = (options as { body: { options: { challenge: string } } }).body.options;
+      const { challenge } = optionsOf<{ challenge: string }>(options);
       const stolen = await act(
         'passkey-register',
         { csrf: second.csrf, name: 'Phone', response: JSON.stringify(registration('cred-2', challenge)) },
@@ -472,7 +477,7 @@ describe.each(testEngines())('passkeys on $name', ({ name, available, open }) =>
         status: 200,
         body: { success: true, options: { rpId: 'site.test', allowCredentials: [], userVerification: 'required', timeout: CHALLENGE_TTL_MS } },
       });
-      const { challenge } = (options as { body: { options: { challenge: string } } }).body.options;
+      const { challenge } = optionsOf<{ challenge: string }>(options);
       expect(challenge).toMatch(/^[A-Za-z0-9_-]{43}$/);
       await expect(count(store.sql, 'admin_webauthn_challenges')).resolves.toBe(1);
       // A made-up answer is refused by the real verification too, with the one answer.
