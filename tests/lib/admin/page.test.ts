@@ -109,6 +109,8 @@ describe('what the pages say after an action', () => {
     ['failed=1', { error: 'Wrong password.' }],
     ['failed=2', {}],
     ['failed=email', { error: 'Wrong email or password.' }],
+    // ADMIN_REQUIRE_PASSKEY, a right password of a person who has a passkey (decision 0291).
+    ['failed=passkey', { error: 'Sign in with your passkey: this site does not take a password from whoever has one.' }],
     ['ended=signed-out', { notice: 'You have signed out.' }],
     ['ended=expired', { notice: 'Your session has ended. Sign in again.' }],
     ['ended=none', {}],

@@ -110,6 +110,7 @@ export function noticeFor(done: string | null): string | undefined {
 export function signInMessage(params: URLSearchParams): { error?: string; notice?: string } {
   if (params.get('failed') === '1') return { error: 'Wrong password.' };
   if (params.get('failed') === 'email') return { error: 'Wrong email or password.' };
+  if (params.get('failed') === 'passkey') return { error: 'Sign in with your passkey: this site does not take a password from whoever has one.' };
   switch (params.get('ended')) {
     case 'signed-out':
       return { notice: 'You have signed out.' };
