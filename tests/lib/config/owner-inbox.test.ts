@@ -45,19 +45,31 @@ describe('the admin configuration', () => {
 
   test('the start-up log says whether the admin is on, never the hash', () => {
     const on = admin.read({ ADMIN_PASSWORD_HASH: HASH, RETENTION_DAYS: '90' }).config;
-    expect(admin.describe(on)).toEqual({ admin: 'on at /admin (argon2id)', retentionDays: 90 });
-    expect(admin.describe({ admin: undefined, retentionDays: undefined, requirePasskey: false })).toEqual({
+    expect(admin.describe(on)).toEqual({
+      admin: 'on at /admin (argon2id)',
+      retentionDays: 90,
+      passkeys: 'off (set PUBLIC_URL to the site’s address on its domain)',
+    });
+    expect(admin.describe({ admin: undefined, retentionDays: undefined, requirePasskey: false, passkeyDomain: undefined })).toEqual({
       admin: 'off (set ADMIN_PASSWORD_HASH to turn it on)',
       retentionDays: 'off (messages are kept until deleted)',
+      passkeys: 'off (set PUBLIC_URL to the site’s address on its domain)',
+    });
+    const required = admin.read({ ADMIN_PASSWORD_HASH: HASH, ADMIN_REQUIRE_PASSKEY: 'true', PUBLIC_URL: 'https://www.example.com' }).config;
+    expect(admin.describe(required)).toEqual({
+      admin: 'on at /admin (argon2id)',
+      retentionDays: 'off (messages are kept until deleted)',
+      passkeys: 'on for www.example.com',
+      requirePasskey: 'on (a password only registers a passkey)',
     });
   });
 
   test.each([
     ['https://www.example.com', 'www.example.com'],
     ['http://localhost:4321', 'localhost'],
-  ])('ADMIN_REQUIRE_PASSKEY=true with PUBLIC_URL=%s asks every person for a passkey (relying party %s)', (url) => {
+  ])('ADMIN_REQUIRE_PASSKEY=true with PUBLIC_URL=%s asks every person for a passkey (relying party %s)', (url, domain) => {
     expect(admin.read({ ADMIN_REQUIRE_PASSKEY: 'true', PUBLIC_URL: url })).toEqual({
-      config: { admin: undefined, retentionDays: undefined, requirePasskey: true },
+      config: { admin: undefined, retentionDays: undefined, requirePasskey: true, passkeyDomain: domain },
       problems: [],
     });
   });

@@ -12,6 +12,8 @@ export type AdminConfig = {
   admin: { passwordHash: PasswordHash; hashText: string } | undefined;
   retentionDays: number | undefined;
   requirePasskey: boolean;
+  /** The domain passkeys belong to (PUBLIC_URL's host), for the start-up log; none: passkeys off. */
+  passkeyDomain?: string | undefined;
 };
 
 const VARIABLES = {
@@ -32,8 +34,9 @@ export const admin: ConfigConcern<AdminConfig> = {
       else problems.push(`ADMIN_PASSWORD_HASH ${parsed.problem}`);
     }
     const requirePasskey = e.ADMIN_REQUIRE_PASSKEY === 'true';
+    const passkeyDomain = relyingPartyId(env.PUBLIC_URL);
     // Without a relying party nobody could register the passkey the password would then only lead to.
-    if (requirePasskey && relyingPartyId(env.PUBLIC_URL) === undefined) {
+    if (requirePasskey && passkeyDomain === undefined) {
       problems.push(
         'ADMIN_REQUIRE_PASSKEY needs PUBLIC_URL with the site’s domain name, such as https://www.example.com (passkeys work on a domain, not on an IP address)',
       );
@@ -43,13 +46,15 @@ export const admin: ConfigConcern<AdminConfig> = {
         admin: passwordHash && e.ADMIN_PASSWORD_HASH !== undefined ? { passwordHash, hashText: e.ADMIN_PASSWORD_HASH } : undefined,
         retentionDays: typeof e.RETENTION_DAYS === 'number' ? e.RETENTION_DAYS : undefined,
         requirePasskey,
+        ...(passkeyDomain !== undefined && { passkeyDomain }),
       },
       problems,
     };
   },
-  describe: ({ admin: on, retentionDays, requirePasskey }) => ({
+  describe: ({ admin: on, retentionDays, requirePasskey, passkeyDomain }) => ({
     admin: on ? `on at /admin (${on.passwordHash.algorithm})` : 'off (set ADMIN_PASSWORD_HASH to turn it on)',
     retentionDays: retentionDays ?? 'off (messages are kept until deleted)',
+    passkeys: passkeyDomain === undefined ? 'off (set PUBLIC_URL to the site’s address on its domain)' : `on for ${passkeyDomain}`,
     ...(requirePasskey && { requirePasskey: 'on (a password only registers a passkey)' }),
   }),
 };
