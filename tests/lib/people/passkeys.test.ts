@@ -51,7 +51,9 @@ function fakeLibrary() {
       const key = Buffer.from(options.credential.publicKey).toString();
       if (options.response.response.signature !== b64(`signed by ${key}`)) throw new Error('Bad signature');
       const newCounter = Number(Buffer.from(options.response.response.authenticatorData, 'base64url').toString());
-      if (newCounter <= options.credential.counter) throw new Error('Counter went back');
+      // As the library: a counter that did not move forward is refused, unless both are 0 (an authenticator that keeps none).
+      const { counter } = options.credential;
+      if ((newCounter > 0 || counter > 0) && newCounter <= counter) throw new Error('Counter went back');
       return {
         verified: true,
         authenticationInfo: {
@@ -274,7 +276,7 @@ describe.each(testEngines())('passkeys on $name', ({ name, available, open }) =>
         if (options.kind !== 'json' || !options.body.success) throw new Error(`options: ${JSON.stringify(options)}`);
         return (options.body.options as { challenge: string }).challenge;
       };
-      return { store, admin, ada: created.person, act, signInAda, addPasskey, signInChallenge, calls };
+      return { store, admin, ada: created.person, act, signInAda, addPasskey, signInChallenge, calls, library };
     }
 
     /** The options a `passkey-options` post answered. */
@@ -381,6 +383,42 @@ describe.each(testEngines())('passkeys on $name', ({ name, available, open }) =>
       // A counter that did not move forward (a cloned authenticator) is refused by the library, with the stored counter.
       const again = await signInChallenge();
       await expect(act('passkey-sign-in', { response: JSON.stringify(assertion('cred-1', again, ada.userHandle, 7)) })).resolves.toMatchObject({ status: 403 });
+    });
+
+    test('two sign-ins with one passkey at the same moment (a cloned authenticator) store one counter: the one that lost the race is refused', async () => {
+      const { store, ada, act, signInAda, addPasskey, signInChallenge, library } = await build();
+      const { cookie, csrf } = await signInAda();
+      await addPasskey(cookie!, csrf, 'cred-1');
+      const verify = library.verifyAuthenticationResponse;
+      // Another instance verified the same counter first and stored it while this one was verifying.
+      library.verifyAuthenticationResponse = async (options) => {
+        const verified = await verify(options);
+        await store.sql.run("UPDATE admin_passkeys SET counter = ? WHERE id = 'cred-1'", [verified.authenticationInfo.newCounter]);
+        return verified;
+      };
+      await expect(
+        act('passkey-sign-in', { response: JSON.stringify(assertion('cred-1', await signInChallenge(), ada.userHandle, 3)) }),
+      ).resolves.toMatchObject({
+        status: 403,
+        body: { message: PASSKEY_REFUSED },
+      });
+      library.verifyAuthenticationResponse = verify;
+      await expect(
+        act('passkey-sign-in', { response: JSON.stringify(assertion('cred-1', await signInChallenge(), ada.userHandle, 4)) }),
+      ).resolves.toMatchObject({ status: 200 });
+    });
+
+    test('a passkey whose authenticator keeps no counter (always 0, as synced passkeys) signs in again and again', async () => {
+      const { ada, act, signInAda, addPasskey, signInChallenge } = await build();
+      const { cookie, csrf } = await signInAda();
+      await addPasskey(cookie!, csrf, 'cred-1');
+      for (let i = 0; i < 2; i++) {
+        await expect(
+          act('passkey-sign-in', { response: JSON.stringify(assertion('cred-1', await signInChallenge(), ada.userHandle, 0)) }),
+        ).resolves.toMatchObject({
+          status: 200,
+        });
+      }
     });
 
     test('an unknown passkey, a bad signature and another person’s user handle get one answer; a handle mismatch is refused before verifying', async () => {

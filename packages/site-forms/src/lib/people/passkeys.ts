@@ -229,7 +229,17 @@ export function createPasskeys(parts: PasskeyParts): Passkeys {
       );
       if (!verified?.verified) return refused;
       const { newCounter } = verified.authenticationInfo;
-      await sql.run('UPDATE admin_passkeys SET counter = ?, last_used_at = ? WHERE id = ?', [newCounter, now.toISOString(), row.id]);
+      // The counter only moves forward (0 is an authenticator that keeps none, as synced passkeys
+      // do): an answer that verified against a counter another sign-in has since passed is a
+      // clone's, refused as the library refuses one it sees.
+      const { changes } = await sql.run('UPDATE admin_passkeys SET counter = ?, last_used_at = ? WHERE id = ? AND (counter < ? OR ? = 0)', [
+        newCounter,
+        now.toISOString(),
+        row.id,
+        newCounter,
+        newCounter,
+      ]);
+      if (changes !== 1) return refused;
       return { ok: true, person, passkey: toPasskey({ ...row, counter: newCounter, last_used_at: now.toISOString() }) };
     },
     async register(person, sessionHash, response, name, now) {
