@@ -50,6 +50,22 @@ describe('an admin outcome as an answer', () => {
     });
   });
 
+  test('a JSON outcome sets the session cookie it carries (a passkey sign-in) and its headers (Retry-After), never its own cache rules', () => {
+    const outcome = {
+      kind: 'json',
+      status: 429,
+      body: { success: false, message: 'Too many attempts.' },
+      cookie: 'admin_session=abc; Path=/',
+      headers: { 'retry-after': '60', 'cache-control': 'max-age=600' },
+    } as const;
+    expect(renderAdminOutcome(outcome)).toEqual({
+      kind: 'answer',
+      status: 429,
+      headers: { ...HEADERS, 'retry-after': '60', 'content-type': 'application/json; charset=utf-8', 'set-cookie': 'admin_session=abc; Path=/' },
+      body: '{"success":false,"message":"Too many attempts."}',
+    });
+  });
+
   test('a value shown once is a page to render, not cached, never a redirect that carries it', () => {
     const shown = {
       kind: 'shown',

@@ -68,9 +68,10 @@ export function renderAdminOutcome(outcome: AdminOutcome): AdminReply {
     case 'json':
       return answerReply({
         status: outcome.status,
+        // The admin's headers last: an outcome's own (Retry-After) never makes an answer cacheable.
         headers: {
-          ...ADMIN_HEADERS,
           ...outcome.headers,
+          ...ADMIN_HEADERS,
           'content-type': 'application/json; charset=utf-8',
           ...(outcome.cookie && { 'set-cookie': outcome.cookie }),
         },
