@@ -5,12 +5,13 @@ import { ADMIN_ACTIONS, permissionOf, permissionsOf } from '../../../packages/si
 /**
  * Issue 42 step S0b: every admin post names, in its registry entry, the permission of
  * access/permissions.ts it needs, so that the check added when sessions carry a person (S4)
- * cannot leave one out; sign-in alone is open to whoever is not signed in.
+ * cannot leave one out; sign-in, following a link and asking for one (step S6) alone are open to
+ * whoever is not signed in.
  */
 const ENTRIES = Object.entries(ADMIN_ACTIONS);
 
 describe("the admin's posts as a registry", () => {
-  test('the ten posts, each at its path under /admin/actions/', () => {
+  test('the seventeen posts, each at its path under /admin/actions/', () => {
     expect(Object.fromEntries(ENTRIES.map(([path, entry]) => [path, entry.action]))).toEqual({
       '/admin/actions/sign-in': 'sign-in',
       '/admin/actions/sign-out': 'sign-out',
@@ -22,11 +23,22 @@ describe("the admin's posts as a registry", () => {
       '/admin/actions/export': 'export',
       '/admin/actions/replay-delivery': 'replay-delivery',
       '/admin/actions/retry-signup': 'retry-signup',
+      '/admin/actions/invite': 'invite',
+      '/admin/actions/accept-link': 'accept-link',
+      '/admin/actions/request-reset': 'request-reset',
+      '/admin/actions/update-person': 'update-person',
+      '/admin/actions/remove-person': 'remove-person',
+      '/admin/actions/send-link': 'send-link',
+      '/admin/actions/revoke-link': 'revoke-link',
     });
   });
 
-  test('only sign-in is public', () => {
-    expect(ENTRIES.filter(([, entry]) => 'public' in entry && entry.public).map(([, entry]) => entry.action)).toEqual(['sign-in']);
+  test('only sign-in and the two posts of the link pages are public', () => {
+    expect(ENTRIES.filter(([, entry]) => 'public' in entry && entry.public).map(([, entry]) => entry.action)).toEqual([
+      'sign-in',
+      'accept-link',
+      'request-reset',
+    ]);
   });
 
   test.each(ENTRIES.filter(([, entry]) => !('public' in entry)))('%s names permissions of the table', (_, entry) => {
@@ -47,6 +59,13 @@ describe("the admin's posts as a registry", () => {
       export: ['messages.export', 'subscribers.export'],
       'replay-delivery': ['webhooks.manage'],
       'retry-signup': ['signups.retry'],
+      invite: ['people.manage'],
+      'accept-link': [],
+      'request-reset': [],
+      'update-person': ['people.manage'],
+      'remove-person': ['people.manage'],
+      'send-link': ['people.manage'],
+      'revoke-link': ['people.manage'],
     });
   });
 });

@@ -81,7 +81,11 @@ describe.each(testEngines())('invitations and reset links on $name', (engine) =>
     expect(await links.peek(token, T0)).toBeDefined();
     expect(await links.peek(token, T0)).toBeDefined();
     const accepted = await links.accept(token, { name: 'Eddie', passwordHash: HASH }, at(1000));
-    expect(accepted).toMatchObject({ ok: true, kind: 'invite', person: { email: 'eddie@example.org', name: 'Eddie', role: 'editor', forms: ['quote', 'newsletter'], origin: 'invited' } });
+    expect(accepted).toMatchObject({
+      ok: true,
+      kind: 'invite',
+      person: { email: 'eddie@example.org', name: 'Eddie', role: 'editor', forms: ['quote', 'newsletter'], origin: 'invited' },
+    });
     expect(await links.accept(token, { name: 'Eve', passwordHash: HASH }, at(2000))).toEqual({ ok: false, reason: 'invalid' });
     expect(await links.peek(token, at(2000))).toBeUndefined();
     expect((await people.list()).map((person) => person.name)).toEqual(['Eddie']);

@@ -15,7 +15,13 @@ export type AuditAction =
   | 'replay-delivery'
   | 'retry-signup'
   | 'retention'
-  | 'refused';
+  | 'refused'
+  | 'invite'
+  | 'accept-link'
+  | 'update-person'
+  | 'remove-person'
+  | 'send-link'
+  | 'revoke-link';
 
 /**
  * One entry of the audit log; `client` is the salted hash of the address, as in the logs (or
@@ -67,6 +73,12 @@ export const AUDIT_LABELS: Record<AuditAction, string> = {
   'retry-signup': 'Retried a newsletter signup',
   retention: 'Deleted old messages',
   refused: 'Refused (the role cannot do this)',
+  invite: 'Invited',
+  'accept-link': 'Followed a link',
+  'update-person': 'Changed a person',
+  'remove-person': 'Removed a person',
+  'send-link': 'Sent a sign-in link',
+  'revoke-link': 'Revoked a link',
 };
 
 /**

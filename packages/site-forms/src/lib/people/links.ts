@@ -93,7 +93,11 @@ class Taken extends Error {}
  */
 export function createLinks(sql: Sql, env: EnvOwner): Links {
   const people = createPeopleStore(sql, env);
-  const make = async (tx: SqlSession, fields: { kind: LinkKind; email: string; userId: number | null; role: Role | null; forms: string | null; createdBy: string }, now: Date) => {
+  const make = async (
+    tx: SqlSession,
+    fields: { kind: LinkKind; email: string; userId: number | null; role: Role | null; forms: string | null; createdBy: string },
+    now: Date,
+  ) => {
     const at = now.toISOString();
     // A newer link to an address revokes the older: only the last one mailed works.
     await tx.run('UPDATE admin_links SET revoked_at = ? WHERE email = ? AND used_at IS NULL AND revoked_at IS NULL', [at, fields.email]);
@@ -102,7 +106,17 @@ export function createLinks(sql: Sql, env: EnvOwner): Links {
     const row = await tx.get<Row>(
       `INSERT INTO admin_links (token_hash, kind, email, user_id, role, forms, created_by, created_at, expires_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
-      [tokenHash(token), fields.kind, fields.email, fields.userId, fields.role, fields.forms, fields.createdBy, at, new Date(now.getTime() + lifetime).toISOString()],
+      [
+        tokenHash(token),
+        fields.kind,
+        fields.email,
+        fields.userId,
+        fields.role,
+        fields.forms,
+        fields.createdBy,
+        at,
+        new Date(now.getTime() + lifetime).toISOString(),
+      ],
     );
     return { token, link: toLink(row!) };
   };
@@ -139,7 +153,14 @@ export function createLinks(sql: Sql, env: EnvOwner): Links {
           const within = people.within(tx);
           if (link.kind === 'invite') {
             const made = await within.create(
-              { email: link.email, name: acceptance.name ?? '', role: link.role ?? 'reader', forms: link.forms, passwordHash: acceptance.passwordHash, origin: 'invited' },
+              {
+                email: link.email,
+                name: acceptance.name ?? '',
+                role: link.role ?? 'reader',
+                forms: link.forms,
+                passwordHash: acceptance.passwordHash,
+                origin: 'invited',
+              },
               now,
             );
             if (!made.ok) throw new Taken();

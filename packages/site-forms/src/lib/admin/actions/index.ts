@@ -4,6 +4,7 @@ import { readForm } from '../../http/form.ts';
 import { comesFromOrigin, csrfTokenMatches, readSessionToken } from '../session.ts';
 import { exportFile } from './exports.ts';
 import { messageCommand } from './messages.ts';
+import { PEOPLE_ACTIONS } from './people.ts';
 import { type AdminDeps, type AdminOutcome, type AdminRequestContext, forbidden, type PublicCall, type SessionCall } from './shared.ts';
 import { signIn, signOut } from './sign-in.ts';
 import { deleteSubscriber, retrySignup } from './subscribers.ts';
@@ -52,6 +53,7 @@ export const ADMIN_ACTIONS = {
   },
   '/admin/actions/replay-delivery': { action: 'replay-delivery', permission: 'webhooks.manage', run: replayDelivery },
   '/admin/actions/retry-signup': { action: 'retry-signup', permission: 'signups.retry', run: retrySignup },
+  ...PEOPLE_ACTIONS,
 } as const satisfies Record<`/admin/actions/${string}`, PublicEntry | SessionEntry>;
 
 /** One entry of the registry. */
