@@ -9,10 +9,15 @@ import type { Signups } from '../newsletter/signups.ts';
 import { createPeopleStore, type PeopleStore } from '../people/store.ts';
 import type { Deliveries } from '../webhooks/deliveries.ts';
 import type { AdminDeps, Exports, MessageCommands } from './actions/index.ts';
+import type { TeamDeps } from './actions/people.ts';
+import type { Mailer } from '../mail/mailer.ts';
+import { createLinkMailer, type LinkMailSite } from '../people/link-mail.ts';
+import { createLinks } from '../people/links.ts';
+import { createMailLimits } from './mail-limits.ts';
 import { createDevices, type Devices } from './device.ts';
 import { type AuditLog, createAuditLog } from './audit.ts';
 import { CHART_DAYS, type DayCount, lastDays } from './chart.ts';
-import { createPasswordCheck, type PasswordHash } from './password.ts';
+import { createPasswordCheck, hashPassword, type PasswordHash } from './password.ts';
 import type { AbuseLimits } from '../rate-limit.ts';
 import { type AdminQueries, createAdminQueries, type DeliveryHealth, type MessageQuery, type MessageRow, type SubscriberRow } from './queries.ts';
 import { createSessions, type SessionStore, type Sessions } from './session.ts';
@@ -76,6 +81,8 @@ export type Admin = {
   ready: Promise<void>;
   /** The people who sign in. */
   people: PeopleStore;
+  /** The people's links, their mail and its limits, and the site's forms (the people pages). */
+  team: TeamDeps;
   deps: AdminDeps;
   /** The webhooks' deliveries and their tries. */
   webhooks: Deliveries;
@@ -112,6 +119,8 @@ export type AdminParts = {
   delays?: ThrottleDelays;
   /** The hash an unknown account's password is verified against; made at start (`dummyHash`) unless a test brings a cheaper one. */
   dummy?: PasswordHash;
+  /** How links reach people: the site's SMTP (none: the owner is shown them), from CONTACT_FROM, and the site's forms. */
+  linkMail?: { smtp: { from: string } | undefined; mailer: Mailer | undefined; site: LinkMailSite; forms: readonly string[] };
 };
 
 /** The admin's own tables and queries over the store's SQL. */
@@ -164,6 +173,22 @@ export function createAdmin(settings: AdminSettings, parts: AdminParts, now: () 
     release: spam.release,
     remove: (id) => machine.remove(id),
   };
+  const mailLimits = createMailLimits({ redis: parts.redis, logger });
+  const team: TeamDeps = {
+    people,
+    links: createLinks(store.sql, { passwordHash: settings.passwordHashText, contactTo: settings.contactTo }),
+    limits: mailLimits,
+    mail: createLinkMailer({
+      smtp: parts.linkMail?.smtp,
+      mailer: parts.linkMail?.mailer,
+      site: parts.linkMail?.site ?? { name: '', senderName: '' },
+      allow: (email) => mailLimits.linkMail(email),
+      // The reason only: the mail's link must never reach a log.
+      onFailure: (reason) => logger.warn('admin.link_mail_failed', { reason }),
+    }),
+    forms: parts.linkMail?.forms ?? [],
+    hashPassword: (password) => hashPassword(password),
+  };
   const devices = createDevices(settings.passwordHash ?? { salt: randomBytes(32), key: randomBytes(32) });
   const deps: AdminDeps = {
     checkPassword: createPasswordCheck(settings.passwordHash, undefined, undefined, undefined, parts.dummy),
@@ -187,6 +212,7 @@ export function createAdmin(settings: AdminSettings, parts: AdminParts, now: () 
     },
     webhooks: parts.webhooks,
     signups: parts.signups,
+    team,
   };
   const message = async (id: number, scope: FormScope): Promise<MessageDetail | undefined> => {
     const submission = await store.outbox.find(id);
@@ -217,6 +243,7 @@ export function createAdmin(settings: AdminSettings, parts: AdminParts, now: () 
     isOn,
     ready,
     people,
+    team,
     deps,
     webhooks: parts.webhooks,
     signups: parts.signups,
