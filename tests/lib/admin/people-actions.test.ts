@@ -286,6 +286,30 @@ describe.each(testEngines())('the people’s posts on $name', ({ available, open
       expect((await people.find(rita.id))!.passwordHash).toBe('test:a new password!');
     });
 
+    test('the first owner gets no link: their password is ADMIN_PASSWORD_HASH', async () => {
+      const { owner, add, as, send, mails, pending } = await setUp();
+      expect(await send('request-reset', { email: 'owner@example.org' })).toEqual({ kind: 'redirect', location: '/admin/reset?sent=1' });
+      await Promise.all(pending);
+      expect(mails).toEqual([]);
+      const other = await as(await add('ada@example.org', 'owner'));
+      expect(await send('send-link', { csrf: other.csrf, id: String(owner.id) }, other.cookie)).toEqual({
+        kind: 'refused',
+        status: 400,
+        message: 'This owner signs in with ADMIN_PASSWORD_HASH: change their password there (npm run admin -- hash-password).',
+      });
+    });
+
+    test('a made-up token is refused before any password is hashed', async () => {
+      const { send, team } = await setUp();
+      let hashed = 0;
+      team.hashPassword = async (password) => {
+        hashed += 1;
+        return `test:${password}`;
+      };
+      expect(await send('accept-link', { token: `sfl_${'x'.repeat(43)}`, name: 'Mallory', password: 'long enough now' })).toMatchObject({ status: 400 });
+      expect(hashed).toBe(0);
+    });
+
     test('one client makes 5 reset requests an hour; the 6th is refused 429', async () => {
       const { team, store } = await setUp();
       const deps = { team, now: () => T0 } as unknown as AdminDeps;

@@ -29,6 +29,9 @@ export const RESET_ANSWER = '/admin/reset?sent=1';
 /** What a link that cannot be used answers, whichever of unknown, used, expired or revoked it is. */
 export const LINK_UNUSABLE = 'This link cannot be used: it was used already, it expired, or a newer one replaced it. Ask the owner for a new one.';
 
+/** Why the first owner gets no sign-in link: their password is the configuration's. */
+export const ENV_OWNER_PASSWORD = 'This owner signs in with ADMIN_PASSWORD_HASH: change their password there (npm run admin -- hash-password).';
+
 const MAX_NAME = 100;
 
 /** The team's dependencies, or the refusal of a server that has none (it never happens once the admin is built). */
@@ -139,6 +142,8 @@ export async function acceptLink(call: PublicCall): Promise<AdminOutcome> {
   if (name === undefined) return badRequest(`A name has at most ${MAX_NAME} characters.`);
   const problem = passwordProblem(password);
   if (problem) return badRequest(problem);
+  // Looked up before the slow hash: a post of made-up tokens must cost the server nothing.
+  if (!(await team.links.peek(token, call.now()))) return { kind: 'refused', status: 400, message: LINK_UNUSABLE };
   // Hashed before the link is used: a slow hash inside the transaction would hold its locks.
   const passwordHash = await team.hashPassword(password);
   const accepted = await team.links.accept(token, { name, passwordHash }, call.now());
@@ -180,7 +185,8 @@ export async function requestReset(call: PublicCall): Promise<AdminOutcome> {
     later(async () => {
       try {
         const person = await team.people.findByEmail(email);
-        if (!person?.email) return;
+        // The first owner's password is ADMIN_PASSWORD_HASH: no link changes it.
+        if (!person?.email || person.origin === 'env') return;
         const made = await team.links.reset(person, `person:${person.id}`, now);
         if (made) await team.mail.send({ kind: 'reset', to: person.email, url: linkUrl(origin, made.token), expiresAt: made.link.expiresAt }, now);
       } catch {
@@ -239,6 +245,7 @@ export async function sendLink(call: SessionCall): Promise<AdminOutcome> {
   if (!team) return NOT_HERE;
   const person = await personOf(team, call.fields.id);
   if (!person) return NOT_HERE;
+  if (person.origin === 'env') return badRequest(ENV_OWNER_PASSWORD);
   const made = await team.links.reset(person, actorLabel(call.session.actor).actor, call.now());
   if (!made || !person.email) return badRequest('This person has no email address to send a link to.');
   await record(call, 'send-link', nameOf(person));
