@@ -55,9 +55,11 @@ describe('with SMTP', () => {
       CONTACT_FROM: 'forms@example.com',
       SMTP_URL: smtp.url(),
     });
-    // A person added by the command line, who asks for a reset link below.
+    // A person added by the command line, who asks for a reset link below. The server may be
+    // writing (the first owner, its housekeeping) just after it starts: wait for its lock, as
+    // tests/server/refused-posts.test.ts does, rather than fail with "database is locked".
     const at = new Date().toISOString();
-    const db = new DatabaseSync(join(site.dataDir, 'forms.db'));
+    const db = new DatabaseSync(join(site.dataDir, 'forms.db'), { timeout: 5_000 });
     try {
       db.prepare(
         `INSERT INTO admin_users (email, name, role, forms, password_hash, origin, user_handle, digest, created_at, updated_at)
