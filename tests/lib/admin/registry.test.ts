@@ -5,12 +5,13 @@ import { ADMIN_ACTIONS, permissionOf, permissionsOf } from '../../../packages/si
 /**
  * Issue 42 step S0b: every admin post names, in its registry entry, the permission of
  * access/permissions.ts it needs, so that the check added when sessions carry a person (S4)
- * cannot leave one out; the sign-ins alone (password and passkey) are open to whoever is not signed in.
+ * cannot leave one out; the sign-ins (password and passkey), following a link and asking for one
+ * (step S6) alone are open to whoever is not signed in.
  */
 const ENTRIES = Object.entries(ADMIN_ACTIONS);
 
 describe("the admin's posts as a registry", () => {
-  test('the fifteen posts, each at its path under /admin/actions/', () => {
+  test('the twenty-two posts, each at its path under /admin/actions/', () => {
     expect(Object.fromEntries(ENTRIES.map(([path, entry]) => [path, entry.action]))).toEqual({
       '/admin/actions/sign-in': 'sign-in',
       '/admin/actions/sign-out': 'sign-out',
@@ -27,14 +28,23 @@ describe("the admin's posts as a registry", () => {
       '/admin/actions/passkey-register': 'passkey-register',
       '/admin/actions/remove-passkey': 'remove-passkey',
       '/admin/actions/rename-passkey': 'rename-passkey',
+      '/admin/actions/invite': 'invite',
+      '/admin/actions/accept-link': 'accept-link',
+      '/admin/actions/request-reset': 'request-reset',
+      '/admin/actions/update-person': 'update-person',
+      '/admin/actions/remove-person': 'remove-person',
+      '/admin/actions/send-link': 'send-link',
+      '/admin/actions/revoke-link': 'revoke-link',
     });
   });
 
-  test('only the sign-ins are public: with a password, and with a passkey (its options; those of a new passkey check their session)', () => {
+  test('only the sign-ins (with a password; with a passkey, its options: those of a new passkey check their session) and the two posts of the link pages are public', () => {
     expect(ENTRIES.filter(([, entry]) => 'public' in entry && entry.public).map(([, entry]) => entry.action)).toEqual([
       'sign-in',
       'passkey-options',
       'passkey-sign-in',
+      'accept-link',
+      'request-reset',
     ]);
   });
 
@@ -61,6 +71,13 @@ describe("the admin's posts as a registry", () => {
       'passkey-register': ['self.manage'],
       'remove-passkey': ['self.manage'],
       'rename-passkey': ['self.manage'],
+      invite: ['people.manage'],
+      'accept-link': [],
+      'request-reset': [],
+      'update-person': ['people.manage'],
+      'remove-person': ['people.manage'],
+      'send-link': ['people.manage'],
+      'revoke-link': ['people.manage'],
     });
   });
 });

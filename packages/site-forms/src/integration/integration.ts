@@ -84,6 +84,10 @@ const PAGES: ReadonlyArray<readonly [pattern: string, entrypoint: string]> = [
   ['/admin/messages/[id]/files/[file]', 'integration/pages/admin/messages/[id]/files/[file].astro'],
   ['/admin/[...rest]', 'integration/pages/admin/[...rest].astro'],
   ['/theme.css', 'integration/pages/theme.css.ts'],
+  ['/admin/people', 'integration/pages/admin/people.astro'],
+  ['/admin/people/[id]', 'integration/pages/admin/people/[id].astro'],
+  ['/admin/welcome/[token]', 'integration/pages/admin/welcome/[token].astro'],
+  ['/admin/reset', 'integration/pages/admin/reset.astro'],
 ];
 
 /**

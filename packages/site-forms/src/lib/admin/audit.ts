@@ -18,7 +18,13 @@ export type AuditAction =
   | 'refused'
   | 'passkey-added'
   | 'passkey-removed'
-  | 'passkey-renamed';
+  | 'passkey-renamed'
+  | 'invite'
+  | 'accept-link'
+  | 'update-person'
+  | 'remove-person'
+  | 'send-link'
+  | 'revoke-link';
 
 /**
  * One entry of the audit log; `client` is the salted hash of the address, as in the logs (or
@@ -73,6 +79,12 @@ export const AUDIT_LABELS: Record<AuditAction, string> = {
   'passkey-added': 'Added a passkey',
   'passkey-removed': 'Removed a passkey',
   'passkey-renamed': 'Renamed a passkey',
+  invite: 'Invited',
+  'accept-link': 'Followed a link',
+  'update-person': 'Changed a person',
+  'remove-person': 'Removed a person',
+  'send-link': 'Sent a sign-in link',
+  'revoke-link': 'Revoked a link',
 };
 
 /**

@@ -11,10 +11,15 @@ import { createPeopleStore, type PeopleStore } from '../people/store.ts';
 import type { Deliveries } from '../webhooks/deliveries.ts';
 import type { AdminDeps, Exports, MessageCommands } from './actions/index.ts';
 import { createPasskeyOptionsLimit } from './actions/passkeys.ts';
+import type { TeamDeps } from './actions/people.ts';
+import type { Mailer } from '../mail/mailer.ts';
+import { createLinkMailer, type LinkMailSite } from '../people/link-mail.ts';
+import { createLinks } from '../people/links.ts';
+import { createMailLimits } from './mail-limits.ts';
 import { createDevices, type Devices } from './device.ts';
 import { type AuditLog, createAuditLog } from './audit.ts';
 import { CHART_DAYS, type DayCount, lastDays } from './chart.ts';
-import { createPasswordCheck, type PasswordHash } from './password.ts';
+import { createPasswordCheck, hashPassword, type PasswordHash } from './password.ts';
 import type { AbuseLimits } from '../rate-limit.ts';
 import { type AdminQueries, createAdminQueries, type DeliveryHealth, type MessageQuery, type MessageRow, type SubscriberRow } from './queries.ts';
 import { createSessions, type SessionStore, type Sessions } from './session.ts';
@@ -85,6 +90,8 @@ export type Admin = {
   people: PeopleStore;
   /** Their passkeys; `undefined` while passkeys are off (no PUBLIC_URL on a domain). */
   passkeys: Passkeys | undefined;
+  /** The people's links, their mail and its limits, and the site's forms (the people pages). */
+  team: TeamDeps;
   deps: AdminDeps;
   /** The webhooks' deliveries and their tries. */
   webhooks: Deliveries;
@@ -123,6 +130,8 @@ export type AdminParts = {
   dummy?: PasswordHash;
   /** @simplewebauthn/server's functions; the tests bring their own, the server loads the library at the first ceremony. */
   webauthn?: () => Promise<WebAuthnLibrary>;
+  /** How links reach people: the site's SMTP (none: the owner is shown them), from CONTACT_FROM, and the site's forms. */
+  linkMail?: { smtp: { from: string } | undefined; mailer: Mailer | undefined; site: LinkMailSite; forms: readonly string[] };
 };
 
 /** The admin's own tables and queries over the store's SQL. */
@@ -178,6 +187,22 @@ export function createAdmin(settings: AdminSettings, parts: AdminParts, now: () 
   const relyingParty = relyingPartyOf(settings.publicUrl, settings.siteName ?? '');
   const passkeys =
     relyingParty && createPasskeys({ sql: store.sql, relyingParty, findPerson: (id) => people.find(id), ...(parts.webauthn && { library: parts.webauthn }) });
+  const mailLimits = createMailLimits({ redis: parts.redis, logger });
+  const team: TeamDeps = {
+    people,
+    links: createLinks(store.sql, { passwordHash: settings.passwordHashText, contactTo: settings.contactTo }),
+    limits: mailLimits,
+    mail: createLinkMailer({
+      smtp: parts.linkMail?.smtp,
+      mailer: parts.linkMail?.mailer,
+      site: parts.linkMail?.site ?? { name: '', senderName: '' },
+      allow: (email) => mailLimits.linkMail(email),
+      // The reason only: the mail's link must never reach a log.
+      onFailure: (reason) => logger.warn('admin.link_mail_failed', { reason }),
+    }),
+    forms: parts.linkMail?.forms ?? [],
+    hashPassword: (password) => hashPassword(password),
+  };
   const devices = createDevices(settings.passwordHash ?? { salt: randomBytes(32), key: randomBytes(32) });
   const deps: AdminDeps = {
     checkPassword: createPasswordCheck(settings.passwordHash, undefined, undefined, undefined, parts.dummy),
@@ -205,6 +230,7 @@ export function createAdmin(settings: AdminSettings, parts: AdminParts, now: () 
     },
     webhooks: parts.webhooks,
     signups: parts.signups,
+    team,
   };
   const message = async (id: number, scope: FormScope): Promise<MessageDetail | undefined> => {
     const submission = await store.outbox.find(id);
@@ -236,6 +262,7 @@ export function createAdmin(settings: AdminSettings, parts: AdminParts, now: () 
     ready,
     people,
     passkeys,
+    team,
     deps,
     webhooks: parts.webhooks,
     signups: parts.signups,

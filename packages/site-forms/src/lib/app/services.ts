@@ -8,6 +8,7 @@ import type { Scheduler } from '../scheduler.ts';
 import { createSmtpMailer, type Mailer } from '../mail/mailer.ts';
 import { createAutoReply, pruneAutoReplies } from '../contact/auto-reply.ts';
 import { composeOwnerMail, ownerMailForm } from '../contact/message.ts';
+import { contactForm, ownerForms } from '../forms/registry.ts';
 import { createRecipients } from '../people/recipients.ts';
 import type { FileRecords } from '../files/files.ts';
 import { createFileLinks, type FileLinks } from '../files/links.ts';
@@ -192,6 +193,7 @@ export function createServices(config: Config, logger: Logger): Services {
         exportChunks(store.outbox, format, { ...(excel && { spreadsheet: spreadsheetOf(site) }), files: (ids) => filesOfMessages(store.sql, ids), scope }),
       webhooks: webhooks.deliveries,
       signups: signupQueue,
+      linkMail: { smtp, mailer, site: mailSite, forms: [contactForm, ...ownerForms].map((form) => form.name) },
     },
   );
   // One housekeeping for every periodic job: retention of each kind, the used challenges, the digest, the drafts.

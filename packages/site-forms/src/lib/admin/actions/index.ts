@@ -5,6 +5,7 @@ import { comesFromOrigin, csrfTokenMatches, readSessionToken } from '../session.
 import { exportFile } from './exports.ts';
 import { messageCommand } from './messages.ts';
 import { ENROLL_ACTIONS, PASSKEY_ACTIONS } from './passkeys.ts';
+import { PEOPLE_ACTIONS } from './people.ts';
 import { type AdminDeps, type AdminOutcome, type AdminRequestContext, forbidden, type PublicCall, type SessionCall } from './shared.ts';
 import { signIn, signOut } from './sign-in.ts';
 import { deleteSubscriber, retrySignup } from './subscribers.ts';
@@ -57,6 +58,7 @@ export const ADMIN_ACTIONS = {
   '/admin/actions/replay-delivery': { action: 'replay-delivery', permission: 'webhooks.manage', run: replayDelivery },
   '/admin/actions/retry-signup': { action: 'retry-signup', permission: 'signups.retry', run: retrySignup },
   ...PASSKEY_ACTIONS,
+  ...PEOPLE_ACTIONS,
 } as const satisfies Record<`/admin/actions/${string}`, PublicEntry | SessionEntry>;
 
 /** One entry of the registry. */

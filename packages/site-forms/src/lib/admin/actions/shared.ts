@@ -11,6 +11,7 @@ import type { PasswordCheck } from '../password.ts';
 import type { AdminQueries } from '../queries.ts';
 import type { Session, Sessions } from '../session.ts';
 import type { SignInThrottle } from '../throttle.ts';
+import type { TeamDeps } from './people.ts';
 
 // What every admin action shares: what it is given, what it answers, and the few helpers the
 // actions' files have in common. The registry and the checks before an action are in index.ts.
@@ -93,6 +94,8 @@ export type AdminDeps = {
   /** When the export of messages being written started: one at a time, however many tabs ask. */
   exporting?: ExportGate;
   now?: () => Date;
+  /** The owner's team: people, their links and the mail that carries them (none in the tests of other posts: their posts answer 404). */
+  team?: TeamDeps;
   /** Waits before a password is checked; the tests count instead of waiting. */
   wait?: (ms: number) => Promise<void>;
 };

@@ -1,0 +1,342 @@
+/**
+ * The owner's team in the admin (issue 42 items 1 and 6, admin/actions/people.ts) through
+ * `handleAdminPost`, over a real store on both engines: an invitation mailed or shown once and
+ * followed, the last owner who is neither removed nor demoted, a removal that ends the person's
+ * sessions at once, a role changed at their next request, reset requests that all get one answer,
+ * and audit entries that name the owner acting and the person they acted on.
+ */
+import { describe, expect, test } from 'vitest';
+import { type AdminDeps, type AdminOutcome, handleAdminPost } from '../../../packages/site-forms/src/lib/admin/actions/index.ts';
+import type { TeamDeps } from '../../../packages/site-forms/src/lib/admin/actions/people.ts';
+import { createAuditLog } from '../../../packages/site-forms/src/lib/admin/audit.ts';
+import { createMailLimits } from '../../../packages/site-forms/src/lib/admin/mail-limits.ts';
+import { createPasswordCheck } from '../../../packages/site-forms/src/lib/admin/password.ts';
+import { createSessions } from '../../../packages/site-forms/src/lib/admin/session.ts';
+import { createSessionStore } from '../../../packages/site-forms/src/lib/admin/session-store.ts';
+import { createSignInThrottle } from '../../../packages/site-forms/src/lib/admin/throttle.ts';
+import { silentLogger } from '../../../packages/site-forms/src/lib/log.ts';
+import type { ContactEmail } from '../../../packages/site-forms/src/lib/mail/email.ts';
+import type { SendResult } from '../../../packages/site-forms/src/lib/mail/mailer.ts';
+import { createLinkMailer } from '../../../packages/site-forms/src/lib/people/link-mail.ts';
+import { createLinks } from '../../../packages/site-forms/src/lib/people/links.ts';
+import { createPeopleStore, type Person } from '../../../packages/site-forms/src/lib/people/store.ts';
+import { testEngines } from '../../support/stores.ts';
+
+const SITE = 'https://site.test';
+const T0 = new Date('2030-01-01T10:00:00.000Z');
+const HASH = '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g';
+const LINK = /https:\/\/site\.test\/admin\/welcome\/(sfl_[A-Za-z0-9_-]{43})/;
+
+function post(path: string, fields: Record<string, string>, cookie?: string): Request {
+  return new Request(`${SITE}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: SITE, ...(cookie && { cookie }) },
+    body: new URLSearchParams(fields),
+  });
+}
+
+describe.each(testEngines())('the people’s posts on $name', ({ available, open }) => {
+  const setUp = async ({ smtp = 'on' as 'on' | 'off' | 'failing' } = {}) => {
+    const { store } = await open();
+    const env = { passwordHash: HASH, contactTo: 'owner@example.org' };
+    const people = createPeopleStore(store.sql, env);
+    await people.ensureEnvOwner(T0);
+    const owner = (await people.envOwner())!;
+    const now = () => T0;
+    const sessions = createSessions(createSessionStore(store.sql, { legacyOwner: true }), now);
+    const audit = createAuditLog(store.sql);
+    const limits = createMailLimits({ logger: silentLogger });
+    const mails: ContactEmail[] = [];
+    const mailer = {
+      send: async (email: ContactEmail): Promise<SendResult> => {
+        if (smtp === 'failing') return { ok: false, permanent: false, reason: 'connection refused' };
+        mails.push(email);
+        return { ok: true };
+      },
+    };
+    const pending: Promise<void>[] = [];
+    const team: TeamDeps = {
+      people,
+      links: createLinks(store.sql, env),
+      limits,
+      mail: createLinkMailer({
+        smtp: smtp === 'off' ? undefined : { from: 'site@site.test' },
+        mailer: smtp === 'off' ? undefined : mailer,
+        site: { name: 'Example', senderName: 'Example site' },
+        allow: (email) => limits.linkMail(email),
+      }),
+      forms: ['contact', 'quote'],
+      // A cheap stand-in: these tests are about the posts, not the hash (admin/password.ts has its own).
+      hashPassword: async (password) => `test:${password}`,
+      later: (work) => void pending.push(work()),
+    };
+    const deps = {
+      team,
+      sessions,
+      audit,
+      people,
+      checkPassword: createPasswordCheck(undefined),
+      throttle: createSignInThrottle({ logger: silentLogger }),
+      now,
+    } as unknown as AdminDeps;
+    let client = 0;
+    /** Each post from another client: the reset requests' limit per client has a test of its own. */
+    const send = (action: Parameters<typeof handleAdminPost>[0], fields: Record<string, string>, cookie?: string) => {
+      client += 1;
+      return handleAdminPost(action, post(`/admin/actions/${action}`, fields, cookie), deps, {
+        publicOrigin: SITE,
+        clientKey: `198.51.100.${client}`,
+        clientHash: 'c0ffee',
+      });
+    };
+    /** A signed-in person's cookie and CSRF token. */
+    const as = async (person: Person) => {
+      const session = await sessions.start({ userId: person.id, stage: 'full', method: 'password' });
+      return { cookie: `__Host-admin_session=${session.token}`, csrf: session.csrfToken, token: session.token };
+    };
+    const add = async (email: string, role: Person['role'], forms: string[] | null = null) => {
+      const made = await people.create({ email, name: email.split('@')[0]!, role, forms, origin: 'cli' }, T0);
+      if (!made.ok) throw new Error('not made');
+      return made.person;
+    };
+    const entries = async () => (await audit.list(50, 0)).entries.reverse().map((entry) => [entry.action, entry.detail, entry.actorName]);
+    return { store, people, owner, sessions, mails, pending, send, as, add, entries, team };
+  };
+
+  const linkOf = (outcome: AdminOutcome | ContactEmail) => {
+    const text = 'text' in outcome ? outcome.text : outcome.kind === 'shown' ? outcome.value : '';
+    return LINK.exec(text)?.[1];
+  };
+
+  describe.skipIf(!available)('invitations', () => {
+    test('the owner invites an editor: the link is mailed, followed once, and both entries name who acted', async () => {
+      const { owner, as, send, mails, sessions, entries } = await setUp();
+      const { cookie, csrf } = await as(owner);
+      const invited = await send(
+        'invite',
+        { csrf, email: 'Eddie@Example.org', name: 'Eddie', role: 'editor', 'form.quote': 'on', 'form.newsletter': 'on' },
+        cookie,
+      );
+      expect(invited).toEqual({ kind: 'redirect', location: '/admin/people?invited=1' });
+      expect(mails).toHaveLength(1);
+      expect(mails[0]).toMatchObject({
+        to: 'eddie@example.org',
+        envelope: { from: 'site@site.test', to: ['eddie@example.org'] },
+        subject: 'You are invited to the inbox of Example',
+      });
+      expect(mails[0]!.text).toContain('Owner invited you');
+      const token = linkOf(mails[0]!)!;
+      const accepted = await send('accept-link', { token, name: 'Eddie Editor', password: 'twelve chars ok' });
+      expect(accepted).toMatchObject({ kind: 'redirect', location: '/admin', cookie: expect.stringMatching(/^__Host-admin_session=/) });
+      const session = await sessions.resume(/=([^;]+);/.exec((accepted as { cookie: string }).cookie)![1]);
+      expect(session.ok && session.session.actor).toMatchObject({
+        name: 'Eddie Editor',
+        role: 'editor',
+        scope: { all: false, forms: ['newsletter', 'quote'] },
+      });
+      expect(await send('accept-link', { token, name: 'Eve', password: 'twelve chars ok' })).toEqual({
+        kind: 'refused',
+        status: 400,
+        message: 'This link cannot be used: it was used already, it expired, or a newer one replaced it. Ask the owner for a new one.',
+      });
+      expect(await entries()).toEqual([
+        ['invite', 'eddie@example.org as editor (the newsletter list, quote)', 'Owner <owner@example.org>'],
+        ['accept-link', 'joined as editor', 'Eddie Editor <eddie@example.org>'],
+      ]);
+    });
+
+    test.each(['off', 'failing'] as const)('with SMTP %s the owner is shown the link once, and it works', async (smtp) => {
+      const { owner, as, send, mails } = await setUp({ smtp });
+      const { cookie, csrf } = await as(owner);
+      const invited = await send('invite', { csrf, email: 'rita@example.org', name: 'Rita', role: 'reader', 'form.quote': 'on' }, cookie);
+      expect(invited).toMatchObject({ kind: 'shown', title: 'Invitation link', back: '/admin/people' });
+      expect(mails).toHaveLength(0);
+      const token = linkOf(invited)!;
+      expect(await send('accept-link', { token, name: 'Rita', password: 'twelve chars ok' })).toMatchObject({ kind: 'redirect', location: '/admin' });
+    });
+
+    test('a short password is refused and leaves the link unused', async () => {
+      const { owner, as, send, mails } = await setUp();
+      const { cookie, csrf } = await as(owner);
+      await send('invite', { csrf, email: 'rita@example.org', role: 'reader' }, cookie);
+      const token = linkOf(mails[0]!)!;
+      expect(await send('accept-link', { token, name: 'Rita', password: 'short' })).toEqual({
+        kind: 'refused',
+        status: 400,
+        message: 'The password must have at least 12 characters (it has 5).',
+      });
+      expect(await send('accept-link', { token, name: 'Rita', password: 'long enough now' })).toMatchObject({ kind: 'redirect' });
+    });
+
+    test('an unknown form, a taken address and a revoked invitation are refused', async () => {
+      const { owner, as, send, mails, team } = await setUp();
+      const { cookie, csrf } = await as(owner);
+      expect(await send('invite', { csrf, email: 'rita@example.org', role: 'reader', 'form.payroll': 'on' }, cookie)).toMatchObject({ status: 400 });
+      expect(await send('invite', { csrf, email: 'OWNER@example.org', role: 'reader' }, cookie)).toMatchObject({ status: 400 });
+      await send('invite', { csrf, email: 'rita@example.org', role: 'reader' }, cookie);
+      const [link] = await team.links.open(T0);
+      expect(await send('revoke-link', { csrf, id: String(link!.id) }, cookie)).toEqual({ kind: 'redirect', location: '/admin/people?revoked=1' });
+      expect(await send('accept-link', { token: linkOf(mails[0]!)!, name: 'Rita', password: 'long enough now' })).toMatchObject({ status: 400 });
+    });
+
+    test('an owner sends 20 invitations an hour; the 21st is refused 429', async () => {
+      const { owner, as, send } = await setUp({ smtp: 'off' });
+      const { cookie, csrf } = await as(owner);
+      for (let i = 0; i < 20; i++) expect(await send('invite', { csrf, email: `p${i}@example.org`, role: 'reader' }, cookie)).toMatchObject({ kind: 'shown' });
+      expect(await send('invite', { csrf, email: 'p20@example.org', role: 'reader' }, cookie)).toMatchObject({ kind: 'refused', status: 429 });
+    });
+
+    test('an editor or a reader cannot invite (403), and nothing is made', async () => {
+      const { add, as, send, team } = await setUp();
+      for (const role of ['editor', 'reader'] as const) {
+        const { cookie, csrf } = await as(await add(`${role}@example.org`, role, ['quote']));
+        expect(await send('invite', { csrf, email: 'x@example.org', role: 'owner' }, cookie)).toEqual({
+          kind: 'refused',
+          status: 403,
+          message: 'Your role cannot do this.',
+        });
+      }
+      expect(await team.links.open(T0)).toEqual([]);
+    });
+  });
+
+  describe.skipIf(!available)('a person’s role, forms and removal', () => {
+    test('the last owner can be neither demoted nor removed; with a second owner, they can', async () => {
+      const { owner, as, send, add, people } = await setUp();
+      const { cookie, csrf } = await as(owner);
+      const lastOwner = { kind: 'refused', status: 400, message: 'This is the last owner: make someone else an owner first.' };
+      expect(await send('update-person', { csrf, id: String(owner.id), role: 'editor', all: 'on' }, cookie)).toEqual(lastOwner);
+      expect(await send('remove-person', { csrf, id: String(owner.id) }, cookie)).toEqual(lastOwner);
+      expect((await people.find(owner.id))!.role).toBe('owner');
+      const ada = await add('ada@example.org', 'owner');
+      const second = await as(ada);
+      expect(await send('remove-person', { csrf: second.csrf, id: String(owner.id) }, second.cookie)).toEqual({
+        kind: 'redirect',
+        location: '/admin/people?removed=1',
+      });
+      expect(await send('remove-person', { csrf: second.csrf, id: String(ada.id) }, second.cookie)).toEqual(lastOwner);
+    });
+
+    test('a removal ends the person’s sessions at once: their very next post is signed out', async () => {
+      const { owner, as, send, add, sessions, entries } = await setUp();
+      const { cookie, csrf } = await as(owner);
+      const eddie = await add('eddie@example.org', 'editor', ['quote']);
+      const theirs = await as(eddie);
+      expect(await send('remove-person', { csrf, id: String(eddie.id) }, cookie)).toEqual({ kind: 'redirect', location: '/admin/people?removed=1' });
+      expect((await sessions.resume(theirs.token)).ok).toBe(false);
+      expect(await send('sign-out', { csrf: theirs.csrf }, theirs.cookie)).toEqual({ kind: 'redirect', location: '/admin?ended=expired' });
+      expect(await entries()).toEqual([['remove-person', 'eddie <eddie@example.org>', 'Owner <owner@example.org>']]);
+    });
+
+    test('a changed role applies at the person’s next request', async () => {
+      const { owner, as, send, add, entries } = await setUp({ smtp: 'off' });
+      const { cookie, csrf } = await as(owner);
+      const rita = await add('rita@example.org', 'reader', ['quote']);
+      const theirs = await as(rita);
+      expect(await send('invite', { csrf: theirs.csrf, email: 'x@example.org', role: 'reader' }, theirs.cookie)).toMatchObject({ status: 403 });
+      expect(await send('update-person', { csrf, id: String(rita.id), role: 'owner' }, cookie)).toEqual({
+        kind: 'redirect',
+        location: `/admin/people/${rita.id}?saved=1`,
+      });
+      expect(await send('invite', { csrf: theirs.csrf, email: 'x@example.org', role: 'reader' }, theirs.cookie)).toMatchObject({ kind: 'shown' });
+      expect((await entries()).filter(([action]) => action !== 'refused')).toEqual([
+        ['update-person', 'rita <rita@example.org>: owner (every form)', 'Owner <owner@example.org>'],
+        ['invite', 'x@example.org as reader (no form)', 'rita <rita@example.org>'],
+      ]);
+    });
+
+    test('the forms of a person are those of the site and the list; "every form" is null', async () => {
+      const { owner, as, send, add, people } = await setUp();
+      const { cookie, csrf } = await as(owner);
+      const eddie = await add('eddie@example.org', 'editor', ['quote']);
+      await send('update-person', { csrf, id: String(eddie.id), role: 'editor', 'form.contact': 'on', 'form.newsletter': 'on' }, cookie);
+      expect((await people.find(eddie.id))!.forms).toEqual(['contact', 'newsletter']);
+      await send('update-person', { csrf, id: String(eddie.id), role: 'reader', all: 'on' }, cookie);
+      expect((await people.find(eddie.id))!).toMatchObject({ role: 'reader', forms: null });
+      expect(await send('update-person', { csrf, id: '999', role: 'reader' }, cookie)).toMatchObject({ status: 404 });
+    });
+  });
+
+  describe.skipIf(!available)('sign-in links', () => {
+    test('a reset request gets one answer whoever the address is; only a person is mailed, at most 3 a day', async () => {
+      const { send, add, mails, pending } = await setUp();
+      await add('rita@example.org', 'reader', ['quote']);
+      const answers = [];
+      for (const email of ['nobody@example.org', 'rita@example.org', 'RITA@example.org', 'rita@example.org', 'rita@example.org', 'not an address']) {
+        answers.push(await send('request-reset', { email }));
+      }
+      expect(new Set(answers.map((answer) => JSON.stringify(answer)))).toEqual(
+        new Set([JSON.stringify({ kind: 'redirect', location: '/admin/reset?sent=1' })]),
+      );
+      await Promise.all(pending);
+      expect(mails.map((mail) => mail.to)).toEqual(['rita@example.org', 'rita@example.org', 'rita@example.org']);
+      expect(mails[0]!.subject).toBe('Your sign-in link for the inbox of Example');
+    });
+
+    test('a reset link sets a new password and signs the person in; the older link no longer works', async () => {
+      const { send, add, mails, pending, people } = await setUp();
+      const rita = await add('rita@example.org', 'reader', ['quote']);
+      await send('request-reset', { email: 'rita@example.org' });
+      await Promise.all(pending.splice(0));
+      await send('request-reset', { email: 'rita@example.org' });
+      await Promise.all(pending.splice(0));
+      const [older, newer] = mails.map((mail) => linkOf(mail)!);
+      expect(await send('accept-link', { token: older!, password: 'a new password!' })).toMatchObject({ status: 400 });
+      expect(await send('accept-link', { token: newer!, password: 'a new password!' })).toMatchObject({ kind: 'redirect', location: '/admin' });
+      expect((await people.find(rita.id))!.passwordHash).toBe('test:a new password!');
+    });
+
+    test('the first owner gets no link: their password is ADMIN_PASSWORD_HASH', async () => {
+      const { owner, add, as, send, mails, pending } = await setUp();
+      expect(await send('request-reset', { email: 'owner@example.org' })).toEqual({ kind: 'redirect', location: '/admin/reset?sent=1' });
+      await Promise.all(pending);
+      expect(mails).toEqual([]);
+      const other = await as(await add('ada@example.org', 'owner'));
+      expect(await send('send-link', { csrf: other.csrf, id: String(owner.id) }, other.cookie)).toEqual({
+        kind: 'refused',
+        status: 400,
+        message: 'This owner signs in with ADMIN_PASSWORD_HASH: change their password there (npm run admin -- hash-password).',
+      });
+    });
+
+    test('a made-up token is refused before any password is hashed', async () => {
+      const { send, team } = await setUp();
+      let hashed = 0;
+      team.hashPassword = async (password) => {
+        hashed += 1;
+        return `test:${password}`;
+      };
+      expect(await send('accept-link', { token: `sfl_${'x'.repeat(43)}`, name: 'Mallory', password: 'long enough now' })).toMatchObject({ status: 400 });
+      expect(hashed).toBe(0);
+    });
+
+    test('one client makes 5 reset requests an hour; the 6th is refused 429', async () => {
+      const { team, store } = await setUp();
+      const deps = { team, now: () => T0 } as unknown as AdminDeps;
+      const context = { publicOrigin: SITE, clientKey: '203.0.113.7', clientHash: 'c0ffee' };
+      const outcomes = [];
+      for (let i = 0; i < 6; i++)
+        outcomes.push(await handleAdminPost('request-reset', post('/admin/actions/request-reset', { email: `a${i}@example.org` }), deps, context));
+      expect(outcomes.slice(0, 5).every((outcome) => outcome.kind === 'redirect')).toBe(true);
+      expect(outcomes[5]).toMatchObject({ kind: 'refused', status: 429, headers: { 'retry-after': '3600' } });
+      void store;
+    });
+
+    test('the owner sends a person a sign-in link: mailed, or shown once when the send fails', async () => {
+      for (const smtp of ['on', 'failing'] as const) {
+        const { owner, as, send, add, mails, entries } = await setUp({ smtp });
+        const { cookie, csrf } = await as(owner);
+        const pat = await add('pat@example.org', 'reader', ['quote']);
+        const outcome = await send('send-link', { csrf, id: String(pat.id) }, cookie);
+        if (smtp === 'on') {
+          expect(outcome).toEqual({ kind: 'redirect', location: `/admin/people/${pat.id}?sent=1` });
+          expect(mails[0]!.text).toContain('Owner sent you a link');
+        } else {
+          expect(outcome).toMatchObject({ kind: 'shown', title: 'Sign-in link', back: `/admin/people/${pat.id}` });
+          expect(linkOf(outcome)).toBeDefined();
+        }
+        expect(await entries()).toEqual([['send-link', 'pat <pat@example.org>', 'Owner <owner@example.org>']]);
+      }
+    });
+  });
+});
