@@ -131,7 +131,11 @@ describe.each(testEngines())('the API keys’ posts on $name', ({ available, ope
 
     test.each([
       ['no name', { scope: 'read' }, 'Give the key a name: letters, digits, spaces, dots, dashes or underscores, at most 64.'],
-      ['a name with a control character', { name: 'ci\nexport', scope: 'read' }, 'Give the key a name: letters, digits, spaces, dots, dashes or underscores, at most 64.'],
+      [
+        'a name with a control character',
+        { name: 'ci\nexport', scope: 'read' },
+        'Give the key a name: letters, digits, spaces, dots, dashes or underscores, at most 64.',
+      ],
       ['no scope', { name: 'ci' }, 'Choose what the key may do: read, or read and change (write).'],
       ['another scope', { name: 'ci', scope: 'admin' }, 'Choose what the key may do: read, or read and change (write).'],
       ['a form the site does not have', { name: 'ci', scope: 'read', 'form.payroll': 'on' }, 'One of the forms chosen does not exist on this site.'],
