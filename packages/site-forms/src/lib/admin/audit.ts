@@ -24,7 +24,8 @@ export type AuditAction =
   | 'update-person'
   | 'remove-person'
   | 'send-link'
-  | 'revoke-link';
+  | 'revoke-link'
+  | 'mail-preferences';
 
 /**
  * One entry of the audit log; `client` is the salted hash of the address, as in the logs (or
@@ -85,6 +86,7 @@ export const AUDIT_LABELS: Record<AuditAction, string> = {
   'remove-person': 'Removed a person',
   'send-link': 'Sent a sign-in link',
   'revoke-link': 'Revoked a link',
+  'mail-preferences': 'Chose the mail they get',
 };
 
 /**
