@@ -22,7 +22,7 @@ const TRIES = 3;
  * The forms whose mail a person may choose: the site's forms within their forms (an owner: every
  * form), never the newsletter list, which has no messages to mail. In the site's order.
  */
-export function mailableForms(person: Pick<Person, 'role' | 'forms'>, siteForms: readonly string[]): string[] {
+export function mailableForms(person: { role: Person['role']; forms: readonly string[] | null }, siteForms: readonly string[]): string[] {
   const { scope } = personActor({ id: 0, name: '', email: null, stage: 'full', role: person.role, forms: person.forms });
   return siteForms.filter((form) => form !== THE_LIST && inScope(scope, form));
 }
