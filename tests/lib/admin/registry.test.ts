@@ -11,7 +11,7 @@ import { ADMIN_ACTIONS, permissionOf, permissionsOf } from '../../../packages/si
 const ENTRIES = Object.entries(ADMIN_ACTIONS);
 
 describe("the admin's posts as a registry", () => {
-  test('the twenty-four posts, each at its path under /admin/actions/', () => {
+  test('the twenty-six posts, each at its path under /admin/actions/', () => {
     expect(Object.fromEntries(ENTRIES.map(([path, entry]) => [path, entry.action]))).toEqual({
       '/admin/actions/sign-in': 'sign-in',
       '/admin/actions/sign-out': 'sign-out',
@@ -37,6 +37,8 @@ describe("the admin's posts as a registry", () => {
       '/admin/actions/revoke-link': 'revoke-link',
       '/admin/actions/create-key': 'create-key',
       '/admin/actions/revoke-key': 'revoke-key',
+      '/admin/actions/mail-preferences': 'mail-preferences',
+      '/admin/actions/person-mail': 'person-mail',
     });
   });
 
@@ -82,6 +84,8 @@ describe("the admin's posts as a registry", () => {
       'revoke-link': ['people.manage'],
       'create-key': ['keys.manage'],
       'revoke-key': ['keys.manage'],
+      'mail-preferences': ['self.manage'],
+      'person-mail': ['people.manage'],
     });
   });
 });

@@ -26,7 +26,8 @@ export type AuditAction =
   | 'send-link'
   | 'revoke-link'
   | 'key-created'
-  | 'key-revoked';
+  | 'key-revoked'
+  | 'mail-preferences';
 
 /**
  * One entry of the audit log; `client` is the salted hash of the address, as in the logs (or
@@ -89,6 +90,7 @@ export const AUDIT_LABELS: Record<AuditAction, string> = {
   'revoke-link': 'Revoked a link',
   'key-created': 'Made an API key',
   'key-revoked': 'Revoked an API key',
+  'mail-preferences': 'Chose the mail they get',
 };
 
 /**

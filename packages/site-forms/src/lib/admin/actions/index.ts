@@ -2,6 +2,7 @@ import { actorLabel, authorize, type Permission } from '../../access/permissions
 import type { IncomingRequest } from '../../http/form.ts';
 import { readForm } from '../../http/form.ts';
 import { comesFromOrigin, csrfTokenMatches, readSessionToken } from '../session.ts';
+import { ACCOUNT_ACTIONS } from './account.ts';
 import { exportFile } from './exports.ts';
 import { KEY_ACTIONS } from './keys.ts';
 import { messageCommand } from './messages.ts';
@@ -61,6 +62,7 @@ export const ADMIN_ACTIONS = {
   ...PASSKEY_ACTIONS,
   ...PEOPLE_ACTIONS,
   ...KEY_ACTIONS,
+  ...ACCOUNT_ACTIONS,
 } as const satisfies Record<`/admin/actions/${string}`, PublicEntry | SessionEntry>;
 
 /** One entry of the registry. */
