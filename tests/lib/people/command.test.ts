@@ -65,8 +65,12 @@ describe.each(testEngines())('the people commands on $name', (engine) => {
         audit,
         forms: ['contact', 'quote'],
         publicUrl,
-        out: (text) => void (out += text),
-        err: (text) => void (err += text),
+        out: (text) => {
+          out += text;
+        },
+        err: (text) => {
+          err += text;
+        },
         now: () => T0,
       });
       return { code, out, err };
