@@ -59,9 +59,12 @@ describe('which posts a page may offer (mayPost, from the registry)', () => {
     expect(allowed(person('editor', ['quote']))).toEqual([...PUBLIC, ...SELF, ...OWN_MAIL, ...TRIAGE, '/admin/actions/export?what=messages'].sort());
   });
 
-  test.each([[null], [['quote']], [['newsletter']]])('a reader (forms %j): nothing that changes anything, only their own sign-out, passkeys and mail choices', (forms) => {
-    expect(allowed(person('reader', forms))).toEqual([...PUBLIC, ...SELF, ...OWN_MAIL].sort());
-  });
+  test.each([[null], [['quote']], [['newsletter']]])(
+    'a reader (forms %j): nothing that changes anything, only their own sign-out, passkeys and mail choices',
+    (forms) => {
+      expect(allowed(person('reader', forms))).toEqual([...PUBLIC, ...SELF, ...OWN_MAIL].sort());
+    },
+  );
 
   test('an owner whose session must first add a passkey (ADMIN_REQUIRE_PASSKEY): only that, and signing out', () => {
     expect(allowed(person('owner', null, 'enroll'))).toEqual([...PUBLIC, ...SELF].sort());
