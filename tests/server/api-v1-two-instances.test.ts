@@ -126,7 +126,7 @@ describe.skipIf(!postgresAvailable)('API keys and people on two instances of one
       await expect(refused.json()).resolves.toMatchObject({ success: false, code: 'invalid_key' });
     }
     const audit = await store.sql.all<{ action: string; detail: string; actor_name: string }>(
-      "SELECT action, detail, actor_name FROM admin_audit WHERE action LIKE 'key-%' ORDER BY id",
+      "SELECT action, detail, actor_name FROM admin_audit WHERE action LIKE 'key-%' AND actor <> 'cli' ORDER BY id",
     );
     expect(audit.map((row) => [row.action, row.actor_name])).toEqual([
       ['key-created', 'Owner'],
