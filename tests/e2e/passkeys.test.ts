@@ -77,7 +77,10 @@ describe.each([
     const store = openStore({ ...TEST_DATABASE, url: undefined, dataDir }, createLogger({ level: 'silent' }));
     await store.ready;
     const people = createPeopleStore(store.sql, { passwordHash, contactTo: undefined });
-    const eddie = await people.create({ email: EDDIE.email, name: EDDIE.name, role: 'editor', passwordHash: await hashPassword(EDDIE.password), origin: 'cli' }, T0);
+    const eddie = await people.create(
+      { email: EDDIE.email, name: EDDIE.name, role: 'editor', passwordHash: await hashPassword(EDDIE.password), origin: 'cli' },
+      T0,
+    );
     if (!eddie.ok) throw new Error('Eddie not made');
     await store.close();
     port = await freePort();
@@ -125,48 +128,78 @@ describe.each([
       | { detail: string; actor_name: string | null }
       | undefined;
 
-  test.skipIf(behindProxy && !nginxAvailable)(
-    'add a passkey on the account page, sign in with it and no password, remove it: it signs nobody in',
-    async () => {
-      const { context, page } = await fresh();
-      const { cdp, authenticatorId } = await addAuthenticator(context, page);
+  test.skipIf(behindProxy && !nginxAvailable)('add a passkey on the account page, sign in with it and no password, remove it: it signs nobody in', async () => {
+    const { context, page } = await fresh();
+    const { cdp, authenticatorId } = await addAuthenticator(context, page);
 
-      await signInWithPassword(page, PASSWORD);
-      await page.getByRole('heading', { name: 'Overview' }).waitFor();
-      await addPasskey(page, 'Laptop');
-      await page.getByRole('heading', { name: 'Your account' }).waitFor();
-      const list = page.getByRole('table', { name: 'Your passkeys' });
-      await expect(list.getByRole('row').nth(1).getByRole('cell').first().textContent()).resolves.toBe('Laptop');
-      const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
-      expect(credentials).toHaveLength(1);
-      expect(credentials[0]).toMatchObject({ isResidentCredential: true, rpId: 'localhost' });
-      expect(lastEntry('passkey-added')).toMatchObject({ detail: 'Laptop' });
+    await signInWithPassword(page, PASSWORD);
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await addPasskey(page, 'Laptop');
+    await page.getByRole('heading', { name: 'Your account' }).waitFor();
+    const list = page.getByRole('table', { name: 'Your passkeys' });
+    await expect(list.getByRole('row').nth(1).getByRole('cell').first().textContent()).resolves.toBe('Laptop');
+    const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+    expect(credentials).toHaveLength(1);
+    expect(credentials[0]).toMatchObject({ isResidentCredential: true, rpId: 'localhost' });
+    expect(lastEntry('passkey-added')).toMatchObject({ detail: 'Laptop' });
 
-      await signOut(page);
-      // The conditional request (the passkey offered in the email field's autofill) has begun.
-      await page.locator('form[data-passkey="waiting"]').waitFor();
-      await expect(page.getByLabel('Password').inputValue()).resolves.toBe('');
-      await loadsPage(page, () => page.getByRole('button', { name: 'Sign in with a passkey' }).click());
-      await page.getByRole('heading', { name: 'Overview' }).waitFor();
-      expect(lastEntry('sign-in')).toEqual({ detail: 'with passkey Laptop', actor_name: expect.stringContaining('Owner') });
-      if (behindProxy) {
-        const cookies = await context.cookies(home);
-        expect(cookies.find((c) => c.name === '__Host-admin_session')).toMatchObject({ secure: true, httpOnly: true });
-      }
+    // Without the user's presence the conditional request (the passkey offered in the email
+    // field's autofill) stays pending: the form says so, and the button is there.
+    await cdp.send('WebAuthn.setAutomaticPresenceSimulation', { authenticatorId, enabled: false });
+    await signOut(page);
+    await page.locator('form[data-passkey="waiting"]').waitFor();
+    await expect(page.getByRole('button', { name: 'Sign in with a passkey' }).isVisible()).resolves.toBe(true);
+    // With it, Chromium answers the conditional request at once: signed in by the autofill's passkey, nothing typed.
+    await cdp.send('WebAuthn.setAutomaticPresenceSimulation', { authenticatorId, enabled: true });
+    await page.reload();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    expect(lastEntry('sign-in')).toEqual({ detail: 'with passkey Laptop', actor_name: expect.stringContaining('Owner') });
 
-      // Removed with the plain form (no script needed): the authenticator still holds it, the site no longer takes it.
-      await loadsPage(page, () => page.getByRole('link', { name: 'Account' }).click());
-      await loadsPage(page, () => list.getByRole('button', { name: 'Remove Laptop' }).click());
-      await expect(page.getByRole('status').textContent()).resolves.toContain('The passkey was removed');
-      await expect(list.count()).resolves.toBe(0);
-      expect(lastEntry('passkey-removed')).toMatchObject({ detail: 'Laptop' });
-      await signOut(page);
-      await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
-      await expect(page.getByRole('alert').textContent()).resolves.toBe('This passkey cannot sign in here.');
-      await expect(page.getByRole('heading', { name: 'Sign in' }).isVisible()).resolves.toBe(true);
-      await cdp.send('WebAuthn.removeVirtualAuthenticator', { authenticatorId });
-    },
-  );
+    // A browser without the autofill (conditional mediation): the button, a modal request.
+    await context.addInitScript(() => {
+      PublicKeyCredential.isConditionalMediationAvailable = () => Promise.resolve(false);
+    });
+    await signOut(page);
+    await expect(page.locator('form[data-passkey]').count()).resolves.toBe(0);
+    await loadsPage(page, () => page.getByRole('button', { name: 'Sign in with a passkey' }).click());
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await expect(page.getByLabel('Password').count()).resolves.toBe(0);
+    const signIns = db.prepare("SELECT detail, actor_name FROM admin_audit WHERE action = 'sign-in' ORDER BY id").all();
+    expect(signIns.slice(-2)).toEqual([
+      { detail: 'with passkey Laptop', actor_name: expect.stringContaining('Owner') },
+      { detail: 'with passkey Laptop', actor_name: expect.stringContaining('Owner') },
+    ]);
+    if (behindProxy) {
+      const cookies = await context.cookies(home);
+      expect(cookies.find((c) => c.name === '__Host-admin_session')).toMatchObject({ secure: true, httpOnly: true });
+    }
+
+    // Removed with the plain form (no script needed): the authenticator still holds it, the site no longer takes it.
+    await loadsPage(page, () => page.getByRole('link', { name: 'Account' }).click());
+    await loadsPage(page, () => list.getByRole('button', { name: 'Remove Laptop' }).click());
+    await expect(page.getByRole('status').textContent()).resolves.toContain('The passkey was removed');
+    await expect(list.count()).resolves.toBe(0);
+    expect(lastEntry('passkey-removed')).toMatchObject({ detail: 'Laptop' });
+    await signOut(page);
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toBe('This passkey cannot sign in here.');
+    await expect(page.getByRole('heading', { name: 'Sign in' }).isVisible()).resolves.toBe(true);
+    await cdp.send('WebAuthn.removeVirtualAuthenticator', { authenticatorId });
+  });
+
+  test.skipIf(behindProxy && !nginxAvailable)('without JavaScript: no passkey control shows, and the password signs in as before', async () => {
+    const opened = await openPage(browser, { ignoreHTTPSErrors: behindProxy, javaScriptEnabled: false });
+    contexts.push(opened.context);
+    const { page } = opened;
+    await page.goto(`${home}/admin`);
+    await expect(page.getByRole('button', { name: 'Sign in with a passkey' }).isVisible()).resolves.toBe(false);
+    await expect(page.locator('[data-passkey-sign-in]').isHidden()).resolves.toBe(true);
+    await signInWithPassword(page, PASSWORD);
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await loadsPage(page, () => page.getByRole('link', { name: 'Account' }).click());
+    await expect(page.getByRole('button', { name: 'Add a passkey' }).isVisible()).resolves.toBe(false);
+    await expect(page.getByText('Adding a passkey needs JavaScript').isVisible()).resolves.toBe(true);
+  });
 
   test.skipIf(behindProxy && !nginxAvailable)(
     'ADMIN_REQUIRE_PASSKEY=true: a password without a passkey opens only the account page; with one, it is refused',
@@ -185,7 +218,7 @@ describe.each([
       await loadsPage(page, () => page.getByRole('button', { name: 'Add a passkey' }).click());
       expect(lastEntry('passkey-added')).toMatchObject({ detail: 'Eddie’s phone', actor_name: expect.stringContaining('Eddie') });
       await page.goto(`${home}/admin/account`);
-      await expect(page.getByRole('table', { name: 'Your passkeys' }).getByRole('cell', { name: 'Eddie’s phone' }).count()).resolves.toBe(1);
+      await expect(page.getByRole('table', { name: 'Your passkeys' }).getByRole('cell', { name: 'Eddie’s phone', exact: true }).count()).resolves.toBe(1);
 
       // Now Eddie has a passkey: his password alone is refused, in a browser without a session.
       const other = await fresh();
