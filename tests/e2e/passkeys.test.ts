@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import AxeBuilder from '@axe-core/playwright';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { hashPassword } from '../../packages/site-forms/src/lib/admin/password.ts';
@@ -36,6 +37,15 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
 });
+
+/** The tags of WCAG 2.0, 2.1 and 2.2 at levels A and AA, as tests/e2e/admin.test.ts checks the admin. */
+const WCAG_22_AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
+
+async function expectNoViolations(page: Page, what: string): Promise<void> {
+  const { violations } = await new AxeBuilder({ page }).withTags(WCAG_22_AA).analyze();
+  const found = violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  expect(found, `axe on ${what}`).toEqual([]);
+}
 
 /** A virtual platform authenticator (as a laptop's), with resident keys and user verification that always says yes. */
 async function addAuthenticator(context: BrowserContext, page: Page): Promise<{ cdp: CDPSession; authenticatorId: string }> {
@@ -128,64 +138,70 @@ describe.each([
       | { detail: string; actor_name: string | null }
       | undefined;
 
-  test.skipIf(behindProxy && !nginxAvailable)('add a passkey on the account page, sign in with it and no password, remove it: it signs nobody in', async () => {
-    const { context, page } = await fresh();
-    const { cdp, authenticatorId } = await addAuthenticator(context, page);
+  test.skipIf(behindProxy && !nginxAvailable)(
+    'add a passkey on the account page, sign in with it and no password, remove it: it signs nobody in',
+    async () => {
+      const { context, page } = await fresh();
+      const { cdp, authenticatorId } = await addAuthenticator(context, page);
 
-    await signInWithPassword(page, PASSWORD);
-    await page.getByRole('heading', { name: 'Overview' }).waitFor();
-    await addPasskey(page, 'Laptop');
-    await page.getByRole('heading', { name: 'Your account' }).waitFor();
-    const list = page.getByRole('table', { name: 'Your passkeys' });
-    await expect(list.getByRole('row').nth(1).getByRole('cell').first().textContent()).resolves.toBe('Laptop');
-    const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
-    expect(credentials).toHaveLength(1);
-    expect(credentials[0]).toMatchObject({ isResidentCredential: true, rpId: 'localhost' });
-    expect(lastEntry('passkey-added')).toMatchObject({ detail: 'Laptop' });
+      await signInWithPassword(page, PASSWORD);
+      await page.getByRole('heading', { name: 'Overview' }).waitFor();
+      await addPasskey(page, 'Laptop');
+      await page.getByRole('heading', { name: 'Your account' }).waitFor();
+      const list = page.getByRole('table', { name: 'Your passkeys' });
+      await expect(list.getByRole('row').nth(1).getByRole('cell').first().textContent()).resolves.toBe('Laptop');
+      const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+      expect(credentials).toHaveLength(1);
+      expect(credentials[0]).toMatchObject({ isResidentCredential: true, rpId: 'localhost' });
+      expect(lastEntry('passkey-added')).toMatchObject({ detail: 'Laptop' });
+      if (!behindProxy) await expectNoViolations(page, 'the account page with a passkey');
 
-    // Without the user's presence the conditional request (the passkey offered in the email
-    // field's autofill) stays pending: the form says so, and the button is there.
-    await cdp.send('WebAuthn.setAutomaticPresenceSimulation', { authenticatorId, enabled: false });
-    await signOut(page);
-    await page.locator('form[data-passkey="waiting"]').waitFor();
-    await expect(page.getByRole('button', { name: 'Sign in with a passkey' }).isVisible()).resolves.toBe(true);
-    // With it, Chromium answers the conditional request at once: signed in by the autofill's passkey, nothing typed.
-    await cdp.send('WebAuthn.setAutomaticPresenceSimulation', { authenticatorId, enabled: true });
-    await page.reload();
-    await page.getByRole('heading', { name: 'Overview' }).waitFor();
-    expect(lastEntry('sign-in')).toEqual({ detail: 'with passkey Laptop', actor_name: expect.stringContaining('Owner') });
+      // Without the user's presence the conditional request (the passkey offered in the email
+      // field's autofill) stays pending: the form says so, and the button is there.
+      await cdp.send('WebAuthn.setAutomaticPresenceSimulation', { authenticatorId, enabled: false });
+      await signOut(page);
+      await page.locator('form[data-passkey="waiting"]').waitFor();
+      await expect(page.getByRole('button', { name: 'Sign in with a passkey' }).isVisible()).resolves.toBe(true);
+      if (!behindProxy) await expectNoViolations(page, 'the sign-in page with its passkey button');
+      // With it, Chromium answers the conditional request at once: signed in by the autofill's passkey, nothing typed.
+      await cdp.send('WebAuthn.setAutomaticPresenceSimulation', { authenticatorId, enabled: true });
+      await page.reload();
+      await page.getByRole('heading', { name: 'Overview' }).waitFor();
+      expect(lastEntry('sign-in')).toEqual({ detail: 'with passkey Laptop', actor_name: expect.stringContaining('Owner') });
 
-    // A browser without the autofill (conditional mediation): the button, a modal request.
-    await context.addInitScript(() => {
-      PublicKeyCredential.isConditionalMediationAvailable = () => Promise.resolve(false);
-    });
-    await signOut(page);
-    await expect(page.locator('form[data-passkey]').count()).resolves.toBe(0);
-    await loadsPage(page, () => page.getByRole('button', { name: 'Sign in with a passkey' }).click());
-    await page.getByRole('heading', { name: 'Overview' }).waitFor();
-    await expect(page.getByLabel('Password').count()).resolves.toBe(0);
-    const signIns = db.prepare("SELECT detail, actor_name FROM admin_audit WHERE action = 'sign-in' ORDER BY id").all();
-    expect(signIns.slice(-2)).toEqual([
-      { detail: 'with passkey Laptop', actor_name: expect.stringContaining('Owner') },
-      { detail: 'with passkey Laptop', actor_name: expect.stringContaining('Owner') },
-    ]);
-    if (behindProxy) {
-      const cookies = await context.cookies(home);
-      expect(cookies.find((c) => c.name === '__Host-admin_session')).toMatchObject({ secure: true, httpOnly: true });
-    }
+      // A browser without the autofill (conditional mediation): the button, a modal request.
+      await context.addInitScript(() => {
+        PublicKeyCredential.isConditionalMediationAvailable = () => Promise.resolve(false);
+      });
+      await signOut(page);
+      await expect(page.locator('form[data-passkey]').count()).resolves.toBe(0);
+      await loadsPage(page, () => page.getByRole('button', { name: 'Sign in with a passkey' }).click());
+      await page.getByRole('heading', { name: 'Overview' }).waitFor();
+      await expect(page.getByLabel('Password').count()).resolves.toBe(0);
+      const signIns = db.prepare("SELECT detail, actor_name FROM admin_audit WHERE action = 'sign-in' ORDER BY id").all();
+      expect(signIns.slice(-2)).toEqual([
+        { detail: 'with passkey Laptop', actor_name: expect.stringContaining('Owner') },
+        { detail: 'with passkey Laptop', actor_name: expect.stringContaining('Owner') },
+      ]);
+      if (behindProxy) {
+        const cookies = await context.cookies(home);
+        expect(cookies.find((c) => c.name === '__Host-admin_session')).toMatchObject({ secure: true, httpOnly: true });
+      }
 
-    // Removed with the plain form (no script needed): the authenticator still holds it, the site no longer takes it.
-    await loadsPage(page, () => page.getByRole('link', { name: 'Account' }).click());
-    await loadsPage(page, () => list.getByRole('button', { name: 'Remove Laptop' }).click());
-    await expect(page.getByRole('status').textContent()).resolves.toContain('The passkey was removed');
-    await expect(list.count()).resolves.toBe(0);
-    expect(lastEntry('passkey-removed')).toMatchObject({ detail: 'Laptop' });
-    await signOut(page);
-    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
-    await expect(page.getByRole('alert').textContent()).resolves.toBe('This passkey cannot sign in here.');
-    await expect(page.getByRole('heading', { name: 'Sign in' }).isVisible()).resolves.toBe(true);
-    await cdp.send('WebAuthn.removeVirtualAuthenticator', { authenticatorId });
-  });
+      // Removed with the plain form (no script needed): the authenticator still holds it, the site no longer takes it.
+      await loadsPage(page, () => page.getByRole('link', { name: 'Account' }).click());
+      await loadsPage(page, () => list.getByRole('button', { name: 'Remove Laptop' }).click());
+      await expect(page.getByRole('status').textContent()).resolves.toContain('The passkey was removed');
+      await expect(list.count()).resolves.toBe(0);
+      expect(lastEntry('passkey-removed')).toMatchObject({ detail: 'Laptop' });
+      await signOut(page);
+      await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+      await expect(page.getByRole('alert').textContent()).resolves.toBe('This passkey cannot sign in here.');
+      await expect(page.getByRole('heading', { name: 'Sign in' }).isVisible()).resolves.toBe(true);
+      await cdp.send('WebAuthn.removeVirtualAuthenticator', { authenticatorId });
+    },
+    90_000,
+  );
 
   test.skipIf(behindProxy && !nginxAvailable)('without JavaScript: no passkey control shows, and the password signs in as before', async () => {
     const opened = await openPage(browser, { ignoreHTTPSErrors: behindProxy, javaScriptEnabled: false });
