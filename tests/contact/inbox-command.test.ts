@@ -111,7 +111,7 @@ describe('npm run inbox -- digest', () => {
     // A program's post without the page's proof is held (two weak signs).
     expect((await postForm(`${site.url}/api/contact`, { ...plain, name: 'Held Bot' })).status).toBe(200);
     const first = await runInbox(['digest'], env);
-    expect(first).toMatchObject({ code: 0, stdout: 'The digest of held messages was sent to CONTACT_TO.\n' });
+    expect(first).toMatchObject({ code: 0, stdout: 'The digest of held messages was sent to owner@example.com.\n' });
     const digests = smtp.received.filter((mail) => parseMail(mail.raw).header('subject')[0]?.includes('Held as spam'));
     expect(digests).toHaveLength(1);
     const digest = parseMail(digests[0]!.raw);

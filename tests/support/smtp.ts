@@ -38,6 +38,8 @@ export async function startSmtpServer(
     answer?: (attempt: number) => SmtpAnswer | Promise<SmtpAnswer>;
     credentials?: { user: string; pass: string };
     tls?: SmtpTlsOptions;
+    /** Recipients refused at RCPT TO (550) while the others are taken: a mailbox that does not exist. */
+    refuseRecipient?: (address: string) => boolean;
   } = {},
 ): Promise<FakeSmtpServer> {
   let decide: (attempt: number) => SmtpAnswer | Promise<SmtpAnswer> = options.answer ?? (() => 'accept');
@@ -55,6 +57,10 @@ export async function startSmtpServer(
       const ok = auth.username === options.credentials?.user && auth.password === options.credentials?.pass;
       if (ok) callback(null, { user: auth.username });
       else callback(Object.assign(new Error('Invalid username or password'), { responseCode: 535 }));
+    },
+    onRcptTo(address, _session, callback) {
+      if (options.refuseRecipient?.(address.address)) callback(Object.assign(new Error('No such mailbox'), { responseCode: 550 }));
+      else callback();
     },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];

@@ -11,7 +11,9 @@ import { defineForm } from '../../../packages/site-forms/src/lib/forms/definitio
 import { EXPORT_COLUMNS } from '../../../packages/site-forms/src/lib/forms/reserved.ts';
 import type { FormsSettings } from '../../../packages/site-forms/src/lib/forms/define-forms.ts';
 import { createSmtpMailer } from '../../../packages/site-forms/src/lib/mail/mailer.ts';
-import { sendDigest } from '../../../packages/site-forms/src/lib/spam/upkeep.ts';
+import { createRecipients } from '../../../packages/site-forms/src/lib/people/recipients.ts';
+import { createPeopleStore } from '../../../packages/site-forms/src/lib/people/store.ts';
+import { digestNow } from '../../../packages/site-forms/src/lib/spam/upkeep.ts';
 import { createDeliveries } from '../../../packages/site-forms/src/lib/webhooks/deliveries.ts';
 import type { Endpoint } from '../../../packages/site-forms/src/lib/webhooks/endpoints.ts';
 import { recordEvent } from '../../../packages/site-forms/src/lib/webhooks/events.ts';
@@ -723,7 +725,7 @@ describe('the inbox commands', () => {
     afterEach(() => smtp.close());
 
     const mailSite = { name: 'Atelier Nord', senderName: 'Atelier Nord', adminOrigin: undefined };
-    function digest(withMailServer = true) {
+    function digest(withMailServer = true, { people = false } = {}) {
       const config = { url: smtp.url(), to: 'owner@example.com', from: 'site@example.com' };
       const deps = {
         spam: db.spam,
@@ -732,8 +734,10 @@ describe('the inbox commands', () => {
         site: mailSite,
         retentionDays: 30,
         logger: createLogger({ level: 'silent' }),
+        // As `npm run inbox -- digest` reads them: the people who asked for it (people/recipients.ts).
+        recipients: people ? createRecipients(db.sql, config.to) : undefined,
       };
-      return () => sendDigest(deps, new Date('2026-06-01T12:00:00.000Z'), { force: true });
+      return () => digestNow(deps, new Date('2026-06-01T12:00:00.000Z'));
     }
     const hold = () => db.spam.hold({ name: 'Held Bot', email: 'bot@example.net', message: 'Buy now.', honeypot: '' }, { reasons: ['too-fast'] });
 
@@ -741,12 +745,28 @@ describe('the inbox commands', () => {
       await hold();
       await expect(run({ name: 'digest' }, { sendDigest: digest() })).resolves.toEqual({
         code: EXIT.ok,
-        out: 'The digest of held messages was sent to CONTACT_TO.\n',
+        out: 'The digest of held messages was sent to owner@example.com.\n',
         err: '',
       });
       expect(smtp.received.map((mail) => [mail.to, parseMail(mail.raw).header('subject')])).toEqual([
         [['owner@example.com'], ['[Atelier Nord] Held as spam: 1 message']],
       ]);
+    });
+
+    test('with people, says whom it went to: each who asked for it, not CONTACT_TO', async () => {
+      const people = createPeopleStore(db.sql, { passwordHash: undefined, contactTo: 'owner@example.com' });
+      const at = new Date('2026-06-01T11:00:00.000Z');
+      for (const email of ['eddie@example.org', 'rita@example.org']) {
+        const made = await people.create({ email, role: 'reader', forms: ['contact'], origin: 'cli', digest: true }, at);
+        if (!made.ok) throw new Error('not made');
+      }
+      await hold();
+      await expect(run({ name: 'digest' }, { sendDigest: digest(true, { people: true }) })).resolves.toEqual({
+        code: EXIT.ok,
+        out: 'The digest of held messages was sent to eddie@example.org, rita@example.org.\n',
+        err: '',
+      });
+      expect(smtp.received.map((mail) => mail.to)).toEqual([['eddie@example.org'], ['rita@example.org']]);
     });
 
     test('with nothing held sends nothing, and that is a success', async () => {
@@ -777,7 +797,7 @@ describe('the inbox commands', () => {
       await hold();
       const both = await Promise.all([run({ name: 'digest' }, { sendDigest: digest() }), run({ name: 'digest' }, { sendDigest: digest() })]);
       expect(both).toEqual([
-        { code: EXIT.ok, out: 'The digest of held messages was sent to CONTACT_TO.\n', err: '' },
+        { code: EXIT.ok, out: 'The digest of held messages was sent to owner@example.com.\n', err: '' },
         { code: EXIT.failed, out: '', err: 'Another instance is sending the digest at this moment; try again in a minute.\n' },
       ]);
       expect(smtp.received).toHaveLength(1);

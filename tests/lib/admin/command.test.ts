@@ -6,16 +6,29 @@ import { parsePasswordHash, verifyPassword } from '../../../packages/site-forms/
 // process, which the mutation run cannot reach; its logic is pinned here.
 
 describe('the usage of npm run admin', () => {
-  test('names the one command, what it prints, and both ways to give the password', () => {
+  test('names every command, what it prints, and both ways to give the password', () => {
     expect(ADMIN_USAGE.split('\n')).toEqual([
       'Usage: npm run --silent admin -- <command>',
       '',
       'Commands:',
       '  hash-password   reads a password from standard input (typed without echo, or piped) and prints',
       "                  the hash to put in ADMIN_PASSWORD_HASH, which turns the owner's inbox at /admin on",
+      '  add-user <email> --role owner|editor|reader [--forms contact,quote] [--name "…"]',
+      '                  invites a person and prints their link on PUBLIC_URL alone on stdout: it works',
+      '                  once, for 72 hours (without --forms: every form; newsletter is the local list)',
+      '  users           the people (role, forms, password, passkeys, last sign-in), then the invitations',
+      '                  not yet accepted',
+      '  remove-user <email>',
+      '                  removes a person and ends their sessions at once (never the last owner)',
+      '  reset-link <email>',
+      '                  prints a sign-in link on PUBLIC_URL that sets a new password, once, for an hour:',
+      '                  the way back in for a person who lost their password or passkey',
+      '  api-key <command>',
+      '                  the keys of /api/v1 (api-key help)',
       '',
       '  Example: npm run --silent admin -- hash-password',
       `           printf '%s' "$PASSWORD" | npm run --silent admin -- hash-password`,
+      '           npm run --silent admin -- add-user ada@example.org --role owner',
       '',
     ]);
   });

@@ -11,7 +11,7 @@ import { ADMIN_ACTIONS, permissionOf, permissionsOf } from '../../../packages/si
 const ENTRIES = Object.entries(ADMIN_ACTIONS);
 
 describe("the admin's posts as a registry", () => {
-  test('the twenty-two posts, each at its path under /admin/actions/', () => {
+  test('the twenty-six posts, each at its path under /admin/actions/', () => {
     expect(Object.fromEntries(ENTRIES.map(([path, entry]) => [path, entry.action]))).toEqual({
       '/admin/actions/sign-in': 'sign-in',
       '/admin/actions/sign-out': 'sign-out',
@@ -35,6 +35,10 @@ describe("the admin's posts as a registry", () => {
       '/admin/actions/remove-person': 'remove-person',
       '/admin/actions/send-link': 'send-link',
       '/admin/actions/revoke-link': 'revoke-link',
+      '/admin/actions/create-key': 'create-key',
+      '/admin/actions/revoke-key': 'revoke-key',
+      '/admin/actions/mail-preferences': 'mail-preferences',
+      '/admin/actions/person-mail': 'person-mail',
     });
   });
 
@@ -78,6 +82,10 @@ describe("the admin's posts as a registry", () => {
       'remove-person': ['people.manage'],
       'send-link': ['people.manage'],
       'revoke-link': ['people.manage'],
+      'create-key': ['keys.manage'],
+      'revoke-key': ['keys.manage'],
+      'mail-preferences': ['self.manage'],
+      'person-mail': ['people.manage'],
     });
   });
 });

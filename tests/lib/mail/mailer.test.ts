@@ -126,6 +126,39 @@ describe('a certificate refusal names the host only when it is about the name an
   });
 });
 
+describe('recipients the server refuses while it takes others', () => {
+  test('the message is sent to the others, and the refusal is logged once as a count, never an address', async () => {
+    const logs: Record<string, unknown>[] = [];
+    const logger = createLogger({ level: 'debug', write: (line) => logs.push(JSON.parse(line)) });
+    smtp = await startSmtpServer({ refuseRecipient: (address) => address === 'gone@example.com' });
+    const config = { url: smtp.url(), ...addresses };
+    const email = composeContactEmail(submission, config, SITE, undefined, ['owner@example.com', 'gone@example.com', 'editor@example.com']);
+    await expect(createSmtpMailer(config, { logger }).send(email)).resolves.toEqual({ ok: true });
+    expect(smtp.received.map((mail) => [...mail.to].sort())).toEqual([['editor@example.com', 'owner@example.com']]);
+    expect(logs.filter((line) => line.event === 'contact.recipients_rejected')).toEqual([
+      expect.objectContaining({ level: 'warn', event: 'contact.recipients_rejected', rejected: 1, accepted: 2 }),
+    ]);
+    expect(JSON.stringify(logs)).not.toContain('gone@');
+  });
+
+  test('every recipient taken: nothing is logged', async () => {
+    const logs: string[] = [];
+    const logger = createLogger({ level: 'debug', write: (line) => logs.push(line) });
+    smtp = await startSmtpServer();
+    const config = { url: smtp.url(), ...addresses };
+    await expect(createSmtpMailer(config, { logger }).send(composeContactEmail(submission, config, SITE))).resolves.toEqual({ ok: true });
+    expect(logs).toEqual([]);
+  });
+
+  test('every recipient refused: a failed try, as before', async () => {
+    smtp = await startSmtpServer({ refuseRecipient: () => true });
+    const config = { url: smtp.url(), ...addresses };
+    const result = await createSmtpMailer(config).send(composeContactEmail(submission, config, SITE));
+    expect(result).toMatchObject({ ok: false });
+    expect(smtp.received).toEqual([]);
+  });
+});
+
 describe('a message that names a file or a URL to attach is refused without reading either', () => {
   test('a file', async () => {
     dir = mkdtempSync(join(tmpdir(), 'mailer-attach-'));

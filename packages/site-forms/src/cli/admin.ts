@@ -1,9 +1,12 @@
 /**
  * The owner's admin tools: `npm run --silent admin -- hash-password` prints the hash that
- * turns the inbox at /admin on. It needs no database and no configuration.
+ * turns the inbox at /admin on; it needs no database and no configuration. `add-user`, `users`,
+ * `remove-user`, `reset-link` (lib/people/command.ts) and `api-key …` (lib/api/command.ts) work
+ * on the server's store.
  */
 import { ADMIN_USAGE, parseAdminArgs, passwordFromInput, runAdminCommand } from '../lib/admin/command.ts';
 import { EXIT } from '../lib/cli.ts';
+import { PEOPLE_COMMANDS } from '../lib/people/command.ts';
 
 const out = (text: string) => void process.stdout.write(text);
 const err = (text: string) => void process.stderr.write(text);
@@ -18,6 +21,38 @@ if (process.argv[2] === 'api-key') {
     usage: API_KEY_USAGE,
     parse: parseApiKeyArgs,
     run: (command, { store, out, err }) => runApiKeyCommand(command, { keys: createApiKeys(store.sql), out, err }),
+  });
+} else if ((PEOPLE_COMMANDS as readonly string[]).includes(process.argv[2] ?? '')) {
+  // The team (issue 42 item 1): the store, as the server's; the links point to PUBLIC_URL.
+  const { runTool } = await import('./run.ts');
+  const { parsePeopleArgs, runPeopleCommand } = await import('../lib/people/command.ts');
+  const { createPeopleStore } = await import('../lib/people/store.ts');
+  const { createLinks } = await import('../lib/people/links.ts');
+  const { createAuditLog } = await import('../lib/admin/audit.ts');
+  const { admin } = await import('../lib/config/owner-inbox.ts');
+  const { origins } = await import('../lib/config/origins.ts');
+  const { smtp } = await import('../lib/config/smtp.ts');
+  const { contactForm, ownerForms } = await import('../lib/forms/registry.ts');
+  await runTool({
+    usage: ADMIN_USAGE,
+    parse: parsePeopleArgs,
+    run: (command, { store, out, err }) => {
+      if (command.name === 'help') return Promise.resolve(EXIT.ok);
+      // The first owner's configuration, as the server reads it: the people store makes them from it.
+      const env = { passwordHash: admin.read(process.env).config.admin?.hashText, contactTo: smtp.read(process.env).config.smtp?.to };
+      const site = origins.read({ PUBLIC_URL: process.env.PUBLIC_URL });
+      return runPeopleCommand(command, {
+        sql: store.sql,
+        people: createPeopleStore(store.sql, env),
+        links: createLinks(store.sql, env),
+        audit: createAuditLog(store.sql),
+        forms: [contactForm, ...ownerForms].map((form) => form.name),
+        publicUrl: site.config.publicUrl,
+        publicUrlProblem: site.problems[0],
+        out,
+        err,
+      });
+    },
   });
 } else {
   const parsed = parseAdminArgs(process.argv.slice(2));

@@ -10,7 +10,7 @@ import { INBOX_USAGE, parseInboxArgs, runInboxCommand } from './inbox/commands.t
 import { createLogger } from '../lib/log.ts';
 import { createAkismetClient } from '../lib/spam/akismet.ts';
 import { createSmtpMailer } from '../lib/mail/mailer.ts';
-import { sendDigest } from '../lib/spam/upkeep.ts';
+import { digestNow } from '../lib/spam/upkeep.ts';
 import { createRecipients } from '../lib/people/recipients.ts';
 import { site, siteForMail } from '../lib/site/site.ts';
 import { createDeliveries } from '../lib/webhooks/deliveries.ts';
@@ -38,12 +38,12 @@ await runTool({
       spreadsheet: spreadsheetOf(site),
       files: (ids) => filesOfMessages(store.sql, ids),
       sendDigest: async () => {
-        if (!config.ok) return 'no mail server';
+        if (!config.ok) return { outcome: 'no mail server', sentTo: [] };
         const { smtp, spam: settings } = config.config;
         const mailer = smtp && createSmtpMailer(smtp, { logger });
         const recipients = smtp && createRecipients(store.sql, smtp.to, logger);
         const deps = { spam, mailer, smtp, site: siteForMail(config.config), retentionDays: settings.retentionDays, logger, recipients };
-        return sendDigest(deps, new Date(), { force: true });
+        return digestNow(deps, new Date());
       },
     });
   },

@@ -88,6 +88,7 @@ const PAGES: ReadonlyArray<readonly [pattern: string, entrypoint: string]> = [
   ['/admin/people/[id]', 'integration/pages/admin/people/[id].astro'],
   ['/admin/welcome/[token]', 'integration/pages/admin/welcome/[token].astro'],
   ['/admin/reset', 'integration/pages/admin/reset.astro'],
+  ['/admin/keys', 'integration/pages/admin/keys.astro'],
   ['/admin/account', 'integration/pages/admin/account.astro'],
 ];
 

@@ -9,7 +9,7 @@ import { formTitleOf, presentFields } from '../../lib/forms/registry.ts';
 import { silentLogger, type Logger } from '../../lib/log.ts';
 import type { AkismetClient } from '../../lib/spam/akismet.ts';
 import type { SpamStore } from '../../lib/spam/spam-store.ts';
-import type { DigestOutcome } from '../../lib/spam/upkeep.ts';
+import type { DigestOutcome, DigestReport } from '../../lib/spam/upkeep.ts';
 import { REASON_TEXT, type SpamReason } from '../../lib/spam/verdict.ts';
 import { STATUSES } from '../../lib/submissions/machine.ts';
 import { formatTable, type TableColumn } from '../../lib/text-table.ts';
@@ -39,9 +39,9 @@ const WEBHOOK_COLUMNS: TableColumn[] = [
   { header: 'LAST ERROR', maxWidth: 48 },
 ];
 
-/** What `digest` says of each outcome, and whether it is a success. */
-const DIGEST_OUTCOMES: Record<DigestOutcome, { ok: boolean; text: string }> = {
-  sent: { ok: true, text: 'The digest of held messages was sent to CONTACT_TO.\n' },
+/** What `digest` says of each outcome, and whether it is a success; `sent` names whom it reached (people who asked, or CONTACT_TO). */
+const DIGEST_OUTCOMES: Record<DigestOutcome, { ok: boolean; text: string | ((sentTo: readonly string[]) => string) }> = {
+  sent: { ok: true, text: (sentTo) => `The digest of held messages was sent to ${sentTo.join(', ')}.\n` },
   'nothing held': { ok: true, text: 'Nothing was held as spam since the last digest, so none was sent.\n' },
   'not due': { ok: false, text: 'Another instance is sending the digest at this moment; try again in a minute.\n' },
   'no mail server': { ok: false, text: 'No mail server: set SMTP_URL, CONTACT_TO and CONTACT_FROM to send the digest.\n' },
@@ -132,8 +132,8 @@ export type InboxIo = {
   spam?: SpamStore;
   akismet?: AkismetClient | undefined;
   logger?: Logger;
-  /** Sends the digest of held messages now, for `digest`. */
-  sendDigest?: () => Promise<DigestOutcome>;
+  /** Sends the digest of held messages now, for `digest`, and says whom it reached. */
+  sendDigest?: () => Promise<DigestReport>;
   /** The webhooks' deliveries, for `webhooks`. */
   webhooks?: Pick<Deliveries, 'list' | 'replay'>;
   /** What `export --excel` is written for: the site's language, time zone and forms. */
@@ -173,9 +173,9 @@ export async function runInboxCommand(
     }
     case 'digest': {
       if (!sendDigest) throw new Error('the digest cannot be sent from here');
-      const outcome = await sendDigest();
+      const { outcome, sentTo } = await sendDigest();
       const said = DIGEST_OUTCOMES[outcome];
-      (said.ok ? out : err)(said.text);
+      (said.ok ? out : err)(typeof said.text === 'string' ? said.text : said.text(sentTo));
       return said.ok ? EXIT.ok : EXIT.failed;
     }
     case 'help':

@@ -17,6 +17,9 @@ export const KEY_SCOPES = ['read', 'write'] as const;
 /** An API key's scope. */
 export type KeyScope = (typeof KEY_SCOPES)[number];
 
+/** An API key's name, as the admin and the command line take it: what the audit log and the list show. */
+export const KEY_NAME = /^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/;
+
 /** Who holds a permission: a person by their role, a key by its scope. */
 type Holder = Role | `${KeyScope} key`;
 

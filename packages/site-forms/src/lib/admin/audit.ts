@@ -24,7 +24,10 @@ export type AuditAction =
   | 'update-person'
   | 'remove-person'
   | 'send-link'
-  | 'revoke-link';
+  | 'revoke-link'
+  | 'key-created'
+  | 'key-revoked'
+  | 'mail-preferences';
 
 /**
  * One entry of the audit log; `client` is the salted hash of the address, as in the logs (or
@@ -85,6 +88,9 @@ export const AUDIT_LABELS: Record<AuditAction, string> = {
   'remove-person': 'Removed a person',
   'send-link': 'Sent a sign-in link',
   'revoke-link': 'Revoked a link',
+  'key-created': 'Made an API key',
+  'key-revoked': 'Revoked an API key',
+  'mail-preferences': 'Chose the mail they get',
 };
 
 /**

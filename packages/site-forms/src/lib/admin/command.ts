@@ -8,9 +8,22 @@ export const ADMIN_USAGE = `Usage: ${toolCommand('admin', '<command>', { silent:
 Commands:
   hash-password   reads a password from standard input (typed without echo, or piped) and prints
                   the hash to put in ADMIN_PASSWORD_HASH, which turns the owner's inbox at /admin on
+  add-user <email> --role owner|editor|reader [--forms contact,quote] [--name "…"]
+                  invites a person and prints their link on PUBLIC_URL alone on stdout: it works
+                  once, for 72 hours (without --forms: every form; newsletter is the local list)
+  users           the people (role, forms, password, passkeys, last sign-in), then the invitations
+                  not yet accepted
+  remove-user <email>
+                  removes a person and ends their sessions at once (never the last owner)
+  reset-link <email>
+                  prints a sign-in link on PUBLIC_URL that sets a new password, once, for an hour:
+                  the way back in for a person who lost their password or passkey
+  api-key <command>
+                  the keys of /api/v1 (api-key help)
 
   Example: ${toolCommand('admin', 'hash-password', { silent: true })}
            printf '%s' "$PASSWORD" | ${toolCommand('admin', 'hash-password', { silent: true })}
+           ${toolCommand('admin', 'add-user ada@example.org --role owner', { silent: true })}
 `;
 
 /** The commands of `npm run admin`, as parsed from its arguments. */

@@ -11,6 +11,7 @@ import { createPeopleStore, type PeopleStore } from '../people/store.ts';
 import type { Deliveries } from '../webhooks/deliveries.ts';
 import type { AdminDeps, Exports, MessageCommands } from './actions/index.ts';
 import { createPasskeyOptionsLimit } from './actions/passkeys.ts';
+import type { AdminKeys, KeyDeps } from './actions/keys.ts';
 import type { TeamDeps } from './actions/people.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { createLinkMailer, type LinkMailSite } from '../people/link-mail.ts';
@@ -92,6 +93,8 @@ export type Admin = {
   passkeys: Passkeys | undefined;
   /** The people's links, their mail and its limits, and the site's forms (the people pages). */
   team: TeamDeps;
+  /** The API keys and the site's forms (/admin/keys); `undefined` when the admin was built without them (tests of other pages). */
+  apiKeys: KeyDeps | undefined;
   deps: AdminDeps;
   /** The webhooks' deliveries and their tries. */
   webhooks: Deliveries;
@@ -132,6 +135,8 @@ export type AdminParts = {
   webauthn?: () => Promise<WebAuthnLibrary>;
   /** How links reach people: the site's SMTP (none: the owner is shown them), from CONTACT_FROM, and the site's forms. */
   linkMail?: { smtp: { from: string } | undefined; mailer: Mailer | undefined; site: LinkMailSite; forms: readonly string[] };
+  /** The REST API's keys (api/keys.ts), made and revoked on /admin/keys. */
+  apiKeys?: AdminKeys | undefined;
 };
 
 /** The admin's own tables and queries over the store's SQL. */
@@ -203,6 +208,7 @@ export function createAdmin(settings: AdminSettings, parts: AdminParts, now: () 
     forms: parts.linkMail?.forms ?? [],
     hashPassword: (password) => hashPassword(password),
   };
+  const apiKeys: KeyDeps | undefined = parts.apiKeys && { keys: parts.apiKeys, forms: parts.linkMail?.forms ?? [] };
   const devices = createDevices(settings.passwordHash ?? { salt: randomBytes(32), key: randomBytes(32) });
   const deps: AdminDeps = {
     checkPassword: createPasswordCheck(settings.passwordHash, undefined, undefined, undefined, parts.dummy),
@@ -231,6 +237,7 @@ export function createAdmin(settings: AdminSettings, parts: AdminParts, now: () 
     webhooks: parts.webhooks,
     signups: parts.signups,
     team,
+    apiKeys,
   };
   const message = async (id: number, scope: FormScope): Promise<MessageDetail | undefined> => {
     const submission = await store.outbox.find(id);
@@ -263,6 +270,7 @@ export function createAdmin(settings: AdminSettings, parts: AdminParts, now: () 
     people,
     passkeys,
     team,
+    apiKeys,
     deps,
     webhooks: parts.webhooks,
     signups: parts.signups,

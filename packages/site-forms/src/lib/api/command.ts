@@ -1,4 +1,4 @@
-import { KEY_SCOPES, type KeyScope } from '../access/permissions.ts';
+import { KEY_NAME, KEY_SCOPES, type KeyScope } from '../access/permissions.ts';
 import { EXIT } from '../cli.ts';
 import { toolCommand } from '../commands.ts';
 import type { ApiKeys } from './keys.ts';
@@ -26,9 +26,6 @@ export type ApiKeyCommand =
   | { name: 'create'; keyName: string; scope: KeyScope; forms: string[] | null }
   | { name: 'revoke'; keyName: string }
   | { name: 'list' };
-
-/** A key's name: what the audit log and the list show. */
-const KEY_NAME = /^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/;
 
 /** A form's name as forms.config.ts allows it (`newsletter` for the list). */
 const FORM_NAME = /^[a-z][a-z0-9-]*$/;

@@ -45,6 +45,8 @@ export interface ApiKeys {
   list(): Promise<ApiKey[]>;
   /** Revokes the live key of this name; answers whether there was one. Its name is free again at once. */
   revoke(name: string, now: Date): Promise<boolean>;
+  /** Revokes the live key of this id (the admin's Revoke button); answers it as it was, or `undefined` when none was live. */
+  revokeById(id: number, now: Date): Promise<ApiKey | undefined>;
   /** The actor of a live key sent by a program, or `undefined` (malformed, unknown, wrong secret, revoked); notes the use. */
   find(key: string, now: Date): Promise<KeyActor | undefined>;
 }
@@ -89,6 +91,10 @@ export function createApiKeys(sql: Sql): ApiKeys {
     async revoke(name, now) {
       const { changes } = await sql.run('UPDATE api_keys SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL', [now.toISOString(), name]);
       return changes > 0;
+    },
+    async revokeById(id, now) {
+      const row = await sql.get<Row>(`UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL RETURNING ${COLUMNS}`, [now.toISOString(), id]);
+      return row && toKey(row);
     },
     async find(key, now) {
       if (!API_KEY.test(key)) return undefined;

@@ -194,6 +194,7 @@ export function createServices(config: Config, logger: Logger): Services {
       webhooks: webhooks.deliveries,
       signups: signupQueue,
       linkMail: { smtp, mailer, site: mailSite, forms: [contactForm, ...ownerForms].map((form) => form.name) },
+      apiKeys: api.keys,
     },
   );
   // One housekeeping for every periodic job: retention of each kind, the used challenges, the digest, the drafts.

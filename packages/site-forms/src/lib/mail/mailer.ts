@@ -50,7 +50,10 @@ export function createSmtpMailer(smtp: SmtpConfig, { timeouts = SMTP_TIMEOUTS, l
   return {
     async send(email) {
       try {
-        await transport.sendMail(email);
+        const sent = await transport.sendMail(email);
+        // Some recipients refused while others took it: the message went, so the try is done; the
+        // owner learns that a mailbox of theirs is gone, by count (an address is personal data).
+        if (sent.rejected.length > 0) logger?.warn('contact.recipients_rejected', { rejected: sent.rejected.length, accepted: sent.accepted.length });
         return { ok: true };
       } catch (error) {
         const { fix, ...result } = classifySmtpError(error);

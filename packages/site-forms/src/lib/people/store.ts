@@ -60,7 +60,10 @@ export type PersonChanges = {
 export type EnvOwner = { passwordHash: string | undefined; contactTo: string | undefined };
 
 /** Why a change to people was refused: expected answers, not errors. */
-export type PeopleRefusal = 'not-found' | 'email-taken' | 'last-owner';
+export type PeopleRefusal = 'not-found' | 'email-taken' | 'last-owner' | 'changed';
+
+/** The mail a person gets (issue 42 item 4): the forms whose messages are mailed to them, and the daily spam digest. */
+export type MailChoice = { mailForms: readonly string[]; digest: boolean };
 
 /** A change that happened, with the person as they are after it (or as they were, for a removal). */
 export type PeopleOutcome<R extends PeopleRefusal> = { ok: true; person: Person } | { ok: false; reason: R };
@@ -91,6 +94,12 @@ export interface PeopleSession {
   remove(id: number, now: Date): Promise<PeopleOutcome<'not-found' | 'last-owner'>>;
   /** Records a sign-in of this person (`last_sign_in_at`). */
   signedIn(id: number, at: Date): Promise<void>;
+  /**
+   * Sets the mail a person gets, in one conditional write: only while their role and forms are
+   * still `checked`, those the choice was checked against (`changed` otherwise, nothing written),
+   * so a choice checked before an owner took a form away never lands. Decision 0301.
+   */
+  chooseMail(id: number, choice: MailChoice, checked: Pick<Person, 'role' | 'forms'>, now: Date): Promise<PeopleOutcome<'not-found' | 'changed'>>;
   /**
    * Makes the first owner from ADMIN_PASSWORD_HASH unless they exist or were removed under this
    * hash; called after the store is ready, by every instance and command, as often as they like.
@@ -270,6 +279,16 @@ function operations(engine: Engine, db: SqlSession, atomically: <T>(work: (tx: S
     },
     async signedIn(id, at) {
       await db.run('UPDATE admin_users SET last_sign_in_at = ? WHERE id = ?', [at.toISOString(), id]);
+    },
+    async chooseMail(id, choice, checked, now) {
+      // The forms are compared as stored: the same list is written the same way (listOf), NULL as NULL.
+      const row = await db.get<Row>(
+        `UPDATE admin_users SET mail_forms = ?, digest = ?, updated_at = ?
+         WHERE id = ? AND role = ? AND forms IS NOT DISTINCT FROM ? RETURNING ${COLUMNS}`,
+        [listOf(choice.mailForms), choice.digest ? 1 : 0, now.toISOString(), id, checked.role, listOf(checked.forms)],
+      );
+      if (row) return { ok: true, person: toPerson(row) } as const;
+      return (await findIn(db, id)) ? ({ ok: false, reason: 'changed' } as const) : ({ ok: false, reason: 'not-found' } as const);
     },
     async ensureEnvOwner(now) {
       const hash = env.passwordHash;

@@ -47,6 +47,16 @@ export type HousekeepingDeps = {
 /** What became of a digest: sent (with how many held), or why not. */
 export type DigestOutcome = HousekeepingResult['digest'];
 
+/** A digest sent on request, and the addresses it reached (none unless `sent`). */
+export type DigestReport = { outcome: DigestOutcome; sentTo: string[] };
+
+/** Sends the digest now, as the owner asks it (`npm run inbox -- digest`), and says whom it reached. */
+export async function digestNow(deps: HousekeepingDeps, now: Date): Promise<DigestReport> {
+  const sentTo: string[] = [];
+  const outcome = await sendDigest(deps, now, { force: true, sentTo });
+  return { outcome, sentTo };
+}
+
 /**
  * Every spam job at once (the tests' and an owner's one-off pass): delete held spam older than the retention and challenges that expired, then send
  * the digest of what was held since the last one, when it is due, over every instance at once.
@@ -75,7 +85,7 @@ async function deleteOldSpam({ spam, retentionDays, logger }: HousekeepingDeps, 
 export async function sendDigest(
   { spam, mailer, smtp, site, retentionDays, digestAt, logger, recipients }: HousekeepingDeps,
   now: Date,
-  { force }: { force: boolean },
+  { force, sentTo }: { force: boolean /** Given: each address a mail went to is added to it. */; sentTo?: string[] },
 ): Promise<DigestOutcome> {
   if (!mailer || !smtp) return 'no mail server';
   const readers: DigestRecipient[] = recipients ? await recipients.forDigest() : [{ id: undefined, to: smtp.to, scope: { all: true } }];
@@ -93,6 +103,7 @@ export async function sendDigest(
     const result = await mailer.send(composeDigest(held, smtp, site, { now, retentionDays, to: reader.to, tag }));
     if (result.ok) {
       sent += 1;
+      sentTo?.push(reader.to);
       logger.info('spam.digest_sent', { held: held.count, ...person });
     } else failures.push({ reason: result.reason, held: held.count, ...person });
   }

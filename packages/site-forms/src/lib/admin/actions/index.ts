@@ -2,7 +2,9 @@ import { actorLabel, authorize, type Permission } from '../../access/permissions
 import type { IncomingRequest } from '../../http/form.ts';
 import { readForm } from '../../http/form.ts';
 import { comesFromOrigin, csrfTokenMatches, readSessionToken } from '../session.ts';
+import { ACCOUNT_ACTIONS } from './account.ts';
 import { exportFile } from './exports.ts';
+import { KEY_ACTIONS } from './keys.ts';
 import { messageCommand } from './messages.ts';
 import { ENROLL_ACTIONS, PASSKEY_ACTIONS } from './passkeys.ts';
 import { PEOPLE_ACTIONS } from './people.ts';
@@ -59,6 +61,8 @@ export const ADMIN_ACTIONS = {
   '/admin/actions/retry-signup': { action: 'retry-signup', permission: 'signups.retry', run: retrySignup },
   ...PASSKEY_ACTIONS,
   ...PEOPLE_ACTIONS,
+  ...KEY_ACTIONS,
+  ...ACCOUNT_ACTIONS,
 } as const satisfies Record<`/admin/actions/${string}`, PublicEntry | SessionEntry>;
 
 /** One entry of the registry. */

@@ -11,6 +11,7 @@ import type { PasswordCheck } from '../password.ts';
 import type { AdminQueries } from '../queries.ts';
 import type { Session, Sessions } from '../session.ts';
 import type { SignInThrottle } from '../throttle.ts';
+import type { KeyDeps } from './keys.ts';
 import type { TeamDeps } from './people.ts';
 
 // What every admin action shares: what it is given, what it answers, and the few helpers the
@@ -96,6 +97,8 @@ export type AdminDeps = {
   now?: () => Date;
   /** The owner's team: people, their links and the mail that carries them (none in the tests of other posts: their posts answer 404). */
   team?: TeamDeps;
+  /** The API keys and the site's forms, for the keys' posts (none in the tests of other posts: their posts answer 404). */
+  apiKeys?: KeyDeps;
   /** Waits before a password is checked; the tests count instead of waiting. */
   wait?: (ms: number) => Promise<void>;
 };
