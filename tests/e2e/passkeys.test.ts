@@ -215,6 +215,11 @@ describe.each([
     await loadsPage(page, () => page.getByRole('link', { name: 'Account' }).click());
     await expect(page.getByRole('button', { name: 'Add a passkey' }).isVisible()).resolves.toBe(false);
     await expect(page.getByText('Adding a passkey needs JavaScript').isVisible()).resolves.toBe(true);
+    // The mail section (components/admin/account/Mail.astro, decision 0301) is the account page's too.
+    await page.getByLabel('Send me the daily spam digest').setChecked(false);
+    await loadsPage(page, () => page.getByRole('button', { name: 'Save the mail choices' }).click());
+    await expect(page.getByRole('status').textContent()).resolves.toBe('Your mail choices are saved.');
+    await expect(page.getByLabel('Send me the daily spam digest').isChecked()).resolves.toBe(false);
   });
 
   test.skipIf(behindProxy && !nginxAvailable)(
