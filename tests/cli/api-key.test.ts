@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createAuditLog } from '../../packages/site-forms/src/lib/admin/audit.ts';
 import { createApiKeys } from '../../packages/site-forms/src/lib/api/keys.ts';
 import { openSqlite } from '../../packages/site-forms/src/lib/sql/sqlite.ts';
 import { runCli } from '../contact/run-inbox.ts';
@@ -67,6 +68,29 @@ describe('npm run admin -- api-key', () => {
       expect(refused.stderr, args.join(' ')).toContain('Usage:');
       expect(refused.stdout).toBe('');
     }
+  });
+
+  const audited = async () => {
+    const db = openSqlite(dataDir, { lockTimeoutMs: 1_000 });
+    try {
+      return (await createAuditLog(db).list(100, 0)).entries;
+    } finally {
+      await db.close();
+    }
+  };
+
+  test('made and revoked keys are in the audit log, named with their prefix, by the command line; never the key', async () => {
+    const key = (await apiKey(['create', '--name', 'audited', '--scope', 'read', '--forms', 'contact'], { DATA_DIR: dataDir })).stdout.trim();
+    expect((await apiKey(['revoke', 'audited'], { DATA_DIR: dataDir })).code).toBe(0);
+    const entries = (await audited()).filter((entry) => entry.detail.startsWith('audited '));
+    expect(entries.map(({ action, detail, actor, actorName, client }) => ({ action, detail, actor, actorName, client }))).toEqual([
+      { action: 'key-revoked', detail: `audited (${key.slice(0, 16)}…)`, actor: 'cli', actorName: 'the command line', client: 'command line' },
+      { action: 'key-created', detail: `audited (${key.slice(0, 16)}…), read, contact`, actor: 'cli', actorName: 'the command line', client: 'command line' },
+    ]);
+    expect(JSON.stringify(await audited())).not.toContain(key.slice(17));
+    // Refused: nothing changed, nothing recorded.
+    expect((await apiKey(['revoke', 'audited'], { DATA_DIR: dataDir })).code).toBe(1);
+    expect((await audited()).filter((entry) => entry.detail.startsWith('audited '))).toHaveLength(2);
   });
 
   test('revoke: the key is refused at the next lookup, its name free again; a name with no live key: exit 1', async () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { hashPassword } from '../../packages/site-forms/src/lib/admin/password.ts';
+import { ADMIN_NAV } from '../../packages/site-forms/src/lib/admin/nav.ts';
 import { csrfTokenFor, hashToken } from '../../packages/site-forms/src/lib/admin/session.ts';
 import { type Site, startSite } from '../support/site.ts';
 
@@ -16,6 +17,8 @@ import { type Site, startSite } from '../support/site.ts';
 const PASSWORD = 'correct horse battery staple';
 const EDDIE = 'EddieSessionTokenOfTheQuoteEditor_012345678';
 const RITA = 'RitaSessionTokenOfTheQuoteReader_0123456789';
+/** A reader of the quote form and of the local list (step S5: the subscribers' page without its buttons). */
+const NORA = 'NoraSessionTokenOfTheListReader_01234567890';
 /** A file of Carl's (contact) message and one of Quinn's (quote). */
 const CARL_FILE = 'CarlsFileOfTheContactForm';
 const QUINN_FILE = 'QuinnsFileOfTheQuoteFormX';
@@ -29,18 +32,25 @@ let quinn: number;
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'site-forms-roles-'));
   site = await startSite({ ADMIN_PASSWORD_HASH: await hashPassword(PASSWORD) }, { dataDir });
-  db = new DatabaseSync(join(dataDir, 'forms.db'));
+  // The server may be writing (the first owner, its housekeeping) just after it starts: wait for its
+  // lock, as tests/server/invitations.test.ts does, rather than fail with "database is locked".
+  db = new DatabaseSync(join(dataDir, 'forms.db'), { timeout: 5_000 });
   const now = new Date().toISOString();
   const person = db.prepare(
     "INSERT INTO admin_users (id, email, name, role, forms, origin, user_handle, created_at, updated_at) VALUES (?, ?, ?, ?, '[\"quote\"]', 'invited', ?, ?, ?)",
   );
   person.run(2, 'eddie@example.org', 'Eddie', 'editor', 'handle-eddie', now, now);
   person.run(3, 'rita@example.org', 'Rita', 'reader', 'handle-rita', now, now);
+  db.prepare(
+    "INSERT INTO admin_users (id, email, name, role, forms, origin, user_handle, created_at, updated_at) VALUES (4, 'nora@example.org', 'Nora', 'reader', '[\"quote\",\"newsletter\"]', 'invited', 'handle-nora', ?, ?)",
+  ).run(now, now);
+  db.prepare('INSERT INTO subscribers (email, created_at) VALUES (?, ?)').run('sub@example.org', now);
   const session = db.prepare(
     "INSERT INTO admin_person_sessions (token_hash, user_id, stage, method, created_at, last_seen_at) VALUES (?, ?, 'full', 'password', ?, ?)",
   );
   session.run(hashToken(EDDIE), 2, now, now);
   session.run(hashToken(RITA), 3, now, now);
+  session.run(hashToken(NORA), 4, now, now);
   const message = db.prepare("INSERT INTO submissions (created_at, name, email, message, status, form) VALUES (?, ?, ?, ?, 'sent', ?) RETURNING id");
   carl = Number((message.get(now, 'Carl Contact', 'carl@example.org', 'About the contact form.', 'contact') as { id: number }).id);
   quinn = Number((message.get(now, 'Quinn Quote', 'quinn@example.org', 'A quote, please.', 'quote') as { id: number }).id);
@@ -147,5 +157,82 @@ describe('an editor of the quote form', () => {
     const html = await audit.text();
     expect(html).toContain(`Marked as spam: #${quinn}`);
     expect(html).toContain('Eddie &lt;eddie@example.org&gt;');
+  });
+});
+
+/** The owner's session cookie, from signing in with the site's password. */
+async function ownerCookie(): Promise<string> {
+  const signIn = await fetch(`${site.url}/admin/actions/sign-in`, {
+    method: 'POST',
+    body: new URLSearchParams({ password: PASSWORD }),
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: site.url },
+    redirect: 'manual',
+  });
+  return signIn.headers.get('set-cookie')!.split(';')[0]!;
+}
+const getAs = (path: string, cookie: string) => fetch(`${site.url}${path}`, { headers: { cookie }, redirect: 'manual' });
+/** The admin posts a page's forms send, by the last part of their address (`spam`, `sign-out`…). */
+const postsOf = (html: string) => [...html.matchAll(/<form[^>]*action="\/admin\/actions\/([a-z-]+)"/g)].map((m) => m[1]!);
+/** The addresses of the admin's navigation on a page. */
+const navOf = (html: string) => [...(/<nav class="admin-nav"[\s\S]*?<\/nav>/.exec(html)?.[0] ?? '').matchAll(/href="([^"]+)"/g)].map((m) => m[1]!);
+/** The counts per status of the overview. */
+const countsOf = (html: string) =>
+  [...(/<ul class="admin-counts">[\s\S]*?<\/ul>/.exec(html)?.[0] ?? '').matchAll(/<strong>(\d+)<\/strong>/g)].map((m) => Number(m[1]));
+
+describe('what each person sees (step S5)', () => {
+  test('a reader’s message page and list offer nothing that changes anything: no post but sign-out, no delete link', async () => {
+    for (const path of [`/admin/messages/${quinn}`, '/admin/messages']) {
+      const answer = await get(path, RITA);
+      expect(answer.status).toBe(200);
+      const html = await answer.text();
+      expect(postsOf(html)).toEqual(['sign-out']);
+      expect(html).not.toContain(`/admin/messages/${quinn}/delete`);
+    }
+  });
+
+  test('an editor’s message page has triage and delete; their list has the export of messages', async () => {
+    const html = await (await get(`/admin/messages/${quinn}`, EDDIE)).text();
+    // Quinn's message is sent or, once the editor's test above marked it, spam: one of the two.
+    expect(postsOf(html).filter((path) => path !== 'sign-out')).toEqual([statusOf(quinn) === 'spam' ? 'release' : 'spam']);
+    expect(html).toContain(`href="/admin/messages/${quinn}/delete"`);
+    expect(postsOf(await (await get('/admin/messages', EDDIE)).text())).toEqual(['sign-out', 'export', 'export', 'export']);
+  });
+
+  test('a reader of the list sees its addresses without delete, export or retry', async () => {
+    const answer = await get('/admin/subscribers', NORA);
+    expect(answer.status).toBe(200);
+    const html = await answer.text();
+    expect(html).toContain('sub@example.org');
+    expect(postsOf(html)).toEqual(['sign-out']);
+  });
+
+  test('the overview opens to a reader with their form’s counts only, without the site’s set-up; the owner’s counts every form', async () => {
+    const reader = await get('/admin', RITA);
+    expect(reader.status).toBe(200);
+    const html = await reader.text();
+    expect(countsOf(html).reduce((a, b) => a + b, 0)).toBe(1);
+    expect(html).not.toContain('<dt>Database</dt>');
+    expect(html).toContain('Rita');
+    const owner = await (await getAs('/admin', await ownerCookie())).text();
+    expect(countsOf(owner).reduce((a, b) => a + b, 0)).toBe(2);
+    expect(owner).toContain('<dt>Database</dt>');
+  });
+
+  test.each([
+    ['the reader', RITA, ['/admin', '/admin/messages']],
+    ['the editor', EDDIE, ['/admin', '/admin/messages']],
+    ['the reader of the list', NORA, ['/admin', '/admin/messages', '/admin/subscribers']],
+  ])('%s’s navigation links the pages they may open, and every page it leaves out refuses them (403)', async (_, token, expected) => {
+    const nav = navOf(await (await get('/admin/messages', token)).text());
+    expect(nav).toEqual(expected);
+    for (const path of nav) expect((await get(path, token)).status).toBe(200);
+    for (const { path } of ADMIN_NAV.filter((entry) => !nav.includes(entry.path))) expect((await get(path, token)).status).toBe(403);
+  });
+
+  test('the owner’s navigation links every page, each open to them', async () => {
+    const cookie = await ownerCookie();
+    const nav = navOf(await (await getAs('/admin/messages', cookie)).text());
+    expect(nav).toEqual(ADMIN_NAV.map((entry) => entry.path));
+    for (const path of nav) expect((await getAs(path, cookie)).status).toBe(200);
   });
 });

@@ -17,10 +17,11 @@ if (process.argv[2] === 'api-key') {
   const { runTool } = await import('./run.ts');
   const { API_KEY_USAGE, parseApiKeyArgs, runApiKeyCommand } = await import('../lib/api/command.ts');
   const { createApiKeys } = await import('../lib/api/keys.ts');
+  const { createAuditLog } = await import('../lib/admin/audit.ts');
   await runTool({
     usage: API_KEY_USAGE,
     parse: parseApiKeyArgs,
-    run: (command, { store, out, err }) => runApiKeyCommand(command, { keys: createApiKeys(store.sql), out, err }),
+    run: (command, { store, out, err }) => runApiKeyCommand(command, { keys: createApiKeys(store.sql), audit: createAuditLog(store.sql), out, err }),
   });
 } else if ((PEOPLE_COMMANDS as readonly string[]).includes(process.argv[2] ?? '')) {
   // The team (issue 42 item 1): the store, as the server's; the links point to PUBLIC_URL.

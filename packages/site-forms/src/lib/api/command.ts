@@ -1,4 +1,6 @@
 import { KEY_NAME, KEY_SCOPES, type KeyScope } from '../access/permissions.ts';
+import { describeKeyForms } from '../admin/actions/keys.ts';
+import type { AuditLog } from '../admin/audit.ts';
 import { EXIT } from '../cli.ts';
 import { toolCommand } from '../commands.ts';
 import type { ApiKeys } from './keys.ts';
@@ -63,11 +65,20 @@ export function parseApiKeyArgs(args: readonly string[]): { ok: true; command: A
   return { ok: true, command: { name: 'create', keyName: options.name, scope: options.scope as KeyScope, forms } };
 }
 
-/** Where the command writes: results to `out`, everything for people to `err`. */
-export type ApiKeyIo = { keys: ApiKeys; out: (text: string) => void | Promise<void>; err: (text: string) => void; now?: () => Date };
+/** Where the command writes: results to `out`, everything for people to `err`; what it changes to the admin's audit log. */
+export type ApiKeyIo = {
+  keys: ApiKeys;
+  audit: Pick<AuditLog, 'record'>;
+  out: (text: string) => void | Promise<void>;
+  err: (text: string) => void;
+  now?: () => Date;
+};
 
 /** Runs one api-key command and answers its exit code. */
-export async function runApiKeyCommand(command: ApiKeyCommand, { keys, out, err, now = () => new Date() }: ApiKeyIo): Promise<number> {
+export async function runApiKeyCommand(command: ApiKeyCommand, { keys, audit, out, err, now = () => new Date() }: ApiKeyIo): Promise<number> {
+  // As the admin's posts record them (admin/actions/keys.ts), by the command line: it has no address to hash.
+  const record = (action: 'key-created' | 'key-revoked', detail: string) =>
+    audit.record({ at: now().toISOString(), action, detail, client: 'command line', actor: 'cli', actorName: 'the command line' });
   if (command.name === 'help') {
     await out(API_KEY_USAGE);
     return EXIT.ok;
@@ -82,11 +93,15 @@ export async function runApiKeyCommand(command: ApiKeyCommand, { keys, out, err,
       `Made the ${command.scope} key "${command.keyName}" for ${command.forms === null ? 'every form' : command.forms.join(', ') || 'no form'}. ` +
         'Copy it now: it is shown only this once. Programs send it as Authorization: Bearer <key>.\n',
     );
+    await record('key-created', `${command.keyName} (${made.record.prefix}…), ${command.scope}, ${describeKeyForms(command.forms)}`);
     await out(`${made.key}\n`);
     return EXIT.ok;
   }
   if (command.name === 'revoke') {
+    // The prefix names the key in the audit log, as the admin's entry does.
+    const live = (await keys.list()).find((key) => key.name === command.keyName && !key.revokedAt);
     if (await keys.revoke(command.keyName, now())) {
+      await record('key-revoked', `${command.keyName}${live ? ` (${live.prefix}…)` : ''}`);
       err(`Revoked the key "${command.keyName}": its next request is refused.\n`);
       return EXIT.ok;
     }

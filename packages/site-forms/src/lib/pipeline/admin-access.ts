@@ -58,3 +58,5 @@ export async function requirePerson(
 
 // Where the pages have always found them; they live with the admin, which the posts' checks share.
 export { allows, type PageNeed };
+// What a page may offer a person to post: the posts' registry judges it as the server does (decision 0294).
+export { mayPost } from '../admin/actions/index.ts';

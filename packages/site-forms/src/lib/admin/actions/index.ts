@@ -1,4 +1,4 @@
-import { actorLabel, authorize, type Permission } from '../../access/permissions.ts';
+import { type Actor, actorLabel, authorize, type Authorization, type Permission, type PersonActor } from '../../access/permissions.ts';
 import type { IncomingRequest } from '../../http/form.ts';
 import { readForm } from '../../http/form.ts';
 import { comesFromOrigin, csrfTokenMatches, readSessionToken } from '../session.ts';
@@ -65,6 +65,9 @@ export const ADMIN_ACTIONS = {
   ...ACCOUNT_ACTIONS,
 } as const satisfies Record<`/admin/actions/${string}`, PublicEntry | SessionEntry>;
 
+/** The address of one of the admin's form posts. */
+export type AdminActionPath = keyof typeof ADMIN_ACTIONS;
+
 /** One entry of the registry. */
 export type AdminActionEntry = (typeof ADMIN_ACTIONS)[keyof typeof ADMIN_ACTIONS];
 
@@ -88,6 +91,34 @@ export function permissionsOf(entry: PublicEntry | SessionEntry): Permission[] {
   if (!('permission' in entry)) return [];
   const rule = entry.permission;
   return typeof rule === 'string' ? [rule] : Object.values(rule.values);
+}
+
+/**
+ * What the registry lets `actor` post with these fields, before the action reads anything: `enroll`
+ * (an enrolment session posts a passkey's registration or signs out, nothing else), `forbidden`
+ * (the role cannot), `not-found` (the list, or the form asked about, is not theirs) or `allow`.
+ * Hint: `handleAdminPost` acts on it and the pages show their buttons by it (`mayPost`), so the two
+ * cannot disagree (decision 0294). A field choosing no known permission (an export of "passwords")
+ * is the action's 400; the action then does nothing, so it is judged against the strictest of what
+ * it may ask.
+ */
+export function judgePost(actor: Actor, entry: SessionEntry, fields: Record<string, unknown>): Authorization | 'enroll' {
+  if (actor.kind === 'person' && actor.stage === 'enroll' && !ENROLL_ACTIONS.has(entry.action)) return 'enroll';
+  const asked = permissionOf(entry, fields);
+  const judged = asked === undefined ? permissionsOf(entry).map((permission) => authorize(actor, permission)) : [authorize(actor, asked)];
+  if (judged.includes('forbidden')) return 'forbidden';
+  return asked !== undefined && judged.includes('not-found') ? 'not-found' : 'allow';
+}
+
+/**
+ * Whether a page may offer `actor` the button or link that sends this post (with these fields:
+ * the export's `what`): the server's own judgement of it (`judgePost`). Sign-in and the link
+ * pages' posts are anyone's. A message's form is not asked: a page only shows a message its
+ * person may read, and the server checks the form again.
+ */
+export function mayPost(actor: PersonActor, path: AdminActionPath, fields: Record<string, unknown> = {}): boolean {
+  const entry: PublicEntry | SessionEntry = ADMIN_ACTIONS[path];
+  return 'public' in entry || judgePost(actor, entry, fields) === 'allow';
 }
 
 /**
@@ -116,16 +147,13 @@ export async function handleAdminPost(action: AdminAction, request: IncomingRequ
   if (!resumed.ok) return { kind: 'redirect', location: `/admin?ended=${resumed.reason === 'missing' ? 'none' : 'expired'}` };
   if (!csrfTokenMatches(resumed.session, call.fields.csrf)) return forbidden();
   const { actor } = resumed.session;
+  const judged = judgePost(actor, entry, call.fields);
   // An enrolment session (ADMIN_REQUIRE_PASSKEY) registers a passkey or signs out, nothing else.
-  if (actor.stage === 'enroll' && !ENROLL_ACTIONS.has(action)) return { kind: 'refused', status: 403, message: ENROLL_ONLY };
-  // A field choosing no known permission (an export of "passwords") is the action's 400; the
-  // action then does nothing, so it is checked against the strictest of what it may ask.
-  const asked = permissionOf(entry, call.fields);
-  const judged = asked === undefined ? permissionsOf(entry).map((permission) => authorize(actor, permission)) : [authorize(actor, asked)];
-  if (judged.includes('forbidden')) {
+  if (judged === 'enroll') return { kind: 'refused', status: 403, message: ENROLL_ONLY };
+  if (judged === 'forbidden') {
     await deps.audit.recordRepeated({ at: call.now().toISOString(), action: 'refused', detail: action, client: context.clientHash, ...actorLabel(actor) });
     return { kind: 'refused', status: 403, message: ROLE_CANNOT };
   }
-  if (asked !== undefined && judged.includes('not-found')) return { kind: 'refused', status: 404, message: NOT_THEIRS };
+  if (judged === 'not-found') return { kind: 'refused', status: 404, message: NOT_THEIRS };
   return entry.run({ ...call, session: resumed.session });
 }
