@@ -204,6 +204,9 @@ async function signIn({ page, at }: Visit): Promise<void> {
 /**
  * The table: a name, the presses, and, for a case whose pages carry no script (the admin's),
  * `{ script: false }`: JavaScript would change nothing there, so it is pressed without it only.
+ * The admin's passkeys are the exception: the sign-in and account pages carry the passkey script
+ * (decision 0296), so the account page's case runs with JavaScript (adding one in Chromium's
+ * virtual authenticator) and without it (no passkey control, the password as before).
  */
 const CASES: Array<[string, (visit: Visit) => Promise<void>, { script: false }?]> = [
   [
@@ -390,6 +393,52 @@ const CASES: Array<[string, (visit: Visit) => Promise<void>, { script: false }?]
 
       await expect(press(page, 'Sign out')).resolves.toBe(200);
       await expect(page.getByRole('status').textContent()).resolves.toBe('You have signed out.');
+    },
+  ],
+  [
+    'the account page: add a passkey (JavaScript, a virtual authenticator), rename it, remove it; passkeys off on an IP address',
+    async (visit) => {
+      const { page, at, javaScriptEnabled, tag } = visit;
+      // Passkeys need PUBLIC_URL on a domain: https://localhost through nginx has them, http://127.0.0.1 has not.
+      const passkeys = new URL(at.home).hostname === 'localhost';
+      let authenticatorId: string | undefined;
+      const cdp = javaScriptEnabled && passkeys ? await page.context().newCDPSession(page) : undefined;
+      if (cdp) {
+        await cdp.send('WebAuthn.enable', { enableUI: false });
+        ({ authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+          options: {
+            protocol: 'ctap2',
+            transport: 'internal',
+            hasResidentKey: true,
+            hasUserVerification: true,
+            isUserVerified: true,
+            automaticPresenceSimulation: true,
+          },
+        }));
+      }
+      await signIn(visit);
+      await loadsPage(page, () => page.getByRole('link', { name: 'Account' }).click());
+      await page.getByRole('heading', { name: 'Your account' }).waitFor();
+      if (!passkeys) {
+        await expect(page.getByText('Passkeys are off on this site').isVisible()).resolves.toBe(true);
+      } else if (!javaScriptEnabled) {
+        await expect(page.getByRole('button', { name: 'Add a passkey' }).isVisible()).resolves.toBe(false);
+        await expect(page.getByText('Adding a passkey needs JavaScript').isVisible()).resolves.toBe(true);
+      } else {
+        const [name, renamed] = [`Key ${tag}`, `Renamed ${tag}`];
+        await page.getByLabel('Name of the new passkey').fill(name);
+        await expect(press(page, 'Add a passkey')).resolves.toBe(200);
+        await page.getByRole('cell', { name, exact: true }).waitFor();
+        // Rename and Remove are plain form posts: the script takes no part in them.
+        await page.getByLabel(`New name for ${name}`).fill(renamed);
+        await expect(press(page, `Rename ${name}`)).resolves.toBe(200);
+        await expect(page.getByRole('status').textContent()).resolves.toBe('The passkey was renamed.');
+        await expect(press(page, `Remove ${renamed}`)).resolves.toBe(200);
+        await expect(page.getByRole('status').textContent()).resolves.toBe('The passkey was removed: it no longer signs you in.');
+        await expect(page.getByRole('cell', { name: renamed, exact: true }).count()).resolves.toBe(0);
+        await cdp?.send('WebAuthn.removeVirtualAuthenticator', { authenticatorId: authenticatorId! });
+      }
+      await expect(press(page, 'Sign out')).resolves.toBe(200);
     },
   ],
   [

@@ -89,16 +89,17 @@ describe("the admin's navigation (one list, each entry with its page's permissio
       ['audit', '/admin/audit', 'audit.read'],
       ['people', '/admin/people', 'people.manage'],
       ['keys', '/admin/keys', 'keys.manage'],
+      ['account', '/admin/account', 'self.manage'],
     ]);
   });
 
   test.each([
-    ['an owner', ['overview', 'messages', 'subscribers', 'webhooks', 'audit', 'people', 'keys'], person('owner')],
-    ['an editor of every form', ['overview', 'messages', 'subscribers'], person('editor')],
-    ['an editor of the quote form', ['overview', 'messages'], person('editor', ['quote'])],
-    ['a reader of the quote form', ['overview', 'messages'], person('reader', ['quote'])],
-    ['a reader of the list', ['overview', 'messages', 'subscribers'], person('reader', ['newsletter'])],
-    ['an enrolment session', [], person('owner', null, 'enroll')],
+    ['an owner', ['overview', 'messages', 'subscribers', 'webhooks', 'audit', 'people', 'keys', 'account'], person('owner')],
+    ['an editor of every form', ['overview', 'messages', 'subscribers', 'account'], person('editor')],
+    ['an editor of the quote form', ['overview', 'messages', 'account'], person('editor', ['quote'])],
+    ['a reader of the quote form', ['overview', 'messages', 'account'], person('reader', ['quote'])],
+    ['a reader of the list', ['overview', 'messages', 'subscribers', 'account'], person('reader', ['newsletter'])],
+    ['an enrolment session', ['account'], person('owner', null, 'enroll')],
   ])('%s sees %j', (_, expected, actor) => {
     expect(keys(actor)).toEqual(expected);
   });

@@ -89,6 +89,7 @@ const PAGES: ReadonlyArray<readonly [pattern: string, entrypoint: string]> = [
   ['/admin/welcome/[token]', 'integration/pages/admin/welcome/[token].astro'],
   ['/admin/reset', 'integration/pages/admin/reset.astro'],
   ['/admin/keys', 'integration/pages/admin/keys.astro'],
+  ['/admin/account', 'integration/pages/admin/account.astro'],
 ];
 
 /**

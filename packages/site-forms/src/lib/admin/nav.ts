@@ -21,6 +21,7 @@ export const ADMIN_NAV = [
   { key: 'audit', path: '/admin/audit', label: 'Audit log', permission: 'audit.read' },
   { key: 'people', path: '/admin/people', label: 'People', permission: 'people.manage' },
   { key: 'keys', path: '/admin/keys', label: 'API keys', permission: 'keys.manage' },
+  { key: 'account', path: '/admin/account', label: 'Account', permission: 'self.manage' },
 ] as const satisfies readonly NavEntry[];
 
 /** Which entry of the navigation a page is. */
