@@ -219,9 +219,9 @@ describe('what each person sees (step S5)', () => {
   });
 
   test.each([
-    ['the reader', RITA, ['/admin', '/admin/messages']],
-    ['the editor', EDDIE, ['/admin', '/admin/messages']],
-    ['the reader of the list', NORA, ['/admin', '/admin/messages', '/admin/subscribers']],
+    ['the reader', RITA, ['/admin', '/admin/messages', '/admin/account']],
+    ['the editor', EDDIE, ['/admin', '/admin/messages', '/admin/account']],
+    ['the reader of the list', NORA, ['/admin', '/admin/messages', '/admin/subscribers', '/admin/account']],
   ])('%s’s navigation links the pages they may open, and every page it leaves out refuses them (403)', async (_, token, expected) => {
     const nav = navOf(await (await get('/admin/messages', token)).text());
     expect(nav).toEqual(expected);
