@@ -173,7 +173,11 @@ describe('the owner’s team in Chromium (issue 42, "Done when")', () => {
     expect(new URL(eddie.url()).pathname).toBe(`/admin/messages/${carl}`);
     // Another form's message is, for the editor too, as if it did not exist.
     const csrf = await eddie.locator('input[name="csrf"]').first().inputValue();
-    const crafted = await eddie.request.post(`${site.url}/admin/actions/spam`, { form: { csrf, id: String(quinn) }, headers: { origin: site.url }, maxRedirects: 0 });
+    const crafted = await eddie.request.post(`${site.url}/admin/actions/spam`, {
+      form: { csrf, id: String(quinn) },
+      headers: { origin: site.url },
+      maxRedirects: 0,
+    });
     expect(crafted.status()).toBe(404);
     expect(statusOf(quinn)).toBe('sent');
   });
@@ -181,15 +185,18 @@ describe('the owner’s team in Chromium (issue 42, "Done when")', () => {
   test('the owner’s audit log names the editor’s mark, the reader’s sign-in and the owner’s invitations', async () => {
     const owner = pages.owner;
     await loadsPage(owner, () => owner.getByRole('navigation', { name: 'Admin' }).getByRole('link', { name: 'Audit log' }).click());
-    const entries = (await owner.getByRole('list', { name: 'Audit log, newest first' }).getByRole('listitem').allTextContents()).map((entry) =>
-      entry.replace(/\s+/g, ' ').trim(),
-    );
+    // Each entry as "what — who (client) — when", from its three parts.
+    const entries = await owner
+      .getByRole('list', { name: 'Audit log, newest first' })
+      .getByRole('listitem')
+      .evaluateAll((items) => items.map((item) => [...item.children].map((part) => part.textContent?.replace(/\s+/g, ' ').trim()).join(' — ')));
     const find = (what: RegExp, who: string) => entries.find((entry) => what.test(entry) && entry.includes(who));
-    expect(find(new RegExp(`^Marked as spam: #${carl}\\b`), `${EDDIE.name} <${EDDIE.email}>`), entries.join('\n')).toBeDefined();
-    expect(find(/^Signed in\b/, `${RITA.name} <${RITA.email}>`), entries.join('\n')).toBeDefined();
-    expect(find(new RegExp(`^Invited: ${EDDIE.email} as editor`), 'Owner'), entries.join('\n')).toBeDefined();
-    expect(find(new RegExp(`^Invited: ${RITA.email} as reader`), 'Owner'), entries.join('\n')).toBeDefined();
-    expect(find(/^Followed a link: joined as editor/, EDDIE.name), entries.join('\n')).toBeDefined();
-    expect(find(/^Followed a link: joined as reader/, RITA.name), entries.join('\n')).toBeDefined();
+    expect(find(new RegExp(`^Marked as spam: #${carl} — `), `${EDDIE.name} <${EDDIE.email}>`), entries.join('\n')).toBeDefined();
+    expect(find(/^Refused \(the role cannot do this\): mark-spam — /, `${RITA.name} <${RITA.email}>`), entries.join('\n')).toBeDefined();
+    expect(find(/^Signed in — /, `${RITA.name} <${RITA.email}>`), entries.join('\n')).toBeDefined();
+    expect(find(new RegExp(`^Invited: ${EDDIE.email} as editor \\(contact\\) — Owner`), 'Owner'), entries.join('\n')).toBeDefined();
+    expect(find(new RegExp(`^Invited: ${RITA.email} as reader \\(contact\\) — Owner`), 'Owner'), entries.join('\n')).toBeDefined();
+    expect(find(/^Followed a link: joined as editor — /, EDDIE.name), entries.join('\n')).toBeDefined();
+    expect(find(/^Followed a link: joined as reader — /, RITA.name), entries.join('\n')).toBeDefined();
   });
 });
