@@ -58,7 +58,7 @@ describe('the welcome page', () => {
         params: { token: made.token },
         request: new Request(`https://site.test/admin/welcome/${made.token}`),
       });
-      expect([response.status, response.headers.get('referrer-policy'), response.headers.get('cache-control')]).toEqual([200, 'no-referrer', 'no-store']);
+      expect([response.status, response.headers.get('referrer-policy'), response.headers.get('cache-control')]).toEqual([200, 'same-origin', 'no-store']);
       const page = await read(response);
       expect(page.querySelector('h1')?.textContent).toBe('Welcome');
       const form = page.querySelector('form[action="/admin/actions/accept-link"]');
