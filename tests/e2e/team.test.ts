@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { hashPassword } from '../../packages/site-forms/src/lib/admin/password.ts';
 import { mailParts } from '../support/mime.ts';
 import { type Site, startSite } from '../support/site.ts';
-import { eventually, type FakeSmtpServer, startSmtpServer } from '../support/smtp.ts';
+import { eventually, type FakeSmtpServer, freePort, startSmtpServer } from '../support/smtp.ts';
 import { launchChromium, loadsPage, openPage } from './support/browser.ts';
 
 /**
@@ -35,7 +35,11 @@ const pages: Record<'owner' | 'eddie' | 'rita', Page> = {} as never;
 beforeAll(async () => {
   browser = await launchChromium();
   smtp = await startSmtpServer();
+  // Links are mailed on PUBLIC_URL only (decision 0303): the server's own address.
+  const port = await freePort();
   site = await startSite({
+    PORT: String(port),
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
     ADMIN_PASSWORD_HASH: await hashPassword(PASSWORD),
     CONTACT_TO: 'owner@example.org',
     CONTACT_FROM: 'forms@example.com',

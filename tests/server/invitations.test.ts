@@ -3,7 +3,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { hashPassword } from '../../packages/site-forms/src/lib/admin/password.ts';
 import { type Site, startSite } from '../support/site.ts';
-import { eventually, type FakeSmtpServer, type ReceivedMail, startSmtpServer } from '../support/smtp.ts';
+import { eventually, type FakeSmtpServer, freePort, type ReceivedMail, startSmtpServer } from '../support/smtp.ts';
 
 /**
  * Invitations and sign-in links on the built server (issue 42 items 1 and 6, step S6): with SMTP
@@ -49,7 +49,11 @@ describe('with SMTP', () => {
   let smtp: FakeSmtpServer;
   beforeAll(async () => {
     smtp = await startSmtpServer();
+    // Links are mailed on PUBLIC_URL only (decision 0303): the server's own address.
+    const port = await freePort();
     site = await startSite({
+      PORT: String(port),
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
       ADMIN_PASSWORD_HASH: await hashPassword(PASSWORD),
       CONTACT_TO: 'owner@example.org',
       CONTACT_FROM: 'forms@example.com',

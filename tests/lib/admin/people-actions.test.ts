@@ -27,16 +27,16 @@ const T0 = new Date('2030-01-01T10:00:00.000Z');
 const HASH = '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g';
 const LINK = /https:\/\/site\.test\/admin\/welcome\/(sfl_[A-Za-z0-9_-]{43})/;
 
-function post(path: string, fields: Record<string, string>, cookie?: string): Request {
-  return new Request(`${SITE}${path}`, {
+function post(path: string, fields: Record<string, string>, cookie?: string, origin = SITE): Request {
+  return new Request(`${origin}${path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: SITE, ...(cookie && { cookie }) },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin, ...(cookie && { cookie }) },
     body: new URLSearchParams(fields),
   });
 }
 
 describe.each(testEngines())('the people’s posts on $name', ({ available, open }) => {
-  const setUp = async ({ smtp = 'on' as 'on' | 'off' | 'failing' } = {}) => {
+  const setUp = async ({ smtp = 'on' as 'on' | 'off' | 'failing', publicUrl = SITE as string | null, requirePasskey = false } = {}) => {
     const { store } = await open();
     const env = { passwordHash: HASH, contactTo: 'owner@example.org' };
     const people = createPeopleStore(store.sql, env);
@@ -66,6 +66,7 @@ describe.each(testEngines())('the people’s posts on $name', ({ available, open
         allow: (email) => limits.linkMail(email),
       }),
       forms: ['contact', 'quote'],
+      publicUrl: publicUrl ?? undefined,
       // A cheap stand-in: these tests are about the posts, not the hash (admin/password.ts has its own).
       hashPassword: async (password) => `test:${password}`,
       later: (work) => void pending.push(work()),
@@ -77,14 +78,16 @@ describe.each(testEngines())('the people’s posts on $name', ({ available, open
       people,
       checkPassword: createPasswordCheck(undefined),
       throttle: createSignInThrottle({ logger: silentLogger }),
+      requirePasskey,
       now,
     } as unknown as AdminDeps;
     let client = 0;
     /** Each post from another client: the reset requests' limit per client has a test of its own. */
-    const send = (action: Parameters<typeof handleAdminPost>[0], fields: Record<string, string>, cookie?: string) => {
+    const send = (action: Parameters<typeof handleAdminPost>[0], fields: Record<string, string>, cookie?: string, origin = SITE) => {
       client += 1;
-      return handleAdminPost(action, post(`/admin/actions/${action}`, fields, cookie), deps, {
-        publicOrigin: SITE,
+      // Without PUBLIC_URL the server takes the public origin from the request's Host: `origin` is both.
+      return handleAdminPost(action, post(`/admin/actions/${action}`, fields, cookie, origin), deps, {
+        publicOrigin: origin,
         clientKey: `198.51.100.${client}`,
         clientHash: 'c0ffee',
       });
@@ -284,6 +287,53 @@ describe.each(testEngines())('the people’s posts on $name', ({ available, open
       expect(await send('accept-link', { token: older!, password: 'a new password!' })).toMatchObject({ status: 400 });
       expect(await send('accept-link', { token: newer!, password: 'a new password!' })).toMatchObject({ kind: 'redirect', location: '/admin' });
       expect((await people.find(rita.id))!.passwordHash).toBe('test:a new password!');
+    });
+
+    test('a reset request for another Host mails a link on PUBLIC_URL, never on the Host it came for', async () => {
+      const { send, add, mails, pending } = await setUp();
+      await add('rita@example.org', 'reader', ['quote']);
+      await send('request-reset', { email: 'rita@example.org' }, undefined, 'http://evil.example');
+      await Promise.all(pending);
+      expect(mails).toHaveLength(1);
+      expect(mails[0]!.text).toMatch(LINK);
+      expect(mails[0]!.text).not.toContain('evil.example');
+    });
+
+    test('without PUBLIC_URL a reset request mails nothing and makes no link: the Host of a post is the sender’s to choose', async () => {
+      const { send, add, mails, pending, store } = await setUp({ publicUrl: null });
+      await add('rita@example.org', 'reader', ['quote']);
+      expect(await send('request-reset', { email: 'rita@example.org' }, undefined, 'http://evil.example')).toEqual({
+        kind: 'redirect',
+        location: '/admin/reset?sent=1',
+      });
+      await Promise.all(pending);
+      expect(mails).toEqual([]);
+      expect(await store.sql.all('SELECT id FROM admin_links')).toEqual([]);
+    });
+
+    test('without PUBLIC_URL an owner’s invitation and sign-in link are shown to them, not mailed', async () => {
+      const { owner, as, send, add, mails } = await setUp({ publicUrl: null });
+      const me = await as(owner);
+      const invited = await send('invite', { csrf: me.csrf, email: 'eddie@example.org', role: 'editor', all: 'on' }, me.cookie);
+      expect(invited).toMatchObject({ kind: 'shown', title: 'Invitation link' });
+      expect(invited.kind === 'shown' && invited.message).toContain('PUBLIC_URL');
+      expect(linkOf(invited)).toBeDefined();
+      const rita = await add('rita@example.org', 'reader', ['quote']);
+      const sent = await send('send-link', { csrf: me.csrf, id: String(rita.id) }, me.cookie);
+      expect(sent).toMatchObject({ kind: 'shown', title: 'Sign-in link' });
+      expect(mails).toEqual([]);
+    });
+
+    test('ADMIN_REQUIRE_PASSKEY: a link opens an enrolment session (a passkey to add), never a full one', async () => {
+      const { send, add, mails, pending, sessions } = await setUp({ requirePasskey: true });
+      await add('rita@example.org', 'reader', ['quote']);
+      await send('request-reset', { email: 'rita@example.org' });
+      await Promise.all(pending);
+      const followed = await send('accept-link', { token: linkOf(mails[0]!)!, password: 'a new password!' });
+      expect(followed).toMatchObject({ kind: 'redirect', location: '/admin/account?enroll=1' });
+      const token = followed.kind === 'redirect' ? /admin_session=([^;]+)/.exec(followed.cookie ?? '')?.[1] : undefined;
+      const resumed = await sessions.resume(token);
+      expect(resumed.ok && resumed.session.actor).toMatchObject({ stage: 'enroll' });
     });
 
     test('the first owner gets no link: their password is ADMIN_PASSWORD_HASH', async () => {

@@ -206,6 +206,7 @@ export function createAdmin(settings: AdminSettings, parts: AdminParts, now: () 
       onFailure: (reason) => logger.warn('admin.link_mail_failed', { reason }),
     }),
     forms: parts.linkMail?.forms ?? [],
+    publicUrl: settings.publicUrl,
     hashPassword: (password) => hashPassword(password),
   };
   const apiKeys: KeyDeps | undefined = parts.apiKeys && { keys: parts.apiKeys, forms: parts.linkMail?.forms ?? [] };

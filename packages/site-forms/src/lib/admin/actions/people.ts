@@ -6,6 +6,7 @@ import type { MailLimits } from '../mail-limits.ts';
 import { passwordProblem } from '../password.ts';
 import { clearedSessionCookie, sessionCookie } from '../session.ts';
 import { type AdminOutcome, type ActionCall, done, messageId, type PublicCall, record, type SessionCall } from './shared.ts';
+import { ENROLL_PAGE } from './sign-in.ts';
 
 // The owner's team (issue 42, items 1 and 6): invitations, sign-in links, a person's role and forms,
 // removal; and the two public posts of the link pages (accept a link, ask for a reset). Decision 0289.
@@ -18,6 +19,12 @@ export type TeamDeps = {
   mail: LinkMailer;
   /** The site's form names (an invitation's forms are among them, or `newsletter`, the local list). */
   forms: readonly string[];
+  /**
+   * PUBLIC_URL's origin: the only address a mailed link is built on. Without it the public origin
+   * comes from the request's Host, which whoever sends the request chooses, so nothing is mailed:
+   * a reset request does nothing, an owner is shown the link (decision 0303).
+   */
+  publicUrl: string | undefined;
   hashPassword(password: string): Promise<string>;
   /** Runs the work of a reset request after its answer (`setImmediate`); the tests collect it instead. */
   later?: (work: () => Promise<void>) => void;
@@ -80,9 +87,13 @@ function badRequest(message: string): AdminOutcome {
   return { kind: 'refused', status: 400, message };
 }
 
+/** Why a link was not mailed: the mailer's answer, or no PUBLIC_URL to build a mailed link on. */
+type NotMailed = Exclude<LinkMailResult, 'sent'> | 'no-public-url';
+
 /** The shown page of a link that could not be mailed, with why. */
-function shownLink(title: string, result: Exclude<LinkMailResult, 'sent'>, url: string, email: string, back: string): AdminOutcome {
+function shownLink(title: string, result: NotMailed, url: string, email: string, back: string): AdminOutcome {
   const why = {
+    'no-public-url': 'This site has no PUBLIC_URL, so its links are not mailed (an address taken from a request could be anyone’s),',
     off: 'Mail is not set up on this site (SMTP_URL),',
     failed: 'The mail could not be sent,',
     limited: `${email} was sent three links today already,`,
@@ -121,9 +132,12 @@ export async function invite(call: SessionCall): Promise<AdminOutcome> {
   const made = await team.links.invite({ email, role, forms, createdBy: actorLabel(actor).actor }, call.now());
   if (!('token' in made)) return badRequest(`Someone here has the address ${email} already.`);
   await record(call, 'invite', `${email} as ${role} (${describeForms(forms)})`);
-  const url = linkUrl(call.context.publicOrigin ?? '', made.token);
+  // Shown to the owner on the address they use; mailed only on PUBLIC_URL.
+  const url = linkUrl(team.publicUrl ?? call.context.publicOrigin ?? '', made.token);
   const by = actor.name || actor.email || 'The owner';
-  const sent = await team.mail.send({ kind: 'invite', to: email, url, expiresAt: made.link.expiresAt, by, role }, call.now());
+  const sent = team.publicUrl
+    ? await team.mail.send({ kind: 'invite', to: email, url, expiresAt: made.link.expiresAt, by, role }, call.now())
+    : 'no-public-url';
   if (sent === 'sent') return done('/admin/people?invited=1');
   return shownLink('Invitation link', sent, url, email, '/admin/people');
 }
@@ -154,10 +168,13 @@ export async function acceptLink(call: PublicCall): Promise<AdminOutcome> {
   }
   const { person } = accepted;
   if (call.token) await call.deps.sessions.end(call.token);
-  const session = await call.deps.sessions.start({ userId: person.id, stage: 'full', method: 'link' });
+  // A link proves the mailbox, not a passkey: where passkeys are required it opens the enrolment
+  // (decision 0291), as a right password does.
+  const stage = call.deps.requirePasskey ? 'enroll' : 'full';
+  const session = await call.deps.sessions.start({ userId: person.id, stage, method: 'link' });
   await team.people.signedIn(person.id, call.now());
   await record(call, 'accept-link', accepted.kind === 'invite' ? `joined as ${person.role}` : 'set a new password', actorOf(person));
-  return { kind: 'redirect', location: '/admin', cookie: sessionCookie(session.token, call.secure) };
+  return { kind: 'redirect', location: stage === 'enroll' ? ENROLL_PAGE : '/admin', cookie: sessionCookie(session.token, call.secure) };
 }
 
 /**
@@ -178,10 +195,10 @@ export async function requestReset(call: PublicCall): Promise<AdminOutcome> {
     };
   }
   const email = emailField(call.fields.email);
-  const origin = call.context.publicOrigin ?? '';
+  const origin = team.publicUrl;
   const now = call.now();
   const later = team.later ?? ((work) => void setImmediate(() => void work()));
-  if (email && team.mail.on) {
+  if (email && team.mail.on && origin) {
     later(async () => {
       try {
         const person = await team.people.findByEmail(email);
@@ -249,9 +266,11 @@ export async function sendLink(call: SessionCall): Promise<AdminOutcome> {
   const made = await team.links.reset(person, actorLabel(call.session.actor).actor, call.now());
   if (!made || !person.email) return badRequest('This person has no email address to send a link to.');
   await record(call, 'send-link', nameOf(person));
-  const url = linkUrl(call.context.publicOrigin ?? '', made.token);
+  const url = linkUrl(team.publicUrl ?? call.context.publicOrigin ?? '', made.token);
   const by = call.session.actor.name || call.session.actor.email || 'The owner';
-  const sent = await team.mail.send({ kind: 'reset', to: person.email, url, expiresAt: made.link.expiresAt, by }, call.now());
+  const sent = team.publicUrl
+    ? await team.mail.send({ kind: 'reset', to: person.email, url, expiresAt: made.link.expiresAt, by }, call.now())
+    : 'no-public-url';
   if (sent === 'sent') return done(`/admin/people/${person.id}?sent=1`);
   return shownLink('Sign-in link', sent, url, person.email, `/admin/people/${person.id}`);
 }
