@@ -38,7 +38,10 @@ afterAll(async () => {
 /** The locals our server hands a page: the admin's team and the configuration it reads the origin from. */
 function locals(mailOn = true): App.Locals {
   return {
-    services: { admin: { isOn: async () => true, team: { links, mail: { on: mailOn }, publicUrl: 'https://site.test' } }, config: { publicUrl: 'https://site.test', allowedOrigins: [] } },
+    services: {
+      admin: { isOn: async () => true, team: { links, mail: { on: mailOn }, publicUrl: 'https://site.test' } },
+      config: { publicUrl: 'https://site.test', allowedOrigins: [] },
+    },
   } as unknown as App.Locals;
 }
 
