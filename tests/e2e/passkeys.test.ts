@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { hashPassword } from '../../packages/site-forms/src/lib/admin/password.ts';
 import { openStore } from '../../packages/site-forms/src/lib/database/database.ts';
 import { createLogger } from '../../packages/site-forms/src/lib/log.ts';
+import { createLinks } from '../../packages/site-forms/src/lib/people/links.ts';
 import { createPeopleStore } from '../../packages/site-forms/src/lib/people/store.ts';
 import { nginxAvailable, startTlsProxy, type TlsProxy } from '../support/nginx.ts';
 import { type Site, startSite } from '../support/site.ts';
@@ -20,7 +21,8 @@ import { launchChromium, loadsPage, openPage } from './support/browser.ts';
  * authenticator (the DevTools protocol's WebAuthn domain) from the account page signs its person
  * in without a password, directly on http://localhost (a secure context; an IP address cannot be
  * a relying party) and through nginx with TLS on https://localhost. Removed, it signs nobody in.
- * With ADMIN_REQUIRE_PASSKEY=true a password only leads to adding a passkey (decision 0291).
+ * With ADMIN_REQUIRE_PASSKEY=true a password only leads to adding a passkey (decision 0291). An
+ * invitation is followed with a passkey instead of a password (decision 0298).
  * Hint: the authenticator belongs to its page, so each flow keeps one page from start to end.
  */
 const PASSWORD = 'correct horse battery staple';
@@ -75,6 +77,8 @@ describe.each([
   let home: string;
   let port: number;
   let db: DatabaseSync;
+  /** An invitation of Pia's, made as the CLI makes one (decision 0298's test follows it). */
+  let piaToken: string;
   const contexts: BrowserContext[] = [];
 
   const start = async (extra: Record<string, string> = {}) =>
@@ -92,6 +96,12 @@ describe.each([
       T0,
     );
     if (!eddie.ok) throw new Error('Eddie not made');
+    const invited = await createLinks(store.sql, { passwordHash, contactTo: undefined }).invite(
+      { email: 'pia@example.org', role: 'editor', forms: null, createdBy: 'cli' },
+      new Date(),
+    );
+    if (!('token' in invited)) throw new Error('Pia not invited');
+    piaToken = invited.token;
     await store.close();
     port = await freePort();
     const httpsPort = behindProxy ? await freePort() : undefined;
@@ -221,6 +231,41 @@ describe.each([
     await expect(page.getByRole('status').textContent()).resolves.toBe('Your mail choices are saved.');
     await expect(page.getByLabel('Send me the daily spam digest').isChecked()).resolves.toBe(false);
   });
+
+  // Before ADMIN_REQUIRE_PASSKEY's test, which restarts the site with it.
+  test.skipIf(behindProxy)(
+    'an invitation followed with a passkey instead of a password: the passkey added on the account page signs in (decision 0298)',
+    async () => {
+      const { context, page } = await fresh();
+      const { cdp, authenticatorId } = await addAuthenticator(context, page);
+      await page.goto(`${home}/admin/welcome/${piaToken}`);
+      await page.getByLabel('Your name').fill('Pia');
+      await page.getByLabel('Use a passkey instead of a password').check();
+      await expect(page.getByLabel('Password', { exact: true }).isVisible()).resolves.toBe(false);
+      await expectNoViolations(page, 'the welcome page with a passkey instead of a password');
+      await loadsPage(page, () => page.getByRole('button', { name: 'Join' }).click());
+      expect(new URL(page.url()).pathname + new URL(page.url()).search).toBe('/admin/account?enroll=1');
+      await expect(page.locator('#enroll').textContent()).resolves.toContain('only a new link gets you back in');
+      expect(lastEntry('accept-link')).toEqual({ detail: 'joined as editor, to add a passkey', actor_name: expect.stringContaining('Pia') });
+      expect(db.prepare("SELECT password_hash FROM admin_users WHERE email = 'pia@example.org'").get()).toEqual({ password_hash: null });
+      // Any other page leads back here until a passkey is added.
+      await page.goto(`${home}/admin/messages`);
+      expect(new URL(page.url()).pathname).toBe('/admin/account');
+      await page.getByLabel('Name of the new passkey').fill('Pia’s laptop');
+      await loadsPage(page, () => page.getByRole('button', { name: 'Add a passkey' }).click());
+      await page.getByRole('heading', { name: 'Overview' }).waitFor();
+      expect(lastEntry('passkey-added')).toMatchObject({ detail: 'Pia’s laptop', actor_name: expect.stringContaining('Pia') });
+
+      // Signed out, the passkey signs Pia in again (the autofill's, as in the first test).
+      await cdp.send('WebAuthn.setAutomaticPresenceSimulation', { authenticatorId, enabled: false });
+      await signOut(page);
+      await cdp.send('WebAuthn.setAutomaticPresenceSimulation', { authenticatorId, enabled: true });
+      await page.reload();
+      await page.getByRole('heading', { name: 'Overview' }).waitFor();
+      expect(lastEntry('sign-in')).toEqual({ detail: 'with passkey Pia’s laptop', actor_name: expect.stringContaining('Pia') });
+    },
+    90_000,
+  );
 
   test.skipIf(behindProxy && !nginxAvailable)(
     'ADMIN_REQUIRE_PASSKEY=true: a password without a passkey opens only the account page; with one, it is refused',

@@ -36,10 +36,10 @@ afterAll(async () => {
 });
 
 /** The locals our server hands a page: the admin's team and the configuration it reads the origin from. */
-function locals(mailOn = true): App.Locals {
+function locals(mailOn = true, passkeysOn = false): App.Locals {
   return {
     services: {
-      admin: { isOn: async () => true, team: { links, mail: { on: mailOn }, publicUrl: 'https://site.test' } },
+      admin: { isOn: async () => true, team: { links, mail: { on: mailOn }, publicUrl: 'https://site.test' }, passkeys: passkeysOn ? {} : undefined },
       config: { publicUrl: 'https://site.test', allowedOrigins: [] },
     },
   } as unknown as App.Locals;
@@ -77,6 +77,36 @@ describe('the welcome page', () => {
     });
     expect(used.status).toBe(404);
     expect((await read(used)).querySelector('h1')?.textContent).toBe('This link cannot be used');
+  });
+});
+
+describe('a passkey instead of a password on the welcome page (decision 0298)', () => {
+  const welcome = async (passkeysOn: boolean) => {
+    const made = await links.invite({ email: `pia-${passkeysOn}@example.org`, role: 'reader', forms: [], createdBy: 'cli' }, new Date());
+    if (!('token' in made)) throw new Error('not invited');
+    const response = await container.renderToResponse(WelcomePage, {
+      locals: locals(true, passkeysOn),
+      params: { token: made.token },
+      request: new Request(`https://site.test/admin/welcome/${made.token}`),
+    });
+    return read(response);
+  };
+
+  test('while the site has passkeys, the choice is in the form, hidden until the script shows it; the password stays required', async () => {
+    const page = await welcome(true);
+    const form = page.querySelector('form[action="/admin/actions/accept-link"]')!;
+    const choice = form.querySelector('[data-passkey-instead]');
+    expect(choice?.hasAttribute('hidden')).toBe(true);
+    const box = choice?.querySelector('input[type="checkbox"]');
+    expect(box?.hasAttribute('name')).toBe(false);
+    expect(page.querySelector(`label[for="${box?.id}"]`)?.textContent?.trim()).toBe('Use a passkey instead of a password');
+    expect(form.querySelector('input[name="password"]')?.hasAttribute('required')).toBe(true);
+  });
+
+  test('without passkeys on the site, the page is the password form as before', async () => {
+    const page = await welcome(false);
+    expect(page.querySelector('[data-passkey-instead]')).toBeNull();
+    expect(page.querySelector('input[name="password"]')?.hasAttribute('required')).toBe(true);
   });
 });
 

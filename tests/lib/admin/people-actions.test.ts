@@ -6,8 +6,8 @@
  * and audit entries that name the owner acting and the person they acted on.
  */
 import { describe, expect, test } from 'vitest';
-import { type AdminDeps, type AdminOutcome, handleAdminPost } from '../../../packages/site-forms/src/lib/admin/actions/index.ts';
-import type { TeamDeps } from '../../../packages/site-forms/src/lib/admin/actions/people.ts';
+import { type AdminDeps, type AdminOutcome, ENROLL_ONLY, handleAdminPost } from '../../../packages/site-forms/src/lib/admin/actions/index.ts';
+import { LINK_UNUSABLE, type TeamDeps } from '../../../packages/site-forms/src/lib/admin/actions/people.ts';
 import { createAuditLog } from '../../../packages/site-forms/src/lib/admin/audit.ts';
 import { createMailLimits } from '../../../packages/site-forms/src/lib/admin/mail-limits.ts';
 import { createPasswordCheck } from '../../../packages/site-forms/src/lib/admin/password.ts';
@@ -19,6 +19,7 @@ import type { ContactEmail } from '../../../packages/site-forms/src/lib/mail/ema
 import type { SendResult } from '../../../packages/site-forms/src/lib/mail/mailer.ts';
 import { createLinkMailer } from '../../../packages/site-forms/src/lib/people/link-mail.ts';
 import { createLinks } from '../../../packages/site-forms/src/lib/people/links.ts';
+import type { Passkeys } from '../../../packages/site-forms/src/lib/people/passkeys.ts';
 import { createPeopleStore, type Person } from '../../../packages/site-forms/src/lib/people/store.ts';
 import { testEngines } from '../../support/stores.ts';
 
@@ -36,7 +37,7 @@ function post(path: string, fields: Record<string, string>, cookie?: string, ori
 }
 
 describe.each(testEngines())('the people’s posts on $name', ({ available, open }) => {
-  const setUp = async ({ smtp = 'on' as 'on' | 'off' | 'failing', publicUrl = SITE as string | null, requirePasskey = false } = {}) => {
+  const setUp = async ({ smtp = 'on' as 'on' | 'off' | 'failing', publicUrl = SITE as string | null, requirePasskey = false, passkeys = false } = {}) => {
     const { store } = await open();
     const env = { passwordHash: HASH, contactTo: 'owner@example.org' };
     const people = createPeopleStore(store.sql, env);
@@ -79,6 +80,8 @@ describe.each(testEngines())('the people’s posts on $name', ({ available, open
       checkPassword: createPasswordCheck(undefined),
       throttle: createSignInThrottle({ logger: silentLogger }),
       requirePasskey,
+      // Passkeys on (PUBLIC_URL on a domain): accept-link asks only whether they are; their own tests are tests/lib/people/passkeys.test.ts.
+      passkeys: passkeys ? ({ count: async () => 0 } as unknown as Passkeys) : undefined,
       now,
     } as unknown as AdminDeps;
     let client = 0;
@@ -103,7 +106,7 @@ describe.each(testEngines())('the people’s posts on $name', ({ available, open
       return made.person;
     };
     const entries = async () => (await audit.list(50, 0)).entries.reverse().map((entry) => [entry.action, entry.detail, entry.actorName]);
-    return { store, people, owner, sessions, mails, pending, send, as, add, entries, team };
+    return { store, people, owner, sessions, mails, pending, send, as, add, entries, team, deps };
   };
 
   const linkOf = (outcome: AdminOutcome | ContactEmail) => {
@@ -387,6 +390,87 @@ describe.each(testEngines())('the people’s posts on $name', ({ available, open
         }
         expect(await entries()).toEqual([['send-link', 'pat <pat@example.org>', 'Owner <owner@example.org>']]);
       }
+    });
+  });
+
+  describe.skipIf(!available)('a passkey instead of a password (decision 0298)', () => {
+    /** The session a redirect's cookie carries. */
+    const sessionOf = async (sessions: Awaited<ReturnType<typeof setUp>>['sessions'], outcome: AdminOutcome) => {
+      const cookie = outcome.kind === 'redirect' ? outcome.cookie : undefined;
+      const token = cookie && /=([^;]+);/.exec(cookie)?.[1];
+      const resumed = token ? await sessions.resume(token) : undefined;
+      if (!resumed?.ok) throw new Error(`no session in ${JSON.stringify(outcome)}`);
+      return { token: token!, cookie: `__Host-admin_session=${token!}`, session: resumed.session };
+    };
+
+    test('with passkeys on, an invitation accepted with no password makes the person without one, in an enrolment session, the link used once', async () => {
+      const { owner, as, send, mails, sessions, people, entries } = await setUp({ passkeys: true });
+      const { cookie, csrf } = await as(owner);
+      await send('invite', { csrf, email: 'pia@example.org', role: 'editor', 'form.quote': 'on' }, cookie);
+      const token = linkOf(mails[0]!)!;
+      const accepted = await send('accept-link', { token, name: 'Pia', password: '' });
+      expect(accepted).toMatchObject({
+        kind: 'redirect',
+        location: '/admin/account?enroll=1',
+        cookie: expect.stringMatching(/^__Host-admin_session=/),
+      });
+      const theirs = await sessionOf(sessions, accepted);
+      expect(theirs.session.actor).toMatchObject({ name: 'Pia', role: 'editor', stage: 'enroll' });
+      expect(theirs.session.method).toBe('link');
+      const pia = (await people.findByEmail('pia@example.org'))!;
+      expect(pia).toMatchObject({ name: 'Pia', role: 'editor', forms: ['quote'], passwordHash: null, origin: 'invited' });
+      // Used once: the same link again, with or without a password, is the one refusal.
+      expect(await send('accept-link', { token, name: 'Pia', password: '' })).toEqual({ kind: 'refused', status: 400, message: LINK_UNUSABLE });
+      expect(await send('accept-link', { token, name: 'Pia', password: 'twelve chars ok' })).toEqual({ kind: 'refused', status: 400, message: LINK_UNUSABLE });
+      // With no password, an empty one does not sign in either.
+      expect(await send('sign-in', { email: 'pia@example.org', password: '' })).toEqual({ kind: 'redirect', location: '/admin?failed=email' });
+      expect((await entries()).filter(([action]) => action === 'accept-link')).toEqual([
+        ['accept-link', 'joined as editor, to add a passkey', 'Pia <pia@example.org>'],
+      ]);
+    });
+
+    test('the enrolment session of a link posts nothing but the passkey posts and sign-out, not even what its role allows', async () => {
+      const { owner, as, send, mails, sessions, team } = await setUp({ passkeys: true, smtp: 'off' });
+      const { cookie, csrf } = await as(owner);
+      const invited = await send('invite', { csrf, email: 'olga@example.org', role: 'owner' }, cookie);
+      const accepted = await send('accept-link', { token: linkOf(invited)!, name: 'Olga', password: '' });
+      const theirs = await sessionOf(sessions, accepted);
+      const enrolOnly = { kind: 'refused', status: 403, message: ENROLL_ONLY };
+      const own = { csrf: theirs.session.csrfToken };
+      expect(await send('invite', { ...own, email: 'x@example.org', role: 'reader' }, theirs.cookie)).toEqual(enrolOnly);
+      expect(await send('mail-preferences', { ...own }, theirs.cookie)).toEqual(enrolOnly);
+      expect(await send('retry', { ...own, id: '1' }, theirs.cookie)).toEqual(enrolOnly);
+      expect(await team.links.open(T0)).toEqual([]);
+      expect(mails).toEqual([]);
+      expect(await send('sign-out', own, theirs.cookie)).toMatchObject({ kind: 'redirect' });
+      expect((await sessions.resume(theirs.token)).ok).toBe(false);
+    });
+
+    test('with passkeys on, a reset link accepted with no password keeps the password as it is and starts an enrolment', async () => {
+      const { send, add, mails, pending, people, sessions } = await setUp({ passkeys: true });
+      const rita = await add('rita@example.org', 'reader', ['quote']);
+      await people.update(rita.id, { passwordHash: 'test:the old password' }, T0);
+      await send('request-reset', { email: 'rita@example.org' });
+      await Promise.all(pending.splice(0));
+      const accepted = await send('accept-link', { token: linkOf(mails[0]!)!, password: '' });
+      expect(accepted).toMatchObject({ kind: 'redirect', location: '/admin/account?enroll=1' });
+      expect((await sessionOf(sessions, accepted)).session.actor).toMatchObject({ id: rita.id, stage: 'enroll' });
+      expect((await people.find(rita.id))!.passwordHash).toBe('test:the old password');
+    });
+
+    test('with passkeys off, an empty password is refused as any short one, and the link stays unused', async () => {
+      const { owner, as, send, mails, people } = await setUp({ passkeys: false });
+      const { cookie, csrf } = await as(owner);
+      await send('invite', { csrf, email: 'pia@example.org', role: 'reader' }, cookie);
+      const token = linkOf(mails[0]!)!;
+      expect(await send('accept-link', { token, name: 'Pia', password: '' })).toEqual({
+        kind: 'refused',
+        status: 400,
+        message: 'The password must have at least 12 characters (it has 0).',
+      });
+      expect(await send('accept-link', { token, name: 'Pia' })).toMatchObject({ kind: 'refused', status: 400 });
+      expect(await people.findByEmail('pia@example.org')).toBeUndefined();
+      expect(await send('accept-link', { token, name: 'Pia', password: 'twelve chars ok' })).toMatchObject({ kind: 'redirect', location: '/admin' });
     });
   });
 });

@@ -507,6 +507,26 @@ describe.each(testEngines())('passkeys on $name', ({ name, available, open }) =>
       await expect(act('sign-in', { email: 'ada@example.org', password: 'wrong' })).resolves.toEqual({ kind: 'redirect', location: '/admin?failed=email' });
     });
 
+    test('an invitation followed with no password (decision 0298) enrols: the passkey added makes the session full, and then signs in', async () => {
+      const { admin, act, addPasskey, signInChallenge } = await build();
+      const made = await admin.team.links.invite({ email: 'pia@example.org', role: 'reader', forms: ['quote'], createdBy: 'cli' }, T0);
+      if (!('token' in made)) throw new Error('not invited');
+      const accepted = await act('accept-link', { token: made.token, name: 'Pia', password: '' });
+      expect(accepted).toMatchObject({ kind: 'redirect', location: '/admin/account?enroll=1' });
+      const enrolment = await admin.sessions.resume(cookieOf(accepted)!.split('=')[1]);
+      if (!enrolment.ok) throw new Error('no enrolment');
+      expect(enrolment.session.actor.stage).toBe('enroll');
+      const pia = (await admin.people.findByEmail('pia@example.org'))!;
+      expect(pia.passwordHash).toBeNull();
+      const added = await addPasskey(cookieOf(accepted)!, enrolment.session.csrfToken, 'cred-pia', 'Phone');
+      expect(added).toMatchObject({ kind: 'json', status: 200, body: { success: true, location: '/admin' } });
+      const full = await admin.sessions.resume(cookieOf(added)!.split('=')[1]);
+      expect(full.ok && [full.session.actor.stage, full.session.method]).toEqual(['full', 'link']);
+      const challenge = await signInChallenge();
+      const signedIn = await act('passkey-sign-in', { response: JSON.stringify(assertion('cred-pia', challenge, pia.userHandle, 1)) });
+      expect(signedIn).toMatchObject({ kind: 'json', status: 200, body: { success: true, location: '/admin' } });
+    });
+
     test('without a library of its own the admin loads @simplewebauthn/server at the first ceremony: WebAuthn’s options, the challenge kept', async () => {
       const { store, act } = await build({}, true);
       const options = await act('passkey-options', { purpose: 'authenticate' });

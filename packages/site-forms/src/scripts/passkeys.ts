@@ -2,10 +2,10 @@ import { browserSupportsWebAuthn, browserSupportsWebAuthnAutofill, startAuthenti
 
 // The admin's passkeys in the browser (issue 42 item 3; decision 0296), over
 // @simplewebauthn/browser: signing in with a passkey on the sign-in page (a button, and the
-// passkey offered in the email field's autofill where the browser can), and adding one on the
-// account page. Every control is in the markup, `hidden`, and shown here only where WebAuthn
-// works, so without JavaScript the password form is all there is. The server's posts are
-// src/lib/admin/actions/passkeys.ts.
+// passkey offered in the email field's autofill where the browser can), adding one on the
+// account page, and choosing one instead of a password on the welcome page. Every control is in
+// the markup, `hidden`, and shown here only where WebAuthn works, so without JavaScript the
+// password form is all there is. The server's posts are src/lib/admin/actions/passkeys.ts.
 
 /** What a person reads when the browser's part failed (cancelled, timed out, no passkey): never the library's or the browser's words. */
 export const PASSKEY_WORDS = {
@@ -141,5 +141,28 @@ export function enhancePasskeyRegister(form: HTMLFormElement, fetchImpl: typeof 
   });
 }
 
+/**
+ * The welcome page's "Use a passkey instead of a password" (decision 0298): shown where WebAuthn
+ * works; while it is checked the password field is hidden and disabled (so the post carries no
+ * password, and the server starts an enrolment that adds the passkey on the account page).
+ */
+export function enhancePasskeyInstead(choice: HTMLElement): void {
+  if (!browserSupportsWebAuthn()) return;
+  const box = choice.querySelector<HTMLInputElement>('input[type="checkbox"]');
+  const form = choice.closest('form');
+  const field = form?.querySelector<HTMLElement>('[data-password-field]');
+  const password = field?.querySelector<HTMLInputElement>('input[type="password"]');
+  if (!box || !field || !password) return;
+  const apply = () => {
+    field.hidden = box.checked;
+    password.disabled = box.checked;
+    password.required = !box.checked;
+  };
+  box.addEventListener('change', apply);
+  apply();
+  choice.hidden = false;
+}
+
 for (const root of document.querySelectorAll<HTMLElement>('[data-passkey-sign-in]')) void enhancePasskeySignIn(root);
+for (const choice of document.querySelectorAll<HTMLElement>('[data-passkey-instead]')) enhancePasskeyInstead(choice);
 for (const form of document.querySelectorAll<HTMLFormElement>('form[data-passkey-register]')) enhancePasskeyRegister(form);

@@ -1,4 +1,4 @@
-import { actorLabel, type PersonActor, personActor, THE_LIST } from '../../access/permissions.ts';
+import { actorLabel, type PersonActor, personActor, type SessionStage, THE_LIST } from '../../access/permissions.ts';
 import { type LinkMailer, type LinkMailResult, linkUrl } from '../../people/link-mail.ts';
 import type { Links } from '../../people/links.ts';
 import { type PeopleSession, type Person, type Role, ROLES } from '../../people/store.ts';
@@ -145,6 +145,9 @@ export async function invite(call: SessionCall): Promise<AdminOutcome> {
 /**
  * Follows a link (the welcome page's form): an invitation makes the person with the name and
  * password chosen, a reset link sets the password; either way a session of theirs starts.
+ * While the site has passkeys, the password may be left empty (decision 0298): the person is made
+ * without one (a reset link keeps theirs as it is) and the session starts at the `enroll` stage,
+ * on the account page, until they add a passkey.
  * Hint: the page's GET never uses the link; only this post does, once on every instance.
  */
 export async function acceptLink(call: PublicCall): Promise<AdminOutcome> {
@@ -154,12 +157,14 @@ export async function acceptLink(call: PublicCall): Promise<AdminOutcome> {
   const password = typeof call.fields.password === 'string' ? call.fields.password : '';
   const name = nameField(call.fields.name);
   if (name === undefined) return badRequest(`A name has at most ${MAX_NAME} characters.`);
-  const problem = passwordProblem(password);
+  // A passkey instead of a password: only where one can be registered, else the empty password is a short one.
+  const passkeyOnly = password === '' && call.deps.passkeys !== undefined;
+  const problem = passkeyOnly ? undefined : passwordProblem(password);
   if (problem) return badRequest(problem);
   // Looked up before the slow hash: a post of made-up tokens must cost the server nothing.
   if (!(await team.links.peek(token, call.now()))) return { kind: 'refused', status: 400, message: LINK_UNUSABLE };
   // Hashed before the link is used: a slow hash inside the transaction would hold its locks.
-  const passwordHash = await team.hashPassword(password);
+  const passwordHash = passkeyOnly ? null : await team.hashPassword(password);
   const accepted = await team.links.accept(token, { name, passwordHash }, call.now());
   if (!accepted.ok) {
     return accepted.reason === 'email-taken'
@@ -167,13 +172,14 @@ export async function acceptLink(call: PublicCall): Promise<AdminOutcome> {
       : { kind: 'refused', status: 400, message: LINK_UNUSABLE };
   }
   const { person } = accepted;
+  // A link proves the mailbox, not a passkey: with no password, or where passkeys are required
+  // (decision 0291), it opens the enrolment, as a right password does there.
+  const stage = passkeyOnly || call.deps.requirePasskey ? 'enroll' : 'full';
   if (call.token) await call.deps.sessions.end(call.token);
-  // A link proves the mailbox, not a passkey: where passkeys are required it opens the enrolment
-  // (decision 0291), as a right password does.
-  const stage = call.deps.requirePasskey ? 'enroll' : 'full';
   const session = await call.deps.sessions.start({ userId: person.id, stage, method: 'link' });
   await team.people.signedIn(person.id, call.now());
-  await record(call, 'accept-link', accepted.kind === 'invite' ? `joined as ${person.role}` : 'set a new password', actorOf(person));
+  const what = accepted.kind === 'invite' ? `joined as ${person.role}` : passkeyOnly ? 'signed in' : 'set a new password';
+  await record(call, 'accept-link', stage === 'enroll' ? `${what}, to add a passkey` : what, actorOf(person, stage));
   return { kind: 'redirect', location: stage === 'enroll' ? ENROLL_PAGE : '/admin', cookie: sessionCookie(session.token, call.secure) };
 }
 
@@ -291,8 +297,8 @@ function nameOf(person: Pick<Person, 'name' | 'email'>): string {
   return person.name ? `${person.name} <${person.email}>` : person.email;
 }
 
-function actorOf(person: Person): PersonActor {
-  return personActor({ ...person, stage: 'full' });
+function actorOf(person: Person, stage: SessionStage = 'full'): PersonActor {
+  return personActor({ ...person, stage });
 }
 
 /** The people's posts, as admin/actions/index.ts lists them. */
