@@ -279,6 +279,17 @@ describe.each(testEngines())('the people’s posts on $name', ({ available, open
       expect(mails[0]!.subject).toBe('Your sign-in link for the inbox of Example');
     });
 
+    test('over the address’s 3 mails a day a reset request makes no link: the last one mailed still works (decision 0304)', async () => {
+      const { send, add, mails, pending } = await setUp();
+      await add('rita@example.org', 'reader', ['quote']);
+      for (let asked = 0; asked < 5; asked += 1) {
+        await send('request-reset', { email: 'rita@example.org' });
+        await Promise.all(pending.splice(0));
+      }
+      expect(mails).toHaveLength(3);
+      expect(await send('accept-link', { token: linkOf(mails[2]!)!, password: 'a new password!' })).toMatchObject({ kind: 'redirect', location: '/admin' });
+    });
+
     test('a reset link sets a new password and signs the person in; the older link no longer works', async () => {
       const { send, add, mails, pending, people } = await setUp();
       const rita = await add('rita@example.org', 'reader', ['quote']);
@@ -290,6 +301,18 @@ describe.each(testEngines())('the people’s posts on $name', ({ available, open
       expect(await send('accept-link', { token: older!, password: 'a new password!' })).toMatchObject({ status: 400 });
       expect(await send('accept-link', { token: newer!, password: 'a new password!' })).toMatchObject({ kind: 'redirect', location: '/admin' });
       expect((await people.find(rita.id))!.passwordHash).toBe('test:a new password!');
+    });
+
+    test('a followed reset link ends the person’s other sessions, the new one alone lives (decision 0304)', async () => {
+      const { send, add, as, mails, pending, sessions } = await setUp();
+      const rita = await add('rita@example.org', 'reader', ['quote']);
+      const elsewhere = await as(rita);
+      await send('request-reset', { email: 'rita@example.org' });
+      await Promise.all(pending);
+      const followed = await send('accept-link', { token: linkOf(mails[0]!)!, password: 'a new password!' });
+      expect(await sessions.resume(elsewhere.token)).toEqual({ ok: false, reason: 'unknown' });
+      const token = followed.kind === 'redirect' ? /admin_session=([^;]+)/.exec(followed.cookie ?? '')?.[1] : undefined;
+      expect((await sessions.resume(token)).ok).toBe(true);
     });
 
     test('a reset request for another Host mails a link on PUBLIC_URL, never on the Host it came for', async () => {

@@ -88,6 +88,19 @@ describe('the link mailer', () => {
     expect([await limited.mailer.send(mailing, NOW), limited.sent.length]).toEqual(['limited', 0]);
   });
 
+  test('a link to be made is made only when the address may have a mail, and sent if one was made', async () => {
+    let made = 0;
+    const make = async () => {
+      made += 1;
+      return mailing;
+    };
+    const limited = setUp('ok', false);
+    expect([await limited.mailer.sendMade(mailing.to, make, NOW), made, limited.sent.length]).toEqual(['limited', 0, 0]);
+    const ok = setUp('ok');
+    expect([await ok.mailer.sendMade(mailing.to, make, NOW), made, ok.sent.length]).toEqual(['sent', 1, 1]);
+    expect([await ok.mailer.sendMade(mailing.to, async () => undefined, NOW), ok.sent.length]).toEqual(['nothing', 1]);
+  });
+
   test('without SMTP it is off and sends nothing', async () => {
     const off = createLinkMailer({ smtp: undefined, mailer: undefined, site: SITE, allow: async () => true });
     expect([off.on, await off.send(mailing, NOW)]).toEqual([false, 'off']);

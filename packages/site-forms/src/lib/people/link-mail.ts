@@ -67,6 +67,12 @@ export type LinkMailer = {
   /** Whether mail can go at all (SMTP_URL set): the reset page is offered only then. */
   on: boolean;
   send(mailing: LinkMailing, now: Date): Promise<LinkMailResult>;
+  /**
+   * Mails a link that `make` makes only once the address may have another mail: a reset anyone
+   * can ask for must not revoke the last link mailed when no new one would go (decision 0304).
+   * `nothing` when `make` made none.
+   */
+  sendMade(to: string, make: () => Promise<LinkMailing | undefined>, now: Date): Promise<LinkMailResult | 'nothing'>;
 };
 
 /**
@@ -81,15 +87,20 @@ export function createLinkMailer(options: {
   onFailure?: (reason: string) => void;
 }): LinkMailer {
   const { smtp, mailer, site, allow } = options;
+  const sendMade: LinkMailer['sendMade'] = async (to, make, now) => {
+    if (!smtp || !mailer) return 'off';
+    if (!(await allow(to))) return 'limited';
+    const mailing = await make();
+    if (!mailing) return 'nothing';
+    const result = await mailer.send(composeLinkMail(mailing, smtp, site, now));
+    if (result.ok) return 'sent';
+    options.onFailure?.(result.reason);
+    return 'failed';
+  };
   return {
     on: smtp !== undefined && mailer !== undefined,
-    async send(mailing, now) {
-      if (!smtp || !mailer) return 'off';
-      if (!(await allow(mailing.to))) return 'limited';
-      const result = await mailer.send(composeLinkMail(mailing, smtp, site, now));
-      if (result.ok) return 'sent';
-      options.onFailure?.(result.reason);
-      return 'failed';
-    },
+    sendMade,
+    // A link made already (an owner's, shown to them when it cannot go): never `nothing`.
+    send: (mailing, now) => sendMade(mailing.to, async () => mailing, now) as Promise<LinkMailResult>,
   };
 }

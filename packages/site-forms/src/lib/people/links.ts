@@ -59,7 +59,10 @@ export interface Links {
   reset(person: Pick<Person, 'id' | 'email'>, createdBy: string, now: Date): Promise<MadeLink | undefined>;
   /** The open link of a token, without using it (a GET, a mail scanner's prefetch). */
   peek(token: string, now: Date): Promise<Link | undefined>;
-  /** Uses a link, once on every instance, and makes the person (invitation) or sets their password (reset) in the same transaction. */
+  /**
+   * Uses a link, once on every instance, and makes the person (invitation) or sets their password
+   * and ends their sessions (reset) in the same transaction.
+   */
   accept(token: string, acceptance: Acceptance, now: Date): Promise<Accepted>;
   /** The links neither used, revoked nor expired, oldest first. */
   open(now: Date): Promise<Link[]>;
@@ -173,6 +176,9 @@ export function createLinks(sql: Sql, env: EnvOwner): Links {
               : await within.update(link.userId ?? -1, { passwordHash: acceptance.passwordHash }, now);
           // The person was removed: their links were revoked with them, so this is a race lost.
           if (!changed.ok || !changed.person) return { ok: false, reason: 'invalid' };
+          // A reset is what a person does who lost a device or fears a stolen password: the
+          // sessions begun before it end with it, on every instance (decision 0304).
+          await tx.run('DELETE FROM admin_person_sessions WHERE user_id = ?', [changed.person.id]);
           return { ok: true, kind: 'reset', person: changed.person };
         });
       } catch (error) {

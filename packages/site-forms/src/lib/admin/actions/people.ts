@@ -186,7 +186,8 @@ export async function acceptLink(call: PublicCall): Promise<AdminOutcome> {
 /**
  * Asks for a reset link: one answer whatever the address, written before anything is looked up;
  * the lookup and the mail run after it, never awaited (so the time of the answer tells nothing).
- * 5 a client an hour (429), 3 mails an address a day (then none, silently).
+ * 5 a client an hour (429), 3 mails an address a day (then none, silently, and the last link mailed
+ * stays the one that works).
  */
 export async function requestReset(call: PublicCall): Promise<AdminOutcome> {
   const team = teamOf(call);
@@ -210,8 +211,16 @@ export async function requestReset(call: PublicCall): Promise<AdminOutcome> {
         const person = await team.people.findByEmail(email);
         // The first owner's password is ADMIN_PASSWORD_HASH: no link changes it.
         if (!person?.email || person.origin === 'env') return;
-        const made = await team.links.reset(person, `person:${person.id}`, now);
-        if (made) await team.mail.send({ kind: 'reset', to: person.email, url: linkUrl(origin, made.token), expiresAt: made.link.expiresAt }, now);
+        const to = person.email;
+        // The link is made only if the address may have another mail today: making it revokes the last one mailed.
+        await team.mail.sendMade(
+          to,
+          async () => {
+            const made = await team.links.reset(person, `person:${person.id}`, now);
+            return made && { kind: 'reset', to, url: linkUrl(origin, made.token), expiresAt: made.link.expiresAt };
+          },
+          now,
+        );
       } catch {
         // Nobody waits for this answer: a failure here is the same silence as an unknown address.
       }
