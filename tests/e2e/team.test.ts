@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import AxeBuilder from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { hashPassword } from '../../packages/site-forms/src/lib/admin/password.ts';
@@ -202,5 +203,19 @@ describe('the owner’s team in Chromium (issue 42, "Done when")', () => {
     expect(find(new RegExp(`^Invited: ${RITA.email} as reader \\(contact\\) — Owner`), 'Owner'), entries.join('\n')).toBeDefined();
     expect(find(/^Followed a link: joined as editor — /, EDDIE.name), entries.join('\n')).toBeDefined();
     expect(find(/^Followed a link: joined as reader — /, RITA.name), entries.join('\n')).toBeDefined();
+  });
+
+  test('the People page with its three people and an open invitation: no axe violation, and it fits 375 px', async () => {
+    const owner = pages.owner;
+    await loadsPage(owner, () => owner.getByRole('navigation', { name: 'Admin' }).getByRole('link', { name: 'People' }).click());
+    await owner.getByLabel('Email').fill('a.rather.long.address.of.somebody@a-long-domain.example.org');
+    await loadsPage(owner, () => owner.getByRole('button', { name: 'Invite', exact: true }).click());
+    const people = owner.getByRole('table').first();
+    for (const name of ['Owner', EDDIE.name, RITA.name]) await expect(people.textContent()).resolves.toContain(name);
+    await expect(owner.getByRole('table').nth(1).textContent()).resolves.toContain('a.rather.long.address.of.somebody@a-long-domain.example.org');
+    const { violations } = await new AxeBuilder({ page: owner }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']).analyze();
+    expect(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+    await owner.setViewportSize({ width: 375, height: 800 });
+    expect(await owner.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth)).toBe(true);
   });
 });
