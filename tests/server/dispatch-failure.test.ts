@@ -53,3 +53,23 @@ test('a page Astro fails to render: the connection is cut and the failure is one
     expect.objectContaining({ event: 'server.answer_failed', path: '/some-page', error: 'RangeError: the renderer broke' }),
   ]);
 });
+
+test('the page of a sign-in link fails: the error line shows its path without the token, which would let a reader of the log in', async () => {
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = createLogger({ level: 'info', write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>) });
+  const services = { config: requireConfig({}), logger } as unknown as Services;
+  const front: Front = { check: () => false, dress: () => {}, headersWith: () => [] };
+  const astro = async () => {
+    throw new RangeError('the renderer broke');
+  };
+  server = createServer(createDispatcher({ services, front, staticFiles: () => false, astro }));
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const token = `sfl_${'Ab3_-'.repeat(8)}xyz`;
+
+  await expect(fetch(`http://127.0.0.1:${port}/forms/admin/welcome/${token}`)).rejects.toThrow();
+  expect(JSON.stringify(lines)).not.toContain(token.slice(4));
+  expect(lines.filter((line) => line.level === 'error')).toEqual([
+    expect.objectContaining({ event: 'server.answer_failed', path: '/forms/admin/welcome/sfl_…' }),
+  ]);
+});

@@ -4,7 +4,7 @@ import { type Answer, failure, methodNotAllowed, renderJson } from '../lib/http/
 import { texts } from '../lib/i18n/texts.ts';
 import { bodyLimitOf, refuseDeclared } from '../lib/pipeline/body-limit.ts';
 import { runPipeline } from '../lib/pipeline/pipeline.ts';
-import { findTarget, pathOf } from '../lib/pipeline/routes.ts';
+import { findTarget, loggedPath, pathOf } from '../lib/pipeline/routes.ts';
 import { describeError } from '../lib/log.ts';
 import type { Services } from '../lib/app/services.ts';
 import type { Front } from './front.ts';
@@ -43,7 +43,7 @@ export function createDispatcher({
 }): NodeHandler {
   // One error line for an answer that cannot be finished: the client then sees a cut connection, the log why.
   const failed = (req: IncomingMessage, error: unknown) =>
-    services.logger.error('server.answer_failed', { path: pathOf(req.url ?? '/').slice(0, 200), error: describeError(error) });
+    services.logger.error('server.answer_failed', { path: loggedPath(pathOf(req.url ?? '/')), error: describeError(error) });
   // Too late for an answer (it may be half-written).
   const cut = (req: IncomingMessage, res: ServerResponse, error: unknown) => {
     failed(req, error);

@@ -15,7 +15,7 @@ import type { Services } from '../app/services.ts';
 import { type FormValues, failure, INTERNAL_ERROR, methodNotAllowed, type Outcome, renderJson, tooManyRequests } from '../http/outcome.ts';
 import { draftOfView, type FormPages, type FormView, renderPage, viewOfDraft } from './form-view.ts';
 import { type AnswerReply, answerReply, type Reply } from './reply.ts';
-import { NO_PARAMS, type Route, type RouteHandler, type RouteParams, type Target } from './routes.ts';
+import { loggedPath, NO_PARAMS, type Route, type RouteHandler, type RouteParams, type Target } from './routes.ts';
 import { ourPath } from '../http/mount.ts';
 
 /** What the pipeline gives back, said by its `kind` (src/lib/pipeline/reply.ts). */
@@ -41,7 +41,7 @@ export async function runPipeline({ request, target, socketAddress, services }: 
   const { config, logger } = services;
   const ip = clientIp(socketAddress, request.headers.get('x-forwarded-for'), config.trustProxy);
   if (target.kind === 'near-miss') {
-    logger.warn('request.near_miss', { method: request.method, path: target.path.slice(0, 200), client: hashClient(ip) });
+    logger.warn('request.near_miss', { method: request.method, path: loggedPath(target.path), client: hashClient(ip) });
     return answerReply(renderJson(failure(404, texts.refusals.notFound)));
   }
 

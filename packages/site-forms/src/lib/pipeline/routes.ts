@@ -252,6 +252,14 @@ function decodedSegment(raw: string): string | undefined {
   return value === '.' || value === '..' ? undefined : value;
 }
 
+/**
+ * A request's path as a log line shows it: at most 200 characters, and the token of a sign-in
+ * link (`/admin/welcome/sfl_…`, people/links.ts) cut, since whoever reads the log could follow it.
+ */
+export function loggedPath(path: string): string {
+  return path.replace(/sfl_[\w-]+/g, 'sfl_…').slice(0, 200);
+}
+
 /** The path of a request-target as the client wrote it: origin-form, or the path of absolute-form. */
 export function pathOf(rawTarget: string): string {
   let path = rawTarget;
