@@ -251,6 +251,30 @@ describe.each(testEngines())('the people’s posts on $name', ({ available, open
       ]);
     });
 
+    test('removing an owner revokes the links they made and were shown: an invitation and another person’s sign-in link', async () => {
+      const { owner, as, send, add } = await setUp({ smtp: 'off' });
+      const me = await as(owner);
+      const olga = await add('olga@example.org', 'owner');
+      const hers = await as(olga);
+      const invited = await send('invite', { csrf: hers.csrf, email: 'mallory@example.org', role: 'owner', all: 'on' }, hers.cookie);
+      const rita = await add('rita@example.org', 'reader', ['quote']);
+      const ritasLink = await send('send-link', { csrf: hers.csrf, id: String(rita.id) }, hers.cookie);
+      // A link the remaining owner made stays.
+      const eddieInvited = await send('invite', { csrf: me.csrf, email: 'eddie@example.org', role: 'editor', all: 'on' }, me.cookie);
+      expect(await send('remove-person', { csrf: me.csrf, id: String(olga.id) }, me.cookie)).toMatchObject({ kind: 'redirect' });
+      for (const outcome of [invited, ritasLink]) {
+        expect(await send('accept-link', { token: linkOf(outcome)!, name: 'M', password: 'twelve chars ok' })).toEqual({
+          kind: 'refused',
+          status: 400,
+          message: LINK_UNUSABLE,
+        });
+      }
+      expect(await send('accept-link', { token: linkOf(eddieInvited)!, name: 'Eddie', password: 'twelve chars ok' })).toMatchObject({
+        kind: 'redirect',
+        location: '/admin',
+      });
+    });
+
     test('the forms of a person are those of the site and the list; "every form" is null', async () => {
       const { owner, as, send, add, people } = await setUp();
       const { cookie, csrf } = await as(owner);

@@ -136,11 +136,16 @@ function holderOf(actor: Actor): Holder {
   return actor.kind === 'person' ? actor.role : `${actor.keyScope} key`;
 }
 
+/** A person's stable reference: the audit log's actor, and who made a link (`admin_links.created_by`). */
+export function personRef(id: number): string {
+  return `person:${id}`;
+}
+
 /** How the audit log names an actor: a stable reference and a snapshot of the name as it was. */
 export function actorLabel(actor: Actor): { actor: string; actorName: string } {
   if (actor.kind === 'key') return { actor: `key:${actor.id}`, actorName: `key ${actor.name}` };
   const actorName = actor.email === null ? actor.name : actor.name === '' ? actor.email : `${actor.name} <${actor.email}>`;
-  return { actor: `person:${actor.id}`, actorName };
+  return { actor: personRef(actor.id), actorName };
 }
 
 /** A column as a query names it: `form` or `s.form`. */

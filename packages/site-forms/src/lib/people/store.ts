@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { personRef } from '../access/permissions.ts';
 import type { Engine, Sql, SqlSession, SqlValue } from '../sql/sql.ts';
 
 /** What a person may do in the admin (access/permissions.ts says what each allows). */
@@ -88,7 +89,7 @@ export interface PeopleSession {
   update(id: number, changes: PersonChanges, now: Date): Promise<PeopleOutcome<'not-found' | 'email-taken' | 'last-owner'>>;
   /**
    * Removes a person with everything that lets them in (sessions, passkeys, challenges, links not
-   * yet used), in one transaction; the first owner's password sessions and a tombstone for
+   * yet used) and the open links they made, in one transaction; the first owner's password sessions and a tombstone for
    * ADMIN_PASSWORD_HASH go with the first owner. The last owner is refused.
    */
   remove(id: number, now: Date): Promise<PeopleOutcome<'not-found' | 'last-owner'>>;
@@ -258,11 +259,13 @@ function operations(engine: Engine, db: SqlSession, atomically: <T>(work: (tx: S
         await tx.run('DELETE FROM admin_person_sessions WHERE user_id = ?', [id]);
         await tx.run('DELETE FROM admin_passkeys WHERE user_id = ?', [id]);
         await tx.run('DELETE FROM admin_webauthn_challenges WHERE user_id = ?', [id]);
-        // Their reset links, and any invitation still open to their address: none may bring them back.
-        await tx.run('UPDATE admin_links SET revoked_at = ? WHERE used_at IS NULL AND revoked_at IS NULL AND (user_id = ? OR email = ?)', [
+        // Their reset links and any invitation still open to their address, none of which may bring
+        // them back; and the links they made, which they may hold (shown to an owner when not mailed).
+        await tx.run('UPDATE admin_links SET revoked_at = ? WHERE used_at IS NULL AND revoked_at IS NULL AND (user_id = ? OR email = ? OR created_by = ?)', [
           now.toISOString(),
           id,
           person.email ?? '',
+          personRef(id),
         ]);
         if (person.origin === 'env') {
           // The password's sessions from before people are the first owner's too.

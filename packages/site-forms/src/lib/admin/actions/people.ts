@@ -1,4 +1,4 @@
-import { actorLabel, type PersonActor, personActor, type SessionStage, THE_LIST } from '../../access/permissions.ts';
+import { actorLabel, type PersonActor, personActor, personRef, type SessionStage, THE_LIST } from '../../access/permissions.ts';
 import { type LinkMailer, type LinkMailResult, linkUrl } from '../../people/link-mail.ts';
 import type { Links } from '../../people/links.ts';
 import { type PeopleSession, type Person, type Role, ROLES } from '../../people/store.ts';
@@ -216,7 +216,7 @@ export async function requestReset(call: PublicCall): Promise<AdminOutcome> {
         await team.mail.sendMade(
           to,
           async () => {
-            const made = await team.links.reset(person, `person:${person.id}`, now);
+            const made = await team.links.reset(person, personRef(person.id), now);
             return made && { kind: 'reset', to, url: linkUrl(origin, made.token), expiresAt: made.link.expiresAt };
           },
           now,
