@@ -234,7 +234,7 @@ describe.each([
 
   // Before ADMIN_REQUIRE_PASSKEY's test, which restarts the site with it.
   test.skipIf(behindProxy)(
-    'an invitation followed with a passkey instead of a password: the passkey added on the account page signs in (decision 0298)',
+    'an invitation followed with a passkey instead of a password: the passkey added on the account page signs in (decision 0298); a sign-in link later signs the first browser out and lists the passkey to check (0304)',
     async () => {
       const { context, page } = await fresh();
       const { cdp, authenticatorId } = await addAuthenticator(context, page);
@@ -263,6 +263,28 @@ describe.each([
       await page.reload();
       await page.getByRole('heading', { name: 'Overview' }).waitFor();
       expect(lastEntry('sign-in')).toEqual({ detail: 'with passkey Pia’s laptop', actor_name: expect.stringContaining('Pia') });
+
+      // A sign-in link for Pia, made as `npm run admin -- reset-link` makes one, followed in another
+      // browser (decision 0304): the new password, the first browser signed out, the passkey to check.
+      const store = openStore({ ...TEST_DATABASE, url: undefined, dataDir }, createLogger({ level: 'silent' }));
+      await store.ready;
+      const pia = (await createPeopleStore(store.sql, { passwordHash, contactTo: undefined }).findByEmail('pia@example.org'))!;
+      const reset = await createLinks(store.sql, { passwordHash, contactTo: undefined }).reset(pia, 'cli', new Date());
+      await store.close();
+      const elsewhere = await fresh();
+      await elsewhere.page.goto(`${home}/admin/welcome/${reset!.token}`);
+      await elsewhere.page.getByLabel('Password', { exact: true }).fill('pia’s new long password');
+      await loadsPage(elsewhere.page, () => elsewhere.page.getByRole('button', { name: 'Save and sign in' }).click());
+      expect(new URL(elsewhere.page.url()).pathname + new URL(elsewhere.page.url()).search).toBe('/admin/account?reset=1');
+      await expect(elsewhere.page.getByRole('status').textContent()).resolves.toBe(
+        'Your new password is set, and you are signed out everywhere else. Check your passkeys below: remove any you do not know.',
+      );
+      await expect(elsewhere.page.locator('main').textContent()).resolves.toContain('Pia’s laptop');
+      // The first browser's session ended (its passkey kept from answering the sign-in page's autofill).
+      await cdp.send('WebAuthn.setAutomaticPresenceSimulation', { authenticatorId, enabled: false });
+      await page.goto(`${home}/admin/messages`);
+      await page.getByLabel('Password').waitFor();
+      expect(new URL(page.url()).pathname).toBe('/admin');
     },
     90_000,
   );

@@ -117,10 +117,18 @@ describe('with SMTP', () => {
     }
     expect(answers[0]).toEqual(answers[1]);
     expect(answers[0]!.slice(0, 2)).toEqual([303, '/admin/reset?sent=1']);
-    await eventually('the reset mail', () =>
+    const mail = await eventually('the reset mail', () =>
       smtp.received.find((received) => received.to.includes('pat@example.org') && bodyOf(received).includes('set a new password')),
     );
     expect(smtp.received.some((received) => received.to.includes('nobody@example.org'))).toBe(false);
+    // Followed: the account page says what changed (decision 0304); Pat has no passkey to check.
+    const token = /\/admin\/welcome\/(sfl_[A-Za-z0-9_-]{43})/.exec(bodyOf(mail))![1]!;
+    const followed = await post(site, 'accept-link', { token, password: 'pat’s new long password' });
+    expect([followed.status, followed.headers.get('location')]).toEqual([303, '/admin/account?reset=1']);
+    const cookie = followed.headers.get('set-cookie')!.split(';')[0]!;
+    const account = await (await fetch(`${site.url}/admin/account?reset=1`, { headers: { cookie } })).text();
+    expect(account).toContain('Your new password is set, and you are signed out everywhere else.');
+    expect(account).not.toContain('Check your passkeys');
     const statuses = [];
     for (let i = 0; i < 4; i++) statuses.push((await post(site, 'request-reset', { email: `x${i}@example.org` })).status);
     expect(statuses).toEqual([303, 303, 303, 429]);

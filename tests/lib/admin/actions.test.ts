@@ -103,9 +103,7 @@ function world() {
     touch: async (h, at) => {
       records.get(h)!.lastSeenAt = at;
     },
-    delete: async (h) => {
-      records.delete(h);
-    },
+    delete: async (h) => records.delete(h),
     deleteExpired: async () => 0,
   };
   const audit: AuditEntry[] = [];

@@ -71,7 +71,7 @@ function world(env: PasswordHash | null = parsed(ENV_HASH)) {
       create: async (s) => void records.set(s.tokenHash, s),
       find: async () => undefined,
       touch: async () => {},
-      delete: async () => {},
+      delete: async () => true,
       deleteExpired: async () => 0,
     }),
     throttle: createSignInThrottle({ logger: silentLogger }),

@@ -131,9 +131,7 @@ describe('who looks at an admin page', () => {
       return record && { ...record, person: { id: record.userId, name: 'Owner', email: null, role: 'owner', forms: null }, legacy: false };
     },
     touch: async () => {},
-    delete: async (h) => {
-      records.delete(h);
-    },
+    delete: async (h) => records.delete(h),
     deleteExpired: async () => 0,
   });
   const look = async (cookie: string | undefined, publicOrigin: string | undefined, on: boolean | 'off' = true) => {

@@ -311,7 +311,10 @@ describe.each(testEngines())('the people’s posts on $name', ({ available, open
         await Promise.all(pending.splice(0));
       }
       expect(mails).toHaveLength(3);
-      expect(await send('accept-link', { token: linkOf(mails[2]!)!, password: 'a new password!' })).toMatchObject({ kind: 'redirect', location: '/admin' });
+      expect(await send('accept-link', { token: linkOf(mails[2]!)!, password: 'a new password!' })).toMatchObject({
+        kind: 'redirect',
+        location: '/admin/account?reset=1',
+      });
     });
 
     test('a reset link sets a new password and signs the person in; the older link no longer works', async () => {
@@ -323,7 +326,7 @@ describe.each(testEngines())('the people’s posts on $name', ({ available, open
       await Promise.all(pending.splice(0));
       const [older, newer] = mails.map((mail) => linkOf(mail)!);
       expect(await send('accept-link', { token: older!, password: 'a new password!' })).toMatchObject({ status: 400 });
-      expect(await send('accept-link', { token: newer!, password: 'a new password!' })).toMatchObject({ kind: 'redirect', location: '/admin' });
+      expect(await send('accept-link', { token: newer!, password: 'a new password!' })).toMatchObject({ kind: 'redirect', location: '/admin/account?reset=1' });
       expect((await people.find(rita.id))!.passwordHash).toBe('test:a new password!');
     });
 
@@ -395,7 +398,8 @@ describe.each(testEngines())('the people’s posts on $name', ({ available, open
       expect(await send('send-link', { csrf: other.csrf, id: String(owner.id) }, other.cookie)).toEqual({
         kind: 'refused',
         status: 400,
-        message: 'This owner signs in with ADMIN_PASSWORD_HASH: change their password there (npm run admin -- hash-password).',
+        message:
+          'This owner signs in with ADMIN_PASSWORD_HASH: change their password there (npm run admin -- hash-password); lost passkeys: npm run admin -- remove-passkeys --first-owner.',
       });
     });
 

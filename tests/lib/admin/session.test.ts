@@ -29,7 +29,7 @@ function mapStore(): SessionStore & { records: Map<string, SessionRecord> } {
     touch: async (h, at) => {
       records.get(h)!.lastSeenAt = at;
     },
-    delete: async (h) => void records.delete(h),
+    delete: async (h) => records.delete(h),
     async deleteExpired(idleBefore, createdBefore) {
       let n = 0;
       for (const [h, s] of records) {

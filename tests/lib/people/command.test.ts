@@ -21,6 +21,9 @@ describe('the arguments of the people commands', () => {
     [['remove-user'], { ok: false, problem: 'remove-user needs one email address.' }],
     [['reset-link', 'a@b.c', 'd@e.f'], { ok: false, problem: 'reset-link needs one email address.' }],
     [['reset-link', 'eddie'], { ok: false, problem: 'reset-link: "eddie" is no email address.' }],
+    [['remove-passkeys', 'Ada@Example.org'], { ok: true, command: { name: 'remove-passkeys', email: 'ada@example.org' } }],
+    [['remove-passkeys', '--first-owner'], { ok: true, command: { name: 'remove-passkeys', email: undefined } }],
+    [['remove-passkeys'], { ok: false, problem: 'remove-passkeys needs one email address, or --first-owner.' }],
     [
       ['add-user', 'Ada@Example.org', '--role', 'owner', '--name', ' Ada\nLovelace '],
       { ok: true, command: { name: 'add-user', email: 'ada@example.org', role: 'owner', forms: null, personName: 'Ada Lovelace' } },
@@ -80,7 +83,7 @@ describe.each(testEngines())('the people commands on $name', (engine) => {
       if (!result.ok) throw new Error(result.problem);
       return result.command;
     };
-    return { run, parsed, people, links, audit };
+    return { run, parsed, people, links, audit, store };
   };
 
   test.skipIf(!engine.available)('add-user: the invitation link alone on stdout, on PUBLIC_URL; audited as the command line', async () => {
@@ -176,6 +179,46 @@ describe.each(testEngines())('the people commands on $name', (engine) => {
       expect(made.out).toMatch(/^https:\/\/forms\.example\.org\/admin\/welcome\/sfl_[A-Za-z0-9_-]{43}\n$/);
       expect(await links.peek(made.out.trim().split('/').pop()!, T0)).toMatchObject({ kind: 'reset', email: 'rita@example.org', createdBy: 'cli' });
       expect(made.err).toContain('until 2030-01-01T11:00:00.000Z');
+    },
+  );
+  test.skipIf(!engine.available)(
+    'remove-passkeys: every passkey of a person goes with their sessions; --first-owner is the owner of ADMIN_PASSWORD_HASH; an unknown address (1)',
+    async () => {
+      const { run, parsed, people, audit, store } = await setUp({ passwordHash: HASH, contactTo: undefined });
+      const rita = await people.create({ email: 'rita@example.org', name: 'Rita', role: 'reader', passwordHash: HASH, origin: 'invited' }, T0);
+      if (!rita.ok) throw new Error('Rita not made');
+      await people.ensureEnvOwner(T0);
+      const owner = (await people.envOwner())!;
+      const at = T0.toISOString();
+      for (const [id, userId] of [
+        ['ritas-laptop', rita.person.id],
+        ['ritas-phone', rita.person.id],
+        ['owners-key', owner.id],
+      ] as const) {
+        await store.sql.run(
+          "INSERT INTO admin_passkeys (id, user_id, name, public_key, counter, device_type, backed_up, created_at) VALUES (?, ?, 'k', 'k', 0, 'singleDevice', 0, ?)",
+          [id, userId, at],
+        );
+      }
+      await store.sql.run(
+        "INSERT INTO admin_person_sessions (token_hash, user_id, stage, method, created_at, last_seen_at) VALUES ('h', ?, 'full', 'passkey', ?, ?)",
+        [rita.person.id, at, at],
+      );
+      const removed = await run(parsed(['remove-passkeys', 'rita@example.org']));
+      expect(removed).toMatchObject({ code: 0, out: '' });
+      expect(removed.err).toContain('Removed 2 passkeys of Rita <rita@example.org> and ended their sessions: they sign in with their password');
+      const left = async () => (await store.sql.all<{ id: string }>('SELECT id FROM admin_passkeys ORDER BY id')).map((row) => row.id);
+      expect(await left()).toEqual(['owners-key']);
+      await expect(store.sql.all('SELECT token_hash FROM admin_person_sessions')).resolves.toEqual([]);
+      const first = await run(parsed(['remove-passkeys', '--first-owner']));
+      expect(first).toMatchObject({ code: 0, out: '' });
+      expect(first.err).toContain('Removed 1 passkey of Owner and ended their sessions: they sign in with the password of ADMIN_PASSWORD_HASH');
+      expect(await left()).toEqual([]);
+      expect(await run(parsed(['remove-passkeys', 'nobody@example.org']))).toMatchObject({ code: 1, out: '' });
+      expect((await audit.list(10, 0)).entries.map((entry) => [entry.action, entry.detail, entry.actor])).toEqual([
+        ['passkey-removed', 'every passkey of Owner (1)', 'cli'],
+        ['passkey-removed', 'every passkey of Rita <rita@example.org> (2)', 'cli'],
+      ]);
     },
   );
 });

@@ -494,6 +494,21 @@ describe.each(testEngines())('passkeys on $name', ({ name, available, open }) =>
       expect(full.ok && [full.session.actor.stage, full.session.method]).toEqual(['full', 'password']);
     });
 
+    test('an enrolment ended while its passkey is being added (a reset, a removal on another instance) begins no full session', async () => {
+      const { store, admin, signInAda, addPasskey, library } = await build({ requirePasskey: true });
+      const enrolment = await signInAda();
+      // The other instance's reset lands between this post's session check and its end.
+      const verify = library.verifyRegistrationResponse;
+      library.verifyRegistrationResponse = async (options) => {
+        await store.sql.run('DELETE FROM admin_person_sessions');
+        return verify(options);
+      };
+      const added = await addPasskey(enrolment.cookie!, enrolment.csrf, 'cred-1');
+      expect(added).toEqual({ kind: 'json', status: 403, body: { success: false, message: 'Your session has ended. Please sign in again.' } });
+      await expect(store.sql.all('SELECT token_hash FROM admin_person_sessions')).resolves.toEqual([]);
+      await expect(admin.sessions.resume(enrolment.cookie!.split('=')[1])).resolves.toMatchObject({ ok: false });
+    });
+
     test('ADMIN_REQUIRE_PASSKEY: a right password of a person who has a passkey is refused with "sign in with your passkey"', async () => {
       const { store, act, ada, signInAda } = await build({ requirePasskey: true });
       await store.sql.run(

@@ -1,7 +1,7 @@
 /**
  * The owner's admin tools: `npm run --silent admin -- hash-password` prints the hash that
  * turns the inbox at /admin on; it needs no database and no configuration. `add-user`, `users`,
- * `remove-user`, `reset-link` (lib/people/command.ts) and `api-key …` (lib/api/command.ts) work
+ * `remove-user`, `reset-link`, `remove-passkeys` (lib/people/command.ts) and `api-key …` (lib/api/command.ts) work
  * on the server's store.
  */
 import { ADMIN_USAGE, parseAdminArgs, passwordFromInput, runAdminCommand } from '../lib/admin/command.ts';

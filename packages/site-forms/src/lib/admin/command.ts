@@ -18,6 +18,9 @@ Commands:
   reset-link <email>
                   prints a sign-in link on PUBLIC_URL that sets a new password, once, for an hour:
                   the way back in for a person who lost their password or passkey
+  remove-passkeys <email>|--first-owner
+                  removes every passkey of a person and ends their sessions: the way back in for
+                  the owner of ADMIN_PASSWORD_HASH (--first-owner) who lost their passkeys
   api-key <command>
                   the keys of /api/v1 (api-key help)
 

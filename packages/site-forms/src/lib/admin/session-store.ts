@@ -69,8 +69,9 @@ export function createSessionStore(sql: Sql, { legacyOwner }: SessionStoreOption
       await sql.run('UPDATE admin_sessions SET last_seen_at = ? WHERE token_hash = ?', [at.toISOString(), tokenHash]);
     },
     async delete(tokenHash) {
-      await sql.run('DELETE FROM admin_person_sessions WHERE token_hash = ?', [tokenHash]);
-      await sql.run('DELETE FROM admin_sessions WHERE token_hash = ?', [tokenHash]);
+      const person = await sql.run('DELETE FROM admin_person_sessions WHERE token_hash = ?', [tokenHash]);
+      const legacy = await sql.run('DELETE FROM admin_sessions WHERE token_hash = ?', [tokenHash]);
+      return person.changes + legacy.changes > 0;
     },
     async deleteExpired(idleBefore, createdBefore) {
       let swept = 0;

@@ -38,8 +38,8 @@ export interface SessionStore {
   find(tokenHash: string): Promise<FoundSession | undefined>;
   /** Records a request in the session. */
   touch(tokenHash: string, at: Date): Promise<void>;
-  /** Ends one session. */
-  delete(tokenHash: string): Promise<void>;
+  /** Ends one session; answers whether it was there to end. */
+  delete(tokenHash: string): Promise<boolean>;
   /** Ends every session idle since `idleBefore` or begun before `createdBefore`; answers how many. */
   deleteExpired(idleBefore: Date, createdBefore: Date): Promise<number>;
 }
@@ -59,8 +59,11 @@ export interface Sessions {
   start(owner: SessionOwner): Promise<NewSession>;
   /** The live session of this token, or why there is none; a live one counts as used now. */
   resume(token: string | undefined): Promise<{ ok: true; session: Session } | { ok: false; reason: NoSession }>;
-  /** Ends the session on the server, so the cookie is worthless even if it was copied. */
-  end(token: string): Promise<void>;
+  /**
+   * Ends the session on the server, so the cookie is worthless even if it was copied; answers
+   * whether it was still there (a removal or a reset on any instance may have ended it first).
+   */
+  end(token: string): Promise<boolean>;
   /** Deletes the sessions that have expired; answers how many. */
   sweep(): Promise<number>;
 }
@@ -93,7 +96,7 @@ export function createSessions(store: SessionStore, now: () => Date = () => new 
       const actor = personActor({ ...record.person, stage: record.stage });
       return { ok: true, session: { ...session(token, record.createdAt), actor, method: record.method } };
     },
-    end: (token) => (TOKEN_FORMAT.test(token) ? store.delete(hashToken(token)) : Promise.resolve()),
+    end: (token) => (TOKEN_FORMAT.test(token) ? store.delete(hashToken(token)) : Promise.resolve(false)),
     sweep() {
       const at = now().getTime();
       return store.deleteExpired(new Date(at - IDLE_TIMEOUT_MS), new Date(at - ABSOLUTE_TIMEOUT_MS));

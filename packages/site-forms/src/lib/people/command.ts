@@ -7,12 +7,12 @@ import type { Links } from './links.ts';
 import { normalEmail, type PeopleStore, type Person, type Role, ROLES } from './store.ts';
 
 // The team on the command line (issue 42 item 1, plan section 9): `npm run admin -- add-user |
-// users | remove-user | reset-link`. The operator's shell is the owner's: it invites anyone, the
+// users | remove-user | reset-link | remove-passkeys`. The operator's shell is the owner's: it invites anyone, the
 // first owner too on an install without ADMIN_PASSWORD_HASH, and gets back in a person who lost
 // their passkey. Every change is audited with the actor `cli`. Decision 0292.
 
 /** The commands of `npm run admin` that this module reads and runs. */
-export const PEOPLE_COMMANDS = ['add-user', 'users', 'remove-user', 'reset-link'] as const;
+export const PEOPLE_COMMANDS = ['add-user', 'users', 'remove-user', 'reset-link', 'remove-passkeys'] as const;
 
 /** The people commands, as parsed from the arguments after `npm run admin --`. */
 export type PeopleCommand =
@@ -20,7 +20,9 @@ export type PeopleCommand =
   | { name: 'add-user'; email: string; role: Role; forms: string[] | null; personName: string }
   | { name: 'users' }
   | { name: 'remove-user'; email: string }
-  | { name: 'reset-link'; email: string };
+  | { name: 'reset-link'; email: string }
+  /** `email` undefined: `--first-owner`, the owner of ADMIN_PASSWORD_HASH, who may have no address here. */
+  | { name: 'remove-passkeys'; email: string | undefined };
 
 /** A form's name as forms.config.ts allows it (`newsletter` for the list). */
 const FORM_NAME = /^[a-z][a-z0-9-]*$/;
@@ -44,8 +46,9 @@ function emailArg(value: string | undefined): string | undefined {
 export function parsePeopleArgs(args: readonly string[]): { ok: true; command: PeopleCommand } | { ok: false; problem: string } {
   const [name, ...rest] = args;
   if (name === 'users') return rest.length > 0 ? { ok: false, problem: `Unexpected argument: ${rest[0]}` } : { ok: true, command: { name } };
-  if (name === 'remove-user' || name === 'reset-link') {
-    if (rest.length !== 1) return { ok: false, problem: `${name} needs one email address.` };
+  if (name === 'remove-passkeys' && rest.length === 1 && rest[0] === '--first-owner') return { ok: true, command: { name, email: undefined } };
+  if (name === 'remove-user' || name === 'reset-link' || name === 'remove-passkeys') {
+    if (rest.length !== 1) return { ok: false, problem: `${name} needs one email address${name === 'remove-passkeys' ? ', or --first-owner' : ''}.` };
     const email = emailArg(rest[0]);
     if (!email) return { ok: false, problem: `${name}: "${rest[0]}" is no email address.` };
     return { ok: true, command: { name, email } };
@@ -87,7 +90,7 @@ export function parsePeopleArgs(args: readonly string[]): { ok: true; command: P
 export type PeopleAudit = {
   record(entry: {
     at: string;
-    action: 'invite' | 'remove-person' | 'send-link';
+    action: 'invite' | 'remove-person' | 'send-link' | 'passkey-removed';
     detail: string;
     client: string;
     actor: string;
@@ -115,7 +118,7 @@ export type PeopleIo = {
 /** Runs one people command and answers its exit code. The usage is the caller's (it prints it for `help`). */
 export async function runPeopleCommand(command: Exclude<PeopleCommand, { name: 'help' }>, io: PeopleIo): Promise<number> {
   const { people, links, out, err, now = () => new Date() } = io;
-  const record = (action: 'invite' | 'remove-person' | 'send-link', detail: string) =>
+  const record = (action: 'invite' | 'remove-person' | 'send-link' | 'passkey-removed', detail: string) =>
     io.audit.record({ at: now().toISOString(), action, detail, client: CLI_CLIENT, actor: 'cli', actorName: 'the command line' });
   // The first owner from ADMIN_PASSWORD_HASH, as every instance makes them: the list and the last-owner rule count them.
   await people.ensureEnvOwner(now());
@@ -142,6 +145,27 @@ export async function runPeopleCommand(command: Exclude<PeopleCommand, { name: '
     return EXIT.ok;
   }
 
+  if (command.name === 'remove-passkeys') {
+    const person = command.email === undefined ? await people.envOwner() : await people.findByEmail(command.email);
+    const removed = person && (await people.removePasskeys(person.id));
+    if (!person || removed === undefined) {
+      err(command.email === undefined ? 'This site has no owner of ADMIN_PASSWORD_HASH.\n' : `Nobody here has the address ${command.email}.\n`);
+      return EXIT.notFound;
+    }
+    await record('passkey-removed', `every passkey of ${nameOf(person)} (${removed})`);
+    const back =
+      person.origin === 'env'
+        ? 'they sign in with the password of ADMIN_PASSWORD_HASH'
+        : person.passwordHash
+          ? 'they sign in with their password'
+          : 'they have no password: give them a link (reset-link)';
+    err(
+      `Removed ${removed} passkey${removed === 1 ? '' : 's'} of ${nameOf(person)} and ended their sessions: ${back}; ` +
+        'where ADMIN_REQUIRE_PASSKEY=true, that opens only their account page, to add a new passkey.\n',
+    );
+    return EXIT.ok;
+  }
+
   // add-user and reset-link print a link: it must point to the site.
   const origin = publicOrigin(io);
   if (origin === undefined) return EXIT.usage;
@@ -153,7 +177,10 @@ export async function runPeopleCommand(command: Exclude<PeopleCommand, { name: '
       return EXIT.notFound;
     }
     if (person.origin === 'env') {
-      err('This owner signs in with ADMIN_PASSWORD_HASH: change their password there (npm run admin -- hash-password).\n');
+      err(
+        'This owner signs in with ADMIN_PASSWORD_HASH: change their password there (npm run admin -- hash-password); ' +
+          'lost passkeys: remove-passkeys --first-owner.\n',
+      );
       return EXIT.failed;
     }
     const made = await links.reset(person, 'cli', now());

@@ -93,6 +93,12 @@ export interface PeopleSession {
    * ADMIN_PASSWORD_HASH go with the first owner. The last owner is refused.
    */
   remove(id: number, now: Date): Promise<PeopleOutcome<'not-found' | 'last-owner'>>;
+  /**
+   * Removes every passkey of a person and ends their sessions, in one transaction: the way back
+   * for someone who lost them all (`npm run admin -- remove-passkeys`, decision 0304). Answers how
+   * many passkeys went, or `undefined` when nobody has this id.
+   */
+  removePasskeys(id: number): Promise<number | undefined>;
   /** Records a sign-in of this person (`last_sign_in_at`). */
   signedIn(id: number, at: Date): Promise<void>;
   /**
@@ -278,6 +284,15 @@ function operations(engine: Engine, db: SqlSession, atomically: <T>(work: (tx: S
         }
         await tx.run('DELETE FROM admin_users WHERE id = ?', [id]);
         return { ok: true, person } as const;
+      });
+    },
+    removePasskeys(id) {
+      return atomically(async (tx) => {
+        if (!(await tx.get('SELECT id FROM admin_users WHERE id = ?', [id]))) return undefined;
+        const { changes } = await tx.run('DELETE FROM admin_passkeys WHERE user_id = ?', [id]);
+        await tx.run('DELETE FROM admin_webauthn_challenges WHERE user_id = ?', [id]);
+        await tx.run('DELETE FROM admin_person_sessions WHERE user_id = ?', [id]);
+        return changes;
       });
     },
     async signedIn(id, at) {

@@ -14,6 +14,8 @@ import { type AdminOutcome, type ClientLimit, done, FORBIDDEN_MESSAGE, type Publ
 
 /** What every refused passkey sign-in reads, whatever was wrong: an unknown passkey, another person's, a replay, a bad signature. */
 export const PASSKEY_REFUSED = 'This passkey cannot sign in here.';
+/** The answer to an enrolment that ended while its passkey was being added. */
+const SESSION_ENDED = 'Your session has ended. Please sign in again.';
 
 /** How many passkey sign-ins a client may begin in the window (the options are public). */
 export const PASSKEY_OPTIONS_PER_CLIENT = 30;
@@ -125,7 +127,9 @@ export async function passkeyRegister(call: SessionCall): Promise<AdminOutcome> 
   }
   await record(call, 'passkey-added', result.passkey.name);
   if (session.actor.stage !== 'enroll') return { kind: 'json', status: 200, body: { success: true, location: '/admin/account' } };
-  await deps.sessions.end(session.token);
+  // The enrolment becomes a full session only if it still lives: a reset or a removal that ended it
+  // while this post ran (on any instance) must not be outlived by a session begun here.
+  if (!(await deps.sessions.end(session.token))) return failed(403, SESSION_ENDED);
   const full = await deps.sessions.start({ userId: person.id, stage: 'full', method: session.method ?? 'password' });
   return { kind: 'json', status: 200, body: { success: true, location: '/admin' }, cookie: sessionCookie(full.token, secure) };
 }

@@ -37,7 +37,8 @@ export const RESET_ANSWER = '/admin/reset?sent=1';
 export const LINK_UNUSABLE = 'This link cannot be used: it was used already, it expired, or a newer one replaced it. Ask the owner for a new one.';
 
 /** Why the first owner gets no sign-in link: their password is the configuration's. */
-export const ENV_OWNER_PASSWORD = 'This owner signs in with ADMIN_PASSWORD_HASH: change their password there (npm run admin -- hash-password).';
+export const ENV_OWNER_PASSWORD =
+  'This owner signs in with ADMIN_PASSWORD_HASH: change their password there (npm run admin -- hash-password); lost passkeys: npm run admin -- remove-passkeys --first-owner.';
 
 const MAX_NAME = 100;
 
@@ -180,8 +181,13 @@ export async function acceptLink(call: PublicCall): Promise<AdminOutcome> {
   await team.people.signedIn(person.id, call.now());
   const what = accepted.kind === 'invite' ? `joined as ${person.role}` : passkeyOnly ? 'signed in' : 'set a new password';
   await record(call, 'accept-link', stage === 'enroll' ? `${what}, to add a passkey` : what, actorOf(person, stage));
-  return { kind: 'redirect', location: stage === 'enroll' ? ENROLL_PAGE : '/admin', cookie: sessionCookie(session.token, call.secure) };
+  // A new password leads to the account page, where the person's passkeys are listed to check (decision 0304).
+  const location = stage === 'enroll' ? ENROLL_PAGE : accepted.kind === 'reset' ? RESET_PAGE : '/admin';
+  return { kind: 'redirect', location, cookie: sessionCookie(session.token, call.secure) };
 }
+
+/** Where a followed reset link leads: the account page, with its notice. */
+const RESET_PAGE = '/admin/account?reset=1';
 
 /**
  * Asks for a reset link: one answer whatever the address, written before anything is looked up;
