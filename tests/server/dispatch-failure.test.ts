@@ -36,7 +36,8 @@ test('an answer that cannot be written: the connection is cut and the failure is
   ]);
 });
 
-test('a page Astro fails to render: the connection is cut and the failure is one error line, never an unhandled rejection', async () => {
+/** Our dispatcher in front of an Astro whose every page throws: its address and the log's lines. */
+async function serveBrokenPages(): Promise<{ url: string; lines: Array<Record<string, unknown>> }> {
   const lines: Array<Record<string, unknown>> = [];
   const logger = createLogger({ level: 'info', write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>) });
   const services = { config: requireConfig({}), logger } as unknown as Services;
@@ -46,28 +47,21 @@ test('a page Astro fails to render: the connection is cut and the failure is one
   };
   server = createServer(createDispatcher({ services, front, staticFiles: () => false, astro }));
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, lines };
+}
 
-  await expect(fetch(`http://127.0.0.1:${port}/some-page`)).rejects.toThrow();
+test('a page Astro fails to render: the connection is cut and the failure is one error line, never an unhandled rejection', async () => {
+  const { url, lines } = await serveBrokenPages();
+  await expect(fetch(`${url}/some-page`)).rejects.toThrow();
   expect(lines.filter((line) => line.level === 'error')).toEqual([
     expect.objectContaining({ event: 'server.answer_failed', path: '/some-page', error: 'RangeError: the renderer broke' }),
   ]);
 });
 
 test('the page of a sign-in link fails: the error line shows its path without the token, which would let a reader of the log in', async () => {
-  const lines: Array<Record<string, unknown>> = [];
-  const logger = createLogger({ level: 'info', write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>) });
-  const services = { config: requireConfig({}), logger } as unknown as Services;
-  const front: Front = { check: () => false, dress: () => {}, headersWith: () => [] };
-  const astro = async () => {
-    throw new RangeError('the renderer broke');
-  };
-  server = createServer(createDispatcher({ services, front, staticFiles: () => false, astro }));
-  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const { url, lines } = await serveBrokenPages();
   const token = `sfl_${'Ab3_-'.repeat(8)}xyz`;
-
-  await expect(fetch(`http://127.0.0.1:${port}/forms/admin/welcome/${token}`)).rejects.toThrow();
+  await expect(fetch(`${url}/forms/admin/welcome/${token}`)).rejects.toThrow();
   expect(JSON.stringify(lines)).not.toContain(token.slice(4));
   expect(lines.filter((line) => line.level === 'error')).toEqual([
     expect.objectContaining({ event: 'server.answer_failed', path: '/forms/admin/welcome/sfl_…' }),
