@@ -204,7 +204,7 @@ describe('npm run admin -- add-user | users | remove-user | reset-link', () => {
     const token = welcome(made.stdout)!;
     expect(token).toBeDefined();
     const accepted = await post('accept-link', { token, password: 'a brand new password' });
-    expect([accepted.status, accepted.headers.get('location')]).toEqual([303, '/admin']);
+    expect([accepted.status, accepted.headers.get('location')]).toEqual([303, '/admin/account?reset=1']);
     const signedIn = await post('sign-in', { email: 'ada@example.org', password: 'a brand new password' });
     expect([signedIn.status, signedIn.headers.get('location')]).toEqual([303, '/admin']);
     expect(audit()).toContainEqual({ action: 'send-link', detail: 'Ada <ada@example.org>', actor: 'cli' });
